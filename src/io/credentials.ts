@@ -109,19 +109,58 @@ function jsonUnitPattern(unit: string): string {
  * The secret inside a JSON string with any of its units `\u`-escaped: which ones is each encoder's choice
  * (.NET's escapes `+`, others each letter), past the forms `secretForms` lists.
  */
-function escapedEcho(secret: string): RegExp {
+function escapedEcho(secret: string): string {
   let source = "";
   for (let i = 0; i < secret.length; i++) source += jsonUnitPattern(secret[i] as string);
-  return new RegExp(source, "g");
+  return source;
 }
+
+/** Shorter secrets are not looked for: they would match the text's own words. */
+const MIN_SCRUBBED = 4;
+const REDACTED = "[redacted]";
+const longestFirst = (a: string, b: string) => b.length - a.length;
+
+/** A text with secrets replaced by `[redacted]`. */
+export type Scrubber = (text: string) => string;
+
+const unchanged: Scrubber = (text) => text;
+
+/**
+ * `scrub` for one list of secrets, their forms worked out once and looked for longest first (a token whose
+ * part is a secret too is hidden whole); a text with a backslash, which may hold JSON `\u` escapes, is matched
+ * against them too. Plain searches, not one regular expression of all forms: compiling that took longer than
+ * a search of a 4 KB text for each form, and lists given once (a request's own tokens) would pay it each time.
+ * No secret to look for: the text as it is.
+ */
+export function secretScrubber(secrets: readonly (string | undefined)[]): Scrubber {
+  const kept = [
+    ...new Set(secrets.filter((s): s is string => s !== undefined && s.length >= MIN_SCRUBBED)),
+  ].sort(longestFirst);
+  if (kept.length === 0) return unchanged;
+  const forms = [...new Set(kept.flatMap(secretForms))].sort(longestFirst);
+  let anyEscaped: RegExp | undefined;
+  return (text) => {
+    let out = text;
+    for (const form of forms) if (out.includes(form)) out = out.split(form).join(REDACTED);
+    if (!out.includes("\\")) return out;
+    anyEscaped ??= new RegExp(kept.map(escapedEcho).join("|"), "g");
+    return out.replace(anyEscaped, REDACTED);
+  };
+}
+
+/** The scrubbers of the lists `scrub` was given lately (most callers give the same few again and again). */
+const scrubbers = new Map<string, Scrubber>();
+const MAX_SCRUBBERS = 64;
 
 /** Replaces every secret in `text` (in any of its encoded forms) with `[redacted]`. */
 export function scrub(text: string, secrets: readonly (string | undefined)[] = []): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (secret === undefined || secret.length < 4) continue;
-    for (const form of secretForms(secret)) out = out.split(form).join("[redacted]");
-    if (out.includes("\\")) out = out.replace(escapedEcho(secret), "[redacted]");
+  if (secrets.length === 0) return text;
+  const key = secrets.join("\u0000");
+  let scrubber = scrubbers.get(key);
+  if (scrubber === undefined) {
+    if (scrubbers.size >= MAX_SCRUBBERS) scrubbers.clear();
+    scrubber = secretScrubber(secrets);
+    scrubbers.set(key, scrubber);
   }
-  return out;
+  return scrubber(text);
 }

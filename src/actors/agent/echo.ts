@@ -1,11 +1,21 @@
+import { secretScrubber } from "../../io/credentials.js";
 import type { AgentRunner } from "./runner.js";
 
-/** `provider: echo` — the reply is the prompt (with the loaded skill, if any), so everything works without a model. */
-export function echoRunner(): AgentRunner {
+/**
+ * `provider: echo` — the reply is the prompt (with the loaded skill, if any), so everything works without a model.
+ * The credentials svc has loaded (`loadedCredentials`) are `[redacted]` in it, as in a `command` agent's reply:
+ * the default prompt is the whole payload, and Gogs sends the hook's secret inside it. The list is the config's,
+ * its forms worked out once (none: the reply as it is); reading the subscriptions' secrets at each run, as a
+ * `command` run does, would cost a stat of their file per run.
+ */
+export function echoRunner(credentials: readonly string[] = []): AgentRunner {
+  const scrubbed = secretScrubber(credentials);
   return {
     async run(request) {
       return {
-        text: request.skill === undefined ? request.prompt : withSkill(request.skill, request.prompt),
+        text: scrubbed(
+          request.skill === undefined ? request.prompt : withSkill(request.skill, request.prompt),
+        ),
       };
     },
   };

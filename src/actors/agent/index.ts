@@ -208,7 +208,7 @@ export function createRunner(agent: AgentSettings, deps: RunnerDeps = {}): Agent
       ...(deps.elapsed === undefined ? {} : { elapsed: deps.elapsed }),
     });
   }
-  return echoRunner();
+  return echoRunner(deps.credentials);
 }
 
 /** The platform toolset name; listing it in a route's `toolsets` brings the default set back in. */
