@@ -8,7 +8,7 @@ const MIN_SECRET = 4;
 const MAX_CACHED = 1024;
 const formsOf = new Map<string, readonly Buffer[]>();
 
-/** A secret's forms as bytes (verbatim, percent- and form-encoded, JSON-escaped), longest first, made once. */
+/** A secret's forms as bytes (verbatim, percent- and form-encoded, JSON-escaped, base64), longest first, made once. */
 function secretBytes(secret: string): readonly Buffer[] {
   let forms = formsOf.get(secret);
   if (forms === undefined) {

@@ -1,3 +1,5 @@
+import { base64Forms } from "./base64Forms.js";
+
 /**
  * `Bearer <token>` / `Basic <credentials>` as an Authorization header value reads (RFC 9110 token68), the
  * scheme a word of its own: at the start, after a non-word character, or after an escaped control character
@@ -62,7 +64,8 @@ const unicodeEscape = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart
  * as a string inside a JSON answer (an error body quoting the request's headers or fields): escaped as
  * JSON.stringify escapes it (`"` and `\`), and besides with `\u` escapes as JSON encoders write them by
  * default: `<`, `>` and `&` (Go's encoding/json), non-ASCII (Python's json.dumps), non-ASCII and `/` as
- * `\/` (PHP's json_encode), and all of those. A secret without such characters has its one JSON form.
+ * `\/` (PHP's json_encode), and all of those. A secret without such characters has its one JSON form. And
+ * in base64 or base64url, alone or inside a longer run (`base64Forms`), as a process may print it encoded.
  */
 export function secretForms(secret: string): string[] {
   const json = JSON.stringify(secret).slice(1, -1);
@@ -75,6 +78,7 @@ export function secretForms(secret: string): string[] {
     json.replace(/[<>&]/g, unicodeEscape),
     json.replace(/[\u0080-\uffff]/g, unicodeEscape),
     json.replace(/[\u0080-\uffff]/g, unicodeEscape).replaceAll("/", "\\/"),
+    ...base64Forms(secret),
   ]);
   return [...forms].sort((a, b) => b.length - a.length);
 }
