@@ -52,6 +52,7 @@ import {
 } from "./checks.js";
 import { adapterOffNote, cliHowToEnable } from "./config.js";
 import { notServed } from "./notServed.js";
+import { checkOneLineOptions } from "./oneLineOptions.js";
 import { storedRecord } from "./storedRecord.js";
 import type { SubscribeOptions } from "./subscribeOptions.js";
 import { type CliSubscriptionStore, withSubscriptionStore } from "./subscriptionStoreFor.js";
@@ -63,6 +64,7 @@ export async function subscribe(name: string, options: SubscribeOptions): Promis
   checkName(name);
   await readSecretOption(options);
   checkNotBlank(options);
+  checkOneLineOptions(options);
   checkOneChatId(options);
   const loaded = loadConfig();
   checkNotOptions(name, options, loaded.paths.subscriptions);

@@ -446,6 +446,42 @@ describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout:
     expect(stored().n.deliver_extra).toBeUndefined();
   });
 
+  it("a line break or other control character in a one-line option (a chat id, an event type, an extra's value, a description, a name) is refused, nothing written; one in --prompt is kept", async () => {
+    home = tempHome();
+    const refused = await svcEach(home, [
+      ["webhook", "subscribe", "gh", "--deliver", "telegram", "--deliver-chat-id", "12\n3"],
+      ["webhook", "subscribe", "gh", "--events", "push\npull"],
+      [
+        "webhook",
+        "subscribe",
+        "gh",
+        "--deliver",
+        "email",
+        "--deliver-extra",
+        "subject=Build\r\nBcc: x@example.com",
+      ],
+      ["webhook", "subscribe", "gh", "--description", "two\tcells"],
+      ["webhook", "subscribe", "gh", "--deliver", "telegram\n"],
+      ["webhook", "subscribe", "gh", "--cron-job", "nightly\u0007"],
+    ]);
+    expect(refused.map((r) => r.code)).toEqual([2, 2, 2, 2, 2, 2]);
+    const problem = "must not contain a line break, tab or other control character (pasted along with it?)";
+    expect(refused[0]?.stderr).toContain(`--deliver-chat-id "12\\n3": ${problem} — give the chat id alone`);
+    expect(refused[1]?.stderr).toContain(
+      `--events "push\\npull": ${problem} — separate event types with commas (--events push,pull_request)`,
+    );
+    expect(refused[2]?.stderr).toContain(
+      `--deliver-extra subject="Build\\r\\nBcc: x@example.com": ${problem} — give the value on one line`,
+    );
+    expect(refused[3]?.stderr).toContain(`--description "two\\tcells": ${problem} — write it on one line`);
+    expect(refused[4]?.stderr).toContain(`--deliver "telegram\\n": ${problem} — give the name alone`);
+    expect(refused[5]?.stderr).toContain(`--cron-job "nightly\\u0007": ${problem} — give the name alone`);
+    expect(stored.bind(null)).toThrow(); // nothing was written
+    const prompt = "New PR:\n{pull_request.title}\n\tby {sender.login}";
+    expect((await svc(home, ["webhook", "subscribe", "gh", "--prompt", prompt])).code).toBe(0);
+    expect(stored().gh.prompt).toBe(prompt);
+  });
+
   it("--deliver-chat-id with --deliver-extra chat_id= sets one key twice: refused (exit 2), nothing written", async () => {
     home = tempHome();
     const both = await svc(home, [
