@@ -34,4 +34,22 @@ describe("svc webhook test/remove/disable/enable of a misspelt subscription name
     expect(other.stderr).toContain("svc webhook subscribe payments creates one");
     expect(Object.keys(JSON.parse(readFileSync(store, "utf8")))).toEqual(["deploys"]);
   });
+
+  it("names a two-letter subscription one letter from a two-letter name (gx for gh) when it is the only one that close", async () => {
+    home = tempHome();
+    expect((await svc(home, ["webhook", "subscribe", "gh"])).code).toBe(0);
+    const store = join(home.dir, "webhook_subscriptions.json");
+    for (const typo of ["gx", "hg"]) {
+      const removed = await svc(home, ["webhook", "rm", typo]);
+      expect(removed.code).toBe(2);
+      expect(removed.stderr).toContain(`"${typo}" in ${store} — did you mean gh? (see svc webhook list)`);
+    }
+    // Two as close: neither is guessed.
+    expect((await svc(home, ["webhook", "subscribe", "gl"])).code).toBe(0);
+    const ambiguous = await svc(home, ["webhook", "rm", "gx"]);
+    expect(ambiguous.stderr).toContain(
+      `no dynamic subscription named "gx" in ${store} — see svc webhook list`,
+    );
+    expect(Object.keys(JSON.parse(readFileSync(store, "utf8")))).toEqual(["gh", "gl"]);
+  });
 });
