@@ -6,7 +6,7 @@ import { type FakeModel, startFakeOpenAI } from "../../fakes/openaiServer.js";
 import { emailPlatform, type FakeSmtp, startFakeSmtp } from "../../fakes/smtp.js";
 import { startGatewayInHome, startTestGateway, stopPastDrain, webhookConfig } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
-import { sample } from "../../helpers/metrics.js";
+import { expectMailedRunEnded } from "../../helpers/runEndedAtStop.js";
 import { journalLines } from "../../helpers/runJournal.js";
 
 /**
@@ -62,8 +62,6 @@ describe("state.backend: local — a stop while a failed run's notice waits to r
         interval: 10,
       });
       expect(received).toEqual([["ops@example.org"]]);
-      // Read after the stop, which closes the listener that serves /metrics.
-      const { metrics } = gw.gateway;
       await stopPastDrain(gw);
       expect(received).toEqual([["ops@example.org"]]);
       const messages = gw.logs().map((l) => l.msg);
@@ -81,22 +79,7 @@ describe("state.backend: local — a stop while a failed run's notice waits to r
           run: expect.objectContaining({ outcome: "error", error: expect.stringContaining("HTTP 401") }),
         }),
       ]);
-      const exposition = (await metrics?.registry.metrics()) ?? "";
-      expect(sample(exposition, 'svc_run_duration_seconds_count{outcome="failed"}')).toBe(1);
-      expect(sample(exposition, 'svc_run_duration_seconds_count{outcome="ok"}') ?? 0).toBe(0);
-      expect(summarizeHistory(readHistory(historyDir(gw.home.dir)))).toEqual([
-        expect.objectContaining({
-          request: expect.objectContaining({ id: "notice-stop-1", route: "ci", outcome: "accepted" }),
-          run: expect.objectContaining({ outcome: "failed" }),
-          delivery: expect.objectContaining({ platform: "email", outcome: "ok" }),
-        }),
-      ]);
-      // The next start, two hours on (its delivery id forgotten), finds the run finished in the journal and
-      // none saved: it is not queued again, nor its agent run.
-      const again = await startGatewayInHome(gw.home, 300, () => Date.now() + 2 * 3600_000);
-      await again.stop();
-      const atStart = gw.logs().map((l) => l.msg);
-      expect(atStart.filter((m) => m.includes("queued again"))).toEqual([]);
+      await expectMailedRunEnded(gw, "notice-stop-1", "failed");
       expect(model.requests).toHaveLength(1);
       expect(received).toEqual([["ops@example.org"]]);
       expect(journalLines(gw.home.dir)).toHaveLength(1);

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { historyDir, readHistory, summarizeHistory } from "../../../src/io/stores/deliveryHistory.js";
 import { emailPlatform, type FakeSmtp, startFakeSmtp } from "../../fakes/smtp.js";
-import { startGatewayInHome, startTestGateway, stopPastDrain, webhookConfig } from "../../helpers/gateway.js";
+import { startTestGateway, stopPastDrain, webhookConfig } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
-import { sample } from "../../helpers/metrics.js";
+import { expectMailedRunEnded } from "../../helpers/runEndedAtStop.js";
 
 /**
  * docs/delivery-targets.md (email), with state.backend: local: a stop whose drain ends while a mail waits
@@ -49,8 +48,6 @@ describe("state.backend: local — a stop while a mail waits to retry the recipi
         timeout: 10_000,
         interval: 10,
       });
-      // Read after the stop, which closes the listener that serves /metrics.
-      const { metrics } = gw.gateway;
       await stopPastDrain(gw);
       expect(received).toEqual([["ops@example.org"]]);
       const messages = gw.logs().map((l) => l.msg);
@@ -60,22 +57,7 @@ describe("state.backend: local — a stop while a mail waits to retry the recipi
       // Nor is it saved for the next start as a run the stop cut short.
       expect(messages.filter((m) => m.includes("not finished at shutdown"))).toEqual([]);
       // Ended ok (the mail went out), as its journal line says: its history row and its run metric show it.
-      const exposition = (await metrics?.registry.metrics()) ?? "";
-      expect(sample(exposition, 'svc_run_duration_seconds_count{outcome="ok"}')).toBe(1);
-      expect(sample(exposition, 'svc_run_duration_seconds_count{outcome="failed"}') ?? 0).toBe(0);
-      expect(summarizeHistory(readHistory(historyDir(gw.home.dir)))).toEqual([
-        expect.objectContaining({
-          request: expect.objectContaining({ id: "mail-stop-1", route: "ci", outcome: "accepted" }),
-          run: expect.objectContaining({ outcome: "ok" }),
-          delivery: expect.objectContaining({ platform: "email", outcome: "ok" }),
-        }),
-      ]);
-      // The next start, two hours on (its delivery id forgotten), finds the run finished in the journal and
-      // none saved: it is not queued again.
-      const again = await startGatewayInHome(gw.home, 300, () => Date.now() + 2 * 3600_000);
-      await again.stop();
-      const atStart = gw.logs().map((l) => l.msg);
-      expect(atStart.filter((m) => m.includes("queued again"))).toEqual([]);
+      await expectMailedRunEnded(gw, "mail-stop-1", "ok");
       expect(received).toEqual([["ops@example.org"]]);
     } finally {
       gw.home.cleanup();
