@@ -114,11 +114,16 @@ describe("a secret with a line break or tab (pasted along with it) is refused; a
     expect(readFileSync(join(home.dir, ".env"), "utf8")).toContain("WEBHOOK_SECRET=good-secret\n");
   });
 
-  it("list shows a description written with a line break on its row", async () => {
+  it("list shows a description hand-written with a line break on its row (subscribe refuses one)", async () => {
     home = tempHome();
-    expect(
-      (await svc(home, ["webhook", "subscribe", "gh", "--description", "line one\nline two"])).code,
-    ).toBe(0);
+    const refused = await svc(home, ["webhook", "subscribe", "gh", "--description", "line one\nline two"]);
+    expect(refused.code).toBe(2);
+    expect(existsSync(join(home.dir, "webhook_subscriptions.json"))).toBe(false);
+    home.write(
+      "webhook_subscriptions.json",
+      JSON.stringify({ gh: { secret: "abc", prompt: "p", description: "line one\nline two" } }),
+      0o600,
+    );
     const list = await svc(home, ["webhook", "list"]);
     expect(list.stdout.trimEnd().split("\n")).toHaveLength(2);
     expect(list.stdout).toMatch(/^gh .* line one line two$/m);

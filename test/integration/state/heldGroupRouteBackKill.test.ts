@@ -69,6 +69,8 @@ describe("a group held at start whose subscription comes back without coalesce",
       interval: 50,
     });
     expect(liveOnDisk(home).groups.size).toBe(0);
+    // A run killed before its end is on record runs again (at least once): wait for both ends.
+    await vi.waitFor(() => expect(liveOnDisk(home).runs.size).toBe(0), { timeout: 10_000, interval: 50 });
     second.child.kill("SIGKILL");
     await second.exited;
     await vi.waitFor(() => expect(agentsAlive(home)).toBe(0), { timeout: 15_000, interval: 20 });
