@@ -9,8 +9,8 @@ export interface LastRunRecord {
   readonly error?: string;
 }
 
-/** The triggers svc writes: `schedule`, `manual`, `webhook:<route>:<delivery id>`. */
-const TRIGGER = /^(?:schedule|manual|webhook:.+)$/;
+/** The triggers svc writes: `schedule`, `manual`, `webhook:<route>:<delivery id>` (any text, line breaks too). */
+const TRIGGER = /^(?:schedule|manual|webhook:.+)$/s;
 
 const lastRunSchema = z.object({
   at: z.string().superRefine((text, ctx) => {

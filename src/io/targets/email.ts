@@ -35,8 +35,11 @@ const TRANSIENT_CODES = new Set(["ECONNECTION", "ESOCKET", "ETIMEDOUT", "EDNS"])
  */
 const UNTRUSTED_CERTIFICATE =
   /^(?:CERT_\w+|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_\w+|ERR_TLS_CERT_ALTNAME_INVALID)$/;
+/** C0 and C1 controls and the Unicode line and paragraph separators, which nodemailer's parser reads as spaces. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
-const CONTROL = /[\u0000-\u001f\u007f]/;
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+/** The line breaks besides CR and LF (NEL, U+2028, U+2029), which nodemailer does not make spaces in a subject. */
+const OTHER_LINE_BREAKS = /[\u0085\u2028\u2029]/g;
 
 function asDeliveryError(
   err: unknown,
@@ -197,7 +200,8 @@ export function messageIdFor(message: DeliveryMessage, from: string | undefined)
  */
 const MAX_SUBJECT = 900;
 
-function subjectLine(subject: string): string {
+function subjectLine(written: string): string {
+  const subject = written.replace(OTHER_LINE_BREAKS, " ");
   if (subject.length <= MAX_SUBJECT) return subject;
   const end = MAX_SUBJECT - 1;
   // Never between the two halves of a surrogate pair.

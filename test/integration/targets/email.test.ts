@@ -145,6 +145,15 @@ describe("email target against a real SMTP server (smtp-server)", () => {
     expect(body.join("\r\n\r\n")).not.toContain("forged body");
   });
 
+  it("a subject with NEL, U+2028 or U+2029 from payload text has spaces for them, as for CR and LF", async () => {
+    received.length = 0;
+    const target = registryFor({ email: settings() }).get("email");
+    const subject = "Build\u2028failed\u2029on\u0085main";
+    await target?.send(message("Real body.", { chat_id: "a@example.org", subject }));
+    const [head] = received[0]?.data.split("\r\n\r\n") ?? [];
+    expect(head).toMatch(/^Subject: Build failed on main\r?$/m);
+  });
+
   it("a NUL or a lone surrogate from payload text is sent as U+FFFD, in the body and the subject (a mail holds no NUL, RFC 5322)", async () => {
     received.length = 0;
     const target = registryFor({ email: settings() }).get("email");
@@ -203,6 +212,11 @@ describe("email target against a real SMTP server (smtp-server)", () => {
     for (const chat_id of [
       "dev@example.org\r\nBcc: other@example.net",
       "dev@example.org\nother@example.net",
+      // Read as spaces by nodemailer's parser: "alice <bob@example.org>" would go to bob.
+      "alice\u2028bob@example.org",
+      "alice\u2029bob@example.org",
+      "dev@example.org\u0085other@example.org",
+      "alice\u009b31m@example.org",
     ]) {
       const error = await target?.send(message("x", { chat_id })).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(DeliveryError);

@@ -157,7 +157,8 @@ describe("a cron job record edited by hand", () => {
       `${FILE}: jobs.a1.last_run.trigger: "cron" is no trigger svc writes — expected schedule, manual or webhook:<route>:<delivery id>`,
     );
     // As svc writes them: no problem.
-    for (const trig of ["schedule", "manual", "webhook:deploys:d-1"]) {
+    // A delivery ID is the sender's text: it may hold a line or paragraph separator.
+    for (const trig of ["schedule", "manual", "webhook:deploys:d-1", "webhook:cj:abc\u2028def\u2029\n"]) {
       const last_run = { at: "2026-12-01T09:00:00.000Z", status: "error", trigger: trig, error: "boom" };
       const fine = parseCronJob(FILE, "a1", { name: "n", schedule: "1h", prompt: "p", last_run });
       expect(fine.ok && fine.job.last_run).toEqual(last_run);
