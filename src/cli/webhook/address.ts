@@ -51,17 +51,25 @@ export async function runningAddress(loaded: LoadedConfig): Promise<RunningAddre
   const running = await runningGateway(loaded.paths);
   if (running === undefined) return {};
   const { pid } = running;
-  const address = gatewayAddress(loaded.paths, pid);
-  if (address.port === 0) return { withoutListener: pid };
   const state = readGatewayState(gatewayStateFile(loaded.paths));
-  const since = state?.pid === pid ? state.stopping_since : undefined;
-  return since === undefined ? { ...address, pid } : { ...address, pid, stopping: { pid, since } };
+  const recorded = state?.pid === pid;
+  const address = recorded ? { host: state.host, port: state.port } : gatewayAddress(loaded.paths, pid);
+  if (address.port === 0) return { withoutListener: pid };
+  const since = recorded ? state.stopping_since : undefined;
+  const found = { ...address, pid, recorded };
+  return since === undefined ? found : { ...found, stopping: { pid, since } };
 }
 
 /** What `runningAddress` finds: nothing (no gateway runs), a gateway without a listener, or one's address. */
 export type RunningAddress = Address & {
   /** The running gateway's, when it has an address. */
   readonly pid?: number;
+  /**
+   * The address is the one its `gateway.json` records (false: that file is unreadable or of another pid —
+   * the gateway is still writing it — and the address is the configuration's, which says nothing of what
+   * the running gateway listens on).
+   */
+  readonly recorded?: boolean;
   readonly withoutListener?: number;
   readonly stopping?: Stopping;
 };
@@ -76,6 +84,7 @@ export function listeningGateway(
   const { pid, host, port } = running;
   if (pid === undefined || host === undefined || port === undefined || running.stopping !== undefined)
     return undefined;
+  if (running.recorded !== true) return undefined;
   return { pid, host, port };
 }
 

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
@@ -59,5 +59,28 @@ describe("svc webhook subscribe|list while this SVC_HOME's gateway runs with the
     expect(refused.stderr).toContain(
       `svc: the webhook adapter is off (${offReason}), so a subscription would reach nothing; nothing was written`,
     );
+  });
+
+  it("a running gateway whose gateway.json cannot be read is not taken to listen on config.yaml's port", async () => {
+    home = tempHome();
+    // The adapter off in its configuration and its environment: it listens on nothing.
+    home.write(
+      "config.yaml",
+      stringify({
+        platforms: { webhook: { enabled: false, host: "127.0.0.1", port: 8644 } },
+        mcp_servers: { idle: { command: "cat", lazy: true } },
+      }),
+    );
+    try {
+      expect((await svc(home, ["gateway", "start", "--timeout", "60"])).code).toBe(0);
+      // Removed, or not yet written by a gateway that is starting.
+      rmSync(join(home.dir, "gateway.json"));
+      const refused = await svc(home, ["webhook", "subscribe", "other"]);
+      expect(refused.stderr).not.toContain("listens on 127.0.0.1:8644");
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain("so a subscription would reach nothing; nothing was written");
+    } finally {
+      expect((await svc(home, ["gateway", "stop"])).code).toBe(0);
+    }
   });
 });

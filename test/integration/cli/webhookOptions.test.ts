@@ -463,8 +463,10 @@ describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout:
       ["webhook", "subscribe", "gh", "--description", "two\tcells"],
       ["webhook", "subscribe", "gh", "--deliver", "telegram\n"],
       ["webhook", "subscribe", "gh", "--cron-job", "nightly\u0007"],
+      ["webhook", "subscribe", "gh", "--description", "line one\u2028line two"],
+      ["webhook", "subscribe", "gh", "--deliver", "telegram", "--deliver-chat-id", "12\u00853"],
     ]);
-    expect(refused.map((r) => r.code)).toEqual([2, 2, 2, 2, 2, 2]);
+    expect(refused.map((r) => r.code)).toEqual([2, 2, 2, 2, 2, 2, 2, 2]);
     const problem = "must not contain a line break, tab or other control character (pasted along with it?)";
     expect(refused[0]?.stderr).toContain(`--deliver-chat-id "12\\n3": ${problem} — give the chat id alone`);
     expect(refused[1]?.stderr).toContain(
@@ -476,6 +478,12 @@ describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout:
     expect(refused[3]?.stderr).toContain(`--description "two\\tcells": ${problem} — write it on one line`);
     expect(refused[4]?.stderr).toContain(`--deliver "telegram\\n": ${problem} — give the name alone`);
     expect(refused[5]?.stderr).toContain(`--cron-job "nightly\\u0007": ${problem} — give the name alone`);
+    expect(refused[6]?.stderr).toContain(
+      `--description "line one\\u2028line two": ${problem} — write it on one line`,
+    );
+    expect(refused[7]?.stderr).toContain(
+      `--deliver-chat-id "12\\u00853": ${problem} — give the chat id alone`,
+    );
     expect(stored.bind(null)).toThrow(); // nothing was written
     const prompt = "New PR:\n{pull_request.title}\n\tby {sender.login}";
     expect((await svc(home, ["webhook", "subscribe", "gh", "--prompt", prompt])).code).toBe(0);
