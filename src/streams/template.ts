@@ -175,9 +175,12 @@ export function renderExtra(
   let unfilled: string[] | undefined;
   for (const [key, value] of entries) {
     GAPS.left = false;
+    // A lone surrogate from the payload is U+FFFD, as in a message's text: an id holding one cannot be
+    // percent-encoded into a request path, nor read by a platform from a JSON body.
     if (typeof value !== "string") out[key] = String(value);
-    else if (RECIPIENT_KEYS.includes(key)) out[key] = substituteRecipient(value, payload, event, GAPS);
-    else out[key] = substituteNoting(value, payload, event, GAPS);
+    else if (RECIPIENT_KEYS.includes(key))
+      out[key] = substituteRecipient(value, payload, event, GAPS).toWellFormed();
+    else out[key] = substituteNoting(value, payload, event, GAPS).toWellFormed();
     if (GAPS.left) {
       unfilled ??= [];
       unfilled.push(key);

@@ -16,6 +16,8 @@ export const FEISHU_LIMIT = 30_000;
 
 /** `oc_` chat ids, `ou_` open ids, `on_` union ids and e-mail addresses are all accepted as chat_id. */
 export function receiveIdType(id: string): string {
+  // Before the `@` test: `oc_{id}` filled with an address from the payload stays a chat id.
+  if (id.startsWith("oc_")) return "chat_id";
   if (id.startsWith("ou_")) return "open_id";
   if (id.startsWith("on_")) return "union_id";
   if (id.includes("@")) return "email";

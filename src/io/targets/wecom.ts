@@ -31,7 +31,8 @@ export function addedRecipients(chatId: string, message: DeliveryMessage): strin
   const where = `wecom: route "${message.route}": deliver_extra.chat_id rendered "${cutText(chatId, 100)}"`;
   const fix =
     "not sent — a list of recipients belongs in the route's chat_id itself or platforms.wecom.home_channel";
-  if (got.includes("@all") && !wrote.includes("@all"))
+  const everyone = (list: readonly string[]) => list.some((id) => id.toLowerCase() === "@all");
+  if (everyone(got) && !everyone(wrote))
     return `${where}: the event filled in @all, which WeCom sends to everyone; ${fix}`;
   if (got.length > wrote.length)
     return `${where}: the event filled in ${got.length} user ids joined with "|" where the route writes ${wrote.length}; ${fix}`;

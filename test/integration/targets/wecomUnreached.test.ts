@@ -67,6 +67,10 @@ describe("wecom: recipients WeCom did not reach", () => {
     await expect(target?.send(message("hi", { chat_id: "@all" }, written))).rejects.toThrow(
       'wecom: route "alerts": deliver_extra.chat_id rendered "@all": the event filled in @all, which WeCom sends to everyone; not sent',
     );
+    // WeCom's ids are case-insensitive: @ALL, as a second id too.
+    await expect(
+      target?.send(message("hi", { chat_id: "alice|@ALL" }, { written: { chat_id: "alice|{user}" } })),
+    ).rejects.toThrow("the event filled in @all, which WeCom sends to everyone; not sent");
     expect(sent()).toBe(before);
     await target?.send(message("hi", { chat_id: "alice" }, written));
     await target?.send(message("hi", { chat_id: "alice|carol" }, { written: { chat_id: "{user}|carol" } }));

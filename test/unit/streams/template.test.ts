@@ -246,4 +246,12 @@ describe("renderExtra: the keys it left unfilled", () => {
     expect(renderExtra(undefined, {}).unfilled).toBeUndefined();
     expect(renderExtra({}, {}).unfilled).toBeUndefined();
   });
+
+  it("a lone surrogate the payload fills in is U+FFFD (an id holding one cannot go into a request path)", () => {
+    const payload = { room: "a\ud800b", thread: "\udc00t" };
+    expect(renderExtra({ chat_id: "!{room}:example.org", thread_id: "{thread}" }, payload).extra).toEqual({
+      chat_id: "!a\ufffdb:example.org",
+      thread_id: "\ufffdt",
+    });
+  });
 });
