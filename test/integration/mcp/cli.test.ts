@@ -8,7 +8,6 @@ import { readStatusFile } from "../../../src/io/mcp/statusFile.js";
 import { SVC_ARGV } from "../../helpers/cliEntry.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { type InProcessResult, runInProcess } from "../../helpers/inProcessCli.js";
-import { svc as svcIn } from "../cli/svc.js";
 import { STDIO_FIXTURE } from "./harness.js";
 
 interface Run {
@@ -50,14 +49,6 @@ function svc(home: TempHome, args: string[]): Run {
 /** Runs a command to its end in this worker (see helpers/inProcessCli.ts). */
 function run(home: TempHome, args: string[]): Promise<InProcessResult> {
   return runInProcess(args, svcEnv(home));
-}
-
-/**
- * Runs a command to its end for a test that runs at once with others (it.concurrent): in this worker when
- * no command runs here yet, else as a process of its own (see svc in ../cli/svc.ts).
- */
-function runConcurrent(own: TempHome, args: string[]): Promise<InProcessResult> {
-  return svcIn(own, args, { env: { SECRET_TOKEN } });
 }
 
 /** Runs `body` with a temporary home of its own, removed after it. */
@@ -271,37 +262,36 @@ createInterface({ input: process.stdin }).on("line", (line) => {
     }
   });
 
-  // The four tests below run at once (it.concurrent): each mostly waits out a timeout of its own. Each has
-  // homes of its own (not the shared `home`), and runs its commands as processes of their own (svc) or with
-  // runConcurrent, never with run (one command at a time in this worker).
-  it.concurrent("tools names the server in a connect timeout", async () => {
+  // The four tests below each mostly wait out a timeout of their own, with homes of their own (not the shared
+  // `home`). They run one after another, their commands in this worker: run at once (it.concurrent), all
+  // but one of their commands had to start a process of its own, ~0.8 CPU-s each.
+  it("tools names the server in a connect timeout", async () => {
     // Reads stdin and never answers: the handshake times out; it exits when its stdin closes.
     await withHome(async (own) => {
       writeConfig(
         { mute: { command: process.execPath, args: ["-e", "process.stdin.resume()"], connect_timeout: 0.5 } },
         own,
       );
-      const r = await runConcurrent(own, ["mcp", "tools", "mute"]);
+      const r = await run(own, ["mcp", "tools", "mute"]);
       expect(r.code).toBe(1);
       expect(r.stderr).toContain("mcp_servers.mute: connect timed out after 0.5 s (connect_timeout)");
     });
   });
 
-  it.concurrent("a server that answers the handshake but never tools/list: list's check says so and names --timeout, test names connect_timeout", async () => {
+  it("a server that answers the handshake but never tools/list: list's check says so and names --timeout, test names connect_timeout", async () => {
     // 3 s, not less: the server is a Node process loading the SDK, and under a loaded CI machine its
     // handshake alone can take longer than half a second, which this test is not about.
     const unlisted = join(import.meta.dirname, "../../fixtures/mcp/unlisted-tools-server.mjs");
-    // Both commands at once, each in a home of its own: each waits out its own 3 s.
+    // Each command in a home of its own, each waiting out its own 3 s.
     const listHome = tempHome();
     const testHome = tempHome();
     try {
       writeConfig({ stuck: { command: process.execPath, args: [unlisted], connect_timeout: 30 } }, listHome);
-      const listing = svc(listHome, ["mcp", "list", "--timeout", "3"]);
+      const listing = await run(listHome, ["mcp", "list", "--timeout", "3"]);
       writeConfig({ stuck: { command: process.execPath, args: [unlisted], connect_timeout: 3 } }, testHome);
-      const tested = await runConcurrent(testHome, ["mcp", "test", "stuck"]);
-      await listing.exited;
+      const tested = await run(testHome, ["mcp", "test", "stuck"]);
       const why = "the server answered the handshake but not tools/list, the listing of its tools";
-      expect(listing.stdout()).toContain(
+      expect(listing.stdout).toContain(
         `failed: no answer within 3 s (--timeout) — ${why} (a fault of the server, or a list slow to build: raise --timeout)`,
       );
       expect(tested.code).toBe(1);
@@ -314,9 +304,10 @@ createInterface({ input: process.stdin }).on("line", (line) => {
     }
   });
 
-  it.concurrent("an SSE server that accepts the event stream and never answers: test and call fail naming connect_timeout (exit 1)", async () => {
+  it("an SSE server that accepts the event stream and never answers: test and call fail naming connect_timeout (exit 1)", async () => {
     // The SDK's SSE transport waited for the stream's `endpoint` event even after svc closed it: the
-    // given-up connect never settled, and the command, its stop waiting on it, exited 13 saying nothing.
+    // given-up connect never settled, and the command, its stop waiting on it, exited 13 saying nothing
+    // (in this worker: never ended).
     const held = new Set<Socket>();
     const silent = createServer((socket) => held.add(socket));
     await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
@@ -327,11 +318,13 @@ createInterface({ input: process.stdin }).on("line", (line) => {
         { quiet: { url: `http://127.0.0.1:${port}/sse`, transport: "sse", connect_timeout: 0.5 } },
         own,
       );
-      // Both commands at once: each starts a process and waits out its own timeout.
-      const runs = [svc(own, ["mcp", "test", "quiet"]), svc(own, ["mcp", "call", "quiet", "echo"])];
-      for (const r of runs) {
-        expect(await r.exited).toBe(1);
-        expect(r.stderr()).toContain("mcp_servers.quiet: connect timed out after 0.5 s (connect_timeout)");
+      for (const args of [
+        ["mcp", "test", "quiet"],
+        ["mcp", "call", "quiet", "echo"],
+      ]) {
+        const r = await run(own, args);
+        expect(r.code, args.join(" ")).toBe(1);
+        expect(r.stderr).toContain("mcp_servers.quiet: connect timed out after 0.5 s (connect_timeout)");
       }
     } finally {
       for (const socket of held) socket.destroy();
@@ -340,7 +333,7 @@ createInterface({ input: process.stdin }).on("line", (line) => {
     }
   });
 
-  it.concurrent("an SSE url whose stream opens but never sends the endpoint event: the timeout says so (test, list --timeout)", async () => {
+  it("an SSE url whose stream opens but never sends the endpoint event: the timeout says so (test, list --timeout)", async () => {
     // A Streamable HTTP server's GET, or a plain event stream at a wrong path: the stream opens, no
     // `endpoint` event ever comes, and a bare "connect timed out" did not say where it stopped. The timeouts
     // leave the command time to open the stream on a busy machine (at 0.5 s, and with four test workers at
@@ -356,22 +349,21 @@ createInterface({ input: process.stdin }).on("line", (line) => {
     const testHome = tempHome();
     try {
       const { port } = stream.address() as AddressInfo;
-      // Both commands at once, each in a home of its own: each waits out its own 5 s.
+      // Each command in a home of its own, each waiting out its own 5 s.
       writeConfig({ events: { url: `http://127.0.0.1:${port}/sse`, transport: "sse" } }, listHome);
-      const listing = svc(listHome, ["mcp", "list", "--timeout", "5"]);
+      const listing = await run(listHome, ["mcp", "list", "--timeout", "5"]);
       writeConfig(
         { events: { url: `http://127.0.0.1:${port}/sse`, transport: "sse", connect_timeout: 5 } },
         testHome,
       );
       const noEndpoint =
         "the SSE stream opened but sent no endpoint event: the url may not be a legacy-SSE MCP endpoint (for a Streamable HTTP server set transport: http, else check the url's path)";
-      const test = await runConcurrent(testHome, ["mcp", "test", "events"]);
+      const test = await run(testHome, ["mcp", "test", "events"]);
       expect(test.code).toBe(1);
       expect(test.stderr).toContain(
         `mcp_servers.events: connect timed out after 5 s (connect_timeout) — ${noEndpoint}`,
       );
-      await listing.exited;
-      expect(listing.stdout()).toContain(`failed: no answer within 5 s (--timeout) — ${noEndpoint}`);
+      expect(listing.stdout).toContain(`failed: no answer within 5 s (--timeout) — ${noEndpoint}`);
     } finally {
       for (const res of streams) res.destroy();
       stream.close();
