@@ -173,12 +173,21 @@ describe("svc gateway run: output and signals", { timeout: 60_000 }, () => {
     );
   });
 
-  it.concurrent("a reload while the gateway stops: svc mcp reload says the gateway is stopping (exit 1), and a SIGHUP is logged as ignored", async ({
+  // One draining gateway for what status, reload, add/remove, a SIGHUP and a second stop say of it (they were
+  // two tests, each starting its own); the second stop, which signals it again, comes last.
+  it.concurrent("a gateway that drains its runs: svc gateway status says it is stopping, not that it does not answer; svc mcp reload says it is stopping (exit 1), and a SIGHUP is logged as ignored", async ({
     onTestFinished,
   }) => {
     const { run, home, log, stopping } = await withRunThatDrains(30, onTestFinished);
+    expect((await svc(home, ["gateway", "status"])).stdout).toContain("Health: ok");
     expect((await postJson(`http://127.0.0.1:${run.port}/webhooks/r`, {})).status).toBe(202);
     await stopping();
+    const status = await svc(home, ["gateway", "status"]);
+    expect(status.code).toBe(1);
+    expect(status.stdout).toMatch(
+      /Health: stopping since \d{4}-\d\d-\d\dT[\d:.]+Z \(no new requests; runs in flight finish or are kept for the next start\)/,
+    );
+
     const reload = await svc(home, ["mcp", "reload", "--wait", "2"]);
     expect(reload.code).toBe(1);
     expect(reload.stdout).toBe("");
@@ -202,6 +211,15 @@ describe("svc gateway run: output and signals", { timeout: 60_000 }, () => {
       `[gateway] SIGHUP received while stopping: ignored — nothing is reloaded; the next start reads ${join(home.dir, "config.yaml")}`,
     );
     expect(run.child.exitCode).toBeNull();
+
+    // A second stop (the first gave up waiting, or a supervisor's SIGTERM began it) says the stop is under way.
+    const again = await svc(home, ["gateway", "stop", "--timeout", "0.2"]);
+    expect(again.code).toBe(1);
+    expect(again.stdout).toMatch(
+      new RegExp(
+        `^The gateway \\(pid ${run.child.pid}\\) is already stopping \\(since \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z\\); waiting for it to exit: pending coalesced events are dispatched and runs in flight finish`,
+      ),
+    );
   });
 
   it("a SIGHUP just before a stop with nothing to drain: the log says it was ignored before the stop ends", async () => {
@@ -222,28 +240,6 @@ describe("svc gateway run: output and signals", { timeout: 60_000 }, () => {
       lines.findIndex((line) => line.includes("[gateway] SIGTERM received, stopping")),
     );
     expect(lines.at(-1)).toContain("INFO [gateway] stopped (exit 0)");
-  });
-
-  it.concurrent("svc gateway status says a gateway that drains its runs is stopping, not that it does not answer", async ({
-    onTestFinished,
-  }) => {
-    const { run, home, stopping } = await withRunThatDrains(30, onTestFinished);
-    expect((await svc(home, ["gateway", "status"])).stdout).toContain("Health: ok");
-    expect((await postJson(`http://127.0.0.1:${run.port}/webhooks/r`, {})).status).toBe(202);
-    await stopping();
-    const status = await svc(home, ["gateway", "status"]);
-    expect(status.code).toBe(1);
-    expect(status.stdout).toMatch(
-      /Health: stopping since \d{4}-\d\d-\d\dT[\d:.]+Z \(no new requests; runs in flight finish or are kept for the next start\)/,
-    );
-    // A second stop (the first gave up waiting, or a supervisor's SIGTERM began it) says the stop is under way.
-    const again = await svc(home, ["gateway", "stop", "--timeout", "0.2"]);
-    expect(again.code).toBe(1);
-    expect(again.stdout).toMatch(
-      new RegExp(
-        `^The gateway \\(pid ${run.child.pid}\\) is already stopping \\(since \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z\\); waiting for it to exit: pending coalesced events are dispatched and runs in flight finish`,
-      ),
-    );
   });
 
   it("svc gateway status of a gateway whose gateway.pid was removed: running, and how to stop it, not 'not running'", async () => {
