@@ -52,11 +52,16 @@ describe("svc mcp install <link> (spec 4.1): confirmation answered on stdin", { 
     home = tempHome();
     const original = "# mine\nmcp_servers:\n  docs:\n    url: https://mine.test/mcp\n";
     home.write("config.yaml", original);
-    const [no, closedAtRename, closed] = await Promise.all([
-      svc(home, ["mcp", "install", link("other", { url: "https://o.test/" })], { input: "n\n" }),
-      svc(home, ["mcp", "install", link("docs", { url: "https://o.test/" })], { input: "" }),
-      svc(home, ["mcp", "install", link("other", { url: "https://o.test/" })], { input: "" }),
-    ]);
+    // One after another, so each runs in this worker (at once, two were processes of their own).
+    const no = await svc(home, ["mcp", "install", link("other", { url: "https://o.test/" })], {
+      input: "n\n",
+    });
+    const closedAtRename = await svc(home, ["mcp", "install", link("docs", { url: "https://o.test/" })], {
+      input: "",
+    });
+    const closed = await svc(home, ["mcp", "install", link("other", { url: "https://o.test/" })], {
+      input: "",
+    });
     for (const r of [no, closedAtRename, closed]) {
       expect(r.code).toBe(1);
       expect(r.stdout).toContain("Cancelled; nothing was installed.");
