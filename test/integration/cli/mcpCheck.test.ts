@@ -6,7 +6,7 @@ import { bundledFixture } from "../../helpers/bundledFixture.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { freePort } from "../../helpers/http.js";
 import { alive, pidInFile } from "../../helpers/process.js";
-import { type SvcResult, svc, svcEach, svcProcess } from "./svc.js";
+import { svc, svcEach } from "./svc.js";
 
 const SERVER = await bundledFixture(join(import.meta.dirname, "../../fixtures/mcp/stdio-server.mjs"));
 
@@ -119,8 +119,8 @@ describe("is my MCP server working? (no gateway running)", { timeout: 90_000 }, 
       const notes = existsSync(record) ? readFileSync(record, "utf8").trim().split("\n") : [];
       return notes.filter((note) => note === "SIGTERM");
     };
-    // The three commands at once, each in a home of its own (two of them spawned): each waits out its
-    // own 3 s. 3 s, not less: the command must have written its pid and set its SIGTERM handler before it
+    // The three commands one after another, each in a home of its own and in this worker (at once, two
+    // were CLI processes of their own): each waits out its own 3 s. 3 s, not less: the command must have written its pid and set its SIGTERM handler before it
     // is given up, and on a loaded machine a Node process can take longer than half a second to start.
     // The list also checks a server that prints why it waits (a login URL) and never answers: what it
     // wrote on stderr while it kept svc waiting is usually why, and the list says it.
@@ -134,7 +134,6 @@ describe("is my MCP server working? (no gateway running)", { timeout: 90_000 }, 
       return { command, own };
     });
     try {
-      const ran = others.map(({ command, own }) => svcProcess(own, ["mcp", command, "stubborn"]));
       const list = await svc(home, ["mcp", "list", "--timeout", "3"]);
       expect(list.stdout).toMatch(
         /^stubborn\s+stdio\s+failed: no answer within 3 s \(--timeout\) — the server did not answer the handshake \(initialize, MCP's first request\): check that command and args .* raise --timeout$/m,
@@ -143,8 +142,8 @@ describe("is my MCP server working? (no gateway running)", { timeout: 90_000 }, 
         /^waits\s+stdio\s+failed: no answer within 3 s \(--timeout\) — its stderr so far: Please authorize: https:\/\/auth\.example\/x$/m,
       );
       expect(await gone(home.dir)).toEqual([]);
-      for (const [i, { own }] of others.entries()) {
-        const res = await (ran[i] as Promise<SvcResult>);
+      for (const { command, own } of others) {
+        const res = await svc(own, ["mcp", command, "stubborn"]);
         expect(res.code).toBe(1);
         expect(res.stderr).toContain("mcp_servers.stubborn: connect timed out after 3 s (connect_timeout)");
         expect(await gone(own.dir)).toEqual([]);

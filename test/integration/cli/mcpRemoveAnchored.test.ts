@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { svcProcess } from "./svc.js";
+import { svc } from "./svc.js";
 
 /**
  * `svc mcp remove` of an entry whose anchor another entry uses rewrote the whole config.yaml in the yaml
@@ -34,7 +34,7 @@ describe("svc mcp remove of an entry another entry aliases", { timeout: 60_000 }
         "",
       ].join("\n"),
     );
-    const removed = await svcProcess(home, ["mcp", "remove", "a"]);
+    const removed = await svc(home, ["mcp", "remove", "a"]);
     expect(removed.stderr).toBe("");
     expect(removed.code).toBe(0);
     expect(readFileSync(config, "utf8")).toBe(
