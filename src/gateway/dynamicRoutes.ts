@@ -1,4 +1,5 @@
 import type { RouteSource } from "../actors/routes.js";
+import type { Clock } from "../clock.js";
 import type { StateSettings } from "../config/sections/state.js";
 import type { Route } from "../config/sections/webhook.js";
 import type { Logger } from "../io/log.js";
@@ -37,6 +38,8 @@ export interface DynamicRoutesOptions {
   readonly referenceWarnings?: (route: Route, name: string, where: string) => Promise<readonly string[]>;
   /** Redis: how often the revision counter is read (tests shorten it). */
   readonly pollMs?: number;
+  /** Redis: the timers the polls wait on (the gateway's clock). */
+  readonly clock?: Pick<Clock, "setTimeout" | "clearTimeout">;
   /** Redis: each set of subscriptions read, once it is served. */
   readonly loaded?: () => void;
   /** Redis: the gateway's stop during its start, which ends the wait for a Redis still loading its data. */
@@ -95,6 +98,7 @@ export function dynamicRoutesFor(options: DynamicRoutesOptions): DynamicRoutes {
         ...(routeWarnings === undefined ? {} : { routeWarnings }),
         ...(referenceWarnings === undefined ? {} : { referenceWarnings }),
         ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
+        ...(options.clock === undefined ? {} : { clock: options.clock }),
         ...(options.loaded === undefined ? {} : { loaded: options.loaded }),
       });
       await followed.open();

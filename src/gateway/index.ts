@@ -284,6 +284,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
             subscriptionReferenceWarnings(route, name, where, paths),
           ),
     ...(options.subscriptionPollMs === undefined ? {} : { pollMs: options.subscriptionPollMs }),
+    clock,
     loaded: () => void followMirrors(),
   });
   const routes = createRoutes({

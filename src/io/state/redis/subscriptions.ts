@@ -1,4 +1,6 @@
+import { createHash } from "node:crypto";
 import type { Redis } from "ioredis";
+import { type Clock, systemClock } from "../../../clock.js";
 import { storedRecordSecrets } from "../../../config/webhookSecrets.js";
 import { SvcError } from "../../../errors.js";
 import type { Logger } from "../../log.js";
@@ -21,7 +23,8 @@ import { redisCommandFailure } from "./unreachable.js";
 /**
  * Dynamic subscriptions with `state.backend: redis`: a hash `<prefix>:subscriptions` (route name → the
  * record as JSON, the shape of webhook_subscriptions.json) and a counter `<prefix>:subscriptions:revision`
- * that every write increments, so a gateway knows with one GET whether anything changed.
+ * that every write of svc increments, so a gateway knows with one GET whether svc changed anything. A hand
+ * edit (redis-cli) moves no counter: see createRedisSubscriptionSource for how a gateway still sees it.
  */
 export interface RedisSubscriptionStore {
   /** Names the store in messages: the hash key and the Redis it lives in. */
@@ -75,13 +78,19 @@ function explained(path: string, err: unknown): unknown {
   );
 }
 
+/** The hash as Redis holds it (route name → text) and the revision it is at. */
+interface RawSnapshot {
+  readonly revision: string;
+  readonly hash: Record<string, string>;
+}
+
 /**
- * The records and the revision they are at, read without a transaction: a full Redis (OOM) refuses every
+ * The hash and the revision it is at, read without a transaction: a full Redis (OOM) refuses every
  * command queued in MULTI, reads too, and a gateway started then would serve none of the subscriptions it
  * holds (404). The revision is read before and after the hash, in one round trip: every write increments
  * it in the transaction that changes the records, so the same revision on both sides is the records'.
  */
-async function snapshot(redis: Redis, keys: RedisKeys, path: string): Promise<VersionedSnapshot<unknown>> {
+async function readRaw(redis: Redis, keys: RedisKeys, path: string): Promise<RawSnapshot> {
   try {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const replies = await redis
@@ -97,13 +106,25 @@ async function snapshot(redis: Redis, keys: RedisKeys, path: string): Promise<Ve
       if (before?.[1] !== after?.[1]) continue;
       return {
         revision: (before?.[1] as string | null) ?? "",
-        records: decode((hashReply?.[1] as Record<string, string> | null) ?? {}),
+        hash: (hashReply?.[1] as Record<string, string> | null) ?? {},
       };
     }
   } catch (err) {
     throw explained(path, err);
   }
   throw new SvcError("store_conflict", `${path}: ${STALE_SUBSCRIPTION_STORE}`);
+}
+
+async function snapshot(redis: Redis, keys: RedisKeys, path: string): Promise<VersionedSnapshot<unknown>> {
+  const read = await readRaw(redis, keys, path);
+  return { revision: read.revision, records: decode(read.hash) };
+}
+
+/** A digest of the hash's fields and texts, whatever order Redis lists them in. */
+function digestOf(hash: Record<string, string>): string {
+  const digest = createHash("sha256");
+  for (const name of Object.keys(hash).sort()) digest.update(`${JSON.stringify([name, hash[name]])}\n`);
+  return digest.digest("hex");
 }
 
 export function createRedisSubscriptionStore(
@@ -175,16 +196,30 @@ export interface RedisSubscriptionSource extends SubscriptionSource {
 }
 
 export interface RedisSubscriptionSourceOptions extends SubscriptionSourceOptions {
-  /** How often the revision counter is read (one GET); 1 s by default. */
+  /** How often the revision counter and the hash's field count are read (one round trip); 1 s by default. */
   readonly pollMs?: number;
+  /** How often the whole hash is read even though neither moved (a hand edit in place); 30 s by default. */
+  readonly fullReadMs?: number;
+  /** The timers the polls wait on (the gateway's clock; tests move a fake one). */
+  readonly clock?: Pick<Clock, "setTimeout" | "clearTimeout">;
   /** Each set read from Redis, once it is served. */
   readonly loaded?: () => void;
 }
 
+const POLL_MS = 1000;
+/**
+ * Bounds how long a hand edit that leaves the field count as it was (a record rewritten in place with
+ * redis-cli) goes unseen, at one HGETALL per instance per period: with thousands of records a read a second
+ * would move megabytes a second per instance, the count and the counter move a few bytes.
+ */
+const FULL_READ_MS = 30_000;
+
 /**
  * What a gateway serves from the Redis store. Requests read the set in memory (no Redis round trip per
- * request); a background timer reads the revision counter and, only when it moved, the whole hash. While
- * Redis is unreachable the last good set is served and the log says so once.
+ * request). A background poll reads the revision counter and the hash's field count; when either moved it
+ * reads the whole hash, and it does so every `fullReadMs` anyway, so an edit made by hand (redis-cli HSET,
+ * HDEL), which moves no counter, is served too. A full read that finds the hash as it was changes nothing
+ * and logs nothing. While Redis is unreachable the last good set is served and the log says so once.
  */
 export function createRedisSubscriptionSource(
   redis: Redis,
@@ -199,19 +234,46 @@ export function createRedisSubscriptionSource(
   /** The secrets of every record last read, served or not (storedRecordSecrets). */
   let secrets: readonly string[] = [];
   let revision: string | undefined;
+  /** The field count and digest of the hash last read: what a hand edit changes. */
+  let fields = 0;
+  let digest = "";
+  /** Polls since the hash was last read in full. */
+  let polls = 0;
   /** Since the last refresh failed: the log says so at the outage's first failure and when it is over. */
   let failing = false;
-  let timer: NodeJS.Timeout | undefined;
-  let refreshing = false;
+  const clock = options.clock ?? systemClock;
+  const pollMs = options.pollMs ?? POLL_MS;
+  const fullReadEvery = Math.max(1, Math.round((options.fullReadMs ?? FULL_READ_MS) / pollMs));
+  let timer: unknown;
+  let closed = false;
 
   async function refresh(): Promise<void> {
-    const current = (await redis.get(keys.subscriptionsRevision())) ?? "";
-    if (current === revision) return;
-    const read = await snapshot(redis, keys, where);
-    judge(read.records);
-    records = read.records;
-    secrets = storedRecordSecrets(read.records);
+    polls += 1;
+    if (revision !== undefined && polls < fullReadEvery) {
+      const replies = await redis
+        .pipeline()
+        .get(keys.subscriptionsRevision())
+        .hlen(keys.subscriptions())
+        .exec();
+      const [current, count] = replies ?? [];
+      const failed = [current, count].find((reply) => reply?.[0]);
+      if (failed?.[0]) throw failed[0];
+      if (((current?.[1] as string | null) ?? "") === revision && count?.[1] === fields) return;
+    }
+    const read = await readRaw(redis, keys, where);
+    polls = 0;
+    const readDigest = digestOf(read.hash);
+    // Svc's own writes move the counter and are loaded as before; a full read that finds the hash as it
+    // was read last (the common case) is no new set.
+    const unchanged = read.revision === revision && readDigest === digest;
     revision = read.revision;
+    fields = Object.keys(read.hash).length;
+    digest = readDigest;
+    if (unchanged) return;
+    const decoded = decode(read.hash);
+    judge(decoded);
+    records = decoded;
+    secrets = storedRecordSecrets(decoded);
     options.loaded?.();
   }
 
@@ -226,8 +288,6 @@ export function createRedisSubscriptionSource(
   }
 
   async function poll(): Promise<void> {
-    if (refreshing) return;
-    refreshing = true;
     try {
       await refresh();
       if (failing) logger.info(`[webhook] dynamic subscriptions refreshed again from ${where}`);
@@ -244,9 +304,17 @@ export function createRedisSubscriptionSource(
       // it could not be read (Redis restarted empty, the subscriptions made again) may have counted back up
       // to the same revision with other records, other secrets.
       revision = undefined;
-    } finally {
-      refreshing = false;
     }
+  }
+
+  /** The next poll is timed from the end of this one: polls never overlap, however slow Redis answers. */
+  function schedule(): void {
+    if (closed) return;
+    timer = clock.setTimeout(() => {
+      timer = undefined;
+      void poll().then(schedule);
+    }, pollMs);
+    (timer as { unref?: () => void } | undefined)?.unref?.();
   }
 
   return {
@@ -267,11 +335,11 @@ export function createRedisSubscriptionSource(
     },
     async open() {
       await poll();
-      timer = setInterval(() => void poll(), options.pollMs ?? 1000);
-      timer.unref();
+      schedule();
     },
     close() {
-      if (timer !== undefined) clearInterval(timer);
+      closed = true;
+      if (timer !== undefined) clock.clearTimeout(timer);
       timer = undefined;
     },
   };
