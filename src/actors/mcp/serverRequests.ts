@@ -3,11 +3,10 @@ import {
   type CreateMessageResult,
   type ElicitRequest,
   type ElicitResult,
-  ErrorCode,
-  McpError,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerEntry } from "../../config/sections/mcp.js";
 import type { Logger } from "../../io/log.js";
+import { InvalidParamsError } from "../../io/mcp/invalidParams.js";
 import type { SessionHandlers } from "../../io/mcp/session.js";
 import { RunEnded } from "../agent/runner.js";
 import { type ApprovalSurface, defaultsAnswer, type ElicitationRequest } from "./approvals.js";
@@ -126,8 +125,7 @@ export function serverRequestHandlers(deps: ServerRequestDeps): SessionHandlers 
       // No model samples fewer than one token (the APIs refuse max_tokens 0): the server's request is at
       // fault, not svc's agent settings, and it takes nothing from the server's per-minute budget.
       if (params.maxTokens < 1)
-        throw new McpError(
-          ErrorCode.InvalidParams,
+        throw new InvalidParamsError(
           `Invalid sampling request: maxTokens must be at least 1, got ${params.maxTokens}`,
         );
       const at = now();

@@ -47,6 +47,7 @@ import {
 } from "./eras.js";
 import { followTask, pollLostConnection, requestFailures } from "./followTask.js";
 import { formFieldProblem } from "./formFieldProblem.js";
+import { InvalidParamsError } from "./invalidParams.js";
 import { MAX_LIST_PAGES, nextPage } from "./listPages.js";
 import {
   LooseCallToolResultSchema,
@@ -478,7 +479,7 @@ function readableInvalidParams(method: string, what: "sampling" | "elicitation")
     if (checked.success) return params;
     const field = what === "elicitation" ? formFieldProblem(params) : undefined;
     const problem = field ?? summarizeZodError(checked.error) ?? "it does not have the expected shape";
-    throw new McpError(ErrorCode.InvalidParams, `Invalid ${what} request: ${problem}`);
+    throw new InvalidParamsError(`Invalid ${what} request: ${problem}`);
   };
 }
 
