@@ -5,6 +5,9 @@ import {
   CancelledNotificationSchema,
   ListToolsRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { InvalidParamsError } from "../../io/mcp/invalidParams.js";
+import { summarizeZodError } from "../../io/mcp/transportErrors.js";
 import { argumentsNestTooDeep, TOO_DEEP } from "../toolCallInputs.js";
 import { FAILED_WITHOUT_WHY } from "../tools/outcome.js";
 import type { AgentTool, ToolContext, ToolOutcome } from "../tools/tool.js";
@@ -24,6 +27,23 @@ function asCallResult(outcome: ToolOutcome): CallToolResult {
     ? { content: outcome.content.map((part) => ({ ...part })) }
     : { content: [{ type: "text", text: outcome.error }], isError: true };
 }
+
+/**
+ * The schema the SDK's `Protocol` parses a `tools/call` with before anything else: loose, so a malformed
+ * call (no `name`, `arguments` not an object) is answered with JSON-RPC's `-32602` Invalid params naming
+ * what is wrong on one line (`Invalid tools/call request: params.name: expected string, received
+ * undefined`) — parsed strictly there, it failed as `-32603` Internal error with the issues' JSON. The
+ * handler parses the call strictly once it passed.
+ */
+const LooseCallToolRequestSchema = z.looseObject({
+  method: z.literal("tools/call"),
+  params: z.unknown().transform((params) => {
+    const checked = CallToolRequestSchema.safeParse({ method: "tools/call", params });
+    if (checked.success) return params;
+    const problem = summarizeZodError(checked.error) ?? "it does not have the expected shape";
+    throw new InvalidParamsError(`Invalid tools/call request: ${problem}`);
+  }),
+});
 
 /** The run's context with a signal that also ends when the MCP client cancels the call or leaves. */
 function callContext(context: ToolContext, signal: AbortSignal): ToolContext {
@@ -67,7 +87,8 @@ export function toolServer(
       ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
     })),
   }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  server.setRequestHandler(LooseCallToolRequestSchema, async (loose, extra) => {
+    const request = CallToolRequestSchema.parse(loose);
     const tool = byName.get(request.params.name);
     if (tool === undefined) {
       return asCallResult({
