@@ -67,6 +67,11 @@ const UNANSWERED_MAX = 10_000;
 
 type OwnRedis = Redis & { svcForgetOwn(key: string, token: string): Promise<number> };
 
+/** When a direct delivery was made (`performance.now()`), while its `delivered` mark is not in Redis. */
+interface DeliveredMark {
+  readonly at: number;
+}
+
 export interface SharedIdempotency {
   /**
    * Records `key` across every instance; resolves true when it was already recorded (a duplicate).
@@ -152,7 +157,14 @@ export function createSharedIdempotency(
    * it is ready again. At most UNANSWERED_MAX (past that, the pending minute ends them).
    */
   const unanswered = new Map<string, string>();
+  /**
+   * Direct deliveries made whose `delivered` mark Redis has not taken yet (it was down, or did not answer),
+   * by key: when each was made. The mark is sent again once the connection is ready, and every third of the
+   * `delivering` lease meanwhile. At most UNANSWERED_MAX (past that, the oldest is given up).
+   */
+  const unmarked = new Map<string, DeliveredMark>();
   const forgetLater = async () => {
+    for (const [key, mark] of [...unmarked]) if (!(await writeMark(key, mark))) return;
     for (const key of [...toForget]) {
       try {
         await redis.del(keys.seen(key));
@@ -190,11 +202,41 @@ export function createSharedIdempotency(
    * while this one could not reach Redis. At most UNANSWERED_MAX (the oldest then forgotten by key alone).
    */
   const made = new Map<string, string>();
-  /** Direct deliveries under way here, by key: the timer that renews their pending minute. */
+  /**
+   * Direct deliveries under way here, by key: the timer that renews their `delivering` lease, or once
+   * delivered, sends their mark again until Redis has taken it.
+   */
   const renewing = new Map<string, NodeJS.Timeout>();
   const stopRenewing = (key: string) => {
     clearInterval(renewing.get(key));
     renewing.delete(key);
+  };
+  const renewEvery = (key: string, renew: () => void) => {
+    stopRenewing(key);
+    const timer = setInterval(renew, (deliveringSeconds * 1000) / 3);
+    timer.unref();
+    renewing.set(key, timer);
+  };
+  /**
+   * Sends `key`'s `delivered` mark for what is left of the hour from its delivery; true once Redis took it
+   * (or the hour is over). Until then the key stays in `unmarked`: sent again once the connection is back.
+   */
+  const writeMark = async (key: string, mark: DeliveredMark): Promise<boolean> => {
+    const left = Math.ceil(ttlSeconds - (performance.now() - mark.at) / 1000);
+    try {
+      if (left > 0) await redis.set(keys.seen(key), DELIVERED, "EX", left);
+    } catch {
+      // Sent again in place of the lease's renewal: a lease sent behind a mark Redis ran without answering
+      // (frozen, or killed right after running it) would undo it.
+      if (unmarked.get(key) === mark && !renewing.has(key)) renewEvery(key, () => void writeMark(key, mark));
+      return false;
+    }
+    // A later delivery of the key (its record lost meanwhile) has its own outcome: not this mark's to end.
+    if (unmarked.get(key) === mark) {
+      unmarked.delete(key);
+      stopRenewing(key);
+    }
+    return true;
   };
   /** Duplicates (on this instance) of deliveries under way elsewhere, by key: one watch each. */
   const elsewhere = new Map<string, Promise<DirectOutcome>>();
@@ -303,24 +345,29 @@ export function createSharedIdempotency(
       // for DELIVERING_TTL_SECONDS at most, so the sender's retry delivers it (at least once), not
       // `duplicate` for an hour, and a duplicate watching it elsewhere sees it go (502).
       made.delete(key); // the record is `delivering` from here: a failed delivery forgets it by key
-      const mark = () => redis.set(keys.seen(key), DELIVERING, "EX", deliveringSeconds, "XX").catch(() => {});
-      mark();
+      unmarked.delete(key);
+      const lease = () =>
+        redis.set(keys.seen(key), DELIVERING, "EX", deliveringSeconds, "XX").catch(() => {});
+      lease();
       const started = performance.now();
-      const renew = setInterval(
-        () => (performance.now() - started >= ttlSeconds * 1000 ? stopRenewing(key) : mark()),
-        (deliveringSeconds * 1000) / 3,
-      );
-      renew.unref();
-      stopRenewing(key);
-      renewing.set(key, renew);
+      renewEvery(key, () => (performance.now() - started >= ttlSeconds * 1000 ? stopRenewing(key) : lease()));
     },
     delivered(key) {
       sendKeeps();
       stopRenewing(key);
       made.delete(key);
-      // Whether or not the `delivering` lease is still there: a Redis frozen past it (its instance's SET ran
-      // once it was back) must not leave the id free, for the sender's retry to post the message again.
-      redis.set(keys.seen(key), DELIVERED, "EX", ttlSeconds).catch(() => {});
+      toForget.delete(key);
+      // Whether or not the `delivering` lease is still there: a Redis frozen past it, down, or full must not
+      // leave the id free once it takes writes again, for the sender's retry to post the message again.
+      const mark: DeliveredMark = { at: performance.now() };
+      unmarked.delete(key);
+      unmarked.set(key, mark);
+      if (unmarked.size > UNANSWERED_MAX) {
+        const oldest = unmarked.keys().next().value as string;
+        unmarked.delete(oldest);
+        stopRenewing(oldest);
+      }
+      void writeMark(key, mark);
     },
     stopped(key) {
       sendKeeps();
@@ -339,6 +386,7 @@ export function createSharedIdempotency(
     async forget(key) {
       sendKeeps();
       stopRenewing(key);
+      unmarked.delete(key);
       const token = made.get(key);
       made.delete(key);
       if (token !== undefined) {

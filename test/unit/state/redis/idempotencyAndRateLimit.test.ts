@@ -236,6 +236,86 @@ describe("shared idempotency (SET NX EX)", () => {
     expect(b.deliveredElsewhere("dd:late")).toBeUndefined();
   });
 
+  it("a direct delivery made while Redis was down (killed, back with its data after the delivering lease lapsed) gets its hour once the connection is back: the sender's retry is a duplicate, not a second post", async () => {
+    const own = await startTestRedis({ persist: true });
+    try {
+      const keys = redisKeys(`t${randomUUID()}`);
+      const health = createRedisHealth("test", silentLogger());
+      // A's connection does not reconnect by itself: the test brings it back once Redis is.
+      const redisA = await connectRedis(own.url, "config.yaml", {
+        ...commandOptions(),
+        retryStrategy: () => null,
+      });
+      clients.push(redisA);
+      // Scaled down (Redis keeps real time): a lease of 1 s, which lapses while Redis is down.
+      const lease = { pollMs: 5, waitMs: 30_000, deliveringSeconds: 1 };
+      const a = createSharedIdempotency(redisA, keys, health, 3600, 60, lease);
+      expect(await a.checkAndAdd("dd:down")).toBe(false);
+      void a.keep("dd:down");
+      a.delivering("dd:down");
+      await redisA.ping();
+      await own.stop();
+      await expect.poll(() => redisA.status, { timeout: 5000, interval: 10 }).toBe("end");
+      // The message went out while Redis was down: its mark is refused unsent.
+      a.delivered("dd:down");
+      await own.start();
+      const raw = await connectRedis(own.url, "config.yaml", commandOptions());
+      clients.push(raw);
+      await vi.waitFor(async () => expect(await raw.exists(keys.seen("dd:down"))).toBe(0), {
+        timeout: 5000,
+        interval: 20,
+      });
+      await redisA.connect();
+      await vi.waitFor(async () => expect(await raw.get(keys.seen("dd:down"))).toBe("delivered"), {
+        timeout: 5000,
+        interval: 20,
+      });
+      expect(await raw.ttl(keys.seen("dd:down"))).toBeGreaterThan(3500);
+      const b = createSharedIdempotency(raw, keys, health, 3600, 60, lease);
+      expect(await b.checkAndAdd("dd:down")).toBe(true);
+      expect(b.deliveredElsewhere("dd:down")).toBeUndefined();
+    } finally {
+      await own.cleanup();
+    }
+  });
+
+  it("a direct delivery whose mark Redis refused (full) gets its hour once Redis takes writes again, with no reconnect to wait for: the renewal sends the mark again", async () => {
+    const own = await startTestRedis();
+    try {
+      const keys = redisKeys(`t${randomUUID()}`);
+      const health = createRedisHealth("test", silentLogger());
+      const redisA = await connectRedis(own.url, "config.yaml", commandOptions());
+      clients.push(redisA);
+      const admin = await connectRedis(own.url, "config.yaml", commandOptions());
+      clients.push(admin);
+      // Renewed every third of a 1 s lease.
+      const a = createSharedIdempotency(redisA, keys, health, 3600, 60, {
+        pollMs: 5,
+        waitMs: 30_000,
+        deliveringSeconds: 1,
+      });
+      expect(await a.checkAndAdd("dd:full")).toBe(false);
+      void a.keep("dd:full");
+      a.delivering("dd:full");
+      await redisA.ping();
+      // Full: every write is refused (OOM), the mark among them.
+      await admin.config("SET", "maxmemory", "1");
+      try {
+        a.delivered("dd:full");
+        await expect(redisA.set(keys.seen("probe"), "1")).rejects.toThrow(/^OOM/);
+      } finally {
+        await admin.config("SET", "maxmemory", "0");
+      }
+      await vi.waitFor(async () => expect(await admin.get(keys.seen("dd:full"))).toBe("delivered"), {
+        timeout: 5000,
+        interval: 20,
+      });
+      expect(await admin.ttl(keys.seen("dd:full"))).toBeGreaterThan(3500);
+    } finally {
+      await own.cleanup();
+    }
+  });
+
   it("the watch of a delivery under way elsewhere ends after its wait even when the clock is set back meanwhile (NTP)", async () => {
     const keys = redisKeys(`t${randomUUID()}`);
     const health = createRedisHealth("test", silentLogger());
