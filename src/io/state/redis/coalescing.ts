@@ -14,7 +14,8 @@ import type { SharedRun } from "./sharedRun.js";
 
 /**
  * Adds an event to its group (a hash), opening the group when it is the first: returns the group's
- * generation (a cluster-wide number, the id of its timer job) and how many events it holds. Times are
+ * generation (a cluster-wide number, the id of its timer job), how many events it holds, and the
+ * generation of the group it handed to firing (0 when none). Times are
  * Redis's own clock, so every instance measures the windows alike. The latest event wins by receive
  * time, as in memory; that time is Redis's too: now less how long ago (ARGV[2], ms, on the instance's
  * own clock) the instance received it, so an instance whose clock is ahead does not keep a newer event
@@ -26,28 +27,48 @@ import type { SharedRun } from "./sharedRun.js";
  * The group's due time (its quiet window's end or its max wait's, whichever comes first) is recorded in
  * KEYS[4] under `<generation>:<group id>` (ARGV[7]) in the same step: a group whose timer job was never
  * stored (its instance killed right after the join) is found by every instance's sweep.
+ * A group already due whose timer has not taken it yet (Redis was away, or the timer is a moment late) is
+ * not joined: it is taken for firing as its timer would take it (renamed to its firing key, ARGV[8] and
+ * its generation, with the bound it reached), so it runs once, without the event, by whichever timer or
+ * sweep comes to it (its due entry stays for the sweep), and the event opens a new group, as in memory,
+ * where the group would have fired at its due time.
  */
 const OFFER_SCRIPT = `
 redis.call('SET', KEYS[3], '${JOINED}', 'EX', ARGV[6], 'XX')
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local receivedAt = now - tonumber(ARGV[2])
-local merged = redis.call('HINCRBY', KEYS[1], 'merged', 1)
-if merged == 1 then
+local h = redis.call('HMGET', KEYS[1], 'gen', 'first', 'last', 'quiet', 'max', 'latestAt')
+local handed = 0
+if h[1] then
+  local quietEnd = tonumber(h[3]) + tonumber(h[4])
+  local maxEnd = tonumber(h[2]) + tonumber(h[5])
+  if math.min(quietEnd, maxEnd) <= now then
+    local reason = 'quiet_window'
+    if maxEnd <= quietEnd then reason = 'max_wait' end
+    local firing = ARGV[8] .. h[1]
+    redis.call('RENAME', KEYS[1], firing)
+    redis.call('HSET', firing, 'reason', reason)
+    handed = tonumber(h[1])
+    h[1] = false
+  end
+end
+if not h[1] then
   local gen = redis.call('INCR', KEYS[2])
-  redis.call('HSET', KEYS[1], 'gen', gen, 'first', now, 'last', now, 'latest', ARGV[1], 'latestAt', receivedAt,
-    'quiet', ARGV[3], 'max', ARGV[4])
+  redis.call('HSET', KEYS[1], 'gen', gen, 'merged', 1, 'first', now, 'last', now, 'latest', ARGV[1],
+    'latestAt', receivedAt, 'quiet', ARGV[3], 'max', ARGV[4])
   redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[4]) + tonumber(ARGV[5]))
   redis.call('ZADD', KEYS[4], now + math.min(tonumber(ARGV[3]), tonumber(ARGV[4])), gen .. ':' .. ARGV[7])
-  return {gen, merged}
+  return {gen, 1, handed}
 end
-local h = redis.call('HMGET', KEYS[1], 'gen', 'first', 'quiet', 'max', 'latestAt')
-if receivedAt >= tonumber(h[5]) then
-  redis.call('HSET', KEYS[1], 'latest', ARGV[1], 'latestAt', receivedAt)
+local merged = redis.call('HINCRBY', KEYS[1], 'merged', 1)
+if receivedAt >= tonumber(h[6]) then
+  redis.call('HSET', KEYS[1], 'latest', ARGV[1], 'latestAt', receivedAt, 'last', now)
+else
+  redis.call('HSET', KEYS[1], 'last', now)
 end
-redis.call('HSET', KEYS[1], 'last', now)
-redis.call('ZADD', KEYS[4], math.min(now + tonumber(h[3]), tonumber(h[2]) + tonumber(h[4])), h[1] .. ':' .. ARGV[7])
-return {tonumber(h[1]), merged}
+redis.call('ZADD', KEYS[4], math.min(now + tonumber(h[4]), tonumber(h[2]) + tonumber(h[5])), h[1] .. ':' .. ARGV[7])
+return {tonumber(h[1]), merged, 0}
 `;
 
 /**
@@ -56,10 +77,11 @@ return {tonumber(h[1]), merged}
  * once, as in memory). Firing renames the group to its generation's firing key in the same step, and
  * stores that reason there, so a later event opens a new group, and a fire that dies before its run was
  * enqueued is finished, with the same reason, by whichever instance retries the timer job. A group taken
- * or gone is no longer due (KEYS[3], its member ARGV[2]).
+ * (here, or by an offer that found it due) or gone is no longer due (KEYS[3], its member ARGV[2]).
  */
 const FIRE_SCRIPT = `
 if redis.call('EXISTS', KEYS[2]) == 1 then
+  redis.call('ZREM', KEYS[3], ARGV[2])
   local f = redis.call('HMGET', KEYS[2], 'latest', 'merged', 'reason')
   return {'fire', f[1], f[2], f[3]}
 end
@@ -115,7 +137,8 @@ type CoalesceRedis = Redis & {
     graceMs: number,
     seenSeconds: number,
     groupId: string,
-  ): Promise<[number, number]>;
+    firingPrefix: string,
+  ): Promise<[number, number, number]>;
   svcCoalesceFire(
     group: string,
     firing: string,
@@ -242,8 +265,9 @@ export function createSharedCoalescing(options: SharedCoalescingOptions): Shared
       const quietMs = timerDelay(policy.window_seconds * 1000);
       const maxMs = timerDelay(policy.max_wait_seconds * 1000);
       let generation: number;
+      let handed: number;
       try {
-        [generation] = await client.svcCoalesceOffer(
+        [generation, , handed] = await client.svcCoalesceOffer(
           keys.coalesceGroup(group),
           keys.coalesceSequence(),
           keys.seen(seenKey(event.routeName, event.deliveryId)),
@@ -255,10 +279,18 @@ export function createSharedCoalescing(options: SharedCoalescingOptions): Shared
           ORPHAN_GRACE_MS,
           SEEN_TTL_SECONDS,
           group,
+          keys.coalesceFiringPrefix(),
         );
       } catch (err) {
         return health.fail(err);
       }
+      // The group this event found due runs now, ahead of the one it opened: its timer job, stored (a no-op
+      // when it is) and let run at once. Should that fail, the sweep finds it by its due time.
+      if (handed !== 0)
+        await timers
+          .enqueue(`coalesce-${handed}`, { group, generation: handed })
+          .then(() => timers.promote(`coalesce-${handed}`))
+          .catch(() => {});
       // Every offer (re)makes the group's timer job: a no-op when it exists. It first asks at whichever
       // bound ends first: a max wait shorter than the window fires the group then.
       try {

@@ -19,6 +19,8 @@ export interface RedisKeys {
   coalesceGroup(group: string): string;
   /** A group taken for dispatch, by its generation (kept until its run is enqueued). */
   coalesceFiring(generation: number): string;
+  /** What `coalesceFiring` puts before the generation (a script that learns the generation in Redis). */
+  coalesceFiringPrefix(): string;
   /** The counter that numbers coalescing groups. */
   coalesceSequence(): string;
   /** The pending groups by due time (a sorted set of `<generation>:<group id>`), which every instance sweeps. */
@@ -51,6 +53,7 @@ export function redisKeys(prefix = DEFAULT_KEY_PREFIX): RedisKeys {
     cronLease: (profile, jobId, dueAt) => `${prefix}:cron:${profile}:${jobId}:${dueAt}`,
     coalesceGroup: (group) => `${prefix}:coalesce:group:${group}`,
     coalesceFiring: (generation) => `${prefix}:coalesce:firing:${generation}`,
+    coalesceFiringPrefix: () => `${prefix}:coalesce:firing:`,
     coalesceSequence: () => `${prefix}:coalesce:seq`,
     coalesceDue: () => `${prefix}:coalesce:due`,
     subscriptions: () => `${prefix}:subscriptions`,

@@ -31,7 +31,9 @@ afterAll(async () => {
   await server.cleanup();
 });
 
-const ROUTE = groupedRoute(0.05, 60);
+// A quiet window the events a test offers one after another fall well within: one arriving after it opens
+// a new group.
+const ROUTE = groupedRoute(0.3, 60);
 const event = (deliveryId: string): AcceptedEvent => groupedEvent(ROUTE, deliveryId);
 
 const shared = (e: AcceptedEvent): SharedRun => ({
@@ -43,6 +45,17 @@ const shared = (e: AcceptedEvent): SharedRun => ({
   extra: {},
   receivedAt: e.receivedAt,
 });
+
+/** Redis's clock, in ms: the one the groups' windows are measured on. */
+async function redisMs(): Promise<number> {
+  const [seconds, micros] = await redis.time();
+  return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+}
+
+/** Waits until Redis's clock has passed `at`. */
+async function redisClockPast(at: number): Promise<void> {
+  while ((await redisMs()) <= at) await new Promise((resolve) => setTimeout(resolve, 10));
+}
 
 /**
  * A shared coalescing (on its own keys unless `keys` are given) whose dispatch records what fired, refusing
@@ -89,8 +102,8 @@ describe("shared coalescing groups (Redis)", () => {
   });
 
   it("a group whose max wait ends before its quiet window fires with reason max_wait, and a fire tried again after its run could not be stored reports the same reason", async () => {
-    // Max wait 50 ms, quiet window 300 ms: the group is due at its max wait, whenever its timer asks.
-    const capped = groupedRoute(0.3, 0.05);
+    // Max wait 300 ms, quiet window 3 s: the group is due at its max wait, whenever its timer asks.
+    const capped = groupedRoute(3, 0.3);
     const { coalescing, dispatched } = recording({ refuse: 1 });
     try {
       for (const id of ["capped-a", "capped-b"]) {
@@ -104,6 +117,88 @@ describe("shared coalescing groups (Redis)", () => {
       );
     } finally {
       await coalescing.close(0);
+    }
+  });
+
+  it("an event that comes after its group fell due, before the group's timer took it (Redis away meanwhile), opens a new group: the due group runs alone, once, with the bound it reached, as in memory", async () => {
+    for (const [window, maxWait, reason] of [
+      [0.1, 60, "quiet_window"],
+      [60, 0.1, "max_wait"],
+    ] as const) {
+      const route = groupedRoute(window, maxWait);
+      const keys = redisKeys(`c${randomUUID()}`);
+      // No worker runs until both events are in: the first group's timer is late.
+      const { coalescing, dispatched } = recording({ keys });
+      try {
+        const first = groupedEvent(route, `due-${reason}-a`);
+        expect(await coalescing.offer(first, shared(first))).toBe("coalesced");
+        await redisClockPast((await redisMs()) + 150);
+        const late = groupedEvent(route, `due-${reason}-b`);
+        expect(await coalescing.offer(late, shared(late))).toBe("coalesced");
+        coalescing.start();
+        // Two runs (their timers run side by side: in either order), each of one event.
+        await vi.waitFor(
+          () =>
+            expect([...dispatched].sort((x, y) => x.id.localeCompare(y.id))).toEqual([
+              { id: `due-${reason}-a`, superseded: 0, reason },
+              { id: `due-${reason}-b`, superseded: 0, reason },
+            ]),
+          { timeout: 5000, interval: 10 },
+        );
+        // Each fired once and is no longer due: no sweep finds either again.
+        await vi.waitFor(async () => expect(await redis.zcard(keys.coalesceDue())).toBe(0), {
+          timeout: 5000,
+          interval: 10,
+        });
+      } finally {
+        await coalescing.close(0);
+      }
+    }
+  });
+
+  it("a group an event found due, whose timer job was never stored, is fired by another instance's sweep, once", async () => {
+    const keys = redisKeys(`c${randomUUID()}`);
+    const route = groupedRoute(0.1, 60);
+    const first = groupedEvent(route, "handed-a");
+    const late = groupedEvent(route, "handed-b");
+    // Both joins reach Redis; neither timer job is stored (a server that refuses the queue's scripts).
+    const refusing = await startTestRedis({
+      args: ["--rename-command", "EVALSHA", "", "--rename-command", "EVAL", ""],
+    });
+    const cut = createSharedCoalescing({
+      url: refusing.url,
+      redis,
+      keys,
+      health: createRedisHealth("test", silentLogger()),
+      logger: silentLogger(),
+      async dispatch() {},
+    });
+    try {
+      expect(await cut.offer(first, shared(first))).toBe("coalesced");
+      await redisClockPast((await redisMs()) + 150);
+      expect(await cut.offer(late, shared(late))).toBe("coalesced");
+    } finally {
+      await cut.close(0);
+      await refusing.cleanup();
+    }
+    const { coalescing: other, dispatched } = recording({ keys, sweep: { everyMs: 20, graceMs: 0 } });
+    try {
+      other.start();
+      await vi.waitFor(
+        () =>
+          expect(dispatched.map((d) => [d.id, d.superseded]).sort()).toEqual([
+            ["handed-a", 0],
+            ["handed-b", 0],
+          ]),
+        { timeout: 5000, interval: 10 },
+      );
+      await vi.waitFor(async () => expect(await redis.zcard(keys.coalesceDue())).toBe(0), {
+        timeout: 5000,
+        interval: 10,
+      });
+      expect(dispatched).toHaveLength(2);
+    } finally {
+      await other.close(0);
     }
   });
 
@@ -342,10 +437,6 @@ describe("shared coalescing groups (Redis)", () => {
       const a = received("a", Date.now() + 5000);
       expect(await coalescing.offer(a, shared(a))).toBe("coalesced");
       // b arrives a few ms later on Redis's clock (a few TIME round trips, no timer).
-      const redisMs = async () => {
-        const [seconds, micros] = await redis.time();
-        return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
-      };
       const after = (await redisMs()) + 3;
       while ((await redisMs()) < after);
       const b = received("b", Date.now());
