@@ -11,6 +11,9 @@ import { argumentsNestTooDeep, TOO_DEEP_ARGUMENTS_TEXT } from "./toolCallInputs.
  *   are no object) or as empty arguments (`{}`): the SDK refused the whole answer, failing the run;
  *   arguments nested too deep to be written out as text are refused by the tool loop, the run goes on;
  *   arguments a model wrote double-encoded (an object's JSON text inside a JSON string) as that object's text;
+ * - a call without a `name`, or with one that is no text (`null`): named `""`, a made-up name the tool loop
+ *   answers with a tool error (`unknown_tool` in the turn sent back), as a call named `""` is; the SDK
+ *   refused the whole answer, failing the run;
  * - the legacy `function_call` (with `finish_reason: function_call`) instead of `tool_calls`, as older
  *   servers answer: taken as the one tool call it names (the SDK gives it an id);
  * - a reasoning model's thinking written into its text between `<think>` and `</think>` (`thinkingApart`);
@@ -35,7 +38,7 @@ export function normalizedChatAnswer(answer: unknown): unknown {
     let calls = message.tool_calls;
     if ((calls === undefined || calls === null) && isRecord(message.function_call))
       calls = [{ type: "function", function: message.function_call }];
-    else if (!Array.isArray(calls) || !calls.some(argumentsToRewrite)) {
+    else if (!Array.isArray(calls) || !calls.some(callToRewrite)) {
       if (thinking === undefined && written === undefined) return choice;
       changed = true;
       return { ...choice, message };
@@ -44,7 +47,10 @@ export function normalizedChatAnswer(answer: unknown): unknown {
     const { function_call: _legacy, ...rest } = message;
     return {
       ...choice,
-      message: { ...rest, tool_calls: (calls as unknown[]).map(withTextArguments) },
+      message: {
+        ...rest,
+        tool_calls: (calls as unknown[]).map((call) => withTextArguments(withTextName(call))),
+      },
     };
   });
   return changed ? { ...answer, choices } : undefined;
@@ -105,6 +111,20 @@ function doubleEncodedObject(args: unknown): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+function hasNameNotText(call: unknown): boolean {
+  return isRecord(call) && isRecord(call.function) && typeof call.function.name !== "string";
+}
+
+function callToRewrite(call: unknown): boolean {
+  return argumentsToRewrite(call) || hasNameNotText(call);
+}
+
+function withTextName(call: unknown): unknown {
+  if (!hasNameNotText(call)) return call;
+  const record = call as Record<string, unknown> & { function: Record<string, unknown> };
+  return { ...record, function: { ...record.function, name: "" } };
 }
 
 function argumentsToRewrite(call: unknown): boolean {

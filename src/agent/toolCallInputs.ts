@@ -77,7 +77,10 @@ export const TOO_DEEP_ARGUMENTS_TEXT = `${"[".repeat(MAX_ARGUMENT_DEPTH + 1)}${"
  *   would go back unsigned, which it refuses;
  * - a `tool_use` without an `id` (or a null one), as servers in front of other models write one: an id made
  *   with the AI SDK's `generateId`, as its Chat Completions path gives such a call. The SDK refused the whole
- *   answer for want of it, failing the run.
+ *   answer for want of it, failing the run;
+ * - a `tool_use` without a `name`, or with one that is no text (`null`): named `""`, a made-up name the tool
+ *   loop answers with a tool error (`unknown_tool` in the turn sent back), as a `tool_use` named `""` is. The
+ *   SDK refused the whole answer for want of it, failing the run.
  */
 export function normalizedMessagesAnswer(
   answer: unknown,
@@ -96,6 +99,9 @@ export function normalizedMessagesAnswer(
     objectText((part as { input?: unknown }).input) !== undefined;
   const noId = (part: unknown) =>
     (part as { type?: unknown } | null)?.type === "tool_use" && (part as { id?: unknown }).id == null;
+  const unnamed = (part: unknown) =>
+    (part as { type?: unknown } | null)?.type === "tool_use" &&
+    typeof (part as { name?: unknown }).name !== "string";
   const nullCitations = (part: unknown) =>
     (part as { type?: unknown } | null)?.type === "text" &&
     (part as { citations?: unknown }).citations === null;
@@ -107,7 +113,8 @@ export function normalizedMessagesAnswer(
     counted &&
     thinking === undefined &&
     !content.some(
-      (part) => deep(part) || unsigned(part) || encoded(part) || nullCitations(part) || noId(part),
+      (part) =>
+        deep(part) || unsigned(part) || encoded(part) || nullCitations(part) || noId(part) || unnamed(part),
     )
   )
     return undefined;
@@ -133,7 +140,8 @@ export function normalizedMessagesAnswer(
         const { citations: _none, ...text } = part as Record<string, unknown>;
         return text;
       }
-      const named = noId(part) ? { ...(part as object), id: generateId() } : part;
+      const identified = noId(part) ? { ...(part as object), id: generateId() } : part;
+      const named = unnamed(identified) ? { ...(identified as object), name: "" } : identified;
       const input = encoded(named)
         ? { ...(named as object), input: JSON.parse(objectText((named as { input: unknown }).input) ?? "{}") }
         : named;

@@ -241,7 +241,7 @@ export function startFakeAnthropic(options: FakeModelOptions = {}): Promise<Fake
       ...(turn.toolCalls ?? []).map((call, i) => ({
         type: "tool_use",
         ...(call.withoutId ? {} : { id: call.id ?? `toolu_${index}_${i}` }),
-        name: call.name,
+        ...(call.unnamed === undefined ? { name: call.name } : call.unnamed === "null" ? { name: null } : {}),
         input: call.rawObject
           ? rawArgumentsMark(i)
           : typeof call.args === "string"

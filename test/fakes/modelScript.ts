@@ -16,6 +16,8 @@ export type ModelTurn =
         id?: string;
         /** Messages API only: the `tool_use` has no `id` at all (as some servers in front of other models write it). */
         withoutId?: true;
+        /** The call's name left out, or sent as `null` (`name` is then not sent), as some servers write a call. */
+        unnamed?: "absent" | "null";
         thoughtSignature?: string;
         /** Chat Completions only: `arguments` sent as the JSON object, not its text (as some servers do). */
         argumentsAsObject?: true;

@@ -145,7 +145,7 @@ export function startFakeOpenAI(options: FakeModelOptions = {}): Promise<FakeMod
       id: call.id ?? `call_${index}_${i}`,
       type: "function" as const,
       function: {
-        name: call.name,
+        ...(call.unnamed === undefined ? { name: call.name } : call.unnamed === "null" ? { name: null } : {}),
         arguments: call.rawObject
           ? rawArgumentsMark(i)
           : call.argumentsAsObject

@@ -26,6 +26,23 @@ describe("normalizedChatAnswer: other servers' tool call shapes read as OpenAI's
     expect(fixed).toEqual(answer({ tool_calls: [call({ arguments: "null" }), call({ arguments: "" })] }));
   });
 
+  it("a call without a name, or with one that is no text, is named the empty name; a named one keeps its own", () => {
+    const call = (fn: Record<string, unknown>) => ({
+      id: "c1",
+      type: "function",
+      function: { arguments: "{}", ...fn },
+    });
+    const fixed = normalizedChatAnswer(
+      answer({ tool_calls: [call({}), call({ name: null }), call({ name: 7 }), call({ name: "t" })] }),
+    );
+    expect(fixed).toEqual(
+      answer({
+        tool_calls: [call({ name: "" }), call({ name: "" }), call({ name: "" }), call({ name: "t" })],
+      }),
+    );
+    expect(normalizedChatAnswer(answer({ tool_calls: [call({ name: "" })] }))).toBeUndefined();
+  });
+
   it("the legacy function_call is taken as the one tool call it names", () => {
     const fixed = normalizedChatAnswer(
       answer({ function_call: { name: "t", arguments: '{"a":1}' } }, "function_call"),

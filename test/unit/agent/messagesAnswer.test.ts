@@ -57,3 +57,19 @@ describe("normalizedMessagesAnswer: a tool_use without an id", () => {
     expect(third).toBe("toolu_1");
   });
 });
+
+describe("normalizedMessagesAnswer: a tool_use without a name", () => {
+  it("is named the empty name, as one with a null name is; a named one keeps its own", () => {
+    const normalized = normalizedMessagesAnswer(
+      answer([
+        { type: "tool_use", id: "toolu_1", input: {} },
+        { type: "tool_use", id: "toolu_2", name: null, input: {} },
+        { type: "tool_use", id: "toolu_3", name: "echo", input: {} },
+      ]),
+    ) as { content: Array<{ name: unknown }> };
+    expect(normalized.content.map((part) => part.name)).toEqual(["", "", "echo"]);
+    expect(
+      normalizedMessagesAnswer(answer([{ type: "tool_use", id: "toolu_1", name: "", input: {} }])),
+    ).toBeUndefined();
+  });
+});
