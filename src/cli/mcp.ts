@@ -124,6 +124,8 @@ function cliHub(
     cacheDir: loaded.paths.mcpCache,
     scope: () => secretScope(loaded.paths),
     logger,
+    // Its warnings go to stderr (a failed sampling run's reason among them): there is no gateway log.
+    logName: "svc's log",
     approvals: terminalApprovals({
       input: process.stdin,
       output: process.stderr,

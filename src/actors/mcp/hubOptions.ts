@@ -17,6 +17,8 @@ export interface HubOptions {
   /** Re-read at every connect (the profile's `.env`, then the environment). */
   readonly scope: () => InterpolationScope;
   readonly logger: Logger;
+  /** What texts sent to servers call `logger`'s log (default `the gateway's log`; a CLI command's: `svc's log`). */
+  readonly logName?: string;
   readonly approvals: ApprovalSurface;
   readonly runner?: SamplingRunner;
   readonly oauthProviderFor?: OAuthProviderFor;

@@ -231,6 +231,7 @@ export async function connectRuntime(
         entry: { ...rt.entry, sampling: interpolateDeep(rt.entry.sampling, deps.scope()) },
         approvals: deps.approvals,
         logger,
+        ...(deps.logName === undefined ? {} : { logName: deps.logName }),
         samplingTimes: rt.samplingTimes,
         ...(deps.runner === undefined ? {} : { runner: deps.runner }),
         ...(deps.now === undefined ? {} : { now: deps.now }),

@@ -96,6 +96,8 @@ export interface ServerRequestDeps {
   readonly approvals: ApprovalSurface;
   readonly runner?: SamplingRunner;
   readonly logger: Logger;
+  /** What the text a server gets for a failed sampling run calls `logger`'s log (default `the gateway's log`). */
+  readonly logName?: string;
   /** The clock the sampling window is counted on (default `performance.now`, never set). */
   readonly now?: () => number;
   /**
@@ -112,7 +114,7 @@ export interface ServerRequestDeps {
  * terminal and `elicitation.unattended` is `defaults`: then the form's defaults answer it.
  */
 export function serverRequestHandlers(deps: ServerRequestDeps): SessionHandlers {
-  const { entry, server, logger } = deps;
+  const { entry, server, logger, logName = "the gateway's log" } = deps;
   // The sampling window is counted on a clock that is never set: the system clock set back an hour kept
   // every request of a spent minute "in the last minute", refusing sampling for the hour.
   const now = deps.now ?? (() => performance.now());
@@ -152,10 +154,13 @@ export function serverRequestHandlers(deps: ServerRequestDeps): SessionHandlers 
           runner(request, s).catch((err: unknown) => {
             if (s.aborted) throw err;
             // The model endpoint's address and answer are the gateway's business, not the server's (a
-            // `trust: untrusted` one among them): the `[agent]` line of this sampling run says why.
-            throw new Error("sampling failed: the model run failed (the gateway's log says why)", {
-              cause: err,
-            });
+            // `trust: untrusted` one among them): they are logged, at WARN since the `[agent]` line of
+            // this sampling run is INFO. The runners scrub their failures of the key and other secrets.
+            logger.warn(
+              { server, sampling: "failed" },
+              `[mcp] ${server}: sampling failed: ${err instanceof Error ? err.message : String(err)}`,
+            );
+            throw new Error(`sampling failed: the model run failed (${logName} says why)`, { cause: err });
           }),
         settings.timeout * 1000,
         signal,

@@ -11,6 +11,7 @@ import { postSignedIssue } from "../../helpers/http.js";
  */
 
 const SECRET = "hook-secret-for-sampling-ends";
+const KEY = "sk-sampling-ends-key-0123456789";
 
 let model: FakeModel;
 let notes: RecordingMcp;
@@ -23,7 +24,7 @@ beforeAll(async () => {
       { triage: { prompt: "triage", toolsets: ["notes"], deliver: "log" } },
       { secret: SECRET },
       {
-        agent: { provider: "openai", model: "test-model", base_url: model.baseUrl },
+        agent: { provider: "openai", model: "test-model", base_url: model.baseUrl, api_key: KEY },
         mcp_servers: { notes: { url: notes.url, sampling: { enabled: true, timeout: 0.3 } } },
       },
     ),
@@ -66,12 +67,15 @@ describe("a sampling request whose model run does not finish", () => {
 });
 
 describe("a sampling request whose model run fails", () => {
-  it("the server is told only that the model run failed; the endpoint's address and answer stay in svc's log", async () => {
+  it("the server is told only that the model run failed; the endpoint's address and answer stay in svc's log, at WARN without the key", async () => {
     const detail = "upstream 10.20.30.40:8443 refused: internal-cluster-name";
     const before = model.requests.length;
     model.script(
       callTool("mcp__notes__ask_model", { prompt: "summarize" }),
-      { status: 400, body: JSON.stringify({ error: { message: detail, type: "invalid_request_error" } }) },
+      {
+        status: 400,
+        body: JSON.stringify({ error: { message: `${detail} (key ${KEY})`, type: "invalid_request_error" } }),
+      },
       { text: "done" },
     );
     expect((await postSignedIssue(gw.url("/webhooks/triage"), SECRET, {}, "sample-fail-1")).status).toBe(202);
@@ -82,7 +86,7 @@ describe("a sampling request whose model run fails", () => {
     // The tool's result is what the server made of the error svc answered its sampling request with.
     const messages = model.requests.at(-1)?.json.messages as { role: string; content: unknown }[];
     const told = JSON.stringify(messages.filter((m) => m.role === "tool"));
-    expect(told).toContain("sampling failed: the model run failed");
+    expect(told).toContain("sampling failed: the model run failed (the gateway's log says why)");
     expect(told).not.toContain(detail);
     expect(told).not.toContain(model.baseUrl);
     const logged = await vi.waitFor(
@@ -96,5 +100,12 @@ describe("a sampling request whose model run fails", () => {
       { timeout: 10_000, interval: 20 },
     );
     expect(logged).toContain(detail);
+    // At WARN too: the `[agent]` line is INFO, which a gateway at SVC_LOG_LEVEL=warn does not write.
+    const warned = gw.logs().filter((l) => l.msg.startsWith("[mcp] notes: sampling failed: "));
+    expect(warned).toHaveLength(1);
+    expect(warned[0]?.level).toBe(40);
+    expect(warned[0]?.msg).toContain(`model endpoint ${model.baseUrl}/chat/completions`);
+    expect(warned[0]?.msg).toContain(detail);
+    expect(JSON.stringify(gw.logs())).not.toContain(KEY);
   });
 });
