@@ -1,5 +1,5 @@
 import { INSECURE_NO_AUTH } from "../config/sections/webhook.js";
-import { secretForms } from "../io/credentials.js";
+import { secretTextForms } from "../io/credentials.js";
 
 const REDACTED = Buffer.from("[redacted]");
 /** Secrets shorter than this are not looked for, as `scrub` skips them. */
@@ -8,12 +8,16 @@ const MIN_SECRET = 4;
 const MAX_CACHED = 1024;
 const formsOf = new Map<string, readonly Buffer[]>();
 
-/** A secret's forms as bytes (verbatim, percent- and form-encoded, JSON-escaped, base64), longest first, made once. */
+/**
+ * A secret's forms as bytes (verbatim, percent- and form-encoded, JSON-escaped), longest first, made once. Not
+ * its base64: a sender writes the secret in its payload as a JSON string or a form field, never encoded, and
+ * each form is one more search of every accepted body (a 40-hex secret has five base64 forms).
+ */
 function secretBytes(secret: string): readonly Buffer[] {
   let forms = formsOf.get(secret);
   if (forms === undefined) {
     if (formsOf.size >= MAX_CACHED) formsOf.clear();
-    forms = secretForms(secret).map((form) => Buffer.from(form));
+    forms = secretTextForms(secret).map((form) => Buffer.from(form));
     formsOf.set(secret, forms);
   }
   return forms;

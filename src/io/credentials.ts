@@ -1,4 +1,5 @@
 import { base64Forms } from "./base64Forms.js";
+import { containsAnyOf } from "./containsAny.js";
 
 /**
  * `Bearer <token>` / `Basic <credentials>` as an Authorization header value reads (RFC 9110 token68), the
@@ -60,26 +61,34 @@ export function authorizationSecrets(value: string): string[] {
 const unicodeEscape = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
 
 /**
- * A secret as it may be echoed back: verbatim, percent-encoded (paths, query strings), form-encoded, and
- * as a string inside a JSON answer (an error body quoting the request's headers or fields): escaped as
- * JSON.stringify escapes it (`"` and `\`), and besides with `\u` escapes as JSON encoders write them by
- * default: `<`, `>` and `&` (Go's encoding/json), non-ASCII (Python's json.dumps), non-ASCII and `/` as
- * `\/` (PHP's json_encode), and all of those. A secret without such characters has its one JSON form. And
- * in base64 or base64url, alone or inside a longer run (`base64Forms`), as a process may print it encoded.
+ * A secret as text may carry it: verbatim, percent-encoded (paths, query strings), form-encoded, and as a
+ * string inside JSON (an error body quoting the request's headers or fields, a payload's `"secret"` field):
+ * escaped as JSON.stringify escapes it (`"` and `\`), and besides with `\u` escapes as JSON encoders write
+ * them by default: `<`, `>` and `&` (Go's encoding/json), non-ASCII (Python's json.dumps), non-ASCII and `/`
+ * as `\/` (PHP's json_encode), and all of those. A secret without such characters has its one JSON form.
+ */
+export function secretTextForms(secret: string): string[] {
+  const json = JSON.stringify(secret).slice(1, -1);
+  return [
+    ...new Set([
+      secret,
+      encodeURIComponent(secret),
+      new URLSearchParams({ s: secret }).toString().slice(2),
+      json,
+      json.replace(/[<>&\u0080-\uffff]/g, unicodeEscape),
+      json.replace(/[<>&]/g, unicodeEscape),
+      json.replace(/[\u0080-\uffff]/g, unicodeEscape),
+      json.replace(/[\u0080-\uffff]/g, unicodeEscape).replaceAll("/", "\\/"),
+    ]),
+  ].sort((a, b) => b.length - a.length);
+}
+
+/**
+ * A secret as it may be echoed back: its `secretTextForms`, and in base64 or base64url, alone or inside a
+ * longer run (`base64Forms`), as a process may print it encoded.
  */
 export function secretForms(secret: string): string[] {
-  const json = JSON.stringify(secret).slice(1, -1);
-  const forms = new Set([
-    secret,
-    encodeURIComponent(secret),
-    new URLSearchParams({ s: secret }).toString().slice(2),
-    json,
-    json.replace(/[<>&\u0080-\uffff]/g, unicodeEscape),
-    json.replace(/[<>&]/g, unicodeEscape),
-    json.replace(/[\u0080-\uffff]/g, unicodeEscape),
-    json.replace(/[\u0080-\uffff]/g, unicodeEscape).replaceAll("/", "\\/"),
-    ...base64Forms(secret),
-  ]);
+  const forms = new Set([...secretTextForms(secret), ...base64Forms(secret)]);
   return [...forms].sort((a, b) => b.length - a.length);
 }
 
@@ -130,11 +139,25 @@ export type Scrubber = (text: string) => string;
 const unchanged: Scrubber = (text) => text;
 
 /**
+ * Whether a text that holds none of the secrets' forms may yet hold an escaped echo of one: a `\u` escape, a
+ * `\/` for a secret with `/`, or any backslash for a secret with `"` or `\` (escaped again, as a proxy quotes
+ * them). Without one, a match of the escaped echoes would be a secret written as it is, which the forms have.
+ */
+function escapeCheck(secrets: readonly string[]): (text: string) => boolean {
+  if (secrets.some((secret) => secret.includes('"') || secret.includes("\\")))
+    return (text) => text.includes("\\");
+  const slash = secrets.some((secret) => secret.includes("/"));
+  return (text) => text.includes("\\u") || (slash && text.includes("\\/"));
+}
+
+/**
  * `scrub` for one list of secrets, their forms worked out once and looked for longest first (a token whose
  * part is a secret too is hidden whole); a text with a backslash, which may hold JSON `\u` escapes, is matched
- * against them too. Plain searches, not one regular expression of all forms: compiling that took longer than
- * a search of a 4 KB text for each form, and lists given once (a request's own tokens) would pay it each time.
- * No secret to look for: the text as it is.
+ * against them too. A text is first checked for any form in one pass (`containsAnyOf`): most hold none, and a
+ * search for each of a secret's forms (six for a 40-hex token, with its base64) took longer than the search
+ * of its one form did. Not one regular expression of all forms: it was no faster than those searches, and a
+ * list given once (a request's own tokens) would pay its compiling each time. No secret to look for: the text
+ * as it is.
  */
 export function secretScrubber(secrets: readonly (string | undefined)[]): Scrubber {
   const kept = [
@@ -142,11 +165,14 @@ export function secretScrubber(secrets: readonly (string | undefined)[]): Scrubb
   ].sort(longestFirst);
   if (kept.length === 0) return unchanged;
   const forms = [...new Set(kept.flatMap(secretForms))].sort(longestFirst);
+  const holdsAnyForm = containsAnyOf(forms);
+  const mayHoldEscapes = escapeCheck(kept);
   let anyEscaped: RegExp | undefined;
   return (text) => {
     let out = text;
-    for (const form of forms) if (out.includes(form)) out = out.split(form).join(REDACTED);
-    if (!out.includes("\\")) return out;
+    if (holdsAnyForm(text))
+      for (const form of forms) if (out.includes(form)) out = out.split(form).join(REDACTED);
+    if (!out.includes("\\") || (out === text && !mayHoldEscapes(text))) return out;
     anyEscaped ??= new RegExp(kept.map(escapedEcho).join("|"), "g");
     return out.replace(anyEscaped, REDACTED);
   };

@@ -68,4 +68,30 @@ describe("delivery history: a payload that carries the route's own secret", () =
       `payload=${encodeURIComponent('{"secret":"')}[redacted]${encodeURIComponent('","ref":"x"}')}`,
     );
   });
+
+  // Each form is one more search of every accepted body: base64 forms made a 64-hex secret's six searches.
+  it("is looked for as senders write it, not in base64: a base64 run that holds the secret is kept as sent", async () => {
+    const secret = hex("a route", "its secret");
+    expect(secret).toMatch(/^[0-9a-f]{64}$/);
+    gw = await startTestGateway({ config: webhookConfig({ gitea: { secret, prompt: "push" } }) });
+    const encoded = Buffer.from(`ci:${secret}`).toString("base64");
+    const body = `{"secret":"${secret}","note":"${encoded}"}`;
+    const sent = await postJson(gw.url("/webhooks/gitea"), body, {
+      "X-Gitea-Event": "push",
+      "X-Gitea-Delivery": "g-base64",
+      "X-Gitea-Signature": hex(secret, body),
+    });
+    expect(sent.status).toBe(202);
+    const file = join(gw.home.dir, "deliveries", "history.jsonl");
+    const record = await vi.waitFor(() => {
+      const line = readFileSync(file, "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as { kind: string; id: string; payload?: unknown })
+        .find((r) => r.kind === "request" && r.id === "g-base64");
+      expect(line).toBeDefined();
+      return line;
+    });
+    expect(record?.payload).toEqual({ secret: "[redacted]", note: encoded });
+  });
 });

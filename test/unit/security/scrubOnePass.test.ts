@@ -1,0 +1,74 @@
+import { createHash } from "node:crypto";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { secretForms, secretScrubber } from "../../../src/io/credentials.js";
+
+const hex = (seed: string, length: number) =>
+  createHash("sha256").update(seed).digest("hex").repeat(2).slice(0, length);
+
+/** What scrubbing did before the one-pass check: a search for each form, longest first. */
+function eachFormReplaced(text: string, secrets: readonly string[]): string {
+  const forms = [...new Set(secrets.filter((s) => s.length >= 4).flatMap(secretForms))].sort(
+    (a, b) => b.length - a.length,
+  );
+  let out = text;
+  for (const form of forms) out = out.split(form).join("[redacted]");
+  return out;
+}
+
+/**
+ * A scrubber first checks a text for any of its forms in one pass (six for a 40-hex token with its base64) and
+ * skips the JSON-escape match when the text has no escape that could hide a secret: what it redacts is what a
+ * search for each form redacted.
+ */
+describe("scrub: one pass over the text for all forms", () => {
+  const alphabet = [..."aZ09+/=-_:é€ "];
+  const secret = fc.string({ unit: fc.constantFrom(...alphabet), minLength: 4, maxLength: 48 });
+
+  it("redacts exactly what a search for each form does, with every form of every secret planted", () => {
+    fc.assert(
+      fc.property(
+        fc.array(secret, { minLength: 1, maxLength: 9 }),
+        fc.array(fc.tuple(fc.string({ unit: fc.constantFrom(...alphabet), maxLength: 30 }), fc.nat()), {
+          maxLength: 12,
+        }),
+        (secrets, parts) => {
+          const forms = secrets.flatMap(secretForms);
+          const text = parts.map(([filler, pick]) => `${filler}${forms[pick % forms.length]}`).join(" ");
+          expect(secretScrubber(secrets)(text)).toBe(eachFormReplaced(text, secrets));
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it("with eight 40-hex credentials: a 23 KB text without them is the same string, and one's base64 inside it is [redacted]", () => {
+    const credentials = Array.from({ length: 8 }, (_, i) => hex(`credential ${i}`, 40));
+    const scrubbed = secretScrubber(credentials);
+    const commits = Array.from({ length: 170 }, (_, i) => ({
+      id: hex(`commit ${i}`, 40),
+      message: `Fix the retry in worker ${i}\n\nSigned-off-by: Dev <dev@example.com>`,
+    }));
+    const text = JSON.stringify({ ref: "refs/heads/main", commits });
+    expect(text.length).toBeGreaterThan(20_000);
+    expect(scrubbed(text)).toBe(text);
+    const encoded = Buffer.from(`me:${credentials[5]}`).toString("base64");
+    const cut = text.length >> 1;
+    const out = scrubbed(`${text.slice(0, cut)}Basic ${encoded}${text.slice(cut)}`);
+    expect(out).toContain("Basic ");
+    expect(out).toContain("[redacted]");
+    expect(out).not.toContain(
+      Buffer.from(credentials[5] as string)
+        .toString("base64")
+        .slice(4, 30),
+    );
+  });
+
+  it("a secret \\u-escaped in a text whose other backslashes are \\n is [redacted]; only \\n leaves the text as it is", () => {
+    const key = hex("key", 64);
+    const escaped = [...key].map((c) => `\\u00${c.charCodeAt(0).toString(16)}`).join("");
+    const scrubbed = secretScrubber([key]);
+    expect(scrubbed(`{"log":"line\\nkey ${escaped}\\n"}`)).toBe('{"log":"line\\nkey [redacted]\\n"}');
+    expect(scrubbed('{"log":"line\\nno key\\n"}')).toBe('{"log":"line\\nno key\\n"}');
+  });
+});
