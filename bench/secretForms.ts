@@ -1,0 +1,124 @@
+/**
+ * The cost of a secret's forms, in one process: `node --import tsx bench/secretForms.ts [tree ...]`.
+ * Times `withoutSecret` (the delivery history's payload redaction, run for every accepted request) with a
+ * 64-hex route secret on a 1 KB and a 23 KB push payload, and a `secretScrubber` (the echo reply, a tool result,
+ * an MCP stderr line) with that secret and with eight loaded 40-hex credentials, on the 23 KB payload as JSON
+ * (`\n` escapes in its commit messages) and as plain text. Each further tree (a checkout with `node_modules`,
+ * e.g. a `git worktree` of an older commit) is timed alongside this one, in alternating batches so that a
+ * loaded machine disturbs them alike; the best batch of each is printed, in microseconds per call, and the
+ * trees' outputs are checked to be the same.
+ */
+import { createHash } from "node:crypto";
+import { join, resolve } from "node:path";
+
+type Scrubber = (text: string) => string;
+interface Tree {
+  readonly name: string;
+  readonly withoutSecret: (body: Buffer, secret: string | undefined) => Buffer;
+  readonly secretScrubber: (secrets: readonly string[]) => Scrubber;
+}
+
+const ROUNDS = 60;
+const BATCH = 50;
+
+async function tree(root: string): Promise<Tree> {
+  const payload = await import(join(root, "src/gateway/payloadSecret.ts"));
+  const credentials = await import(join(root, "src/io/credentials.ts"));
+  return { name: root, withoutSecret: payload.withoutSecret, secretScrubber: credentials.secretScrubber };
+}
+
+const hex = (seed: string, length: number) =>
+  createHash("sha256").update(seed).digest("hex").repeat(2).slice(0, length);
+
+/** A push event of about `bytes` as GitHub sends it: hex ids, URLs, messages with line breaks. */
+function pushPayload(bytes: number): string {
+  const commits: object[] = [];
+  for (let i = 0; JSON.stringify(commits).length < bytes - 400; i++)
+    commits.push({
+      id: hex(`commit ${i}`, 40),
+      tree_id: hex(`tree ${i}`, 40),
+      message: `Fix the retry in worker ${i}\n\nThe queue drained before the ack arrived.\nSigned-off-by: Dev <dev@example.com>`,
+      timestamp: "2026-12-06T22:25:34Z",
+      url: `https://github.com/acme/widgets/commit/${hex(`commit ${i}`, 40)}`,
+      author: { name: "Dev", email: "dev@example.com", username: "dev" },
+      modified: [`src/worker${i}.ts`, "README.md"],
+    });
+  return JSON.stringify({
+    ref: "refs/heads/main",
+    before: hex("before", 40),
+    after: hex("after", 40),
+    repository: { full_name: "acme/widgets", html_url: "https://github.com/acme/widgets" },
+    commits,
+  });
+}
+
+/** The best microseconds per call of each of `calls`, run in alternating batches. */
+function best(calls: ReadonlyArray<() => unknown>): number[] {
+  for (const call of calls) for (let i = 0; i < 5 * BATCH; i++) call();
+  const micros = calls.map(() => Number.POSITIVE_INFINITY);
+  for (let round = 0; round < ROUNDS; round++)
+    calls.forEach((call, k) => {
+      const started = process.hrtime.bigint();
+      for (let i = 0; i < BATCH; i++) call();
+      const each = Number(process.hrtime.bigint() - started) / BATCH / 1000;
+      micros[k] = Math.min(micros[k] as number, each);
+    });
+  return micros;
+}
+
+function row(
+  label: string,
+  trees: readonly Tree[],
+  run: (t: Tree) => () => unknown,
+  output: (t: Tree) => string,
+) {
+  const outputs = new Set(trees.map(output));
+  const micros = best(trees.map(run));
+  const times = micros.map((us) => us.toFixed(2).padStart(9)).join(" ");
+  console.log(`${label.padEnd(44)}${times}${outputs.size > 1 ? "   (outputs differ)" : ""}`);
+}
+
+const trees = [
+  await tree(resolve(import.meta.dirname, "..")),
+  ...(await Promise.all(process.argv.slice(2).map((dir) => tree(resolve(dir))))),
+];
+const routeSecret = hex("route secret", 64);
+const loaded = Array.from({ length: 8 }, (_, i) => hex(`credential ${i}`, 40));
+/** Short secrets have short base64 forms, which the one-pass check samples for more often. */
+const short = ["smtp-pass-2024", "Zx9!k2LmQp7rT4vW", "ghp_abcdefghijklmnopqrstuvwxyz0123456789"];
+const small = pushPayload(1024);
+const large = pushPayload(23 * 1024);
+const plain = large.replaceAll("\\n", " ");
+
+console.log(`µs per call, best of ${ROUNDS} batches of ${BATCH}:`);
+for (const [i, t] of trees.entries()) console.log(`  [${i}] ${t.name}`);
+console.log(`${"".padEnd(44)}${trees.map((_, i) => `[${i}]`.padStart(9)).join(" ")}`);
+for (const [label, body] of [
+  ["withoutSecret, 64-hex secret, 1 KB body", Buffer.from(small)],
+  ["withoutSecret, 64-hex secret, 23 KB body", Buffer.from(large)],
+] as const)
+  row(
+    label,
+    trees,
+    (t) => () => t.withoutSecret(body, routeSecret),
+    (t) => t.withoutSecret(body, routeSecret).toString(),
+  );
+for (const [label, secrets, text] of [
+  ["scrub, 64-hex secret, 23 KB JSON", [routeSecret], large],
+  ["scrub, 64-hex secret, 23 KB plain", [routeSecret], plain],
+  ["scrub, 8 x 40-hex credentials, 23 KB JSON", loaded, large],
+  ["scrub, 8 x 40-hex credentials, 23 KB plain", loaded, plain],
+  ["scrub, 3 short secrets, 23 KB JSON", short, large],
+  ["scrub, 3 short secrets, 23 KB plain", short, plain],
+] as const) {
+  const scrubbers = new Map(trees.map((t) => [t, t.secretScrubber(secrets)]));
+  row(
+    label,
+    trees,
+    (t) => {
+      const scrubbed = scrubbers.get(t) as Scrubber;
+      return () => scrubbed(text);
+    },
+    (t) => (scrubbers.get(t) as Scrubber)(text),
+  );
+}
