@@ -60,6 +60,17 @@ export class StoppedWhileWaiting extends Error {
 }
 
 /**
+ * A start its stop signal came during, ended before the listener opened (what it had opened let go of,
+ * no saved run taken): no failure.
+ */
+export class StoppedWhileStarting extends Error {
+  override readonly name: string = "StoppedWhileStarting";
+  constructor() {
+    super("stopped while starting");
+  }
+}
+
+/**
  * A failure already logged where it happened (a fired cron job's run: `[cron] <job>: run failed`): it
  * still fails its run for the delivery history and the run metrics, and a catcher that logs failures
  * does not log it a second time.

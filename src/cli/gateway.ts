@@ -2,7 +2,7 @@ import { rmSync } from "node:fs";
 import type { Command } from "commander";
 import { systemClock } from "../clock.js";
 import { type SvcPaths, svcHome, svcPaths } from "../config/paths.js";
-import { describeError, StoppedWhileWaiting, SvcError } from "../errors.js";
+import { describeError, StoppedWhileStarting, StoppedWhileWaiting, SvcError } from "../errors.js";
 import type { Gateway } from "../gateway/index.js";
 import {
   GatewayElsewhereError,
@@ -25,6 +25,7 @@ import {
   registerGatewayLifecycleCommands,
   stoppingGateway,
   stopSignalAgain,
+  stopSignalWhileFinishing,
 } from "./gatewayLifecycle.js";
 import { parseHostOption, parsePortOption } from "./options.js";
 import { settledReloader } from "./settledReload.js";
@@ -128,20 +129,28 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
   };
   // gateway.pid is this gateway's from here on, also while it starts: removed however the process ends.
   process.on("exit", removePid);
-  const stop = (signal: string) => {
+  /** After the drain: what the exit waits for (a token refresh's answer to be saved), once said. */
+  let finishing: string | undefined;
+  /** `duringStartup`: the signal came while the gateway started, which took no saved run. */
+  const stop = (signal: string, duringStartup = false) => {
     if (stopSignal !== undefined) {
       // A second Ctrl-C while runs drain: said, so the wait is not taken for a hang (the drain is not cut short).
       if (gateway !== undefined && signal.startsWith("SIG"))
-        logger.info(stopSignalAgain(signal, gateway.stateBackend));
+        logger.info(
+          finishing === undefined
+            ? stopSignalAgain(signal, gateway.stateBackend)
+            : stopSignalWhileFinishing(signal, finishing),
+        );
       return;
     }
     stopSignal = signal;
     if (gateway === undefined) {
-      // Still starting: stopped as soon as it is up, and a wait for Redis (loading its data) ends now.
+      // Still starting: the start ends before its listener opens, or takes no saved run and is stopped
+      // once it is up; a wait for Redis (loading its data) ends now.
       starting.abort();
       return;
     }
-    logger.info(`[gateway] ${signal} received, stopping`);
+    logger.info(`[gateway] ${signal} received${duringStartup ? " during startup" : ""}, stopping`);
     // Declared below, before the gateway exists (the stop of one still starting returned above).
     settledReload.stopBegan();
     if (recorded !== undefined) {
@@ -155,7 +164,12 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
       .stop()
       .catch((err: unknown) => logger.error(`[gateway] stop failed: ${describeError(err)}`))
       // A token refresh still waiting for its answer (a reconnect's) is saved before the process exits.
-      .then(unfinishedWork)
+      .then(() =>
+        unfinishedWork((held) => {
+          finishing = `waiting for ${held.what} to be saved (at most ${Math.ceil(held.atMostMs / 1000)} s)`;
+          logger.info(`[gateway] ${finishing}`);
+        }),
+      )
       .finally(() => {
         removePid();
         // The stop's last word, so the log tells a finished stop from a process killed mid-way.
@@ -253,7 +267,8 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
   if (heldSignal !== undefined) {
     // Arrived while the gateway's modules loaded: nothing has started, so there is nothing to stop.
     logger.info(`[gateway] ${heldSignal} received during startup, stopping`);
-    process.exit(0);
+    logger.info(`[gateway] stopped (exit ${exitCode})`);
+    process.exit(exitCode);
   }
   if (process.pid === 1)
     // A container's first process inherits the orphans of every process under it (an agent's or MCP
@@ -299,9 +314,15 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
       ...(inspector === undefined ? {} : { inspect: inspector.inspect, inspectPort }),
     });
   } catch (err) {
-    // A stop signal ended the start's wait (for a Redis loading its data): the start ends as a stop does.
+    // A stop signal ended the start's wait (for a Redis loading its data), or the start before it listened:
+    // the start ends as a stop does.
     if (stopSignal !== undefined && err instanceof StoppedWhileWaiting) {
       logger.info(`[gateway] ${stopSignal} received during startup (${err.message}), stopping`);
+      logger.info(`[gateway] stopped (exit ${exitCode})`);
+      process.exit(exitCode);
+    }
+    if (stopSignal !== undefined && err instanceof StoppedWhileStarting) {
+      logger.info(`[gateway] ${stopSignal} received during startup, stopping`);
       logger.info(`[gateway] stopped (exit ${exitCode})`);
       process.exit(exitCode);
     }
@@ -338,7 +359,7 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
   const early = stopSignal;
   if (early !== undefined) {
     stopSignal = undefined;
-    stop(early);
+    stop(early, true);
   } else if (reloadOwed) {
     logger.info(
       `[gateway] SIGHUP received during startup, after ${paths.config} was read: reloading it now that the gateway has started`,

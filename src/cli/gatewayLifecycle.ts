@@ -53,6 +53,15 @@ export function stopSignalAgain(signal: string, backend: string | undefined): st
 }
 
 /**
+ * The log line of a second stop signal once the drain is over, while the exit waits (`finishing`: `waiting
+ * for <a token refresh> to be saved (at most 30 s)`): cut there, the tokens file would keep a refresh token
+ * the authorization server has replaced. The wait is not cut short either.
+ */
+export function stopSignalWhileFinishing(signal: string, finishing: string): string {
+  return `[gateway] ${signal} received again: already stopping — the drain is over; ${finishing}, then the gateway exits`;
+}
+
+/**
  * The refusal of a start (`start`, `run`) while this SVC_HOME's gateway `pid` is stopping (SIGTERM, `svc
  * gateway stop`: it runs until its runs drain), where "stop it" would be advice for what is under way.
  */

@@ -56,6 +56,8 @@ export interface CronDeps {
 
 export interface Cron {
   readonly scheduler: CronScheduler;
+  /** Starts the schedule, as the `cron` actor: once the gateway has started (a stop during its start has none). */
+  start(): void;
   /** Ends the schedule (no new scheduled run starts), through the `cron` actor's `stop` event. */
   stop(): void;
 }
@@ -109,9 +111,15 @@ export function createCron(deps: CronDeps): Cron {
     ...(deps.runNotes === undefined ? {} : { runNotes: deps.runNotes }),
     ...(deps.stopNear === undefined ? {} : { stopNear: deps.stopNear }),
   });
-  // A schedule that fails (a store that throws at start) is started again, a few times.
-  const ref = deps.system.spawn("cron", cronActor(scheduler), undefined, { restart: "on-error", max: 3 });
-  return { scheduler, stop: () => ref.send({ type: "stop" }) };
+  let ref: { send(event: { type: "stop" }): void } | undefined;
+  return {
+    scheduler,
+    start: () => {
+      // A schedule that fails (a store that throws at start) is started again, a few times.
+      ref ??= deps.system.spawn("cron", cronActor(scheduler), undefined, { restart: "on-error", max: 3 });
+    },
+    stop: () => ref?.send({ type: "stop" }),
+  };
 }
 
 /**

@@ -15,7 +15,7 @@ import {
 } from "../config/unusedSettings.js";
 import { nothingToRun, webhookOffReason } from "../config/webhookEnabled.js";
 import { subscriptionSecretValues } from "../config/webhookSecrets.js";
-import { describeError, SvcError } from "../errors.js";
+import { describeError, StoppedWhileStarting, SvcError } from "../errors.js";
 import { cronRunNotes, takeCutOffRuns } from "../io/cronRunNotes.js";
 import { listenAddress } from "../io/http/listenHint.js";
 import { observeRequests } from "../io/http/observe.js";
@@ -30,6 +30,7 @@ import { processGroupFiles, stopOrphanGroups } from "../io/processGroups.js";
 import { profilesOnDisk } from "../io/profiles.js";
 import { SCRIPT_GROUP } from "../io/scripts.js";
 import type { MirrorShare } from "../io/sessions/mirror.js";
+import { signalsRead } from "../io/signalsRead.js";
 import { lockHolder } from "../io/state/journal/dirLock.js";
 import { removeStaleStoreTempFiles } from "../io/stores/atomicFile.js";
 import { cronJobsStored, profileHasCronJobs } from "../io/stores/cronJobsStored.js";
@@ -457,8 +458,23 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         ),
       ),
   });
-  // A start that cannot listen (the port is taken) lets go of what it opened: the next start takes the
-  // state directory's lock, and nothing is left running in this process.
+  // A start that cannot listen (the port is taken), or that a stop signal came during, lets go of what it
+  // opened: the next start takes the state directory's lock, and nothing is left running in this process.
+  const letGo = async () => {
+    system.shutdown();
+    await redis?.stop(0);
+    await redis?.disconnect();
+    dynamic.close();
+    await state.close();
+  };
+  // A stop signal that came during the synchronous work above (the journal's replay: seconds for a large
+  // one) is handled once the event loop polls again: let it, so that it is taken before the listener opens.
+  if (options.stopping !== undefined) await signalsRead();
+  // A stop signal came during the start: nothing listens, and the saved runs stay where they are.
+  if (options.stopping?.aborted === true) {
+    await letGo();
+    throw new StoppedWhileStarting();
+  }
   const ingress = await startIngress({
     durable: state.pipelineDeps().durable,
     // The rows of the 202s a sync released, and of a 200 delivered, are written with them, not at the end of the turn.
@@ -520,11 +536,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     ),
     ...(options.eventModes === undefined ? {} : { eventModes: options.eventModes }),
   }).catch(async (err: unknown) => {
-    system.shutdown();
-    await redis?.stop(0);
-    await redis?.disconnect();
-    dynamic.close();
-    await state.close();
+    await letGo();
     throw err;
   });
   idempotency.start();
@@ -593,8 +605,10 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     );
     sayUnserved(loaded);
   }
-  // A stop signal came during the start: the stop follows it at once, and a job taken now would be left to it.
-  if (options.stopping?.aborted !== true) redis?.start();
+  // A stop signal came during the start (as the listener opened): the stop follows it at once, and a run
+  // started now (a job taken, a saved run queued, a cron job due) would be left to it, or run twice.
+  const stopsAtOnce = () => options.stopping?.aborted === true;
+  if (!stopsAtOnce()) redis?.start();
   if (redis !== undefined)
     await storeSavedRuns(
       paths.pendingRuns,
@@ -604,10 +618,13 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       state.store.owedByLocalJournal,
       () => new Set(dynamic.disabledNames()),
     );
-  else if (state.store.backend === "memory")
+  else if (stopsAtOnce()) {
+    // The saved runs stay in the journal (or webhook-pending-runs.json), for the next start.
+  } else if (state.store.backend === "memory")
     resumeSavedRuns(paths.pendingRuns, queue, (name) => routes.registry.lookup(name), hooks);
   else
     await state.resume({
+      stopping: stopsAtOnce,
       resumeRuns: (runs) => queue.resume(runs),
       coalescer: coalescing.coalescer,
       lookup: (name) => routes.registry.lookup(name),
@@ -623,11 +640,18 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
           () => new Set(dynamic.disabledNames()),
         ),
     });
+  if (!stopsAtOnce()) cron.start();
 
   /** A stopped agent gets SIGTERM, then SIGKILL after 2 s (src/io/process.ts): wait a little past that. */
   const AGENT_KILL_GRACE_MS = 3000;
   const stopSteps = (): StopStep[] => {
     const drainMs = options.drainTimeoutMs ?? loaded.config.gateway.drain_timeout_seconds * 1000;
+    // The drain's deadline counts from the stop's start: requests still being answered (a route script)
+    // take their time out of it, so the stop still ends within the drain plus its own steps.
+    const deadline = new AbortController();
+    let began = 0;
+    let over: Promise<void> = Promise.resolve();
+    const drainLeft = () => Math.max(0, drainMs - (clock.elapsed() - began));
     let waiting: ReturnType<typeof queue.takeWaiting> = [];
     let stopped: ReturnType<typeof queue.stopActive> = [];
     const save = queue.shutdownSaver();
@@ -648,6 +672,13 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       // Intake closes at once; requests still in the pipeline (a script, a direct delivery) are answered.
       // When the stop began: an agent its signal ended meanwhile is kept, not failed (`RunQueue.stopNear`).
       { name: "mark the stop's start", run: () => queue.queue.beginStop() },
+      {
+        name: "start the drain's deadline",
+        run: () => {
+          began = clock.elapsed();
+          over = clock.sleep(drainMs, deadline.signal).catch(() => {});
+        },
+      },
       { name: "close intake", run: () => ingress.closeIntake() },
       // A direct delivery waiting its turn (up to 10 s) ends now, its sender answered 503; one whose request
       // is under way is answered below.
@@ -662,7 +693,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       // With what the requests answered meanwhile accepted, coalesced or remembered.
       { name: "checkpoint again", run: () => checkpoint(true) },
       // Runs waiting in Redis stay there for the other instances (or this one's restart).
-      { name: "stop the shared queue's workers", run: () => redis?.stop(drainMs) },
+      { name: "stop the shared queue's workers", run: () => redis?.stop(drainLeft()) },
       { name: "stop following dynamic subscriptions", run: () => dynamic.close() },
       {
         name: "drain runs and cron jobs",
@@ -673,13 +704,11 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         // them (no agent outlives the gateway), before they are saved: a run that ended after the save,
         // once the journal was closed, delivered its reply and ran again at the next start.
         run: async () => {
-          const bound = new AbortController();
-          const over = clock.sleep(drainMs, bound.signal).catch(() => {});
           const [drained] = await Promise.all([
-            Promise.race([queue.drain(drainMs), over.then(() => false)]),
+            Promise.race([queue.drain(drainLeft()), over.then(() => false)]),
             Promise.race([cron.scheduler.idle(), over]),
           ]);
-          bound.abort();
+          deadline.abort();
           if (!drained) {
             waiting = queue.takeWaiting();
             stopped = queue.stopActive();

@@ -62,7 +62,9 @@ export interface GatewayOptions {
   readonly onConfigRead?: () => void;
   /**
    * Aborted by a stop signal that comes while the gateway starts: a wait for Redis (one still loading its
-   * data) ends at once (the start rejects), and the shared queue's worker takes no job (the stop follows).
+   * data) ends at once (the start rejects), and so does the start before its listener opens
+   * (`StoppedWhileStarting`); later, no saved run is queued, the cron schedule is not started and the
+   * shared queue's worker takes no job (the stop follows).
    */
   readonly stopping?: AbortSignal;
 }

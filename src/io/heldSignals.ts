@@ -17,7 +17,15 @@ const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
  */
 export const standsBack = new WeakSet<(...args: never[]) => unknown>();
 
-const running = new Set<Promise<unknown>>();
+/** What a piece of such work is, for the line of a program that waits for it (`unfinishedWork`). */
+export interface HeldWork {
+  /** `mcp_servers.notes's token refresh` */
+  readonly what: string;
+  /** How long it can take at most (its request's timeout). */
+  readonly atMostMs: number;
+}
+
+const running = new Map<Promise<unknown>, HeldWork>();
 let held: NodeJS.Signals | undefined;
 const holders = new Map<NodeJS.Signals, () => void>();
 
@@ -52,10 +60,10 @@ function holdSignals(): void {
 }
 
 /** Runs `work` so that the process does not end by a signal before it has settled (see above). */
-export async function finishBeforeExit<T>(work: () => Promise<T>): Promise<T> {
+export async function finishBeforeExit<T>(work: () => Promise<T>, held: HeldWork): Promise<T> {
   if (running.size === 0 && process.platform !== "win32") holdSignals();
   const promise = work();
-  running.add(promise);
+  running.set(promise, held);
   try {
     return await promise;
   } finally {
@@ -64,7 +72,18 @@ export async function finishBeforeExit<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Settles once no work started with `finishBeforeExit` is running (at once when none is). */
-export async function unfinishedWork(): Promise<void> {
-  while (running.size > 0) await Promise.allSettled([...running]);
+/**
+ * Settles once no work started with `finishBeforeExit` is running (at once when none is); `waiting` is told
+ * of each piece it waits for, once.
+ */
+export async function unfinishedWork(waiting?: (held: HeldWork) => void): Promise<void> {
+  const told = new Set<Promise<unknown>>();
+  while (running.size > 0) {
+    for (const [promise, held] of running)
+      if (!told.has(promise)) {
+        told.add(promise);
+        waiting?.(held);
+      }
+    await Promise.allSettled([...running.keys()]);
+  }
 }

@@ -471,6 +471,8 @@ export class GatewayState {
    * graceful stops) once it is durable in the journal. Runs and groups whose route is gone stay recorded.
    */
   async resume(deps: {
+    /** Whether a stop signal came meanwhile: the runs then stay in the journal, queued by the next start. */
+    readonly stopping?: () => boolean;
     /** Puts recovered runs back on the run queue (no cap: they were answered 202 long ago). */
     readonly resumeRuns: (runs: readonly QueuedRun[]) => void;
     readonly coalescer: Coalescer;
@@ -524,11 +526,18 @@ export class GatewayState {
       if (route === undefined) kept.push(run);
       else queued.push({ ...run, route: route.route });
     }
-    deps.resumeRuns(queued);
-    if (queued.length > 0)
-      this.logger.info(
-        `[state] ${queued.length} agent run(s) left unfinished at the last shutdown queued again (from the journal)`,
-      );
+    if (deps.stopping?.() === true) {
+      if (queued.length > 0)
+        this.logger.info(
+          `[state] ${queued.length} agent run(s) left unfinished at the last shutdown stay in the journal: the gateway is stopping — they run at the next start`,
+        );
+    } else {
+      deps.resumeRuns(queued);
+      if (queued.length > 0)
+        this.logger.info(
+          `[state] ${queued.length} agent run(s) left unfinished at the last shutdown queued again (from the journal)`,
+        );
+    }
     if (groups > 0)
       this.logger.info(
         `[state] ${groups} pending coalescing group(s) reopened with what is left of their windows`,

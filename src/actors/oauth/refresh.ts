@@ -5,10 +5,11 @@ import type {
   OAuthClientInformationMixed,
   OAuthTokens,
 } from "@modelcontextprotocol/sdk/shared/auth.js";
+import { inProfile } from "../../config/paths.js";
 import { SvcError } from "../../errors.js";
 import { finishBeforeExit } from "../../io/heldSignals.js";
 import { resourceCovers } from "../../io/oauth/discovery.js";
-import { type OAuthFetches, oauthFetches } from "../../io/oauth/fetch.js";
+import { OAUTH_REQUEST_TIMEOUT_MS, type OAuthFetches, oauthFetches } from "../../io/oauth/fetch.js";
 import {
   type StoredClient,
   type StoredMetadata,
@@ -304,6 +305,10 @@ export async function usableTokens(
       throw failedMeanwhile.error;
     // Once the request is sent the server may have rotated the refresh token: the process must not end
     // before the answer is saved, or the file keeps the used one (src/io/heldSignals.ts).
+    const held = {
+      what: `mcp_servers.${serverName}'s token refresh${inProfile(job.profile)}`,
+      atMostMs: job.requestTimeoutMs ?? OAUTH_REQUEST_TIMEOUT_MS,
+    };
     return finishBeforeExit(async () => {
       let fresh: OAuthTokens;
       try {
@@ -373,6 +378,6 @@ export async function usableTokens(
           `[oauth] access token refreshed, but not saved (${storeProblem(unsaved)}): this process goes on with the new tokens and saves them at the next refresh; until then the file holds a refresh token the authorization server may have replaced, so a restart or another svc command for ${serverName} may need \`${loginCommand(serverName, flow, job.profile)}\``,
         );
       return saved;
-    });
+    }, held);
   });
 }

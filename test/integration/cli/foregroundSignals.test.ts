@@ -133,8 +133,9 @@ describe("svc gateway run: output and signals", { timeout: 60_000 }, () => {
     const { output, exited } = runSignalledWhileLoading("SIGTERM", "SIGTERM");
     expect(await exited).toEqual({ code: 0, signal: null });
     expect(existsSync(join(home.dir, "gateway.pid"))).toBe(false);
-    if (!output.text.includes("Listening on"))
-      expect(output.text).toContain("SIGTERM received during startup");
+    expect(output.text).toContain("[gateway] SIGTERM received during startup, stopping");
+    // The log's last line says the stop finished, as after any stop.
+    expect(gatewayLog().trimEnd().split("\n").at(-1)).toMatch(/\[gateway\] stopped \(exit 0\)$/);
   });
 
   it("a SIGHUP while the program still loads (a reload asked for right after a start) is let go: the gateway starts", async () => {

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
@@ -65,9 +65,15 @@ afterEach(async () => {
   gateway = home = telegram = undefined;
 });
 
-async function start(config: Record<string, unknown>, clock: Clock, drainTimeoutMs?: number) {
+async function start(
+  config: Record<string, unknown>,
+  clock: Clock,
+  drainTimeoutMs?: number,
+  files: Record<string, string> = {},
+) {
   home = tempHome();
   home.write("config.yaml", stringify(config));
+  for (const [path, text] of Object.entries(files)) home.write(path, text, 0o755);
   gateway = await startGateway({
     home: home.dir,
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home.dir, SVC_HOME: home.dir },
@@ -155,5 +161,51 @@ describe("the gateway's injected clock", () => {
     const file = join((home as TempHome).dir, "webhook-pending-runs.json");
     expect(existsSync(file)).toBe(true);
     expect(readFileSync(file, "utf8")).toContain('"d1"');
+  });
+
+  it("requests still being answered when the stop began (a route script) take their time out of the drain, not add to it", async () => {
+    const clock = manualClock();
+    const gw = await start(
+      webhookConfig(
+        {
+          slow: { secret: "INSECURE_NO_AUTH", prompt: "p" },
+          scripted: { secret: "INSECURE_NO_AUTH", script: "hold.sh", prompt: "{title}" },
+        },
+        { script_timeout_seconds: 600 },
+        { agent: { provider: "command", command: ["sleep", "600"] } },
+      ),
+      clock,
+      60_000,
+      {
+        // Answers once the test creates `go` beside it.
+        "scripts/hold.sh": `cat >/dev/null\nhere=$(dirname "$0")\ntouch "$here/started"\nwhile [ ! -e "$here/go" ]; do sleep 0.05; done\necho '{"title": "from the script"}'\n`,
+      },
+    );
+    const scripts = join((home as TempHome).dir, "scripts");
+    const res = await postJson(`http://127.0.0.1:${gw.port}/webhooks/slow`, {}, { "X-Request-ID": "d1" });
+    expect(res.status).toBe(202);
+    const scripted = postJson(`http://127.0.0.1:${gw.port}/webhooks/scripted`, {}, { "X-Request-ID": "s1" });
+    await vi.waitFor(() => expect(existsSync(join(scripts, "started"))).toBe(true), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    let stopped = false;
+    const stopping = gw.stop().then(() => {
+      stopped = true;
+    });
+    // The stop's first checkpoint is written before it waits for the script's request.
+    const file = join((home as TempHome).dir, "webhook-pending-runs.json");
+    await vi.waitFor(() => expect(existsSync(file)).toBe(true), { timeout: 10_000, interval: 20 });
+    // The whole drain passes while the script still holds its request.
+    clock.advance(60_000);
+    writeFileSync(join(scripts, "go"), "");
+    expect((await scripted).status).toBe(202);
+    // Nothing of the drain is left for the runs: the stop ends without the clock moving again.
+    await vi.waitFor(() => expect(stopped).toBe(true), { timeout: 15_000, interval: 20 });
+    await stopping;
+    gateway = undefined;
+    const saved = readFileSync(file, "utf8");
+    expect(saved).toContain('"d1"');
+    expect(saved).toContain('"s1"');
   });
 });
