@@ -4,6 +4,9 @@ import type { AddressInfo } from "node:net";
 import { WebSocket, WebSocketServer } from "ws";
 import { SvcError } from "../errors.js";
 
+/** How long a client whose frame was refused has to read its close frame before its socket is ended. */
+const CLOSE_GRACE_MS = 2000;
+
 export interface InspectRelay {
   readonly url: string;
   /** Where the gateway's inspector sends its events: the only connection whose messages are relayed. */
@@ -167,8 +170,11 @@ export async function startInspectRelay(
     else client.send(message);
   };
   // A client's bad frame (unmasked, oversized, invalid UTF-8) is an 'error' on its socket: without a
-  // listener it would be thrown from the socket's data handler and stop the gateway. Drop that client.
-  const dropOnError = (socket: WebSocket) => socket.on("error", () => socket.terminate());
+  // listener it would be thrown from the socket's data handler and stop the gateway. `ws` has then sent its
+  // close frame (1002, 1007, 1009) and reads the rest of the input away; ended at once, the socket would be
+  // reset with that input unread and the close frame lost. The client is dropped after a grace instead.
+  const dropOnError = (socket: WebSocket) =>
+    socket.on("error", () => setTimeout(() => socket.terminate(), CLOSE_GRACE_MS).unref());
   sourcing.on("connection", (socket) => {
     dropOnError(socket);
     socket.on("message", (data) => {

@@ -1,4 +1,6 @@
+import { execFile } from "node:child_process";
 import { connect, type Socket } from "node:net";
+import { promisify } from "node:util";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { startInspectRelay } from "../../../src/io/inspectRelay.js";
 import { onPickedPort } from "../../helpers/http.js";
@@ -109,6 +111,9 @@ describe("--inspect relay: a client that stops reading", () => {
     const closed = new Promise<number>((resolve) => big.socket.once("close", (code) => resolve(code)));
     big.socket.send("w".repeat(1024 * 1024));
     expect(await closed).toBe(1009);
+    // One far larger, from a client process of its own, still gets its close frame, not a reset with the
+    // rest of its frame unread (1006).
+    expect(await closeCodesOfLargeFrames(port, 4 * 1024 * 1024, 3)).toEqual([1009, 1009, 1009]);
     // The relay goes on for the others.
     const sender = await openInspectorClient(relay.sourceUrl);
     cleanups.push(() => sender.socket.terminate());
@@ -119,3 +124,24 @@ describe("--inspect relay: a client that stops reading", () => {
     });
   }, 60_000);
 });
+
+/** The close codes `count` watchers, in a node process of their own, get for one frame of `bytes` each. */
+async function closeCodesOfLargeFrames(port: number, bytes: number, count: number): Promise<number[]> {
+  const script = `
+    import { WebSocket } from "ws";
+    const codes = [];
+    for (let i = 0; i < ${count}; i++) {
+      const socket = new WebSocket("ws://127.0.0.1:${port}");
+      await new Promise((resolve, reject) => { socket.once("open", resolve); socket.once("error", reject); });
+      socket.on("error", () => {});
+      codes.push(await new Promise((resolve) => {
+        socket.once("close", resolve);
+        socket.send("x".repeat(${bytes}));
+      }));
+    }
+    console.log(JSON.stringify(codes));`;
+  const { stdout } = await promisify(execFile)(process.execPath, ["--input-type=module", "-e", script], {
+    cwd: import.meta.dirname,
+  });
+  return JSON.parse(stdout) as number[];
+}
