@@ -1,11 +1,10 @@
-import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { startFakeAnthropic } from "../../fakes/anthropicServer.js";
 import type { FakeModel, ModelTurn } from "../../fakes/openaiServer.js";
 import { startFakeOpenAI } from "../../fakes/openaiServer.js";
 import { fakeTelegramPerFile } from "../../fakes/telegram.js";
-import { bundledFixture } from "../../helpers/bundledFixture.js";
-import { gatewayPerTest, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { filesToolRouteConfig } from "../../helpers/filesToolRoute.js";
+import { gatewayPerTest, type TestGateway } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
 import { journalLines } from "../../helpers/runJournal.js";
 import { telegramMessages } from "../../helpers/telegramMessages.js";
@@ -18,8 +17,6 @@ import { telegramMessages } from "../../helpers/telegramMessages.js";
  * stdio MCP server, a fake Telegram chat.
  */
 
-const SERVER = await bundledFixture(join(import.meta.dirname, "../../fixtures/mcp/stdio-server.mjs"));
-const OPEN = "INSECURE_NO_AUTH";
 const perTest = gatewayPerTest();
 const telegram = fakeTelegramPerFile();
 
@@ -29,25 +26,7 @@ interface Journalled {
 }
 
 function start(provider: "openai" | "anthropic", model: FakeModel) {
-  return perTest.start({
-    config: webhookConfig(
-      {
-        made: {
-          secret: OPEN,
-          prompt: "do it",
-          toolsets: ["files"],
-          deliver: "telegram",
-          deliver_extra: { chat_id: "-7" },
-        },
-      },
-      {},
-      {
-        agent: { provider, model: "test-model", base_url: model.baseUrl, retries: 0 },
-        mcp_servers: { files: { command: process.execPath, args: [SERVER] } },
-        platforms: { telegram: { enabled: true, token: "1:tg", base_url: telegram().url } },
-      },
-    ),
-  });
+  return perTest.start({ config: filesToolRouteConfig("made", provider, model, telegram().url) });
 }
 
 /** Runs the route once with `turns` scripted; the reply delivered and the run's journal record. */

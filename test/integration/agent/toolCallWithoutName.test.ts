@@ -1,11 +1,10 @@
-import { join } from "node:path";
 import { expect, it, vi } from "vitest";
 import { startFakeAnthropic } from "../../fakes/anthropicServer.js";
 import type { FakeModel, ModelRequest } from "../../fakes/modelScript.js";
 import { startFakeOpenAI } from "../../fakes/openaiServer.js";
 import { fakeTelegramPerFile } from "../../fakes/telegram.js";
-import { bundledFixture } from "../../helpers/bundledFixture.js";
-import { gatewayPerTest, webhookConfig } from "../../helpers/gateway.js";
+import { filesToolRouteConfig } from "../../helpers/filesToolRoute.js";
+import { gatewayPerTest } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
 import { journalLines } from "../../helpers/runJournal.js";
 import { telegramMessages } from "../../helpers/telegramMessages.js";
@@ -18,7 +17,6 @@ import { telegramMessages } from "../../helpers/telegramMessages.js";
  * a fake Telegram chat.
  */
 
-const SERVER = await bundledFixture(join(import.meta.dirname, "../../fixtures/mcp/stdio-server.mjs"));
 const perTest = gatewayPerTest();
 const telegram = fakeTelegramPerFile();
 
@@ -60,23 +58,7 @@ it.each([
     telegram().requests.length = 0;
     try {
       const gw = await perTest.start({
-        config: webhookConfig(
-          {
-            noname: {
-              secret: "INSECURE_NO_AUTH",
-              prompt: "do it",
-              toolsets: ["files"],
-              deliver: "telegram",
-              deliver_extra: { chat_id: "-7" },
-            },
-          },
-          {},
-          {
-            agent: { provider, model: "test-model", base_url: model.baseUrl, retries: 0 },
-            mcp_servers: { files: { command: process.execPath, args: [SERVER] } },
-            platforms: { telegram: { enabled: true, token: "1:tg", base_url: telegram().url } },
-          },
-        ),
+        config: filesToolRouteConfig("noname", provider, model, telegram().url),
       });
       model.script(
         {

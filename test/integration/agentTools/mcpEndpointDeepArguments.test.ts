@@ -1,8 +1,8 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { createMcpEndpointHost, type McpEndpointHost } from "../../../src/agent/mcpEndpoint/index.js";
 import type { AgentTool } from "../../../src/agent/tools/tool.js";
+import { commandAgentClient, recordingTool } from "../../helpers/commandAgentEndpoint.js";
 import { toolContext } from "../../helpers/toolContext.js";
 
 /**
@@ -20,19 +20,6 @@ function nested(levels: number): Record<string, unknown> {
   return { x: value };
 }
 
-/** A tool that records the arguments of each call it runs. */
-function recordingTool(ran: unknown[]): AgentTool {
-  return {
-    name: "mcp__fixture__echo",
-    description: "Records its arguments",
-    inputSchema: { type: "object", properties: { x: {} } },
-    execute: async (args) => {
-      ran.push(args);
-      return { ok: true, content: [{ type: "text", text: "ran" }] };
-    },
-  };
-}
-
 let host: McpEndpointHost | undefined;
 afterEach(async () => {
   await host?.close();
@@ -41,20 +28,13 @@ afterEach(async () => {
 
 async function connected(tools: readonly AgentTool[]): Promise<Client> {
   host = createMcpEndpointHost();
-  const endpoint = await host.openRunEndpoint(tools, toolContext());
-  const client = new Client({ name: "command-agent", version: "1.0.0" });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(endpoint.url), {
-      requestInit: { headers: { Authorization: `Bearer ${endpoint.token}` } },
-    }),
-  );
-  return client;
+  return commandAgentClient(await host.openRunEndpoint(tools, toolContext()));
 }
 
 describe("the command agents' MCP endpoint and deeply nested arguments", () => {
   it("refuses arguments nested past 100 levels with the model run's message, and does not run the tool", async () => {
     const ran: unknown[] = [];
-    const client = await connected([recordingTool(ran)]);
+    const client = await connected([recordingTool(ran, { x: {} })]);
     try {
       for (const levels of [101, 3000]) {
         const result = await client.callTool({ name: "mcp__fixture__echo", arguments: nested(levels) });

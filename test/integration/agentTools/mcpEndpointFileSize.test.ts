@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createMcpEndpointHost, type McpEndpointHost } from "../../../src/agent/mcpEndpoint/index.js";
 import { fileTools } from "../../../src/agent/tools/file.js";
 import { createWorkspace } from "../../../src/agent/tools/index.js";
+import { postToolsCall } from "../../helpers/commandAgentEndpoint.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { toolContext } from "../../helpers/toolContext.js";
 
@@ -29,19 +30,9 @@ async function post(content: string): Promise<{ status: number; body: string }> 
     fileTools({ max_bytes: MAX_BYTES }),
     toolContext({ workspace: async () => workspace }),
   );
-  const response = await fetch(endpoint.url, {
-    method: "POST",
-    headers: {
-      authorization: `Bearer ${endpoint.token}`,
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "tools/call",
-      params: { name: "file_write", arguments: { path: "big.txt", content } },
-    }),
+  const response = await postToolsCall(endpoint, 1, {
+    name: "file_write",
+    arguments: { path: "big.txt", content },
   });
   return { status: response.status, body: await response.text() };
 }

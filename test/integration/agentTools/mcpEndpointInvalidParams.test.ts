@@ -1,5 +1,3 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import {
@@ -8,6 +6,7 @@ import {
   type RunEndpoint,
 } from "../../../src/agent/mcpEndpoint/index.js";
 import type { AgentTool } from "../../../src/agent/tools/tool.js";
+import { commandAgentClient, postToolsCall, recordingTool } from "../../helpers/commandAgentEndpoint.js";
 import { toolContext } from "../../helpers/toolContext.js";
 
 /**
@@ -17,18 +16,8 @@ import { toolContext } from "../../helpers/toolContext.js";
  * client.
  */
 
-/** A tool that records the arguments of each call it runs. */
-function recordingTool(ran: unknown[]): AgentTool {
-  return {
-    name: "mcp__fixture__echo",
-    description: "Records its arguments",
-    inputSchema: { type: "object", properties: { text: { type: "string" } } },
-    execute: async (args) => {
-      ran.push(args);
-      return { ok: true, content: [{ type: "text", text: "ran" }] };
-    },
-  };
-}
+/** The recording tool's arguments: `text`, a string. */
+const TEXT = { text: { type: "string" } };
 
 let host: McpEndpointHost | undefined;
 afterEach(async () => {
@@ -43,15 +32,7 @@ async function opened(tools: readonly AgentTool[]): Promise<RunEndpoint> {
 
 /** The JSON-RPC answer to one `tools/call` with `params`, POSTed as a command agent would. */
 async function call(endpoint: RunEndpoint, params: unknown): Promise<Record<string, unknown>> {
-  const response = await fetch(endpoint.url, {
-    method: "POST",
-    headers: {
-      authorization: `Bearer ${endpoint.token}`,
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-    },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params }),
-  });
+  const response = await postToolsCall(endpoint, 7, params);
   expect(response.status).toBe(200);
   return (await response.json()) as Record<string, unknown>;
 }
@@ -59,7 +40,7 @@ async function call(endpoint: RunEndpoint, params: unknown): Promise<Record<stri
 describe("the command agents' MCP endpoint and a malformed tools/call", () => {
   it("answers -32602 Invalid params naming the field on one line, and does not run the tool", async () => {
     const ran: unknown[] = [];
-    const endpoint = await opened([recordingTool(ran)]);
+    const endpoint = await opened([recordingTool(ran, TEXT)]);
     expect(await call(endpoint, {})).toEqual({
       jsonrpc: "2.0",
       id: 7,
@@ -84,13 +65,7 @@ describe("the command agents' MCP endpoint and a malformed tools/call", () => {
   });
 
   it("is read by an MCP SDK client as one -32602 error, its prefix said once", async () => {
-    const endpoint = await opened([recordingTool([])]);
-    const client = new Client({ name: "command-agent", version: "1.0.0" });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(endpoint.url), {
-        requestInit: { headers: { Authorization: `Bearer ${endpoint.token}` } },
-      }),
-    );
+    const client = await commandAgentClient(await opened([recordingTool([], TEXT)]));
     try {
       const failed = await client
         .request({ method: "tools/call", params: { name: 42 } } as never, CallToolResultSchema)

@@ -67,6 +67,17 @@ const options = (dir: string) => ({
   drainTimeoutMs: 5000,
 });
 
+/** Starts the gateway again with no stop signal: it runs the saved run and the due job, once each. */
+async function nextStartRunsBoth(made: { home: TempHome; ran: string }): Promise<void> {
+  gateway = await startGateway({
+    ...options(made.home.dir),
+    logger: abortingAtListen(new AbortController(), []),
+  });
+  await expect
+    .poll(() => existsSync(made.ran) && readFileSync(made.ran, "utf8"), { timeout: 15_000 })
+    .toBe("run\nrun\n");
+}
+
 describe("a stop signal while the gateway starts (local backend)", { timeout: 30_000 }, () => {
   it("before the listener opens: the start ends (StoppedWhileStarting), nothing run, the saved run kept", async () => {
     const made = homeWithSavedWork();
@@ -85,13 +96,7 @@ describe("a stop signal while the gateway starts (local backend)", { timeout: 30
     expect(existsSync(made.ran)).toBe(false);
     expect(readFileSync(join(home.dir, "webhook-pending-runs.json"), "utf8")).toContain('"saved-1"');
     // Let go of: the next start takes the state directory's lock and runs the saved run and the job.
-    gateway = await startGateway({
-      ...options(home.dir),
-      logger: abortingAtListen(new AbortController(), []),
-    });
-    await expect
-      .poll(() => existsSync(made.ran) && readFileSync(made.ran, "utf8"), { timeout: 15_000 })
-      .toBe("run\nrun\n");
+    await nextStartRunsBoth(made);
   });
 
   it("as the listener opens: no saved run is queued and no cron job starts; the stop keeps the run for the next start", async () => {
@@ -112,12 +117,6 @@ describe("a stop signal while the gateway starts (local backend)", { timeout: 30
     expect(jobs.jobs.j1).toMatchObject({ next_run: "2020-01-01T00:00:00.000Z" });
     expect(jobs.jobs.j1.last_run).toBeUndefined();
     // Still owed: the next start runs it (and the job), once each.
-    gateway = await startGateway({
-      ...options(home.dir),
-      logger: abortingAtListen(new AbortController(), []),
-    });
-    await expect
-      .poll(() => existsSync(made.ran) && readFileSync(made.ran, "utf8"), { timeout: 15_000 })
-      .toBe("run\nrun\n");
+    await nextStartRunsBoth(made);
   });
 });

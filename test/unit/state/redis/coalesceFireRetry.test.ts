@@ -2,7 +2,11 @@ import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { silentLogger } from "../../../../src/io/log.js";
-import { createSharedCoalescing, ORPHAN_GRACE_MS } from "../../../../src/io/state/redis/coalescing.js";
+import {
+  createSharedCoalescing,
+  ORPHAN_GRACE_MS,
+  type SharedCoalescing,
+} from "../../../../src/io/state/redis/coalescing.js";
 import {
   commandOptions,
   connectRedis,
@@ -57,6 +61,13 @@ async function redisClockPast(at: number): Promise<void> {
   while ((await redisMs()) <= at) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
+/** A run a test's coalescing dispatched: its event, how many it superseded, why its group fired. */
+interface Dispatched {
+  id: string;
+  superseded: number;
+  reason: string | undefined;
+}
+
 /**
  * A shared coalescing (on its own keys unless `keys` are given) whose dispatch records what fired, refusing
  * the first `refuse` fires; `sweep` quickens the sweep of due groups.
@@ -64,7 +75,7 @@ async function redisClockPast(at: number): Promise<void> {
 function recording(
   options: { refuse?: number; keys?: RedisKeys; sweep?: { everyMs: number; graceMs: number } } = {},
 ) {
-  const dispatched: Array<{ id: string; superseded: number; reason: string | undefined }> = [];
+  const dispatched: Dispatched[] = [];
   let refusals = options.refuse ?? 0;
   const coalescing = createSharedCoalescing({
     url: server.url,
@@ -83,6 +94,54 @@ function recording(
     },
   });
   return { coalescing, dispatched };
+}
+
+/** A shared coalescing that dispatches nothing, its timer queue on `url` (the test's Redis unless told). */
+function idle(keys: RedisKeys, url = server.url, health = createRedisHealth("test", silentLogger())) {
+  return createSharedCoalescing({ url, redis, keys, health, logger: silentLogger(), async dispatch() {} });
+}
+
+/**
+ * Runs `offer` on a coalescing whose joins reach Redis but whose timer jobs are never stored: its queue's
+ * connection is to a redis-server that refuses the queue's scripts (the state a kill right after a join
+ * leaves).
+ */
+async function offeredWithoutTimers(
+  keys: RedisKeys,
+  offer: (cut: SharedCoalescing) => Promise<void>,
+): Promise<void> {
+  const refusing = await startTestRedis({
+    args: ["--rename-command", "EVALSHA", "", "--rename-command", "EVAL", ""],
+  });
+  const cut = idle(keys, refusing.url);
+  try {
+    await offer(cut);
+  } finally {
+    await cut.close(0);
+    await refusing.cleanup();
+  }
+}
+
+/**
+ * Another instance, sweeping `keys` every 20 ms, until `fired` holds of what it dispatched and nothing is
+ * due any more; returns what it dispatched, once it is closed.
+ */
+async function sweptByAnotherInstance(
+  keys: RedisKeys,
+  fired: (dispatched: readonly Dispatched[]) => void,
+): Promise<readonly Dispatched[]> {
+  const { coalescing: other, dispatched } = recording({ keys, sweep: { everyMs: 20, graceMs: 0 } });
+  try {
+    other.start();
+    await vi.waitFor(() => fired(dispatched), { timeout: 5000, interval: 10 });
+    await vi.waitFor(async () => expect(await redis.zcard(keys.coalesceDue())).toBe(0), {
+      timeout: 5000,
+      interval: 10,
+    });
+  } finally {
+    await other.close(0);
+  }
+  return dispatched;
 }
 
 describe("shared coalescing groups (Redis)", () => {
@@ -161,45 +220,19 @@ describe("shared coalescing groups (Redis)", () => {
     const route = groupedRoute(0.1, 60);
     const first = groupedEvent(route, "handed-a");
     const late = groupedEvent(route, "handed-b");
-    // Both joins reach Redis; neither timer job is stored (a server that refuses the queue's scripts).
-    const refusing = await startTestRedis({
-      args: ["--rename-command", "EVALSHA", "", "--rename-command", "EVAL", ""],
-    });
-    const cut = createSharedCoalescing({
-      url: refusing.url,
-      redis,
-      keys,
-      health: createRedisHealth("test", silentLogger()),
-      logger: silentLogger(),
-      async dispatch() {},
-    });
-    try {
+    // Both joins reach Redis; neither timer job is stored.
+    await offeredWithoutTimers(keys, async (cut) => {
       expect(await cut.offer(first, shared(first))).toBe("coalesced");
       await redisClockPast((await redisMs()) + 150);
       expect(await cut.offer(late, shared(late))).toBe("coalesced");
-    } finally {
-      await cut.close(0);
-      await refusing.cleanup();
-    }
-    const { coalescing: other, dispatched } = recording({ keys, sweep: { everyMs: 20, graceMs: 0 } });
-    try {
-      other.start();
-      await vi.waitFor(
-        () =>
-          expect(dispatched.map((d) => [d.id, d.superseded]).sort()).toEqual([
-            ["handed-a", 0],
-            ["handed-b", 0],
-          ]),
-        { timeout: 5000, interval: 10 },
-      );
-      await vi.waitFor(async () => expect(await redis.zcard(keys.coalesceDue())).toBe(0), {
-        timeout: 5000,
-        interval: 10,
-      });
-      expect(dispatched).toHaveLength(2);
-    } finally {
-      await other.close(0);
-    }
+    });
+    const dispatched = await sweptByAnotherInstance(keys, (fired) =>
+      expect(fired.map((d) => [d.id, d.superseded]).sort()).toEqual([
+        ["handed-a", 0],
+        ["handed-b", 0],
+      ]),
+    );
+    expect(dispatched).toHaveLength(2);
   });
 
   it("a group whose max wait is shorter than its quiet window fires at its max wait, not once the window has passed", async () => {
@@ -252,14 +285,7 @@ describe("shared coalescing groups (Redis)", () => {
 
   it("a group's key expires its max wait plus the grace after it opened, so a group whose timer job was never stored (every offer answered 503) does not stay for ever; a later event does not push the expiry on", async () => {
     const keys = redisKeys(`c${randomUUID()}`);
-    const coalescing = createSharedCoalescing({
-      url: server.url,
-      redis,
-      keys,
-      health: createRedisHealth("test", silentLogger()),
-      logger: silentLogger(),
-      async dispatch() {},
-    });
+    const coalescing = idle(keys);
     try {
       const first = event("orphan-a");
       expect(await coalescing.offer(first, shared(first))).toBe("coalesced");
@@ -277,14 +303,7 @@ describe("shared coalescing groups (Redis)", () => {
 
   it("joining a group keeps the event's delivery id for its hour in the same step: an instance killed right after the join (before the 202's own follow-up) leaves no id that expires after its pending minute, whose retry would join again", async () => {
     const keys = redisKeys(`c${randomUUID()}`);
-    const coalescing = createSharedCoalescing({
-      url: server.url,
-      redis,
-      keys,
-      health: createRedisHealth("test", silentLogger()),
-      logger: silentLogger(),
-      async dispatch() {},
-    });
+    const coalescing = idle(keys);
     try {
       for (const id of ["kept-a", "kept-b"]) {
         // As the idempotency step records it before the event joins: pending, for a minute.
@@ -317,45 +336,20 @@ describe("shared coalescing groups (Redis)", () => {
 
   it("a group whose timer job was never stored (its instance killed, or its queue unreachable, right after the event joined) is fired by another instance's sweep at its due time, not left until another event for its key", async () => {
     const keys = redisKeys(`c${randomUUID()}`);
-    // The join reaches Redis; the timer job's queue (its own connection, here to a server that refuses the
-    // queue's scripts) stores nothing: the state a kill between the two leaves.
-    const refusing = await startTestRedis({
-      args: ["--rename-command", "EVALSHA", "", "--rename-command", "EVAL", ""],
-    });
-    const cut = createSharedCoalescing({
-      url: refusing.url,
-      redis,
-      keys,
-      health: createRedisHealth("test", silentLogger()),
-      logger: silentLogger(),
-      async dispatch() {},
-    });
-    try {
+    // The join reaches Redis; the timer job's queue (its own connection) stores nothing: the state a kill
+    // between the two leaves.
+    await offeredWithoutTimers(keys, async (cut) => {
       // Joined, so kept (answered 202), though its timer was not stored.
       expect(await cut.offer(event("cut-a"), shared(event("cut-a")))).toBe("coalesced");
       expect(await redis.exists(keys.coalesceGroup("grp:1"))).toBe(1);
-    } finally {
-      await cut.close(0);
-      await refusing.cleanup();
-    }
+    });
     // A group long gone (expired after 30 days of every instance down) leaves its due entry behind: swept too.
     await redis.zadd(keys.coalesceDue(), 0, "999999:grp:gone");
-    const { coalescing: other, dispatched } = recording({ keys, sweep: { everyMs: 20, graceMs: 0 } });
-    try {
-      other.start();
-      await vi.waitFor(() => expect(dispatched.map((d) => d.id)).toEqual(["cut-a"]), {
-        timeout: 5000,
-        interval: 10,
-      });
-      // Fired once, and no longer due, as the gone one: later sweeps find nothing to fire.
-      await vi.waitFor(async () => expect(await redis.zcard(keys.coalesceDue())).toBe(0), {
-        timeout: 5000,
-        interval: 10,
-      });
-      expect(dispatched.map((d) => d.id)).toEqual(["cut-a"]);
-    } finally {
-      await other.close(0);
-    }
+    const dispatched = await sweptByAnotherInstance(keys, (fired) =>
+      expect(fired.map((d) => d.id)).toEqual(["cut-a"]),
+    );
+    // Fired once, and no longer due, as the gone one: later sweeps find nothing to fire.
+    expect(dispatched.map((d) => d.id)).toEqual(["cut-a"]);
   });
 
   it("an event that joined its group when Redis refused to store the group's timer (full by the join, say: OOM) is kept and answered 202, not 503: the sweep fires its group with it, once, and the sender's retry is a duplicate", async () => {
@@ -364,14 +358,11 @@ describe("shared coalescing groups (Redis)", () => {
     // refuses the timer's script (OOM): the join's own script, on the command connection, is taken.
     await redis.call("ACL", "SETUSER", "notimer", "on", ">pw", "~*", "&*", "+@all", "-evalsha", "-eval");
     const log = captureLogger();
-    const cut = createSharedCoalescing({
-      url: server.url.replace("redis://", "redis://notimer:pw@"),
-      redis,
+    const cut = idle(
       keys,
-      health: createRedisHealth("test", log.logger),
-      logger: silentLogger(),
-      async dispatch() {},
-    });
+      server.url.replace("redis://", "redis://notimer:pw@"),
+      createRedisHealth("test", log.logger),
+    );
     try {
       // As the idempotency step records it before the event joins: pending, for a minute.
       await redis.set(keys.seen("grp:kept-oom"), "token", "EX", PENDING_TTL_SECONDS, "NX");
@@ -382,21 +373,10 @@ describe("shared coalescing groups (Redis)", () => {
       await cut.close(0);
       await redis.call("ACL", "DELUSER", "notimer");
     }
-    const { coalescing: other, dispatched } = recording({ keys, sweep: { everyMs: 20, graceMs: 0 } });
-    try {
-      other.start();
-      await vi.waitFor(() => expect(dispatched.map((d) => d.id)).toEqual(["kept-oom"]), {
-        timeout: 5000,
-        interval: 10,
-      });
-      await vi.waitFor(async () => expect(await redis.zcard(keys.coalesceDue())).toBe(0), {
-        timeout: 5000,
-        interval: 10,
-      });
-      expect(dispatched).toHaveLength(1);
-    } finally {
-      await other.close(0);
-    }
+    const dispatched = await sweptByAnotherInstance(keys, (fired) =>
+      expect(fired.map((d) => d.id)).toEqual(["kept-oom"]),
+    );
+    expect(dispatched).toHaveLength(1);
     // The sender got its 202: a retry all the same is the duplicate it is.
     const seen = createSharedIdempotency(
       redis,

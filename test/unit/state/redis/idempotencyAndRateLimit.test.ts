@@ -22,11 +22,22 @@ import { startTestRedis, type TestRedis } from "../../../helpers/redis.js";
 
 let server: TestRedis;
 const clients: Redis[] = [];
-const client = async () => {
-  const redis = await connectRedis(server.url, "config.yaml", commandOptions());
+/** A client of the file's Redis (or of `of`), disconnected after its test. */
+const client = async (of: TestRedis = server, options = commandOptions()) => {
+  const redis = await connectRedis(of.url, "config.yaml", options);
   clients.push(redis);
   return redis;
 };
+
+/** A client of `own` that does not reconnect by itself: its test brings it back (`connect()`) when it means to. */
+const clientNotReconnecting = (own: TestRedis) =>
+  client(own, { ...commandOptions(), retryStrategy: () => null });
+
+/** Kills `own` and waits until `redis`, one of `clientNotReconnecting`'s, has given up on it. */
+async function killedUnder(redis: Redis, own: TestRedis): Promise<void> {
+  await own.stop();
+  await expect.poll(() => redis.status, { timeout: 5000, interval: 10 }).toBe("end");
+}
 
 beforeAll(async () => {
   server = await startTestRedis();
@@ -127,21 +138,15 @@ describe("shared idempotency (SET NX EX)", () => {
       const keys = redisKeys(`t${randomUUID()}`);
       const health = createRedisHealth("test", silentLogger());
       // A's connection does not reconnect by itself: the test brings it back once B has stored the retry.
-      const redisA = await connectRedis(own.url, "config.yaml", {
-        ...commandOptions(),
-        retryStrategy: () => null,
-      });
-      clients.push(redisA);
+      const redisA = await clientNotReconnecting(own);
       const a = createSharedIdempotency(redisA, keys, health);
       expect(await a.checkAndAdd("r:lost-then-retried")).toBe(false);
       // Redis goes away before A stores the event: A answers 503, and its removal waits for the connection.
-      await own.stop();
-      await expect.poll(() => redisA.status, { timeout: 5000, interval: 10 }).toBe("end");
+      await killedUnder(redisA, own);
       await a.forget("r:lost-then-retried");
       // Redis is back (without the record: no persistence); the sender's retry reaches B, which stores it.
       await own.start();
-      const redisB = await connectRedis(own.url, "config.yaml", commandOptions());
-      clients.push(redisB);
+      const redisB = await client(own);
       const b = createSharedIdempotency(redisB, keys, health);
       expect(await b.checkAndAdd("r:lost-then-retried")).toBe(false);
       await b.keep("r:lost-then-retried");
@@ -242,11 +247,7 @@ describe("shared idempotency (SET NX EX)", () => {
       const keys = redisKeys(`t${randomUUID()}`);
       const health = createRedisHealth("test", silentLogger());
       // A's connection does not reconnect by itself: the test brings it back once Redis is.
-      const redisA = await connectRedis(own.url, "config.yaml", {
-        ...commandOptions(),
-        retryStrategy: () => null,
-      });
-      clients.push(redisA);
+      const redisA = await clientNotReconnecting(own);
       // Scaled down (Redis keeps real time): a lease of 1 s, which lapses while Redis is down.
       const lease = { pollMs: 5, waitMs: 30_000, deliveringSeconds: 1 };
       const a = createSharedIdempotency(redisA, keys, health, 3600, 60, lease);
@@ -254,13 +255,11 @@ describe("shared idempotency (SET NX EX)", () => {
       void a.keep("dd:down");
       a.delivering("dd:down");
       await redisA.ping();
-      await own.stop();
-      await expect.poll(() => redisA.status, { timeout: 5000, interval: 10 }).toBe("end");
+      await killedUnder(redisA, own);
       // The message went out while Redis was down: its mark is refused unsent.
       a.delivered("dd:down");
       await own.start();
-      const raw = await connectRedis(own.url, "config.yaml", commandOptions());
-      clients.push(raw);
+      const raw = await client(own);
       await vi.waitFor(async () => expect(await raw.exists(keys.seen("dd:down"))).toBe(0), {
         timeout: 5000,
         interval: 20,
@@ -284,10 +283,8 @@ describe("shared idempotency (SET NX EX)", () => {
     try {
       const keys = redisKeys(`t${randomUUID()}`);
       const health = createRedisHealth("test", silentLogger());
-      const redisA = await connectRedis(own.url, "config.yaml", commandOptions());
-      clients.push(redisA);
-      const admin = await connectRedis(own.url, "config.yaml", commandOptions());
-      clients.push(admin);
+      const redisA = await client(own);
+      const admin = await client(own);
       // Renewed every third of a 1 s lease.
       const a = createSharedIdempotency(redisA, keys, health, 3600, 60, {
         pollMs: 5,

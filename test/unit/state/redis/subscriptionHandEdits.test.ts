@@ -1,7 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Redis } from "ioredis";
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { commandOptions, connectRedis } from "../../../../src/io/state/redis/connection.js";
+import { describe, expect, it, vi } from "vitest";
 import { redisKeys } from "../../../../src/io/state/redis/keys.js";
 import {
   createRedisSubscriptionSource,
@@ -10,7 +8,7 @@ import {
 } from "../../../../src/io/state/redis/subscriptions.js";
 import { captureLogger } from "../../../fakes/logCapture.js";
 import { type FakeClock, fakeClock } from "../../../helpers/gateway.js";
-import { startTestRedis, type TestRedis } from "../../../helpers/redis.js";
+import { redisPerTest } from "../../../helpers/redisPerTest.js";
 
 /**
  * Records written into the hash by hand (redis-cli HSET, HDEL), which move no revision counter: every gateway
@@ -19,26 +17,15 @@ import { startTestRedis, type TestRedis } from "../../../helpers/redis.js";
  * as on one started after it.
  */
 
-let server: TestRedis | undefined;
-const closers: Array<() => void> = [];
-afterEach(async () => {
-  for (const close of closers.splice(0)) close();
-  await server?.cleanup();
-  server = undefined;
-});
-
-async function connection(): Promise<Redis> {
-  const redis = await connectRedis((server as TestRedis).url, "config.yaml", commandOptions());
-  redis.on("error", () => {});
-  closers.push(() => redis.disconnect());
-  return redis;
-}
+const testRedis = redisPerTest();
 
 /** One instance's view, on its own connection, polling on `clock` at the default rate. */
 async function instance(keys: ReturnType<typeof redisKeys>, clock: FakeClock) {
   const log = captureLogger();
-  const source = createRedisSubscriptionSource(await connection(), keys, "test", log.logger, { clock });
-  closers.push(() => source.close());
+  const source = createRedisSubscriptionSource(await testRedis.connection(), keys, "test", log.logger, {
+    clock,
+  });
+  testRedis.closeAfter(() => source.close());
   await source.open();
   return { source, loads: () => log.messages().filter((m) => m.includes("dynamic subscription(s) from")) };
 }
@@ -53,9 +40,9 @@ const secretOf = (source: RedisSubscriptionSource, name: string) => source.looku
 
 describe("Redis subscriptions edited by hand", { timeout: 30_000 }, () => {
   it("a field removed or added by hand is served at the next poll, one rewritten in place within 30 s, on an instance started before the edit as on one started after it", async () => {
-    server = await startTestRedis();
+    await testRedis.start();
     const keys = redisKeys(`t${randomUUID()}`);
-    const writer = await connection();
+    const writer = await testRedis.connection();
     await createRedisSubscriptionStore(writer, keys, "test").update((records) => {
       records.gh = { secret: "gh-secret", events: ["push"] };
       records.gx = { secret: "gx-secret-old", events: ["push"] };

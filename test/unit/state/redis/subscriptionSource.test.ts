@@ -1,39 +1,26 @@
 import { randomUUID } from "node:crypto";
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { commandOptions, connectRedis } from "../../../../src/io/state/redis/connection.js";
+import { describe, expect, it, vi } from "vitest";
 import { redisKeys } from "../../../../src/io/state/redis/keys.js";
 import {
   createRedisSubscriptionSource,
   createRedisSubscriptionStore,
 } from "../../../../src/io/state/redis/subscriptions.js";
 import { captureLogger } from "../../../fakes/logCapture.js";
-import { startTestRedis, type TestRedis } from "../../../helpers/redis.js";
+import { redisPerTest } from "../../../helpers/redisPerTest.js";
 
 /** The gateway's view of the subscriptions in Redis: kept in memory, refreshed in the background. */
 
-let server: TestRedis | undefined;
-const closers: Array<() => void> = [];
-afterEach(async () => {
-  for (const close of closers.splice(0)) close();
-  await server?.cleanup();
-  server = undefined;
-});
+const testRedis = redisPerTest();
 
 async function setup(options: { hasGlobalSecret?: () => boolean } = {}) {
-  server = await startTestRedis();
+  const server = await testRedis.start();
   const keys = redisKeys(`t${randomUUID()}`);
-  const writer = await connectRedis(server.url, "config.yaml", commandOptions());
-  const reader = await connectRedis(server.url, "config.yaml", commandOptions());
-  reader.on("error", () => {});
-  writer.on("error", () => {});
-  closers.push(
-    () => writer.disconnect(),
-    () => reader.disconnect(),
-  );
+  const writer = await testRedis.connection();
+  const reader = await testRedis.connection();
   const log = captureLogger();
   const source = createRedisSubscriptionSource(reader, keys, "test", log.logger, { pollMs: 20, ...options });
-  closers.push(() => source.close());
-  return { keys, store: createRedisSubscriptionStore(writer, keys, "test"), source, log };
+  testRedis.closeAfter(() => source.close());
+  return { server, keys, store: createRedisSubscriptionStore(writer, keys, "test"), source, log };
 }
 
 describe("Redis subscription source", { timeout: 30_000 }, () => {
@@ -66,8 +53,7 @@ describe("Redis subscription source", { timeout: 30_000 }, () => {
     await store.update((records) => {
       records.gh = { secret: "s1" };
     });
-    const writer = await connectRedis(server?.url ?? "", "config.yaml", commandOptions());
-    closers.push(() => writer.disconnect());
+    const writer = await testRedis.connection();
     await writer.hset(keys.subscriptions(), "bad", '{"secret": TOPSECRET}');
     await writer.incr(keys.subscriptionsRevision());
     await source.open();
@@ -81,8 +67,7 @@ describe("Redis subscription source", { timeout: 30_000 }, () => {
 
   it("a chat id written unquoted with redis-cli keeps its digits (JSON.parse would round it to another channel)", async () => {
     const { keys, source } = await setup();
-    const writer = await connectRedis(server?.url ?? "", "config.yaml", commandOptions());
-    closers.push(() => writer.disconnect());
+    const writer = await testRedis.connection();
     await writer.hset(
       keys.subscriptions(),
       "dc",
@@ -94,19 +79,19 @@ describe("Redis subscription source", { timeout: 30_000 }, () => {
   });
 
   it("a lookup never waits for Redis: with Redis down the last set is served, and the log says so once per outage and when it is over", async () => {
-    const { store, source, log } = await setup();
+    const { server, store, source, log } = await setup();
     await store.update((records) => {
       records.gh = { secret: "s1" };
     });
     await source.open();
-    await server?.stop();
+    await server.stop();
     await vi.waitFor(
       () => expect(log.messages().filter((m) => m.includes("not refreshed"))).toHaveLength(1),
       { timeout: 15_000 },
     );
     for (let i = 0; i < 100; i++) expect(source.lookup("gh")?.secret).toBe("s1");
     // Polls go on failing (every 20 ms) while the server starts again, each cause worded its own way.
-    await server?.start();
+    await server.start();
     await vi.waitFor(
       () => expect(log.messages().filter((m) => m.includes("refreshed again"))).toHaveLength(1),
       { timeout: 15_000 },
@@ -115,19 +100,14 @@ describe("Redis subscription source", { timeout: 30_000 }, () => {
   });
 
   it("after polls that failed, the hash is read again even when the revision reads as before: a store that started over (Redis restarted empty, the subscription made again) is not mistaken for the set last read", async () => {
-    server = await startTestRedis();
+    const server = await testRedis.start();
     const keys = redisKeys(`t${randomUUID()}`);
-    const writer = await connectRedis(server.url, "config.yaml", commandOptions());
-    writer.on("error", () => {});
-    closers.push(() => writer.disconnect());
+    const writer = await testRedis.connection();
     await writer.acl("SETUSER", "gw", "on", ">gw-pass", "~*", "&*", "+@all");
-    const url = server.url.replace("redis://", "redis://gw:gw-pass@");
-    const reader = await connectRedis(url, "config.yaml", commandOptions());
-    reader.on("error", () => {});
-    closers.push(() => reader.disconnect());
+    const reader = await testRedis.connection(server.url.replace("redis://", "redis://gw:gw-pass@"));
     const log = captureLogger();
     const source = createRedisSubscriptionSource(reader, keys, "test", log.logger, { pollMs: 20 });
-    closers.push(() => source.close());
+    testRedis.closeAfter(() => source.close());
     const store = createRedisSubscriptionStore(writer, keys, "test");
     await store.update((records) => {
       records.gh = { secret: "old-secret" };
@@ -156,12 +136,12 @@ describe("Redis subscription source", { timeout: 30_000 }, () => {
   });
 
   it("a reload while Redis is down says the set it judges is the last one read, not one loaded from Redis", async () => {
-    const { store, source, log, keys } = await setup();
+    const { server, store, source, log, keys } = await setup();
     await store.update((records) => {
       records.gh = { secret: "s1" };
     });
     await source.open();
-    await server?.stop();
+    await server.stop();
     await vi.waitFor(
       () => expect(log.messages().filter((m) => m.includes("not refreshed"))).toHaveLength(1),
       { timeout: 15_000 },
@@ -178,8 +158,7 @@ describe("Redis subscription source", { timeout: 30_000 }, () => {
     await store.update((records) => {
       records.gh = { secret: "s1", events: ["push"], enabled: true };
     });
-    const admin = await connectRedis((server as TestRedis).url, "config.yaml", commandOptions());
-    closers.push(() => admin.disconnect());
+    const admin = await testRedis.connection();
     await admin.config("SET", "maxmemory", "1");
     try {
       // A full Redis refuses every command queued in MULTI, reads too: the read is no transaction.
