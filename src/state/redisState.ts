@@ -18,7 +18,6 @@ import {
   idlePingMs,
   persistenceProblem,
   redisLabel,
-  serverRunId,
 } from "../io/state/redis/connection.js";
 import { type CronLease, createCronLease } from "../io/state/redis/cronLease.js";
 import { serverGreeting } from "../io/state/redis/greeting.js";
@@ -30,6 +29,7 @@ import {
 } from "../io/state/redis/idempotency.js";
 import { DEFAULT_KEY_PREFIX, redisKeys } from "../io/state/redis/keys.js";
 import { createSharedRateLimiter, type SharedRateLimiter } from "../io/state/redis/rateLimit.js";
+import { watchServerSeen } from "../io/state/redis/serverSeen.js";
 import { type SharedSessionMirrors, sharedSessionMirrors } from "../io/state/redis/sessionMirrors.js";
 import {
   createSharedQueue,
@@ -224,6 +224,14 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
     notRecorded(shared, err) {
       // Its run ended outside its slot (and was recorded there): another instance only finishes its job.
       if (shared.done === true) return;
+      // The job itself is gone (Redis restarted empty, flushed, or evicted it): nothing runs it again.
+      if (/^Missing key for job/.test(err)) {
+        logger.warn(
+          { route: shared.routeName, delivery_id: shared.deliveryId, err },
+          `[webhook] ${shared.routeName}: run of delivery ${shared.deliveryId} ended here, but Redis did not record its end (${err}): its job is gone from Redis (restarted empty, flushed or evicted): it ran here once and does not run again`,
+        );
+        return;
+      }
       const lockSeconds = (options.stall?.lockDurationMs ?? LOCK_MS) / 1000;
       logger.warn(
         { route: shared.routeName, delivery_id: shared.deliveryId, err },
@@ -370,56 +378,7 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
   if (eviction !== undefined) logger.warn({ redis: label }, `[state] state.redis_url: ${eviction}`);
   const persistence = await persistenceProblem(redis, label);
   if (persistence !== undefined) logger.warn({ redis: label }, `[state] state.redis_url: ${persistence}`);
-  // A Redis that keeps nothing, restarted while it was unreachable, lost what it held: said once it is back
-  // (told by its run_id), as the start says of the setting; a network outage keeps the same run_id. Whether
-  // what it held survived all the same (loaded from a file: a snapshot written by SHUTDOWN SAVE or by hand)
-  // is told by a key of svc's: it names the server the instances saw last, and the first instance back
-  // after a restart records whether it found it (`kept`) or not, for the others.
-  const serverSeenKey = keys.serverSeen();
-  const recordSeen = (id: string, held: "kept" | "lost") =>
-    redis.set(serverSeenKey, `${id} ${held}`).then(
-      () => {},
-      () => {},
-    );
-  /** Whether Redis (restarted as `now`) kept what it held; undefined when it cannot be read. */
-  const keptAcross = async (now: string): Promise<boolean | undefined> => {
-    let seen: string | null;
-    try {
-      seen = await redis.get(serverSeenKey);
-    } catch {
-      return undefined;
-    }
-    const [id, held] = (seen ?? "").split(" ");
-    // Another instance back first has recorded what it found.
-    if (id === now) return held === "kept";
-    await recordSeen(now, seen === null ? "lost" : "kept");
-    return seen !== null;
-  };
-  let runId = await serverRunId(redis);
-  const seenAtStart = await redis.get(serverSeenKey).catch(() => null);
-  // What this start found: a Redis that restarted empty holds no such key, and an instance still to notice
-  // that restart must read it as lost, whichever instance reached Redis first.
-  if (runId !== undefined && seenAtStart?.split(" ")[0] !== runId)
-    await recordSeen(runId, seenAtStart === null ? "lost" : "kept");
-  health.onBack(() => {
-    void serverRunId(redis).then(async (now) => {
-      if (now === undefined || runId === undefined || now === runId) return;
-      runId = now;
-      const kept = await keptAcross(now);
-      if ((await persistenceProblem(redis, label).catch(() => undefined)) === undefined) return;
-      if (kept === true) {
-        logger.info(
-          { redis: label },
-          `[state] Redis at ${label} restarted while it was unreachable (its run_id changed) and loaded what it held from a file, though its settings keep nothing across a restart (appendonly no, save "") — set appendonly yes in its redis.conf (and CONFIG SET appendonly yes for the running server)`,
-        );
-        return;
-      }
-      logger.warn(
-        { redis: label },
-        `[state] Redis at ${label} restarted while it was unreachable (its run_id changed), and it keeps nothing across a restart (appendonly no, save ""): the runs waiting in its queue, the pending coalescing groups, the idempotency records and the dynamic subscriptions it held are gone (a sender's retry of an event it had accepted runs as a new one) — set appendonly yes in its redis.conf (and CONFIG SET appendonly yes for the running server)`,
-      );
-    });
-  });
+  await watchServerSeen({ redis, keys, health, logger, label });
 
   /**
    * Keys whose idempotency record also cleared the way for their run's add (`recordAndClear`), with when

@@ -101,6 +101,31 @@ describe("state.redis_url with rediss:// (TLS)", () => {
   });
 });
 
+describe("a rediss:// Redis that asks for a password", { timeout: 30_000 }, () => {
+  it("refuses the start with a fix whose example URL keeps the rediss:// scheme (NOAUTH and WRONGPASS)", async () => {
+    const own = await startTestRedis({ tls: { cert: certs.serverCert, key: certs.serverKey } });
+    // Set once it runs: the helper's start waits for a PONG, which a Redis asking for a password refuses.
+    const admin = new Redis(own.url);
+    await admin.config("SET", "requirepass", "right");
+    admin.disconnect();
+    const url = own.tlsUrl as string;
+    const start = (given: string) =>
+      withCertFile(certs.caCert, () =>
+        connectRedis(given, "/home/x/config.yaml", commandOptions(), "svc-tls:"),
+      );
+    try {
+      await expect(start(url)).rejects.toThrow(
+        /asks for a password, and state\.redis_url gives none \(NOAUTH .*\) — write it in state\.redis_url \(rediss:\/\/:password@host:6379\/0, or rediss:\/\/user:password@… for an ACL user; keep it in \.env\)$/,
+      );
+      await expect(start(url.replace("rediss://", "rediss://:wrong@"))).rejects.toThrow(
+        /refused the credentials \(WRONGPASS .*\) — fix the user and password in state\.redis_url \(rediss:\/\/user:password@host:6379\/0; keep them in \.env\)$/,
+      );
+    } finally {
+      await own.cleanup();
+    }
+  });
+});
+
 describe("a rediss:// Redis that starts requiring a client certificate while the gateway runs", {
   timeout: 30_000,
 }, () => {

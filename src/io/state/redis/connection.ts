@@ -127,6 +127,11 @@ export interface RedisHealth {
   keepAlive(everyMs: () => Promise<number | undefined>): Promise<void>;
   /** Called each time Redis is reachable again after a logged outage, right after that is logged. */
   onBack(listener: () => void): void;
+  /**
+   * Called with each liveness PING of the first connection watched (`keepAlive`), while it is ready and no
+   * outage is logged: a check that rides on it sends its command beside the PING, on the same connection.
+   */
+  onLivenessPing(listener: (redis: Redis) => void): void;
   fail(err: unknown): never;
   /**
    * A command of a background connection (`what`: a queue's worker) that Redis refused: logged at most once
@@ -276,6 +281,8 @@ export function createRedisHealth(
   let readPingMs: (() => Promise<number | undefined>) | undefined;
   /** What `onBack` registered. */
   const backListeners: Array<() => void> = [];
+  /** What `onLivenessPing` registered. */
+  const pingListeners: Array<(redis: Redis) => void> = [];
   const back = () => {
     if (!reported || notReady.size > 0) return;
     reported = false;
@@ -433,6 +440,7 @@ export function createRedisHealth(
           else if (redis.status === "ready") unanswered(err instanceof Error ? err.message : String(err));
         });
         if (refused && !reported) probeWrite(redis);
+        if (!reported) for (const listener of pingListeners) listener(redis);
       }
     };
     clearInterval(keepingAlive);
@@ -473,6 +481,9 @@ export function createRedisHealth(
     },
     onBack(listener) {
       backListeners.push(listener);
+    },
+    onLivenessPing(listener) {
+      pingListeners.push(listener);
     },
     async keepAlive(everyMs) {
       readPingMs = everyMs;
@@ -636,16 +647,17 @@ export async function connectRedis(
       throw new StoppedWhileWaiting(`stopped while waiting for Redis at ${label}`);
     const reason = socketError ?? (err as Error).message;
     // Redis answered, and refused the URL's user or password: starting it is not the fix. A password it asks
-    // for and the URL lacks is said as such.
+    // for and the URL lacks is said as such. The example keeps the URL's scheme (TLS or not).
+    const scheme = /^rediss:/i.test(url) ? "rediss" : "redis";
     if (/NOAUTH/.test(reason))
       throw refuse(
         `${label} asks for a password, and state.redis_url gives none (${reason})`,
-        "write it in state.redis_url (redis://:password@host:6379/0, or redis://user:password@… for an ACL user; keep it in .env)",
+        `write it in state.redis_url (${scheme}://:password@host:6379/0, or ${scheme}://user:password@… for an ACL user; keep it in .env)`,
       );
     if (/WRONGPASS|without any password configured/i.test(reason))
       throw refuse(
         `${label} refused the credentials (${reason})`,
-        "fix the user and password in state.redis_url (redis://user:password@host:6379/0; keep them in .env)",
+        `fix the user and password in state.redis_url (${scheme}://user:password@host:6379/0; keep them in .env)`,
       );
     // INFO renamed away in redis.conf (rename-command INFO ""): the client's ready check is refused.
     if (/unknown command .info/i.test(reason))

@@ -103,7 +103,8 @@ export interface SharedQueueOptions<T> {
   /**
    * A job whose `process` ended here, whose end Redis did not record (`err`): its lock had expired first
    * (Redis frozen or paused past it) or another instance had taken it over, so the shared queue runs it
-   * again on some instance (this one included). Without it, a WARN naming the job.
+   * again on some instance (this one included) — unless the job itself is gone (`Missing key for job …`:
+   * Redis restarted empty, flushed or evicted it). Without it, a WARN naming the job.
    */
   notRecorded?(data: T, err: string): void;
 }
