@@ -493,7 +493,7 @@ export class McpHub {
       if (sameEntry && retrying(rt)) {
         summary.unchanged.push(name);
         summary.retried.push(name);
-        replaced.push(this.remove(rt).then(() => this.add(name, entry)));
+        replaced.push(this.remove(rt).then(() => this.add(name, entry, rt.samplingTimes)));
         continue;
       }
       // A server that was `enabled: false` had no connection: it is started, not reconnected; one that
@@ -518,7 +518,7 @@ export class McpHub {
       )
         summary.started.push(name);
       if (rt === undefined) this.add(name, entry);
-      else replaced.push(this.remove(rt).then(() => this.add(name, entry)));
+      else replaced.push(this.remove(rt).then(() => this.add(name, entry, rt.samplingTimes)));
     }
     await Promise.all([...stopping, ...replaced]);
     const current = new Map(this.runtimes);
@@ -559,7 +559,11 @@ export class McpHub {
     };
   }
 
-  private add(name: string, entry: McpServerEntry): void {
+  /**
+   * `samplingTimes`: those of the runtime this one replaces (a reload that changed the entry or retries
+   * it), so the server keeps the sampling requests of its minute counted, as across a reconnect.
+   */
+  private add(name: string, entry: McpServerEntry, samplingTimes: number[] = []): void {
     const cache =
       entry.enabled && entry.lazy ? readSchemaCache(this.options.cacheDir, name, entry) : undefined;
     const startIn: StartIn = !entry.enabled ? "skipped" : cache !== undefined ? "lazy" : "connecting";
@@ -644,7 +648,7 @@ export class McpHub {
       loggedCollisions: new Set(),
       failures: 0,
       warnedFailure: undefined,
-      samplingTimes: [],
+      samplingTimes,
     } as Omit<Runtime, "actor"> as Runtime;
     holder.rt = rt;
     const system = this.options.system;

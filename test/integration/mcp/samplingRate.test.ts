@@ -33,4 +33,22 @@ describe("sampling rate limit across reconnects", () => {
     expect(second.isError).toBe(true);
     expect(text(second)).toMatch(/sampling rate limit reached \(1 per minute\)/);
   });
+
+  it("still refuses a request over the limit after a reload that changed the server's entry", async () => {
+    const sampling = { enabled: true, max_requests_per_minute: 1 };
+    const h = ctx.hub(
+      ctx.home,
+      { fx: stdioEntry("legacy", { sampling }) },
+      { runner: async () => "sampled-answer" },
+    );
+    expect(text(await h.call("fx", "sample", { prompt: "first" }))).toBe("svc-agent:sampled-answer");
+    const firstPid = Number(text(await h.call("fx", "pid", {})));
+    // A key that has nothing to do with sampling: the server is replaced (a new process), not its budget.
+    const summary = await h.reload({ fx: stdioEntry("legacy", { sampling, timeout: 77 }) });
+    expect(summary.changed).toEqual(["fx"]);
+    const second = await h.call("fx", "sample", { prompt: "second" });
+    expect(Number(text(await h.call("fx", "pid", {})))).not.toBe(firstPid);
+    expect(second.isError).toBe(true);
+    expect(text(second)).toMatch(/sampling rate limit reached \(1 per minute\)/);
+  });
 });
