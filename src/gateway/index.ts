@@ -863,8 +863,6 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         logger.warn(
           `[gateway] ${paths.config} was reloaded, but a start refuses it: the next restart fails until it is fixed (svc config check says the same):\n${atStart.join("\n")}`,
         );
-      toolCap.reloaded(next.config);
-      toolCap.check(mcp.hub.tools());
       loaded = next;
       // The subscriptions are judged by the config too (a record without a secret by the global one, a
       // record by the config.yaml route of its name): the names() below reads them again, with its log lines.
@@ -874,7 +872,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       // (one report, which svc mcp reload prints), rather than reloading them first.
       mcp.retireProfiles(profileUse);
       profiles.closeJournalsOf((profile) => profileUse(profile) === "unused");
-      mcp.reloadConfig(next.config);
+      // Judged once the servers the reload replaces are: until then they count their old tools.
+      const judgeToolCap = toolCap.reloading(next.config);
+      void mcp.reloadConfig(next.config).then(() => judgeToolCap(mcp.hub.tools()));
       // Without the file the embedded default was re-read: naming the file would say it exists.
       const source = next.fromFile ? paths.config : `the embedded default (no ${paths.config})`;
       if (!webhook.enabled) {

@@ -16,7 +16,8 @@ export interface Mcp extends GatewayMcp {
    * first run (its tokens, `.env` and caches under `profiles/<name>/`), with the same servers.
    */
   hubFor(profile: string | undefined): McpHub;
-  reloadConfig(config: Config): void;
+  /** Settles once the default profile's hub has applied `config.mcp_servers` (failed or not). */
+  reloadConfig(config: Config): Promise<void>;
   /**
    * Closes the connections of each named profile that `use` says is no longer bound (after a reload: no
    * route, subscription or cron job bound to it); one with a run waiting or under way is asked again each
@@ -108,7 +109,7 @@ export function createMcp(deps: {
     },
     reloadConfig(config) {
       servers = config.mcp_servers;
-      void main.reload(servers).catch(reloadFailed);
+      const applied = main.reload(servers).then(() => undefined, reloadFailed);
       for (const [name, hub] of profiles) {
         const emptied = emptiedEnvProblem(envOf(name), envVariables.get(name) ?? 0);
         if (emptied !== undefined) {
@@ -122,6 +123,7 @@ export function createMcp(deps: {
         envVariables.set(name, variablesIn(name));
         void hub.reload(servers).catch(reloadFailed);
       }
+      return applied;
     },
     retireProfiles(use) {
       const retire = (name: string) => {

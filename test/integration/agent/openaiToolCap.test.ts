@@ -16,7 +16,8 @@ const NAMED_SERVER = await bundledFixture(
 const OPEN = { secret: "INSECURE_NO_AUTH" };
 const names = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}_${i}`);
 
-const config = (provider: "openai" | "anthropic") =>
+/** `bigInclude`: the tools.include of the server `big` (none: all its 125 tools). */
+const config = (provider: "openai" | "anthropic", bigInclude?: string[]) =>
   webhookConfig(
     {
       everything: { ...OPEN, prompt: "p" },
@@ -27,7 +28,11 @@ const config = (provider: "openai" | "anthropic") =>
     {
       agent: { provider, model: "m", base_url: "http://127.0.0.1:9/v1", api_key: "k" },
       mcp_servers: {
-        big: { command: process.execPath, args: [NAMED_SERVER, ...names("big", 125)] },
+        big: {
+          command: process.execPath,
+          args: [NAMED_SERVER, ...names("big", 125)],
+          ...(bigInclude === undefined ? {} : { tools: { include: bigInclude } }),
+        },
         small: { command: process.execPath, args: [NAMED_SERVER, ...names("small", 10)] },
       },
     },
@@ -87,6 +92,29 @@ describe("routes offered more tools than OpenAI's API takes", { timeout: 30_000 
       .join("\n");
     expect(again).toMatch(/route both \(135 tools\)/);
     expect(again.match(/route everything /g)).toHaveLength(1);
+  });
+
+  it("is not said again by a reload that brings a server under the cap (tools.include)", async () => {
+    gw = await startTestGateway({ config: config("openai") });
+    const running = gw;
+    await allRegistered(running);
+    await vi.waitFor(() => expect(capLines().length).toBeGreaterThan(0));
+    const count = capLines().length;
+
+    running.home.write("config.yaml", stringify(config("openai", ["big_0"])));
+    running.gateway.reload();
+    // The replaced server registers its one tool: every route is under the cap, nothing is said again (the
+    // old code counted the server's 125 tools of before the reload).
+    const mcpCache = svcPaths(running.home.dir).mcpCache;
+    await vi.waitFor(
+      () =>
+        expect(readStatusFile(mcpCache)?.servers.find((server) => server.name === "big")).toMatchObject({
+          state: "connected",
+          toolCount: 1,
+        }),
+      { timeout: 15_000 },
+    );
+    expect(capLines().slice(count)).toEqual([]);
   });
 
   it("says nothing for a provider without that cap", async () => {
