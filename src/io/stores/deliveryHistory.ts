@@ -35,6 +35,7 @@ import {
   type ScanOptions,
 } from "./historyScan.js";
 import { historyText, type ReadText, readText } from "./historyText.js";
+import { jsonValueEnd, pastSpaces } from "./jsonValueEnd.js";
 
 /** Each history file is rotated past this size; one previous file is kept: at most ~2 × this on disk. */
 export const HISTORY_FILE_BYTES = 16 * 1024 * 1024;
@@ -212,7 +213,7 @@ export function decodePayload(record: RequestRecord): Buffer | undefined {
   return Buffer.from(record.payload, record.payload_encoding === "base64" ? "base64" : "utf8");
 }
 
-/** A `json` payload is the line's last value: the text between its key and the line's closing brace. */
+/** A `json` payload is written as the line's last value: the text between its key and the line's closing brace. */
 const JSON_PAYLOAD_KEY = ',"payload":';
 
 const q = JSON.stringify;
@@ -467,13 +468,28 @@ export function createHistoryWriter(
   };
 }
 
-/** One line's record; a `json` payload is given back as the text the line holds, not as a parsed value. */
-function readLine(line: string): HistoryRecord {
-  const record = JSON.parse(line) as HistoryRecord;
+/**
+ * One line's record; a `json` payload is given back as the text the line holds, not as a parsed value. This
+ * version writes it as the line's last value, but a newer one may write fields after it (and an edited line
+ * may end in spaces): then the payload's own text is scanned for, so a redelivery sends the bytes received.
+ */
+function readLine(text: string): HistoryRecord {
+  const record = JSON.parse(text) as HistoryRecord;
   if (record.kind !== "request" || record.payload_encoding !== "json") return record;
   // The first unescaped `,"payload":` is the key: the values before it are JSON strings and numbers.
-  const key = line.indexOf(JSON_PAYLOAD_KEY);
-  return key < 0 ? record : { ...record, payload: line.slice(key + JSON_PAYLOAD_KEY.length, -1) };
+  const key = text.indexOf(JSON_PAYLOAD_KEY);
+  if (key < 0) return record;
+  const line = text.trimEnd();
+  const start = key + JSON_PAYLOAD_KEY.length;
+  // Whitespace after the value is the body's own (a JSON body may end in spaces), up to the next field.
+  const end = lastKey(record) === "payload" ? line.length - 1 : pastSpaces(line, jsonValueEnd(line, start));
+  return { ...record, payload: line.slice(start, end) };
+}
+
+function lastKey(record: object): string | undefined {
+  let last: string | undefined;
+  for (const name in record) last = name;
+  return last;
 }
 
 /**
