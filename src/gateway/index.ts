@@ -5,7 +5,6 @@ import { type Clock, systemClock } from "../clock.js";
 import { emptiedEnvProblem } from "../config/envFile.js";
 import { isLoopbackHost } from "../config/host.js";
 import { howToEnableWebhook, type LoadedConfig } from "../config/load.js";
-import { inProfile } from "../config/paths.js";
 import { describeRestartKeys, restartOnlyChanges } from "../config/restartOnly.js";
 import { settingKey } from "../config/sections/webhook.js";
 import {
@@ -28,7 +27,6 @@ import {
 import { proxyNotice } from "../io/outbound/proxyChoice.js";
 import { processGroupFiles, stopOrphanGroups } from "../io/processGroups.js";
 import { profilesOnDisk } from "../io/profiles.js";
-import { SCRIPT_GROUP } from "../io/scripts.js";
 import type { MirrorShare } from "../io/sessions/mirror.js";
 import { signalsRead } from "../io/signalsRead.js";
 import { lockHolder } from "../io/state/journal/dirLock.js";
@@ -59,7 +57,7 @@ import { startIngress } from "./ingress.js";
 import { pipelineLogHooks } from "./logHooks.js";
 import { createMcp, type ProfileUse } from "./mcp.js";
 import { metricsNotServedNotice } from "./metricsNotServedNotice.js";
-import { orphanRunsLine, orphanToolLine } from "./orphanRunsLine.js";
+import { notRunAgainLine, orphanRunsLine, orphanToolLine } from "./orphanRunsLine.js";
 import { createProfileResources } from "./profileResources.js";
 import { reloadRemovals } from "./reloadRemovals.js";
 import { resumeSavedRuns, storeSavedRuns } from "./resumeSavedRuns.js";
@@ -151,12 +149,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   for (const { tool, profile } of tools) logger.warn(orphanToolLine(tool, profile));
   // A cron job's scheduled (or `svc cron run`) run is not journaled: its next_run moved on before it started.
   // Nor is an event a route script was deciding on: it was never answered, so its sender sends it again.
-  for (const { name, profile } of notRunAgain)
-    logger.warn(
-      name.startsWith(SCRIPT_GROUP)
-        ? `[webhook] ${name.slice(SCRIPT_GROUP.length)}: stopped the route script left running by a gateway that was killed; its event was never answered — the sender's retry is processed`
-        : `[cron] ${name.replace(/^cron:/, "")}${inProfile(profile)}: stopped the agent of its run left running by a process that was killed; that run is not run again — the job runs at its next scheduled time — unless the gateway ran it on its schedule: then its occurrence is caught up once, as the line about that run says`,
-    );
+  // A label a newer svc wrote (not a job's name) is said as such.
+  for (const { name, profile } of notRunAgain) logger.warn(notRunAgainLine(name, profile));
   // Durable state (docs/durability.md): the journal is replayed before any request is read.
   const state = new GatewayState(
     options.stateStore ?? openStateStore(config.state, paths.home, logger, now, groupTimers),
