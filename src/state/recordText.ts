@@ -15,6 +15,8 @@ export function recordText(record: JournalRecord): string {
   switch (record.t) {
     case "a": {
       const { run } = record;
+      // A run read from a newer version's file keeps the fields this version does not know.
+      if (!onlyKnownFields(run)) return q(record);
       const event = run.event === undefined ? "" : `,"event":${q(run.event)}`;
       const cronJob = run.cronJob === undefined ? "" : `,"cronJob":${q(run.cronJob)}`;
       const unfilled = run.unfilled === undefined ? "" : `,"unfilled":${q(run.unfilled)}`;
@@ -25,4 +27,21 @@ export function recordText(record: JournalRecord): string {
     default:
       return q(record);
   }
+}
+
+const RUN_FIELDS = new Set([
+  "profile",
+  "routeName",
+  "event",
+  "deliveryId",
+  "prompt",
+  "extra",
+  "unfilled",
+  "receivedAt",
+  "cronJob",
+]);
+
+function onlyKnownFields(run: object): boolean {
+  for (const key in run) if (!RUN_FIELDS.has(key)) return false;
+  return true;
 }

@@ -32,7 +32,8 @@ export interface PendingRun {
   readonly cronJob?: string;
 }
 
-const pendingRunSchema = z.object({
+// Loose: a field a newer version saves with a run stays with it (into the journal, which keeps it too).
+const pendingRunSchema = z.looseObject({
   profile: z.string(),
   routeName: z.string(),
   event: z.string().optional(),
@@ -45,6 +46,7 @@ const pendingRunSchema = z.object({
 });
 
 const fileSchema = z.object({ version: z.literal(1), runs: z.array(z.unknown()) });
+const FILE_KEYS = new Set(Object.keys(fileSchema.shape));
 
 export interface PendingRunsFile {
   readonly runs: PendingRun[];
@@ -97,6 +99,13 @@ export function readPendingRuns(path: string): PendingRunsFile {
         : `${path}: not a list of pending agent runs ({"version": 1, "runs": [...]})`,
     );
   }
+  // A top-level key of a newer version's is not dropped: the file is refused (moved aside) whole.
+  const unknownKey = Object.keys(json as object).find((key) => !FILE_KEYS.has(key));
+  if (unknownKey !== undefined)
+    throw new SvcError(
+      "store_corrupt",
+      `${path}: holds ${JSON.stringify(unknownKey)}, a key this version of svc does not know (written by a newer version)`,
+    );
   const runs: PendingRun[] = [];
   const unreadable: unknown[] = [];
   let firstProblem: string | undefined;
