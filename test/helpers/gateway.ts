@@ -179,9 +179,12 @@ export function startGatewayInHome(
   drainTimeoutMs = 300,
   /** The wall clock, when not the machine's (a home made at a known time, replayed later). */
   now?: () => number,
+  /** The timers, when not the machine's (a fake clock the test moves). */
+  timers?: GatewayOptions["timers"],
 ): Promise<Gateway> {
   return startGateway({
     ...(now === undefined ? {} : { now }),
+    ...(timers === undefined ? {} : { timers }),
     home: home.dir,
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home.dir, SVC_HOME: home.dir },
     port: 0,

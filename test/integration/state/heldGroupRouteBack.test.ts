@@ -2,13 +2,12 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
-import { type Gateway, startGateway } from "../../../src/gateway/index.js";
-import { createLogger } from "../../../src/io/log.js";
+import type { Gateway } from "../../../src/gateway/index.js";
 import { stateDir } from "../../../src/state/gatewayState.js";
 import { LocalStateStore } from "../../../src/state/localStore.js";
 import { type FakeApi, startFakeApi } from "../../fakes/httpFake.js";
 import { appendAgent } from "../../helpers/appendAgent.js";
-import { type FakeClock, fakeClock, webhookConfig } from "../../helpers/gateway.js";
+import { type FakeClock, fakeClock, startGatewayInHome, webhookConfig } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
 import { liveOnDisk } from "./killHelpers.js";
@@ -75,20 +74,7 @@ async function killedWithGroupPending(home: TempHome, t0: number): Promise<void>
 }
 
 async function start(home: TempHome, clock: FakeClock): Promise<Gateway> {
-  const gateway = await startGateway({
-    home: home.dir,
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home.dir, SVC_HOME: home.dir },
-    port: 0,
-    now: clock.now,
-    timers: clock,
-    logger: createLogger({
-      file: join(home.dir, "logs", "gateway.log"),
-      fileFormat: "json",
-      stdout: false,
-      level: "debug",
-    }),
-    drainTimeoutMs: 5000,
-  });
+  const gateway = await startGatewayInHome(home, 5000, clock.now, clock);
   running.push(gateway);
   return gateway;
 }
