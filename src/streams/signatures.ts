@@ -198,17 +198,12 @@ function verifyByHeaders(input: VerifyInput): AuthResult {
   if (!Buffer.isBuffer(input.body)) return fail("body is not a buffer");
   if (isPublicKeySecret(input.secret)) return publicKeyOnly(input);
 
-  const hub = header(headers, "x-hub-signature-256");
-  if (hub !== undefined && !noDigest(hub, "sha256=")) return forgeHmac(hub, input);
-  // Bitbucket (Cloud and Data Center) sends the same sha256=<hex> in X-Hub-Signature, the header where
-  // GitHub puts its legacy sha1 (which is not a recognized scheme: such a request falls through).
-  const bitbucket = header(headers, "x-hub-signature");
-  if (bitbucket?.startsWith("sha256=") && !noDigest(bitbucket, "sha256=")) {
-    return forgeHmac(bitbucket, input, "x-hub-signature");
-  }
-  for (const name of GITEA_FAMILY) {
-    const value = header(headers, name);
-    if (value !== undefined && !noDigest(value)) return giteaFamily(name, value, input);
+  const codeHost = codeHostSignature(headers);
+  if (codeHost !== undefined) {
+    const [name, value] = codeHost;
+    if (name === "x-hub-signature-256") return forgeHmac(value, input);
+    if (name === "x-hub-signature") return forgeHmac(value, input, "x-hub-signature");
+    return giteaFamily(name, value, input);
   }
 
   const forgeToken = header(headers, "x-alt-forge-token");
@@ -264,9 +259,38 @@ function verifyByHeaders(input: VerifyInput): AuthResult {
  */
 function publicKeyOnly(input: VerifyInput): AuthResult {
   const { headers } = input;
+  const codeHost = codeHostSignature(headers);
+  if (codeHost !== undefined) {
+    return fail(
+      `the route secret is a public key (whpk_), and ${codeHost[0]} decides before webhook-signature`,
+    );
+  }
   if (Object.hasOwn(headers, "webhook-signature")) return standardWebhooks("webhook-", headers, input);
   if (Object.hasOwn(headers, "svix-signature")) return standardWebhooks("svix-", headers, input);
   return fail("the route secret is a public key (whpk_): only Standard Webhooks v1a signatures verify");
+}
+
+/**
+ * The code-host signature header that, present with a digest, decides a request before the Standard Webhooks
+ * headers are looked at; a GitLab token does not, as GitLab sends it beside them.
+ */
+function codeHostSignature(
+  headers: VerifyInput["headers"],
+):
+  | [name: "x-hub-signature-256" | "x-hub-signature" | (typeof GITEA_FAMILY)[number], value: string | null]
+  | undefined {
+  const hub = header(headers, "x-hub-signature-256");
+  if (hub !== undefined && !noDigest(hub, "sha256=")) return ["x-hub-signature-256", hub];
+  // Bitbucket (Cloud and Data Center) sends the same sha256=<hex> in X-Hub-Signature, the header where
+  // GitHub puts its legacy sha1 (which is not a recognized scheme: such a request falls through).
+  const bitbucket = header(headers, "x-hub-signature");
+  if (bitbucket?.startsWith("sha256=") && !noDigest(bitbucket, "sha256="))
+    return ["x-hub-signature", bitbucket];
+  for (const name of GITEA_FAMILY) {
+    const value = header(headers, name);
+    if (value !== undefined && !noDigest(value)) return [name, value];
+  }
+  return undefined;
 }
 
 /** First header family present wins; any malformed input is a plain failure. */

@@ -910,6 +910,28 @@ describe("Standard Webhooks asymmetric signatures (v1a, Ed25519; the route secre
     expect(check({ "x-webhook-signature": hex(WHPK, body) }, body, WHPK).ok).toBe(false);
   });
 
+  it("a code-host signature header before the Standard Webhooks headers decides, as on every route: 401", () => {
+    const wrongHub = { "x-hub-signature-256": `sha256=${"0".repeat(64)}` };
+    expect(check({ ...wrongHub, ...sw(signed()) }, body, WHPK)).toEqual({
+      ok: false,
+      reason:
+        "the route secret is a public key (whpk_), and x-hub-signature-256 decides before webhook-signature",
+    });
+    expect(check({ "x-gitea-signature": "ab", ...sw(signed(), "svix-") }, body, WHPK).ok).toBe(false);
+    expect(check({ "x-hub-signature": `sha256=${"0".repeat(64)}`, ...sw(signed()) }, body, WHPK).ok).toBe(
+      false,
+    );
+    // Empty ones, as Gitea sends for a hook without a secret, are skipped; so is GitHub's legacy sha1 header,
+    // and a GitLab token, which GitLab sends beside its signature.
+    const skipped = {
+      "x-hub-signature-256": "sha256=",
+      "x-gitea-signature": "",
+      "x-hub-signature": "sha1=ab",
+    };
+    expect(check({ ...skipped, ...sw(signed()) }, body, WHPK).ok).toBe(true);
+    expect(check({ "x-gitlab-token": "t", ...sw(signed()) }, body, WHPK).ok).toBe(true);
+  });
+
   it("a v1a entry is ignored by an HMAC secret, and a whpk_ that is no 32-byte key verifies nothing", () => {
     expect(check(sw(signed()), body, "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw").ok).toBe(false);
     expect(check(sw(signed()), body, `whpk_${Buffer.alloc(31, 1).toString("base64")}`)).toEqual({
