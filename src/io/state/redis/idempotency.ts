@@ -163,22 +163,27 @@ export function createSharedIdempotency(
    * `delivering` lease meanwhile. At most UNANSWERED_MAX (past that, the oldest is given up).
    */
   const unmarked = new Map<string, DeliveredMark>();
+  /**
+   * Sends what waited for the connection. A write Redis refuses (full, read-only) was answered: the others
+   * are sent all the same — a full Redis refuses a mark's SET and still takes a DEL, and no other `ready`
+   * may come while the connection stays up. One that got no answer ends the round, until the next `ready`.
+   */
   const forgetLater = async () => {
-    for (const [key, mark] of [...unmarked]) if (!(await writeMark(key, mark))) return;
+    for (const [key, mark] of [...unmarked]) if ((await writeMark(key, mark)) === "unanswered") return;
     for (const key of [...toForget]) {
       try {
         await redis.del(keys.seen(key));
         toForget.delete(key);
-      } catch {
-        return;
+      } catch (err) {
+        if (!isRefusal(err)) return;
       }
     }
     for (const [key, token] of [...unanswered]) {
       try {
         await client.svcForgetOwn(keys.seen(key), token);
         if (unanswered.get(key) === token) unanswered.delete(key);
-      } catch {
-        return;
+      } catch (err) {
+        if (!isRefusal(err)) return;
       }
     }
   };
@@ -218,25 +223,26 @@ export function createSharedIdempotency(
     renewing.set(key, timer);
   };
   /**
-   * Sends `key`'s `delivered` mark for what is left of the hour from its delivery; true once Redis took it
-   * (or the hour is over). Until then the key stays in `unmarked`: sent again once the connection is back.
+   * Sends `key`'s `delivered` mark for what is left of the hour from its delivery: "taken" once Redis took
+   * it (or the hour is over), "refused" when Redis answered with a refusal (full, read-only), "unanswered"
+   * otherwise. Until taken the key stays in `unmarked`: sent again once the connection is back.
    */
-  const writeMark = async (key: string, mark: DeliveredMark): Promise<boolean> => {
+  const writeMark = async (key: string, mark: DeliveredMark): Promise<"taken" | "refused" | "unanswered"> => {
     const left = Math.ceil(ttlSeconds - (performance.now() - mark.at) / 1000);
     try {
       if (left > 0) await redis.set(keys.seen(key), DELIVERED, "EX", left);
-    } catch {
+    } catch (err) {
       // Sent again in place of the lease's renewal: a lease sent behind a mark Redis ran without answering
       // (frozen, or killed right after running it) would undo it.
       if (unmarked.get(key) === mark && !renewing.has(key)) renewEvery(key, () => void writeMark(key, mark));
-      return false;
+      return isRefusal(err) ? "refused" : "unanswered";
     }
     // A later delivery of the key (its record lost meanwhile) has its own outcome: not this mark's to end.
     if (unmarked.get(key) === mark) {
       unmarked.delete(key);
       stopRenewing(key);
     }
-    return true;
+    return "taken";
   };
   /** Duplicates (on this instance) of deliveries under way elsewhere, by key: one watch each. */
   const elsewhere = new Map<string, Promise<DirectOutcome>>();

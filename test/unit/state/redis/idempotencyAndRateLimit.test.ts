@@ -313,6 +313,55 @@ describe("shared idempotency (SET NX EX)", () => {
     }
   });
 
+  it("a Redis back full from an outage (OOM) refuses the marks of deliveries made meanwhile, and still takes the removals of the 503s' records sent after them: the senders' retries run, not answered duplicate", async () => {
+    const own = await startTestRedis({ persist: true });
+    try {
+      const keys = redisKeys(`t${randomUUID()}`);
+      const health = createRedisHealth("test", silentLogger());
+      // A's connection does not reconnect by itself: the test brings it back once Redis is full.
+      const redisA = await clientNotReconnecting(own);
+      // Its mark sent again every third of a 1 s lease while refused.
+      const a = createSharedIdempotency(redisA, keys, health, 3600, 60, {
+        pollMs: 5,
+        waitMs: 30_000,
+        deliveringSeconds: 1,
+      });
+      expect(await a.checkAndAdd("dd:sent")).toBe(false);
+      void a.keep("dd:sent");
+      a.delivering("dd:sent");
+      // One stored (kept: forgotten by key), one not yet (forgotten by its own token).
+      expect(await a.checkAndAdd("r:kept")).toBe(false);
+      await a.keep("r:kept");
+      expect(await a.checkAndAdd("r:made")).toBe(false);
+      await redisA.ping();
+      await killedUnder(redisA, own);
+      // While Redis is down: a delivery made, and two events whose later step failed (503, failed delivery).
+      a.delivered("dd:sent");
+      await a.forget("r:kept");
+      await a.forget("r:made");
+      await own.start();
+      const admin = await client(own);
+      expect(await admin.exists(keys.seen("r:kept"), keys.seen("r:made"))).toBe(2);
+      await admin.config("SET", "maxmemory", "1");
+      await expect(admin.set(keys.seen("probe"), "1")).rejects.toThrow(/^OOM/);
+      await redisA.connect();
+      await vi.waitFor(
+        async () => expect(await admin.exists(keys.seen("r:kept"), keys.seen("r:made"))).toBe(0),
+        { timeout: 5000, interval: 20 },
+      );
+      expect(await admin.get(keys.seen("dd:sent"))).not.toBe("delivered");
+      // Room again: the mark is sent again by its renewal, with no reconnect to wait for.
+      await admin.config("SET", "maxmemory", "0");
+      await vi.waitFor(async () => expect(await admin.get(keys.seen("dd:sent"))).toBe("delivered"), {
+        timeout: 5000,
+        interval: 20,
+      });
+      expect(await admin.ttl(keys.seen("dd:sent"))).toBeGreaterThan(3500);
+    } finally {
+      await own.cleanup();
+    }
+  });
+
   it("the watch of a delivery under way elsewhere ends after its wait even when the clock is set back meanwhile (NTP)", async () => {
     const keys = redisKeys(`t${randomUUID()}`);
     const health = createRedisHealth("test", silentLogger());
