@@ -80,7 +80,7 @@ describe("Redis losing svc's keys while the gateway runs (state.backend: redis)"
       // Found beside the next liveness PING (every 5 s).
       await vi.waitFor(() => expect(deleted()).toHaveLength(1), { timeout: 15_000, interval: 50 });
       expect(deleted()).toEqual([
-        `[state] svc's keys in Redis at ${server.url} were deleted while it kept running (its run_id unchanged: FLUSHALL/FLUSHDB or eviction): the runs waiting in its queue, the pending coalescing groups, the idempotency records and the dynamic subscriptions it held are gone (a sender's retry of an event it had accepted runs as a new one)`,
+        `[state] svc's keys in Redis at ${server.url} were deleted while it kept running (its run_id unchanged: FLUSHALL/FLUSHDB): the runs waiting in its queue, the pending coalescing groups, the idempotency records and the dynamic subscriptions it held are gone (a sender's retry of an event it had accepted runs as a new one)`,
       ]);
       await vi.waitFor(async () => expect(await client.get(seen)).toBe(`${runId} lost`), {
         timeout: 5_000,

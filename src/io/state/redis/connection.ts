@@ -544,15 +544,21 @@ export async function idlePingMs(redis: Redis): Promise<number | undefined> {
  * what BullMQ requires) or a server that does not say (an ACL without INFO).
  */
 export async function evictionProblem(redis: Redis, label: string): Promise<string | undefined> {
-  let info: string;
+  const policy = await evictionPolicy(redis);
+  if (policy === undefined || policy === "noeviction") return undefined;
+  return `${label} evicts keys when it is full (maxmemory-policy ${policy}): it may drop queued runs, coalescing groups, idempotency records and subscriptions — ${NOEVICTION_FIX}`;
+}
+
+export const NOEVICTION_FIX =
+  "set maxmemory-policy noeviction in its redis.conf (and CONFIG SET maxmemory-policy noeviction for the running server)";
+
+/** The server's `maxmemory-policy` (INFO memory); undefined when INFO is refused or says none. */
+export async function evictionPolicy(redis: Redis): Promise<string | undefined> {
   try {
-    info = await redis.info("memory");
+    return /^maxmemory_policy:(\S+)/m.exec(await redis.info("memory"))?.[1];
   } catch {
     return undefined;
   }
-  const policy = /^maxmemory_policy:(\S+)/m.exec(info)?.[1];
-  if (policy === undefined || policy === "noeviction") return undefined;
-  return `${label} evicts keys when it is full (maxmemory-policy ${policy}): it may drop queued runs, coalescing groups, idempotency records and subscriptions — set maxmemory-policy noeviction in its redis.conf (and CONFIG SET maxmemory-policy noeviction for the running server)`;
 }
 
 /**
