@@ -584,7 +584,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       `[webhook] Listening on ${listenAddress(host, ingress.port)} — routes: ${describeRoutes(routes.registry.names())}`,
     );
     // An enabled subscription left out of it (no secret at all) is named at WARN by each load of the store.
-    if (routes.registry.names().length === 0) hooks.printHowToAddRoute(paths.config);
+    if (routes.registry.names().length === 0) hooks.printHowToAddRoute(paths.config, paths.env);
     const exposed = allInterfacesWarning(
       host,
       ingress.port,

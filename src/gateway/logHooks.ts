@@ -3,6 +3,7 @@ import type { Logger } from "../io/log.js";
 import type { PendingRun } from "../io/stores/pendingRuns.js";
 import { shownTarget } from "../io/targets/names.js";
 import type { AcceptedEvent } from "../streams/context.js";
+import { howToAddRoute } from "./howToAddRoute.js";
 import { runsByRoute } from "./runCounts.js";
 
 /** Log lines of the request path: cheap (no per-request INFO line), never a secret or a payload. */
@@ -168,23 +169,8 @@ export function pipelineLogHooks(logger: Logger) {
         `[webhook] ${file}: ${count} ${one ? "entry is" : "entries are"} not an agent run this version of svc can read (${firstProblem}${one ? "" : ", …"}; written by a newer version, or edited by hand) — kept in the file as ${one ? "it was" : "they were"}, not run: inspect ${one ? "it" : "them"}, then fix or remove ${one ? "it" : "them"} from the file`,
       );
     },
-    printHowToAddRoute(configFile: string) {
-      logger.info(
-        [
-          `[webhook] No routes yet. Add one to ${configFile}, for example:`,
-          "  platforms:",
-          "    webhook:",
-          "      enabled: true",
-          "      host: 127.0.0.1   # this machine only; 0.0.0.0 for every interface",
-          "      routes:",
-          "        github:",
-          // biome-ignore lint/suspicious/noTemplateCurlyInString: config interpolation syntax shown to the user
-          "          secret: ${GITHUB_WEBHOOK_SECRET}",
-          "          events: [pull_request]",
-          '          prompt: "Review PR #{number}: {pull_request.title}"',
-          "or create one without editing the file: svc webhook subscribe <name>",
-        ].join("\n"),
-      );
+    printHowToAddRoute(configFile: string, envFile: string) {
+      logger.info(howToAddRoute(configFile, envFile));
     },
   };
 }
