@@ -44,16 +44,21 @@ export function orphanToolLine(tool: string, profile: string | undefined): strin
   return `[tools] ${tool.slice("tool:".length)}${where}: stopped a command (SIGKILL to its group) left running by a process that was killed; a run that runs again calls its tools anew`;
 }
 
+/** The label of a cron job's run in its agent's note. */
+const CRON_GROUP = "cron:";
+
 /**
  * The start's WARN line for a stopped process group whose run is not run again: a route script's
- * (`script:<route>`), whose event was never answered, or a cron job's run (`cron:<job>`; a bare job name in
- * an older note). A job's name has no `:`: a label of another kind is one a newer svc wrote, named as such.
+ * (`script:<route>`), whose event was never answered, or a cron job's run (`cron:<job>`, whatever the job's
+ * name: one edited by hand or kept from an older svc may fail today's name rule; a bare job name in an older
+ * note). A job's name has no `:`: a bare label of another kind is one a newer svc wrote, named as such.
  */
 export function notRunAgainLine(label: string, profile: string | undefined): string {
   if (label.startsWith(SCRIPT_GROUP))
     return `[webhook] ${label.slice(SCRIPT_GROUP.length)}: stopped the route script left running by a gateway that was killed; its event was never answered — the sender's retry is processed`;
-  const job = label.replace(/^cron:/, "");
-  if (JOB_NAME.test(job))
+  const cron = label.startsWith(CRON_GROUP);
+  const job = cron ? label.slice(CRON_GROUP.length) : label;
+  if (cron || JOB_NAME.test(job))
     return `[cron] ${job}${inProfile(profile)}: stopped the agent of its run left running by a process that was killed; that run is not run again — the job runs at its next scheduled time — unless the gateway ran it on its schedule: then its occurrence is caught up once, as the line about that run says`;
   return `[state] stopped a process group noted by another svc version (${label}${inProfile(profile)}) left running by a process that was killed: this version cannot tell what it ran or whether it runs again`;
 }

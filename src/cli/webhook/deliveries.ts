@@ -22,7 +22,8 @@ import { withSubscriptionStore } from "./subscriptionStoreFor.js";
  * A summary as `--json` prints it: everything but the payload (whether one is kept, instead). A run with no
  * request in this history has `status` and `outcome` null, and the event type its run record kept.
  */
-function asJson({ id, at, route, request, run, delivery, notRecorded }: DeliverySummary) {
+function asJson(summary: DeliverySummary, shared: boolean) {
+  const { id, at, route, request, run, delivery, notRecorded } = summary;
   if (notRecorded !== undefined) {
     const { since, count, answers, others } = notRecorded;
     return {
@@ -60,6 +61,8 @@ function asJson({ id, at, route, request, run, delivery, notRecorded }: Delivery
       run === undefined
         ? null
         : { outcome: run.outcome, at: run.at, ...(run.error ? { error: run.error } : {}) },
+    // Beside `run: null` where NOTE says the run has not ended: null alone reads the same as a run lost.
+    ...(runNotEnded(summary, shared) ? { run_ended: false } : {}),
     delivery:
       delivery === undefined
         ? null
@@ -147,8 +150,15 @@ export async function deliveries(
     else process.stdout.write(`${none}\n`);
     return;
   }
+  const shared = loaded?.config.state.backend === "redis";
   if (options.json === true) {
-    process.stdout.write(`${JSON.stringify(shown.map(asJson), null, 2)}\n`);
+    process.stdout.write(
+      `${JSON.stringify(
+        shown.map((summary) => asJson(summary, shared)),
+        null,
+        2,
+      )}\n`,
+    );
     // The one reason an empty list is no answer at all; on stderr, so stdout stays the JSON.
     const why = recordsNone ?? recordsUntilRestart;
     if (shown.length === 0 && why !== undefined)
@@ -170,7 +180,6 @@ export async function deliveries(
   }
   // A run (or delivery) whose request this history does not hold: with a shared state, another instance
   // answered it and this one took its run from the queue.
-  const shared = loaded?.config.state.backend === "redis";
   const unanswered = shared ? "request answered by another instance" : "request not in this history";
   process.stdout.write(`${deliveriesTable(shown, unanswered, shared)}\n`);
 }
@@ -200,6 +209,29 @@ export const COALESCED_NOTE = "joined a coalescing group: the group runs once, s
 export const SHARED_RUN_NOTE =
   "run by the instance that takes it from the shared queue (state.backend: redis): shown in that instance's history";
 
+/**
+ * A `202 accepted` event's NOTE while this history has no run record of it (local backend): its run has not
+ * ended, rather than a bare `-` that reads the same as a run lost.
+ */
+export const RUN_NOT_ENDED_NOTE =
+  "run not ended yet (waiting in the run queue, running, or saved for the gateway's next start)";
+
+/**
+ * Whether a row is a `202 accepted` event for a run (not one a `cron_job` route dropped on arrival, which
+ * has a reason) of which this history has no run record. Not with `state.backend: redis`, where another
+ * instance may run it and record the run in its own history.
+ */
+function runNotEnded({ request, run }: DeliverySummary, shared: boolean): boolean {
+  return (
+    !shared &&
+    run === undefined &&
+    request !== undefined &&
+    request.status === 202 &&
+    request.outcome === "accepted" &&
+    request.reason === undefined
+  );
+}
+
 /** The coalesced NOTE with `state.backend: redis`, where the group's run is in the history of the instance that ran it. */
 export const SHARED_COALESCED_NOTE = `${COALESCED_NOTE}, in the history of the instance that runs the group (state.backend: redis)`;
 
@@ -221,6 +253,7 @@ function requestNote(
   text: (value: string) => string,
   shared: boolean,
   ranUnanswered = false,
+  notEnded = false,
 ): string {
   const redelivery =
     request.redelivery_of === undefined ? undefined : `redelivery of ${text(request.redelivery_of)}`;
@@ -240,6 +273,7 @@ function requestNote(
       );
     // An accepted event's run, when another instance made it, is in that instance's history.
     if (shared && !ran && request.outcome === "accepted") return withRedelivery(SHARED_RUN_NOTE);
+    if (notEnded) return withRedelivery(RUN_NOT_ENDED_NOTE);
     return redelivery ?? "";
   }
   const reason = text(shownReason(request, request.reason));
@@ -299,7 +333,14 @@ export function deliveriesTable(
         : withFailures(
             request === undefined
               ? unanswered
-              : requestNote(request, made !== undefined, text, shared, ranUnanswered.has(key(summary))),
+              : requestNote(
+                  request,
+                  made !== undefined,
+                  text,
+                  shared,
+                  ranUnanswered.has(key(summary)),
+                  runNotEnded(summary, shared),
+                ),
             { run, delivery },
             text,
           ),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { orphanRunsLine } from "../../../src/gateway/orphanRunsLine.js";
+import { notRunAgainLine, orphanRunsLine } from "../../../src/gateway/orphanRunsLine.js";
 
 const HEAD = "[state] stopped 2 agent process group(s) left running by a gateway that was killed";
 const QUEUE =
@@ -28,6 +28,30 @@ describe("the start's line for agents a killed gateway left running", () => {
   it("redis, some left by a gateway with the local journal: those are not run by this start, the others are the queue's", () => {
     expect(orphanRunsLine(2, "redis", 1, "/h/state")).toBe(
       `${HEAD}; 1 of their runs, accepted with state.backend: local, are not run by this start: state.backend: redis does not read the local journal in /h/state that holds them — they run when the gateway runs with state.backend: local again (start it once on local to let them run, then switch back); the other 1 ${QUEUE}`,
+    );
+  });
+});
+
+/**
+ * A cron run's note is labelled `cron:<job>`; a job named before today's name rule, or edited by hand
+ * (`nightly build`, `.hidden`), was said to be "noted by another svc version", as a label of a kind this
+ * version does not know is.
+ */
+describe("the start's line for a stopped process group whose run is not run again", () => {
+  const cronLine = (job: string, where = "") =>
+    `[cron] ${job}${where}: stopped the agent of its run left running by a process that was killed; that run is not run again — the job runs at its next scheduled time — unless the gateway ran it on its schedule: then its occurrence is caught up once, as the line about that run says`;
+
+  it("names a cron: label as a cron job's run, its name within today's rule or not", () => {
+    expect(notRunAgainLine("cron:nightly", undefined)).toBe(cronLine("nightly"));
+    for (const job of ["nightly build", ".hidden", "a".repeat(65), "über"])
+      expect(notRunAgainLine(`cron:${job}`, undefined)).toBe(cronLine(job));
+    expect(notRunAgainLine("cron:nightly build", "work")).toBe(cronLine("nightly build", " in profile work"));
+  });
+
+  it("keeps a bare job name of an older note a cron run, and a label of another kind another version's", () => {
+    expect(notRunAgainLine("nightly", undefined)).toBe(cronLine("nightly"));
+    expect(notRunAgainLine("sandbox:job42", undefined)).toBe(
+      "[state] stopped a process group noted by another svc version (sandbox:job42) left running by a process that was killed: this version cannot tell what it ran or whether it runs again",
     );
   });
 });
