@@ -23,6 +23,7 @@ import {
   nextRunTime,
   occurrencesBetween,
   parseSchedule,
+  runsOnTheNewClock,
 } from "../io/stores/cronStore.js";
 import type { AcceptedEvent, CronFireResult, CronSkipped } from "../streams/context.js";
 import { killedByStopSignal } from "./agent/command.js";
@@ -1019,16 +1020,22 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       if (from === undefined || !(at > now)) continue;
       let next: number;
       try {
+        const schedule = parseSchedule(job.schedule);
         next =
-          parseSchedule(job.schedule).kind === "interval"
+          schedule.kind === "interval"
             ? at - stepMs
-            : nextRunAfter(job.schedule, Math.max(now, at - stepMs - tickMs - 1));
+            : nextRunAfter(
+                job.schedule,
+                runsOnTheNewClock(schedule.expression) ? now : Math.max(now, at - stepMs - tickMs - 1),
+              );
       } catch {
         continue; // an invalid schedule makes an invalid record, reported above
       }
       if (next < at) moved.set(job.id, { from, to: new Date(next).toISOString() });
     }
     if (moved.size === 0) return;
+    if (stepBackLine !== undefined) logger.warn(stepBackLine);
+    stepBackLine = undefined;
     try {
       await store.update((jobs) => {
         for (const [id, { from, to }] of moved) {
@@ -1214,6 +1221,9 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     }
   }
 
+  /** Said once, by the first profile with a job whose next run the step moves: a gateway without one says nothing. */
+  let stepBackLine: string | undefined;
+
   async function tick(): Promise<string[]> {
     const now = clock.now();
     // Ticks are a tick apart: one that finds the clock behind the last one's time, it was set back by
@@ -1229,10 +1239,10 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     const checkedSince = stepForwardMs > tickMs ? undefined : (lastTickAt ?? startedAt);
     lastTickAt = now;
     lastTickElapsed = elapsed;
-    if (stepBackMs > 0)
-      logger.warn(
-        `[cron] the clock was set back by about ${Math.round(stepBackMs / 1000)} s (to ${new Date(now).toISOString()}): the jobs' next runs are moved back with it`,
-      );
+    stepBackLine =
+      stepBackMs > 0
+        ? `[cron] the clock was set back by about ${Math.round(stepBackMs / 1000)} s (to ${new Date(now).toISOString()}): the jobs' next runs are moved back with it`
+        : undefined;
     const started: string[] = [];
     for (const profile of profiles())
       started.push(...(await tickProfile(profile, now, stepBackMs, checkedSince)));

@@ -476,6 +476,17 @@ export function nextRunAfter(schedule: string, afterMs: number, dueMs?: number):
 }
 
 /**
+ * A cron expression whose minute or hour field starts with `*` (a step over every minute, `0 * * * *`, `@hourly`):
+ * after the clock is set back it runs at the times of the new clock, as crontab runs such a job; one at fixed
+ * times (`0 12 * * *`, `@daily`) that already ran does not run again when the clock comes round to it.
+ */
+export function runsOnTheNewClock(expression: string): boolean {
+  if (expression.startsWith("@")) return expression === "@hourly";
+  const [minute = "", hour = ""] = expression.trim().split(/\s+/);
+  return minute.startsWith("*") || hour.startsWith("*");
+}
+
+/**
  * How many of `schedule`'s runs came due from `fromMs` (a due time) to `toMs`, both included, counted up to
  * `cap` (a job missed for a long time is said as "cap or more"): what a catch-up run stands for.
  */

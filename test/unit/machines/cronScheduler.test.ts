@@ -1160,6 +1160,35 @@ describe("cron scheduler", () => {
     expect(ran).toEqual(["quarter", "noon", "hourly", "quarter"]);
   });
 
+  it("a clock set back by more than a frequent job's period: it runs at the times of the new clock, as crontab does, not again at the time it just ran after skipping the one before", async () => {
+    const log = captureLogger();
+    const { store, scheduler, advance } = await setup(
+      [
+        job("even", { schedule: "*/2 * * * *", next_run: new Date(T0).toISOString() }),
+        job("noon", { schedule: "0 12 * * *", next_run: new Date(T0).toISOString() }),
+      ],
+      async () => "ok",
+      log.logger,
+    );
+    expect(await scheduler.tick()).toEqual(["even", "noon"]);
+    await scheduler.idle();
+    // One second later the clock is stepped back by three minutes: 11:57:01.
+    advance(1000 - 180_000);
+    expect(await scheduler.tick()).toEqual([]);
+    expect(store.read().records.even?.next_run).toBe("2026-11-22T11:58:00.000Z");
+    expect(store.read().records.noon?.next_run).toBe("2026-11-23T12:00:00.000Z");
+    expect(log.messages().filter((m) => m.includes("the clock was set back"))).toHaveLength(1);
+  });
+
+  it("a clock set back with no job whose next run it moves says nothing of the jobs", async () => {
+    const log = captureLogger();
+    const { scheduler, advance } = await setup([], async () => "ok", log.logger);
+    await scheduler.tick();
+    advance(1000 - 7_200_000);
+    await scheduler.tick();
+    expect(log.messages().filter((m) => m.includes("the clock was set back"))).toEqual([]);
+  });
+
   it("a scheduled run that outlasts the interval is not overlapped: the occurrences due meanwhile are skipped", async () => {
     let finish = () => {};
     const ran: string[] = [];
