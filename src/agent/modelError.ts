@@ -2,12 +2,12 @@ import { APICallError, InvalidResponseDataError } from "ai";
 import { scrub } from "../io/credentials.js";
 import { cutText } from "../io/cutText.js";
 import { htmlPageSummary } from "../io/htmlPage.js";
-import { NOT_TLS, OUT_OF_DATE, UNTRUSTED, WRONG_HOST } from "../io/mcp/tlsHints.js";
 import { answerTooLarge } from "../io/modelAnswerCap.js";
 import { BLOCKED_PORT, isBlockedPort } from "../io/outbound/blockedPort.js";
 import { ProxyRefusedError } from "../io/outbound/proxyErrors.js";
 import { refusedHint, unknownHostHint } from "../io/outbound/unreachable.js";
 import { redirectTarget } from "../io/web/fetchJson.js";
+import { modelClosedHint, modelTlsHint } from "./modelTlsHint.js";
 import { promptOverflow } from "./promptOverflow.js";
 import { cronJobOf, promptToChange } from "./runPrompt.js";
 
@@ -81,24 +81,6 @@ export function isProxyRefusal(err: unknown): boolean {
     cause = cause.cause;
   }
   return false;
-}
-
-/**
- * What to change when an `https://` endpoint could not be reached for its certificate (or for speaking no
- * TLS at all), as a suffix for the error: fetch says only what OpenSSL said (`unable to verify the first
- * certificate`). Empty for any other failure, which may pass (a refused connection, a reset).
- */
-export function modelTlsHint(err: unknown): string {
-  if (!APICallError.isInstance(err) || err.statusCode !== undefined || !/^https:/i.test(err.url)) return "";
-  const text = `${err.message} ${err.cause instanceof Error ? String((err.cause as { code?: unknown }).code ?? "") : ""}`;
-  if (NOT_TLS.test(text))
-    return " — the server does not speak TLS on this port (a plain HTTP server answered): write http:// in agent.base_url, or the port where it serves HTTPS";
-  if (OUT_OF_DATE.test(text)) return " — its TLS certificate is out of date: renew it on the server";
-  if (WRONG_HOST.test(text))
-    return " — its TLS certificate does not name the host of agent.base_url: write the host name the certificate lists in agent.base_url, or give the server a certificate for this host";
-  if (UNTRUSTED.test(text))
-    return " — its TLS certificate is not issued by a CA this system trusts (a private or self-signed CA): add that CA to the system trust store (update-ca-certificates), or start svc with SSL_CERT_FILE or NODE_EXTRA_CA_CERTS set to its PEM file";
-  return "";
 }
 
 /** The first `code` among an error's causes (`ECONNREFUSED`, `ENOTFOUND`), up to three deep. */
@@ -383,7 +365,7 @@ export function describeModelError(
     if (isRefusedPort(err))
       text = `model endpoint ${where} was not called: its port is ${BLOCKED_PORT} — serve the model on another port, or put a proxy in front, and set agent.base_url to it`;
     else if (err.statusCode === undefined && modelTlsHint(err) === "" && droppedBy(err) !== undefined)
-      text = `model endpoint ${where} closed the connection without answering (${droppedBy(err)}) — the server, or a proxy in front of it, dropped the request: its log says why (a crash, a restart, a limit of its own)`;
+      text = `model endpoint ${where} closed the connection without answering (${droppedBy(err)}) — the server, or a proxy in front of it, dropped the request: its log says why (a crash, a restart, a limit of its own)${modelClosedHint(err)}`;
     else if (err.statusCode === undefined)
       text = `model endpoint ${where} could not be reached: ${err.message}${modelTlsHint(err) || unreachableHint(err)}`;
     // Not followed: the request carries the key (see modelRequest).

@@ -1,6 +1,7 @@
 import { APICallError, wrapLanguageModel } from "ai";
 import { DELAY_SECONDS, parseRetryAfter } from "../io/retryAfter.js";
-import { headerOf, isProxyRefusal, isQuotaExhausted, isRefusedPort, modelTlsHint } from "./modelError.js";
+import { headerOf, isProxyRefusal, isQuotaExhausted, isRefusedPort } from "./modelError.js";
+import { modelTlsHint } from "./modelTlsHint.js";
 
 /** The provider-level model `wrapLanguageModel` takes (`@ai-sdk/provider` is not a direct dependency). */
 export type ProviderModel = Parameters<typeof wrapLanguageModel>[0]["model"];
@@ -36,7 +37,8 @@ export interface RetryOptions {
 
 /**
  * 429, 5xx, 408/409 and connection errors are worth another try; the SDK marks them retryable. A port fetch
- * refuses to call is not, nor an endpoint whose TLS certificate cannot be verified (or that speaks no TLS),
+ * refuses to call is not, nor an endpoint whose TLS certificate cannot be verified (or that speaks no TLS, or
+ * refused the handshake with an alert, as one does that requires a client certificate),
  * nor a request the outbound proxy refused (407, a CONNECT answered 403): the SDK takes them for
  * connection errors, but every try fails the same. Nor is OpenAI's 429 for an
  * account out of quota (`insufficient_quota`), which no wait changes. Groq's 400 for a tool call its model

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { caFileProblems, caFileWarning } from "../io/mcp/caFileProblems.js";
 import { proxyNotice } from "../io/outbound/proxyChoice.js";
 import { terminalText } from "../io/terminalText.js";
 import { checkConfig } from "./config/check.js";
@@ -17,6 +18,7 @@ export function registerConfigCommands(program: Command): void {
       const proxy = proxyNotice();
       if (proxy?.level === "error") process.stderr.write(`Warning: ${proxy.text}\n`);
       else if (proxy !== undefined) process.stdout.write(`${proxy.text}\n`);
+      for (const problem of caFileProblems()) process.stderr.write(`Warning: ${caFileWarning(problem)}\n`);
       const problems = [...report.problems, ...report.storeProblems];
       if (problems.length > 0) {
         process.stderr.write(`${terminalText(problems.join("\n"))}\n`);

@@ -19,6 +19,7 @@ import { cronRunNotes, takeCutOffRuns } from "../io/cronRunNotes.js";
 import { listenAddress } from "../io/http/listenHint.js";
 import { observeRequests } from "../io/http/observe.js";
 import { createLogger } from "../io/log.js";
+import { caFileProblems, caFileWarning } from "../io/mcp/caFileProblems.js";
 import {
   createGatewayMetrics,
   type GatewayMetrics,
@@ -579,6 +580,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   };
   const proxy = proxyNotice();
   if (proxy !== undefined) logger[proxy.level](`[gateway] ${proxy.text}`);
+  for (const problem of caFileProblems()) logger.warn(`[gateway] ${caFileWarning(problem)}`);
   if (webhook.enabled) {
     logger.info(
       `[webhook] Listening on ${listenAddress(host, ingress.port)} — routes: ${describeRoutes(routes.registry.names())}`,

@@ -2,13 +2,30 @@ import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:https";
 import type { Certs } from "../fixtures/mcp/certs.js";
 
+export interface TlsChatModelOptions {
+  /** Serves the CA's certificate for another host only (DNS:other.example) instead of the loopback one. */
+  readonly otherHost?: boolean;
+  /** Requires a client certificate the test CA issued (mTLS). */
+  readonly clientCert?: boolean;
+}
+
 /**
  * A Chat Completions endpoint over TLS with the test CA's server certificate, answering every request
  * with `content`, listening on 127.0.0.1 (port 0).
  */
-export async function startTlsChatModel(certs: Certs, content: string): Promise<Server> {
+export async function startTlsChatModel(
+  certs: Certs,
+  content: string,
+  options: TlsChatModelOptions = {},
+): Promise<Server> {
   const model = createServer(
-    { key: readFileSync(certs.serverKey), cert: readFileSync(certs.serverCert) },
+    {
+      key: readFileSync(options.otherHost ? certs.otherHostKey : certs.serverKey),
+      cert: readFileSync(options.otherHost ? certs.otherHostCert : certs.serverCert),
+      ...(options.clientCert
+        ? { ca: readFileSync(certs.caCert), requestCert: true, rejectUnauthorized: true }
+        : {}),
+    },
     (req, res) => {
       req.resume();
       req.on("end", () =>

@@ -502,7 +502,7 @@ function scoped(
     text += wrongEndpointHint(status, kind, rendered?.url) || redirectHint(name, text, kind);
   } else if (rendered?.url !== undefined) {
     text +=
-      tlsHint(name, text, rendered) ||
+      tlsHint(name, text, rendered, err) ||
       blockedPortHint(name, text) ||
       unreachableUrlHint(name, text, rendered.url) ||
       endpointOriginHint(name, text) ||

@@ -1,4 +1,5 @@
 import type { McpServerEntry } from "../../config/sections/mcp.js";
+import { listedNames } from "./certNames.js";
 
 type TlsEntry = Pick<McpServerEntry, "url" | "ssl_verify" | "client_cert">;
 
@@ -7,14 +8,35 @@ export const UNTRUSTED =
   /unable to verify the first certificate|self[- ]signed certificate|unable to get (?:local )?issuer certificate|certificate signature failure/i;
 export const WRONG_HOST = /does not match certificate's altnames|ERR_TLS_CERT_ALTNAME_INVALID/;
 export const OUT_OF_DATE = /certificate has expired|certificate is not yet valid/i;
-/** What undici says when a TLS 1.3 server drops the connection after the handshake (a refused client certificate). */
-const DROPPED =
-  /other side closed|socket hang up|ECONNRESET|alert certificate required|alert bad certificate/i;
 /** OpenSSL's words when the answer to its hello is no TLS record: a plain HTTP server on that port. */
 export const NOT_TLS =
   /wrong version number|ERR_SSL_WRONG_VERSION_NUMBER|ERR_SSL_PACKET_LENGTH_TOO_LONG|http request/i;
 /** What undici says when a server dropped the connection without answering (a TLS server sent plain HTTP). */
 const CLOSED_UNANSWERED = /other side closed|socket hang up|ECONNRESET/i;
+/**
+ * OpenSSL's alerts from a server that refused the handshake for want of a client certificate it trusts: TLS
+ * 1.3's `certificate required` (or `bad certificate`), TLS 1.2's `handshake failure`.
+ */
+export const CLIENT_CERT_REFUSED =
+  /alert certificate required|alert bad certificate|alert handshake failure/i;
+
+/**
+ * What a connection the server closed may say of the url rather than the server: an `http://` one closed
+ * unanswered may be a TLS server sent plain HTTP (`http-to-tls`); an `https://` one closed (a TLS 1.3 server
+ * drops it after the handshake) or refused with an alert may be a server that requires a client certificate
+ * (`tls-refused`). Undefined for any other failure. A server that crashed under the request closes it the
+ * same way, so the caller says "if".
+ */
+export function closedConnection(url: string, text: string): "http-to-tls" | "tls-refused" | undefined {
+  if (/^http:/i.test(url)) return CLOSED_UNANSWERED.test(text) ? "http-to-tls" : undefined;
+  if (/^https:/i.test(url) && (CLOSED_UNANSWERED.test(text) || CLIENT_CERT_REFUSED.test(text)))
+    return "tls-refused";
+  return undefined;
+}
+
+/** The fix for an `http://` url whose server closed the connection unanswered, `urlKey` the url's key. */
+export const servesHttps = (urlKey: string): string =>
+  `if it serves HTTPS on this port, write https:// in ${urlKey}`;
 
 /**
  * OpenSSL's error record as Node passes it on (`<hex>:error:<hex>:SSL routines:<function>:<reason>:<source
@@ -35,14 +57,15 @@ export function withoutOpensslRecord(text: string): string {
  * What to change when a connect to an `https://` server failed on TLS, as a suffix for the error: the
  * transports only say what OpenSSL said (`unable to verify the first certificate`), not which key fixes it.
  * A url whose scheme does not match the port (`https://` to a plain HTTP server, `http://` to a TLS one)
- * is named so. Empty for any other failure.
+ * is named so; a certificate for another host, with the names it lists where `err` (the connect's error)
+ * carries it. Empty for any other failure.
  */
-export function tlsHint(server: string, text: string, entry: TlsEntry): string {
+export function tlsHint(server: string, text: string, entry: TlsEntry, err?: unknown): string {
   if (entry.url === undefined) return "";
   const key = `mcp_servers.${server}`;
   if (/^http:/i.test(entry.url))
-    return CLOSED_UNANSWERED.test(text)
-      ? ` — the server closed the connection without answering: if it serves HTTPS on this port, write https:// in ${key}.url`
+    return closedConnection(entry.url, text) === "http-to-tls"
+      ? ` — the server closed the connection without answering: ${servesHttps(`${key}.url`)}`
       : "";
   if (!/^https:/i.test(entry.url)) return "";
   if (NOT_TLS.test(text))
@@ -50,13 +73,13 @@ export function tlsHint(server: string, text: string, entry: TlsEntry): string {
   if (OUT_OF_DATE.test(text))
     return ` — the server's certificate is out of date: renew it on the server (${key}.ssl_verify: false skips the check)`;
   if (WRONG_HOST.test(text))
-    return ` — the server's certificate does not name the url's host: write the host name the certificate lists in ${key}.url, or give the server a certificate for this host`;
+    return ` — the server's certificate does not name the url's host: write the host name the certificate lists${listedNames(err)} in ${key}.url, or give the server a certificate for this host`;
   if (UNTRUSTED.test(text)) {
     if (typeof entry.ssl_verify === "string")
       return ` — the CA bundle in ${key}.ssl_verify (${entry.ssl_verify}) did not verify the server's certificate: point ssl_verify at the PEM bundle of the CA that issued it`;
     return ` — the server's certificate is not issued by a CA this system trusts (a private or self-signed CA): set ${key}.ssl_verify to the PEM bundle of that CA (or ssl_verify: false to skip verification)`;
   }
-  if (DROPPED.test(text)) {
+  if (closedConnection(entry.url, text) === "tls-refused") {
     return entry.client_cert === undefined
       ? ` — the server closed the TLS connection: if it requires a client certificate (mTLS), set ${key}.client_cert`
       : ` — the server closed the TLS connection: if it refused svc's client certificate, check that ${key}.client_cert is issued by a CA the server trusts`;

@@ -15,6 +15,7 @@ import { webhookConfig } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
 import { telegramMessages } from "../../helpers/telegramMessages.js";
+import { svc } from "../cli/svc.js";
 
 /**
  * An `https://` model endpoint whose certificate a CA of the system trust store issued (a company CA
@@ -25,6 +26,9 @@ import { telegramMessages } from "../../helpers/telegramMessages.js";
 let dir: string;
 let certs: Certs;
 let model: Server;
+/** The same endpoint with a certificate for another host only (DNS:other.example), and one requiring mTLS. */
+let otherHost: Server;
+let mtls: Server;
 let telegram: FakeApi;
 const homes: TempHome[] = [];
 const children: ChildProcess[] = [];
@@ -34,6 +38,8 @@ beforeAll(async () => {
   [certs, telegram] = await Promise.all([makeCerts(dir), startFakeTelegram()]);
   // A Chat Completions endpoint over TLS, with a certificate the test CA issued for 127.0.0.1.
   model = await startTlsChatModel(certs, "answered over TLS");
+  otherHost = await startTlsChatModel(certs, "answered for other.example", { otherHost: true });
+  mtls = await startTlsChatModel(certs, "answered over mTLS", { clientCert: true });
 });
 
 afterEach(() => {
@@ -42,18 +48,25 @@ afterEach(() => {
 });
 
 afterAll(async () => {
-  await Promise.all([
-    telegram?.close(),
-    new Promise<void>((resolve) => (model === undefined ? resolve() : model.close(() => resolve()))),
-  ]);
+  const closed = (server: Server | undefined) =>
+    new Promise<void>((resolve) => (server === undefined ? resolve() : server.close(() => resolve())));
+  await Promise.all([telegram?.close(), closed(model), closed(otherHost), closed(mtls)]);
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** `svc gateway run` with one route whose runs ask the TLS model (`retries` retries) and deliver to Telegram. */
-async function gatewayWith(env: Record<string, string>, retries: number) {
+const portOf = (server: Server) => (server.address() as AddressInfo).port;
+
+/**
+ * `svc gateway run` with one route whose runs ask the TLS model (`retries` retries; at `baseUrl`, by default
+ * `model`'s) and deliver to Telegram.
+ */
+async function gatewayWith(
+  env: Record<string, string>,
+  retries: number,
+  baseUrl = `https://127.0.0.1:${portOf(model)}/v1`,
+) {
   const home = tempHome();
   homes.push(home);
-  const { port } = model.address() as AddressInfo;
   home.write(
     "config.yaml",
     stringify(
@@ -69,7 +82,7 @@ async function gatewayWith(env: Record<string, string>, retries: number) {
         },
         { port: 0 },
         {
-          agent: { provider: "openai", model: "m", base_url: `https://127.0.0.1:${port}/v1`, retries },
+          agent: { provider: "openai", model: "m", base_url: baseUrl, retries },
           platforms: { telegram: { enabled: true, token: "1:tg", base_url: telegram.url } },
         },
       ),
@@ -105,5 +118,79 @@ describe("agent.base_url over https://", { timeout: 60_000 }, () => {
     } finally {
       model.off("tlsClientError", failed);
     }
+  });
+
+  it("an unreadable SSL_CERT_FILE is warned about at the start, and the certificate's error names it", async () => {
+    const missing = join(dir, "no-such-bundle.pem");
+    const { home, gateway } = await gatewayWith({ SSL_CERT_FILE: missing }, 0);
+    const [notice] = await telegramMessages(telegram, 1);
+    expect(notice).toBe(
+      `⚠️ Agent run failed: model endpoint https://127.0.0.1:${portOf(model)}/v1/chat/completions could not be reached: Cannot connect to API: unable to verify the first certificate — its TLS certificate is not issued by a CA this system trusts (a private or self-signed CA), and SSL_CERT_FILE (${missing}) could not be read: ENOENT: no such file or directory — point SSL_CERT_FILE at a readable PEM file holding that CA`,
+    );
+    const warning = `WARN [gateway] SSL_CERT_FILE (${missing}) could not be read: ENOENT: no such file or directory — TLS connections (model endpoints, MCP servers, delivery targets, Redis) trust neither its CAs nor the distribution's bundle it stands in for, only Node.js's own list and NODE_EXTRA_CA_CERTS: point SSL_CERT_FILE at a readable PEM file, or unset it`;
+    expect(gateway.output()).toContain(warning);
+    expect(readFileSync(join(home.dir, "logs", "gateway.log"), "utf8")).toContain(warning);
+  });
+
+  it("svc config check warns about an unreadable SSL_CERT_FILE too", async () => {
+    const home = tempHome();
+    homes.push(home);
+    home.write("config.yaml", stringify({ agent: { provider: "openai", model: "m" } }), 0o600);
+    const missing = join(dir, "no-such-bundle.pem");
+    const result = await svc(home, ["config", "check"], { env: { SSL_CERT_FILE: missing } });
+    expect(result.stderr).toContain(
+      `Warning: SSL_CERT_FILE (${missing}) could not be read: ENOENT: no such file or directory — TLS connections`,
+    );
+    const fine = await svc(home, ["config", "check"], { env: { SSL_CERT_FILE: certs.caCert } });
+    expect(fine.stderr).not.toContain("SSL_CERT_FILE");
+  });
+
+  it("a NODE_EXTRA_CA_CERTS without a PEM certificate is named the same way", async () => {
+    const notPem = join(dir, "server.ext");
+    const { gateway } = await gatewayWith({ NODE_EXTRA_CA_CERTS: notPem }, 0);
+    const [notice] = await telegramMessages(telegram, 1);
+    expect(notice).toMatch(
+      new RegExp(
+        `, and NODE_EXTRA_CA_CERTS \\(${notPem.replace(/[.]/g, "\\.")}\\) holds no PEM certificate \\(-----BEGIN CERTIFICATE-----\\) — point NODE_EXTRA_CA_CERTS at a readable PEM file holding that CA$`,
+      ),
+    );
+    expect(gateway.output()).toContain(
+      `WARN [gateway] NODE_EXTRA_CA_CERTS (${notPem}) holds no PEM certificate (-----BEGIN CERTIFICATE-----) — TLS connections (model endpoints, MCP servers, delivery targets, Redis) do not trust its CAs: point NODE_EXTRA_CA_CERTS at a readable PEM file, or unset it`,
+    );
+  });
+
+  it("a certificate for a DNS name only, at an IP base_url: the error names what the certificate lists", async () => {
+    await gatewayWith({ SSL_CERT_FILE: certs.caCert }, 2, `https://127.0.0.1:${portOf(otherHost)}/v1`);
+    const [notice] = await telegramMessages(telegram, 1);
+    expect(notice).toMatch(
+      / — its TLS certificate does not name the host of agent\.base_url: write the host name the certificate lists \(DNS:other\.example\) in agent\.base_url, or give the server a certificate for this host$/,
+    );
+  });
+
+  it("an http:// base_url at the TLS port: the dropped connection says to write https://, and is retried", async () => {
+    const { home } = await gatewayWith(
+      { SSL_CERT_FILE: certs.caCert },
+      1,
+      `http://127.0.0.1:${portOf(model)}/v1`,
+    );
+    const [notice] = await telegramMessages(telegram, 1);
+    expect(notice).toBe(
+      `⚠️ Agent run failed: model endpoint http://127.0.0.1:${portOf(model)}/v1/chat/completions closed the connection without answering (other side closed) — the server, or a proxy in front of it, dropped the request: its log says why (a crash, a restart, a limit of its own); if it serves HTTPS on this port, write https:// in agent.base_url`,
+    );
+    // A server that crashed under the request closes it the same way: retried.
+    expect(readFileSync(join(home.dir, "logs", "gateway.log"), "utf8")).toMatch(/retry 1 of 1/);
+  });
+
+  it("a server requiring a client certificate: the dropped connection says the agent sends none, and is retried", async () => {
+    const { home } = await gatewayWith(
+      { SSL_CERT_FILE: certs.caCert },
+      1,
+      `https://127.0.0.1:${portOf(mtls)}/v1`,
+    );
+    const [notice] = await telegramMessages(telegram, 1);
+    expect(notice).toMatch(
+      /closed the connection without answering \(other side closed\) — .*; if it requires a TLS client certificate \(mTLS\), which svc cannot send to a model endpoint, it closes every connection so: let it take svc's requests without one, or put a proxy in front of it that presents one$/,
+    );
+    expect(readFileSync(join(home.dir, "logs", "gateway.log"), "utf8")).toMatch(/retry 1 of 1/);
   });
 });

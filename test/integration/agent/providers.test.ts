@@ -309,7 +309,7 @@ describe("faults", () => {
       expect((await postJson(gw.url("/webhooks/dropped"), {})).status).toBe(202);
       const [notice] = await chatMessages(1);
       expect(notice).toBe(
-        `⚠️ Agent run failed: model endpoint http://127.0.0.1:${port}/v1/chat/completions closed the connection without answering (other side closed) — the server, or a proxy in front of it, dropped the request: its log says why (a crash, a restart, a limit of its own)`,
+        `⚠️ Agent run failed: model endpoint http://127.0.0.1:${port}/v1/chat/completions closed the connection without answering (other side closed) — the server, or a proxy in front of it, dropped the request: its log says why (a crash, a restart, a limit of its own); if it serves HTTPS on this port, write https:// in agent.base_url`,
       );
     } finally {
       await new Promise<void>((resolve) => dropping.close(() => resolve()));

@@ -11,6 +11,7 @@ let mtls: FixtureHttp;
 let plainTls: FixtureHttp;
 let mtlsSse: FixtureHttp;
 let plainHttp: FixtureHttp;
+let otherHost: FixtureHttp;
 const hubs: McpHub[] = [];
 
 beforeAll(async () => {
@@ -22,10 +23,19 @@ beforeAll(async () => {
   plainTls = await startStreamableHttp({ tls: { key, cert } });
   mtlsSse = await startSse({ tls: { key, cert, ca: certs.read(certs.caCert) } });
   plainHttp = await startStreamableHttp();
+  otherHost = await startStreamableHttp({
+    tls: { key: certs.read(certs.otherHostKey), cert: certs.read(certs.otherHostCert) },
+  });
 }, 60_000);
 afterAll(async () => {
   await Promise.all(hubs.map((h) => h.stop()));
-  await Promise.all([mtls?.close(), plainTls?.close(), mtlsSse?.close(), plainHttp?.close()]);
+  await Promise.all([
+    mtls?.close(),
+    plainTls?.close(),
+    mtlsSse?.close(),
+    plainHttp?.close(),
+    otherHost?.close(),
+  ]);
   home.cleanup();
 });
 
@@ -168,6 +178,21 @@ describe("TLS: ssl_verify and client certificates (spec 2.1, 5.2)", () => {
         /^mcp_servers\.s: (?:SSE error: )?fetch failed: ERR_SSL_WRONG_VERSION_NUMBER — the server does not speak TLS on this port \(a plain HTTP server answered\): write http:\/\/ in mcp_servers\.s\.url, or the port where it serves HTTPS$/,
       );
     }
+  });
+
+  it("a certificate for another host names the hosts it lists, which Node's message leaves out for an IP url", async () => {
+    const { lastError } = (
+      await connect({
+        url: otherHost.url,
+        ssl_verify: certs.caCert,
+        skip_preflight: true,
+        connect_timeout: 5,
+      })
+    ).status;
+    expect(lastError).toMatch(/IP: 127\.0\.0\.1 is not in the cert's list:/);
+    expect(lastError).toMatch(
+      / — the server's certificate does not name the url's host: write the host name the certificate lists \(DNS:other\.example\) in mcp_servers\.s\.url, or give the server a certificate for this host$/,
+    );
   });
 
   it("a missing certificate or CA file fails fast with a server-scoped message", async () => {

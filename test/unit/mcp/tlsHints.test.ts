@@ -57,6 +57,27 @@ describe("tlsHint", () => {
     );
   });
 
+  it("a certificate for another host names the hosts it lists, from the certificate on the connect's error", () => {
+    const text =
+      "fetch failed: Hostname/IP does not match certificate's altnames: IP: 10.0.0.5 is not in the cert's list:  (ERR_TLS_CERT_ALTNAME_INVALID)";
+    const err = new TypeError("fetch failed", {
+      cause: Object.assign(new Error("Hostname/IP does not match"), {
+        cert: { subjectaltname: "DNS:mcp.corp.local" },
+      }),
+    });
+    expect(tlsHint("corp", text, { url, ssl_verify: true }, err)).toBe(
+      " — the server's certificate does not name the url's host: write the host name the certificate lists (DNS:mcp.corp.local) in mcp_servers.corp.url, or give the server a certificate for this host",
+    );
+  });
+
+  it("a TLS 1.2 handshake refused for want of a client certificate (alert handshake failure): client_cert", () => {
+    const text =
+      "fetch failed: 800CB03F377F0000:error:0A000410:SSL routines:ssl3_read_bytes:sslv3 alert handshake failure:../deps/openssl/openssl/ssl/record/rec_layer_s3.c:1601:SSL alert number 40 (ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE)";
+    expect(tlsHint("corp", text, { url, ssl_verify: true })).toBe(
+      " — the server closed the TLS connection: if it requires a client certificate (mTLS), set mcp_servers.corp.client_cert",
+    );
+  });
+
   it("an https:// url at a plain HTTP server: OpenSSL's 'wrong version number' names url's scheme", () => {
     const text =
       "fetch failed: 80FC837BF87F0000:error:0A00010B:SSL routines:ssl3_get_record:wrong version number:../deps/openssl/openssl/ssl/record/ssl3_record.c:350: (ERR_SSL_WRONG_VERSION_NUMBER)";
