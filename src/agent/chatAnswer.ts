@@ -1,3 +1,4 @@
+import { withFlatContent } from "./chatContentParts.js";
 import { thinkingInText } from "./thinkText.js";
 import { argumentsNestTooDeep, TOO_DEEP_ARGUMENTS_TEXT } from "./toolCallInputs.js";
 
@@ -16,6 +17,7 @@ import { argumentsNestTooDeep, TOO_DEEP_ARGUMENTS_TEXT } from "./toolCallInputs.
  *   refused the whole answer, failing the run;
  * - the legacy `function_call` (with `finish_reason: function_call`) instead of `tool_calls`, as older
  *   servers answer: taken as the one tool call it names (the SDK gives it an id);
+ * - `content` as an array of parts, read as one text first (`withFlatContent`), so what follows reads it too;
  * - a reasoning model's thinking written into its text between `<think>` and `</think>` (`thinkingApart`);
  * - a `refusal` next to a text of its own (`withoutRepeatedRefusal`): the SDK added it after the text.
  * And an answer whose choice failed while it was written (OpenRouter's `finish_reason: "error"`, with the
@@ -32,14 +34,16 @@ export function normalizedChatAnswer(answer: unknown): unknown {
   let changed = false;
   const choices = answer.choices.map((choice: unknown) => {
     if (!isRecord(choice) || !isRecord(choice.message)) return choice;
-    const thinking = thinkingApart(choice.message);
-    const written = withoutRepeatedRefusal(thinking ?? choice.message);
-    const message = written ?? thinking ?? choice.message;
+    const flat = withFlatContent(choice.message);
+    const read = flat ?? choice.message;
+    const thinking = thinkingApart(read);
+    const written = withoutRepeatedRefusal(thinking ?? read);
+    const message = written ?? thinking ?? read;
     let calls = message.tool_calls;
     if ((calls === undefined || calls === null) && isRecord(message.function_call))
       calls = [{ type: "function", function: message.function_call }];
     else if (!Array.isArray(calls) || !calls.some(callToRewrite)) {
-      if (thinking === undefined && written === undefined) return choice;
+      if (thinking === undefined && written === undefined && flat === undefined) return choice;
       changed = true;
       return { ...choice, message };
     }

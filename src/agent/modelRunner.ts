@@ -7,6 +7,7 @@ import type { Logger } from "../io/log.js";
 import { warmModelPool } from "../io/modelFetch.js";
 import { FIRST_CONNECT_WAIT_MS } from "./mcpTools.js";
 import { describeModelError } from "./modelError.js";
+import { unsendablePauseFailure } from "./pausedTurns.js";
 import { languageModel, modelEndpoint } from "./provider.js";
 import { realSleep, type Sleep, withRetryPolicy } from "./retry.js";
 import { type RunOutcome, type RunRecord, runLogLine } from "./runRecord.js";
@@ -241,6 +242,8 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
             ),
             record("error"),
           );
+        if (result.stillPaused?.unsent !== undefined && result.text.trim() === "")
+          throw new AgentRunFailure(unsendablePauseFailure(result.stillPaused.unsent), record("error"));
         if (
           result.cutAtMaxTokens &&
           !result.stoppedAtMaxSteps &&
@@ -269,10 +272,14 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
             ? result.cutAtContextWindow === true
               ? ("context_window" as const)
               : ("max_tokens" as const)
-            : result.stillPaused === true
+            : result.stillPaused !== undefined
               ? ("pause_turn" as const)
               : undefined;
-        const done = { ...record(outcome), ...(cut === undefined ? {} : { cut }) };
+        const done = {
+          ...record(outcome),
+          ...(cut === undefined ? {} : { cut }),
+          ...(cut === "pause_turn" && result.stillPaused !== undefined ? { paused: result.stillPaused } : {}),
+        };
         logger.info(
           { route: request.route, delivery_id: request.deliveryId },
           runLogLine(request.route, request.deliveryId, done),

@@ -1,6 +1,6 @@
-import { MAX_TURN_CONTINUATIONS } from "./pausedTurns.js";
 /** What one model run records (docs/agent.md, "What a run records"): plain data, journalled as JSON. */
 
+import { MAX_TURN_CONTINUATIONS, type PausedTurnEnd } from "./pausedTurns.js";
 import type { ServerWithoutTools } from "./serversWithoutTools.js";
 import type { ToolResultCut } from "./toolResultCap.js";
 
@@ -34,9 +34,12 @@ export interface RunRecord {
   /**
    * Set when the reply is the text of a last turn cut short, delivered as it is: at `agent.max_tokens`, at
    * the end of the model's context window (the Messages API's `model_context_window_exceeded`), or still
-   * paused by the Messages API after as many continuations as svc sends (`pause_turn`).
+   * paused by the Messages API after as many continuations as svc sends, or with content it cannot send back
+   * for another (`pause_turn`).
    */
   readonly cut?: "max_tokens" | "context_window" | "pause_turn";
+  /** With `cut: "pause_turn"`: the continuations sent, and what ended them first (`PausedTurnEnd`). */
+  readonly paused?: PausedTurnEnd;
   /**
    * The MCP servers the run selected and went on without, offered none of their tools: still connecting
    * when its wait ended, or failed or reconnecting with none registered (their errors scrubbed).
@@ -46,11 +49,22 @@ export interface RunRecord {
 }
 
 /** Where a reply delivered as it is was cut, for the run's line. */
-const CUT_AT: Readonly<Record<NonNullable<RunRecord["cut"]>, string>> = {
+const CUT_AT: Readonly<Record<Exclude<RunRecord["cut"], "pause_turn" | undefined>, string>> = {
   max_tokens: "at agent.max_tokens",
   context_window: "at the end of the model's context window",
-  pause_turn: `short: the Messages API still paused the turn after ${MAX_TURN_CONTINUATIONS} continuations`,
 };
+
+/** How a paused turn's reply was cut short, for the run's line (a record without `paused`: at svc's limit). */
+function pausedCut(paused: PausedTurnEnd | undefined): string {
+  const n = paused?.continuations ?? MAX_TURN_CONTINUATIONS;
+  const after = n === 0 ? "before any continuation" : `after ${n} continuation${n === 1 ? "" : "s"}`;
+  if (paused?.unsent === undefined) return `short: the Messages API still paused the turn ${after}`;
+  const what =
+    paused.unsent.length === 0
+      ? "with no content"
+      : `with content svc cannot send back (${paused.unsent.join(", ")})`;
+  return `short: the Messages API paused the turn ${what} ${after}`;
+}
 
 /** The one INFO line a model run logs (the key and the prompt never appear in it). */
 export function runLogLine(route: string, deliveryId: string, record: RunRecord): string {
@@ -60,7 +74,10 @@ export function runLogLine(route: string, deliveryId: string, record: RunRecord)
         `${c.name} ${c.ok ? "ok" : c.error === NOT_RUN_AT_MAX_STEPS ? "not run" : "error"} ${c.ms}ms${c.cut ? ` (cut to ${c.cut.shown} of ${c.cut.chars} chars)` : ""}`,
     )
     .join(", ");
-  const cut = record.cut === undefined ? "" : ` (reply cut ${CUT_AT[record.cut]})`;
+  const cut =
+    record.cut === undefined
+      ? ""
+      : ` (reply cut ${record.cut === "pause_turn" ? pausedCut(record.paused) : CUT_AT[record.cut]})`;
   const outcome =
     record.outcome === "ok" ? `ok${cut}` : `${record.outcome}${record.error ? ` (${record.error})` : cut}`;
   return `[agent] ${route} ${deliveryId}: ${outcome} — ${record.provider}/${record.model}, ${record.steps} step${record.steps === 1 ? "" : "s"}, ${record.toolCalls.length} tool call${record.toolCalls.length === 1 ? "" : "s"}${calls ? ` (${calls})` : ""}, tokens in ${record.usage.input} out ${record.usage.output}, ${record.ms}ms`;

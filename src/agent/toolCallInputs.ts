@@ -80,7 +80,11 @@ export const TOO_DEEP_ARGUMENTS_TEXT = `${"[".repeat(MAX_ARGUMENT_DEPTH + 1)}${"
  *   answer for want of it, failing the run;
  * - a `tool_use` without a `name`, or with one that is no text (`null`): named `""`, a made-up name the tool
  *   loop answers with a tool error (`unknown_tool` in the turn sent back), as a `tool_use` named `""` is. The
- *   SDK refused the whole answer for want of it, failing the run.
+ *   SDK refused the whole answer for want of it, failing the run;
+ * - a `tool_use` without an `input`, or with an empty or blank text for it, as proxies that write the API's
+ *   answers from their own types (Go's `json:"input,omitempty"`) send a call of a tool without arguments:
+ *   `{}`, as the Chat Completions path reads empty arguments. The SDK refused the whole answer for want of
+ *   it, failing the run, and took `""` for arguments that are no object (a tool error).
  */
 export function normalizedMessagesAnswer(
   answer: unknown,
@@ -102,6 +106,9 @@ export function normalizedMessagesAnswer(
   const unnamed = (part: unknown) =>
     (part as { type?: unknown } | null)?.type === "tool_use" &&
     typeof (part as { name?: unknown }).name !== "string";
+  const noInput = (part: unknown) =>
+    (part as { type?: unknown } | null)?.type === "tool_use" &&
+    blankInput((part as { input?: unknown }).input);
   const nullCitations = (part: unknown) =>
     (part as { type?: unknown } | null)?.type === "text" &&
     (part as { citations?: unknown }).citations === null;
@@ -114,7 +121,13 @@ export function normalizedMessagesAnswer(
     thinking === undefined &&
     !content.some(
       (part) =>
-        deep(part) || unsigned(part) || encoded(part) || nullCitations(part) || noId(part) || unnamed(part),
+        deep(part) ||
+        unsigned(part) ||
+        encoded(part) ||
+        nullCitations(part) ||
+        noId(part) ||
+        unnamed(part) ||
+        noInput(part),
     )
   )
     return undefined;
@@ -142,6 +155,7 @@ export function normalizedMessagesAnswer(
       }
       const identified = noId(part) ? { ...(part as object), id: generateId() } : part;
       const named = unnamed(identified) ? { ...(identified as object), name: "" } : identified;
+      if (noInput(named)) return { ...(named as object), input: {} };
       const input = encoded(named)
         ? { ...(named as object), input: JSON.parse(objectText((named as { input: unknown }).input) ?? "{}") }
         : named;
@@ -152,6 +166,11 @@ export function normalizedMessagesAnswer(
           : input;
     }),
   };
+}
+
+/** A `tool_use` input that is missing, or an empty or blank text. */
+function blankInput(input: unknown): boolean {
+  return input === undefined || (typeof input === "string" && input.trim() === "");
 }
 
 /**

@@ -1,5 +1,5 @@
 import { generateText, stepCountIs, type ToolSet, wrapLanguageModel } from "ai";
-import { PAUSED_TURN, pausedTurnsMiddleware } from "./pausedTurns.js";
+import { PAUSED_TURN, type PausedTurnEnd, pausedTurnsMiddleware } from "./pausedTurns.js";
 import type { ProviderModel } from "./retry.js";
 import { promptToChange } from "./runPrompt.js";
 import type { ToolCallLog } from "./sdkTools.js";
@@ -49,8 +49,11 @@ export interface LoopResult {
    * would not help.
    */
   readonly cutAtContextWindow?: true;
-  /** The last turn was still paused (`pause_turn`) after every continuation svc sends. */
-  readonly stillPaused?: true;
+  /**
+   * The last turn was still paused (`pause_turn`): after every continuation svc sends, or after those it
+   * sent before the paused content was none it can send back (`unsent`).
+   */
+  readonly stillPaused?: PausedTurnEnd;
   /**
    * Tool calls of a last turn cut at the output token limit: the AI SDK runs no tool of such a turn (their
    * arguments may be cut short) and ends the loop, so the run asked for tools and got none. Recorded as not run.
@@ -136,6 +139,7 @@ const CONTEXT_WINDOW_STOP = "model_context_window_exceeded";
  */
 export async function runToolLoop(input: ToolLoopInput, progress: LoopProgress): Promise<LoopResult> {
   const hasTools = Object.keys(input.tools).length > 0;
+  let paused: PausedTurnEnd | undefined;
   const result = await generateText({
     model: wrapLanguageModel({
       model: input.model,
@@ -144,7 +148,9 @@ export async function runToolLoop(input: ToolLoopInput, progress: LoopProgress):
         deepArgumentsMiddleware((id) => input.log.refuseTooDeep(id)),
         uniqueToolCallIdsMiddleware(),
         toolCallsFinishMiddleware,
-        pausedTurnsMiddleware,
+        pausedTurnsMiddleware((end) => {
+          paused = end;
+        }),
         ...(input.unoffered === undefined ? [] : [unofferedToolsMiddleware(input.unoffered)]),
         recordedToolErrorsMiddleware((id) => input.log.errorOf(id)),
       ],
@@ -212,7 +218,7 @@ export async function runToolLoop(input: ToolLoopInput, progress: LoopProgress):
     stoppedAtMaxSteps: wantedTools && result.steps.length >= input.maxSteps,
     cutAtMaxTokens,
     ...(contextWindow ? { cutAtContextWindow: true as const } : {}),
-    ...(last?.rawFinishReason === PAUSED_TURN ? { stillPaused: true as const } : {}),
+    ...(last?.rawFinishReason === PAUSED_TURN && paused !== undefined ? { stillPaused: paused } : {}),
     cutToolCalls: cut.length,
     ...(filtered ? { filtered: { reason: last.rawFinishReason } } : {}),
     modelId: result.response.modelId,

@@ -242,12 +242,20 @@ export function startFakeAnthropic(options: FakeModelOptions = {}): Promise<Fake
         type: "tool_use",
         ...(call.withoutId ? {} : { id: call.id ?? `toolu_${index}_${i}` }),
         ...(call.unnamed === undefined ? { name: call.name } : call.unnamed === "null" ? { name: null } : {}),
-        input: call.rawObject
-          ? rawArgumentsMark(i)
-          : typeof call.args === "string"
-            ? JSON.parse(call.args)
-            : call.args,
+        ...(call.inputAs === "absent"
+          ? {}
+          : {
+              input:
+                call.inputAs !== undefined
+                  ? call.inputAs.text
+                  : call.rawObject
+                    ? rawArgumentsMark(i)
+                    : typeof call.args === "string"
+                      ? JSON.parse(call.args)
+                      : call.args,
+            }),
       })),
+      ...(turn.blocks ?? []),
     ];
     const stopReason = turn.finishReason ?? ((turn.toolCalls ?? []).length > 0 ? "tool_use" : "end_turn");
     const message = { id: `msg_${index}`, type: "message", role: "assistant", model };
@@ -314,6 +322,12 @@ export function startFakeAnthropic(options: FakeModelOptions = {}): Promise<Fake
             data: { type: "content_block_delta", index: i, delta: { type: "text_delta", text } },
           })),
         );
+      } else if (!("input" in block) || typeof block.input === "string") {
+        // A call written without an input, or with a text for it: so in its start, with no input deltas.
+        events.push({
+          event: "content_block_start",
+          data: { type: "content_block_start", index: i, content_block: block },
+        });
       } else {
         const { input, ...start } = block as { input: unknown };
         events.push(

@@ -27,7 +27,19 @@ export type ModelTurn =
          * Messages API's `input`.
          */
         rawObject?: true;
+        /**
+         * Messages API only: the `tool_use` without an `input` (`absent`), or with this text as its input, as
+         * proxies writing the API's answers send a call of a tool without arguments.
+         */
+        inputAs?: "absent" | { readonly text: string };
       }>;
+      /**
+       * Chat Completions only: `content` sent as this array of parts in place of `text` (streamed, each part
+       * in a chunk of its own).
+       */
+      readonly contentParts?: ReadonlyArray<Record<string, unknown>>;
+      /** Messages API only: blocks written after the others as they are (a `server_tool_use`). */
+      readonly blocks?: ReadonlyArray<Record<string, unknown>>;
       /** Chat Completions only: the one call sent as the legacy `function_call` (`finish_reason: function_call`). */
       readonly legacyFunctionCall?: true;
       /** Chat Completions only: the message's reasoning, in Groq's `reasoning` field. */

@@ -169,7 +169,7 @@ export function startFakeOpenAI(options: FakeModelOptions = {}): Promise<FakeMod
               index: 0,
               message: {
                 role: "assistant",
-                content: turn.text ?? null,
+                content: turn.contentParts ?? turn.text ?? null,
                 ...(turn.refusal === undefined ? {} : { refusal: turn.refusal }),
                 ...(turn.reasoning === undefined ? {} : { reasoning: turn.reasoning }),
                 ...(calls.length === 0
@@ -196,6 +196,7 @@ export function startFakeOpenAI(options: FakeModelOptions = {}): Promise<FakeMod
     sse(res, [
       chunk({ role: "assistant", content: "" }),
       ...(turn.text === undefined ? [] : halves(turn.text).map((text) => chunk({ content: text }))),
+      ...(turn.contentParts ?? []).map((part) => chunk({ content: [part] })),
       ...calls.flatMap((call, i) => {
         const args = call.function.arguments;
         if (typeof args !== "string") return [chunk({ tool_calls: [{ index: i, ...call }] })];
