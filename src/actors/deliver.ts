@@ -22,6 +22,7 @@ import {
   type DeliveryMessage,
   type DeliveryReceipt,
   type DeliveryTarget,
+  PartlyDeliveredError,
   RecipientsRefusedForNow,
   runOnce,
   type StepRunner,
@@ -330,11 +331,13 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
       } catch (err) {
         // Cut short by the gateway's stop (waiting to retry, a request under way): the target did not fail,
         // and the run did not finish (a webhook event's stopped run runs again), so it is neither counted nor recorded as a
-        // failed delivery. Nor is a direct delivery whose wait the stop ended (its sender is answered 503).
+        // failed delivery. Nor is a direct delivery whose wait the stop ended, or whose request the drain's
+        // deadline cut (its sender is answered 503): a split one's line says which parts went out before.
         if (signal?.aborted === true || endedBy(err, request.waits)) {
+          const parts = request.mode === "direct" ? partsSent(err) : "";
           logger.warn(
             deliveryLog(request),
-            `[delivery] ${target.name}: route ${message.route}: not delivered — the gateway stopped while the delivery was under way (not counted as failed)`,
+            `[delivery] ${target.name}: route ${message.route}: not delivered — the gateway stopped while the delivery was under way (not counted as failed)${parts}`,
           );
           throw err;
         }
@@ -366,6 +369,11 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
       await mirrorHere(entry, log, "told by the instance that delivered it", () => new Date(at));
     },
   };
+}
+
+/** ` (part 3 of 5; parts 1-2 were delivered)` for a split message cut short after its first parts, else "". */
+export function partsSent(err: unknown): string {
+  return err instanceof PartlyDeliveredError ? err.partsNote : "";
 }
 
 /** What a handed-on retry's log line adds when parts of its message were delivered before it. */

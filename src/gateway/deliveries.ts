@@ -1,4 +1,10 @@
-import { createDeliverer, type Deliverer, type DelivererDeps, endedBy } from "../actors/deliver.js";
+import {
+  createDeliverer,
+  type Deliverer,
+  type DelivererDeps,
+  endedBy,
+  partsSent,
+} from "../actors/deliver.js";
 import type { Clock } from "../clock.js";
 import type { SvcPaths } from "../config/paths.js";
 import type { Config } from "../config/schema.js";
@@ -35,7 +41,7 @@ export interface Deliveries {
   readonly deliverer: Deliverer;
   /**
    * A direct-mode route's payload to its target; false (logged by `onFailed`) when it failed; rejects with
-   * a DeliveryStopped when `stop` ended its wait (nothing was sent).
+   * a DeliveryStopped when `stop` ended its wait (nothing was sent) or `cutShort` its request under way.
    */
   deliverDirect(
     event: AcceptedEvent,
@@ -56,6 +62,11 @@ export interface Deliveries {
    * Discord's rate-limit bucket) end, and those deliveries send nothing. A request under way is answered.
    */
   stop(): void;
+  /**
+   * The drain's deadline came: the direct deliveries whose requests are still under way end there, each
+   * answered 503 as an ended wait is (a platform's `timeout_seconds` must not hold the stop past the drain).
+   */
+  cutShort(): void;
 }
 
 /** The delivery platforms' settings (all of `platforms` but the webhook adapter), to see whether a reload changed them. */
@@ -75,6 +86,7 @@ export function createDeliveries(deps: DeliveriesDeps): Deliveries {
     ...(deps.env === undefined ? {} : { env: deps.env }),
   };
   const stopping = new AbortController();
+  const cut = new AbortController();
   let current = deps.config;
   let targets = createTargets(current, targetDeps);
   const warn = (config: Config) => {
@@ -98,26 +110,35 @@ export function createDeliveries(deps: DeliveriesDeps): Deliveries {
     deliverer,
     async deliverDirect(event, onFailed) {
       try {
-        await deliverer.deliver({
-          target: event.route.deliver,
-          message: {
-            text: event.prompt,
-            extra: event.extra,
-            written: event.route.deliver_extra,
-            unfilled: event.unfilled,
-            route: event.routeName,
-            deliveryId: event.deliveryId,
-            profile: event.profile === "default" ? undefined : event.profile,
+        await deliverer.deliver(
+          {
+            target: event.route.deliver,
+            message: {
+              text: event.prompt,
+              extra: event.extra,
+              written: event.route.deliver_extra,
+              unfilled: event.unfilled,
+              route: event.routeName,
+              deliveryId: event.deliveryId,
+              profile: event.profile === "default" ? undefined : event.profile,
+            },
+            mode: "direct",
+            mirrorToSession: event.route.mirror_to_session,
+            // The sender waits for the answer (GitHub 10 s); a session index another writer holds must not hold it.
+            mirrorAfterwards: true,
+            waits: stopping.signal,
           },
-          mode: "direct",
-          mirrorToSession: event.route.mirror_to_session,
-          // The sender waits for the answer (GitHub 10 s); a session index another writer holds must not hold it.
-          mirrorAfterwards: true,
-          waits: stopping.signal,
-        });
+          cut.signal,
+        );
         return true;
       } catch (err) {
         if (endedBy(err, stopping.signal)) throw stopping.signal.reason;
+        // The platform may have taken the request it was sending when cut (its answer never came).
+        if (cut.signal.aborted)
+          throw new DeliveryStopped(
+            "the gateway stopped while the delivery was under way",
+            `not delivered — the gateway stopped while the delivery was under way, at the end of its drain (the platform may have taken it)${partsSent(err)}`,
+          );
         onFailed(event, err);
         return false;
       }
@@ -128,6 +149,9 @@ export function createDeliveries(deps: DeliveriesDeps): Deliveries {
     config: () => current,
     stop() {
       stopping.abort(new DeliveryStopped("the gateway stopped while the delivery waited"));
+    },
+    cutShort() {
+      cut.abort(new DeliveryStopped("the drain's deadline came while the delivery was under way"));
     },
     reload(config) {
       if (platformSettings(config) !== platformSettings(current)) {

@@ -539,6 +539,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   // A route (or the cron jobs) offered more tools than `openai` takes: said once the servers' tools are in.
   const toolCap = toolCapWatch((line) => logger.warn(line));
   toolCap.reloaded(config);
+  // Aborted as the stop begins: a sampling request it ends is said ended by the stop.
+  const stopBegan = new AbortController();
   const mcp = createMcp({
     config,
     paths,
@@ -548,6 +550,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     clock,
     metrics,
     groups,
+    stopping: stopBegan.signal,
     onStatus: (hub) => toolCap.check(hub.tools()),
     ...env,
   });
@@ -667,7 +670,13 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     return [
       // Intake closes at once; requests still in the pipeline (a script, a direct delivery) are answered.
       // When the stop began: an agent its signal ended meanwhile is kept, not failed (`RunQueue.stopNear`).
-      { name: "mark the stop's start", run: () => queue.queue.beginStop() },
+      {
+        name: "mark the stop's start",
+        run: () => {
+          queue.queue.beginStop();
+          stopBegan.abort();
+        },
+      },
       {
         name: "start the drain's deadline",
         run: () => {
@@ -677,11 +686,21 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       },
       { name: "close intake", run: () => ingress.closeIntake() },
       // A direct delivery waiting its turn (up to 10 s) ends now, its sender answered 503; one whose request
-      // is under way is answered below.
+      // is under way is answered below, within the drain.
       { name: "end direct deliveries' waits", run: () => deliveries.stop() },
       { name: "stop cron schedule", run: () => cron.stop() },
       { name: "checkpoint", run: () => checkpoint(false) },
-      { name: "answer requests in flight", run: () => ingress.drained() },
+      {
+        name: "answer requests in flight",
+        // A direct delivery whose request is still under way at the drain's deadline is cut short there
+        // (its platform's timeout_seconds may be far longer), its sender answered 503 as above.
+        run: async () => {
+          const answered = ingress.drained();
+          if (await Promise.race([answered.then(() => true), over.then(() => false)])) return;
+          deliveries.cutShort();
+          await answered;
+        },
+      },
       // A direct delivery is answered before its session mirror is written (the sender is waiting).
       { name: "write direct deliveries' session mirrors", run: () => deliveries.mirrorsDone() },
       // The groups fire once the pipeline is empty, so a late event still joins its group.

@@ -46,6 +46,8 @@ export function createMcp(deps: {
   groups?: ProcessGroups;
   /** Told of each status change of the default profile's hub (its registered tools may have changed). */
   onStatus?: (hub: McpHub) => void;
+  /** Aborted when the gateway's stop begins: a sampling request it ends says so. */
+  stopping?: AbortSignal;
 }): Mcp {
   const { logger } = deps;
   let servers = deps.config.mcp_servers;
@@ -66,6 +68,7 @@ export function createMcp(deps: {
       ...(deps.env === undefined ? {} : { env: deps.env }),
       ...(deps.groups === undefined ? {} : { groups: deps.groups }),
       ...(onStatus === undefined ? {} : { onStatus }),
+      stopping: deps.stopping,
     });
   const main = start(deps.paths, deps.onStatus);
   const profiles = new Map<string, GatewayMcp>();

@@ -14,13 +14,15 @@ export interface FakeSmtp {
 
 /**
  * A real `smtp-server` on loopback, no TLS nor login: it pushes the envelope recipients of each mail it takes
- * onto `received`, and refuses a recipient at RCPT TO when `refuse` answers a refusal for its address.
+ * onto `received`, and refuses a recipient at RCPT TO when `refuse` answers a refusal for its address. A mail
+ * taken is answered (its final 250) once what `hold` returns for its recipients has settled.
  */
 export async function startFakeSmtp(options: {
   readonly received: string[][];
   readonly refuse?: (address: string) => SmtpRefusal | undefined;
+  readonly hold?: (recipients: readonly string[]) => Promise<void> | undefined;
 }): Promise<FakeSmtp> {
-  const { received, refuse } = options;
+  const { received, refuse, hold } = options;
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ["STARTTLS", "AUTH"],
@@ -32,8 +34,11 @@ export async function startFakeSmtp(options: {
     onData(stream, session, callback) {
       stream.resume();
       stream.on("end", () => {
-        received.push(session.envelope.rcptTo.map((r) => r.address));
-        callback();
+        const recipients = session.envelope.rcptTo.map((r) => r.address);
+        received.push(recipients);
+        const held = hold?.(recipients);
+        if (held === undefined) callback();
+        else void held.then(() => callback());
       });
     },
   });

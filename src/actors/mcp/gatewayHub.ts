@@ -33,6 +33,7 @@ export interface GatewayMcpOptions {
   readonly hiddenValues?: HubOptions["hiddenValues"];
   /** Where each stdio server's process group is noted (`mcp:<server>`) while it runs. */
   readonly groups?: ProcessGroups;
+  readonly stopping?: HubOptions["stopping"];
 }
 
 export interface GatewayMcp {
@@ -159,6 +160,7 @@ export function startGatewayMcp(options: GatewayMcpOptions): GatewayMcp {
     ...(options.system === undefined ? {} : { system: options.system }),
     // A named profile's hub shares the root system with the default one: its actors are named apart.
     ...(paths.profile === undefined ? {} : { actorPrefix: `mcp@${paths.profile}:` }),
+    stopping: options.stopping,
   });
   hub.start();
   const count = Object.keys(options.servers).length;

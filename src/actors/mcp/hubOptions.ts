@@ -61,4 +61,6 @@ export interface HubOptions {
    * are: a filesystem server logging a file it read could otherwise quote them into gateway.log.
    */
   readonly hiddenValues?: () => readonly string[];
+  /** Aborted when the gateway's stop begins (`ServerRequestDeps.stopping`); a CLI command's hub has none. */
+  readonly stopping?: AbortSignal | undefined;
 }

@@ -235,6 +235,7 @@ export async function connectRuntime(
         samplingTimes: rt.samplingTimes,
         ...(deps.runner === undefined ? {} : { runner: deps.runner }),
         ...(deps.now === undefined ? {} : { now: deps.now }),
+        stopping: deps.stopping,
       }),
       onToolsChanged: refresh,
       onLog: (params) => logServerMessage(logger, rt.name, params, rt.secrets),

@@ -105,6 +105,11 @@ export interface ServerRequestDeps {
    * a reconnect (a crashed or recycled process, a dropped session) does not start the window over.
    */
   readonly samplingTimes?: number[];
+  /**
+   * Aborted when the gateway's stop begins: a sampling request ended after that (its connection closed by
+   * the stop, or canceled by its server) is said ended by the stop.
+   */
+  readonly stopping?: AbortSignal | undefined;
 }
 
 /**
@@ -167,14 +172,17 @@ export function serverRequestHandlers(deps: ServerRequestDeps): SessionHandlers 
         () => {
           throw new Error(`sampling timed out after ${settings.timeout} s`);
         },
-        // What the runner's record and log line say of a run ended so (the gateway did not stop).
+        // What the runner's record and log line say of a run ended so; one ended by the gateway's stop
+        // carries no RunEnded, and says so (`the gateway stopped during the run`), as other runs do.
         {
           timedOut: () =>
             new RunEnded(
               `sampling timed out after ${settings.timeout} s: mcp_servers.${server}.sampling.timeout`,
             ),
           canceled: () =>
-            new RunEnded(`mcp_servers.${server} canceled its sampling request, or its connection closed`),
+            deps.stopping?.aborted === true
+              ? undefined
+              : new RunEnded(`mcp_servers.${server} canceled its sampling request, or its connection closed`),
         },
       );
       const text = typeof answer === "string" ? answer : answer.text;

@@ -9,6 +9,7 @@ import {
   type DeliveryMessage,
   type DeliveryReceipt,
   type DeliveryTarget,
+  PartlyDeliveredError,
   runOnce,
   type SendOptions,
   type StepRunner,
@@ -497,8 +498,10 @@ export function partsToSend<T>(parts: readonly T[], fromPart = 0): Iterable<[num
 /** A failure after earlier parts went out: the operator needs to know the chat holds part of the text. */
 export function partlyDelivered(err: unknown, index: number, total: number): unknown {
   if (!(err instanceof DeliveryError)) return err;
-  const note = ` (part ${index + 1} of ${total}; part${index === 1 ? " 1 was" : `s 1-${index} were`} delivered)`;
-  return new DeliveryError(`${err.message}${note}`, err.transient, err.retryAfterSeconds, err.answer);
+  return new PartlyDeliveredError(
+    err,
+    ` (part ${index + 1} of ${total}; part${index === 1 ? " 1 was" : `s 1-${index} were`} delivered)`,
+  );
 }
 
 /**

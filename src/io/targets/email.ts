@@ -113,6 +113,9 @@ function unreachableSmtp(text: string): string {
   return "";
 }
 
+/** Why a recipient missed a mail whose last attempt for it the gateway's stop cut short. */
+const CUT_BY_STOP = "the last attempt was cut short by the gateway's stop; the server may have taken it";
+
 /**
  * `sending` within `ms` in all, and no longer than `signal` (a stop) lets it: nodemailer's timeouts are
  * each an idle timer, so a server that answers a byte a second after DATA kept a delivery for ever, and a
@@ -359,8 +362,13 @@ export function emailTarget(settings: PlatformConfig<"email">, deps: TargetDeps)
             const reply = (err as { response?: unknown }).response;
             if (envelopeTo !== undefined && typeof reply === "string")
               for (const recipient of envelopeTo) unreached.set(recipient, reply);
-            // The deadline's own error, or the stop's reason, as they are.
-            if (signal?.aborted === true) throw err;
+            // The stop's reason as it is. A retry it cut short while under way is why its recipients missed
+            // the mail, not the server's reply to an earlier attempt: it may have taken the mail meanwhile.
+            if (signal?.aborted === true) {
+              for (const recipient of envelopeTo ?? []) unreached.set(recipient, CUT_BY_STOP);
+              lastFailure = undefined;
+              throw err;
+            }
             const failure = err instanceof DeliveryError ? err : asDeliveryError(err, secrets, plain);
             // No reply to name (no connection, a timeout): the failure is.
             lastFailure = typeof reply === "string" ? undefined : failure.message;

@@ -124,6 +124,19 @@ export interface TargetDeps {
 }
 
 /**
+ * A split message's failure after its first parts went out (`partlyDelivered`): `partsNote` says which did,
+ * ` (part 3 of 5; parts 1-2 were delivered)`, at the end of the message too.
+ */
+export class PartlyDeliveredError extends DeliveryError {
+  constructor(
+    failure: DeliveryError,
+    readonly partsNote: string,
+  ) {
+    super(`${failure.message}${partsNote}`, failure.transient, failure.retryAfterSeconds, failure.answer);
+  }
+}
+
+/**
  * A message the platform took for some of its recipients and refused for now for the others (an SMTP
  * server's 4xx at `RCPT TO`): its retry goes to `recipients` alone.
  */

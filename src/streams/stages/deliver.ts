@@ -8,11 +8,19 @@ import { DUPLICATE, seenKey } from "./idempotency.js";
 export const DELIVERY_FAILED = errorOutcome(502, "Delivery failed");
 
 /**
- * The reason the gateway's stop gives the direct deliveries' waits, which `deliverDirect` rejects with when
- * it ended one: nothing was sent, and the sender is answered 503 (its id forgotten, so its retry delivers).
+ * What `deliverDirect` rejects with when the gateway's stop ended a direct delivery: its wait (nothing was
+ * sent), or its request still under way at the drain's deadline. The sender is answered 503 (its id
+ * forgotten, so its retry delivers).
  */
 export class DeliveryStopped extends Error {
   override readonly name = "DeliveryStopped";
+  constructor(
+    message: string,
+    /** The 503's reason in the delivery history: a request cut short under way has one, an ended wait none. */
+    readonly recorded?: string,
+  ) {
+    super(message);
+  }
 }
 
 export interface DeliverDeps {
@@ -48,16 +56,22 @@ export function deliverStage(deps: DeliverDeps): AsyncStage {
     const event = acceptedOf(ctx);
     const key = seenKey(event.routeName, event.deliveryId);
     let delivered: DirectOutcome = false;
+    let stopped: DeliveryStopped | undefined;
     try {
       delivered = await deps.deliverDirect(event);
     } catch (err) {
       if (!(err instanceof DeliveryStopped)) throw err;
       delivered = "stopped";
+      stopped = err;
     } finally {
       if (deps.endDirect !== undefined) deps.endDirect(key, delivered);
       else if (delivered !== true) void deps.forget(key);
     }
-    if (delivered === "stopped") return withEventAside(SHUTTING_DOWN, event.event);
+    if (delivered === "stopped")
+      return withEventAside(
+        stopped?.recorded === undefined ? SHUTTING_DOWN : { ...SHUTTING_DOWN, reason: stopped.recorded },
+        event.event,
+      );
     // The body stays the documented error; the id (generated when the sender sent none) is kept aside,
     // and so is the event type (neither body names it), for the delivery history.
     if (!delivered) return withEventAside({ ...DELIVERY_FAILED, deliveryId: event.deliveryId }, event.event);

@@ -42,7 +42,8 @@ describe("state.backend: local — a stop while a failed run's notice waits to r
     model.script(refusal, refusal);
     const gw = await startTestGateway({
       fakeSleeps: true,
-      drainTimeoutMs: 1000,
+      // Shorter than the retry's wait (1000 ms): the drain ends while the mail waits, before its retry is made.
+      drainTimeoutMs: 500,
       config: webhookConfig(
         { ci: { secret: OPEN, prompt: "build {n}", deliver: "email" } },
         { rate_limit: 1000 },

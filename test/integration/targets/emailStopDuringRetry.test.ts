@@ -29,7 +29,8 @@ describe("state.backend: local — a stop while a mail waits to retry the recipi
   it("counts the mail sent, names who missed it, records the run ended, and keeps no run to mail the whole list again", async () => {
     const gw = await startTestGateway({
       fakeSleeps: true,
-      drainTimeoutMs: 1000,
+      // Shorter than the retry's wait (1000 ms): the drain ends while the mail waits, before its retry is made.
+      drainTimeoutMs: 500,
       config: webhookConfig(
         { ci: { secret: OPEN, prompt: "build {n}", deliver: "email" } },
         { rate_limit: 1000 },
