@@ -18,6 +18,7 @@ import {
   idlePingMs,
   persistenceProblem,
   redisLabel,
+  refusalHint,
 } from "../io/state/redis/connection.js";
 import { type CronLease, createCronLease } from "../io/state/redis/cronLease.js";
 import { serverGreeting } from "../io/state/redis/greeting.js";
@@ -45,6 +46,7 @@ import { RUNS_QUEUE } from "../io/state/redis/unendedRun.js";
 import type { PendingRun } from "../io/stores/pendingRuns.js";
 import type { AcceptedEvent, ResolvedRoute } from "../streams/context.js";
 import { seenKey } from "../streams/stages/idempotency.js";
+import { goneJobLine, JOB_GONE } from "./goneJob.js";
 import { runWaitsForRouteLine, unservedRouteReason } from "./unservedRoute.js";
 
 /**
@@ -147,6 +149,8 @@ export interface RedisStateOptions {
 }
 
 const RATE_WINDOW_MS = 60_000;
+/** A finish Redis refused (full, read-only, a failing snapshot, an ACL), by the code its answer starts with. */
+const REFUSED = /^(OOM|READONLY|MISCONF|NOPERM)\b/;
 /** How long a scrape of `/metrics` waits for Redis to count the waiting runs. */
 const DEPTH_READ_TIMEOUT_MS = 1000;
 /**
@@ -221,28 +225,51 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
         ),
       );
     },
-    notRecorded(shared, err) {
+    notRecorded(shared, err, refused) {
       // Its run ended outside its slot (and was recorded there): another instance only finishes its job.
       if (shared.done === true) return;
+      const fields = { route: shared.routeName, delivery_id: shared.deliveryId, err };
+      const ended = `[webhook] ${shared.routeName}: run of delivery ${shared.deliveryId} ended here`;
       // The job itself is gone (Redis restarted empty, flushed, or evicted it): nothing runs it again.
       if (/^Missing key for job/.test(err)) {
         logger.warn(
-          { route: shared.routeName, delivery_id: shared.deliveryId, err },
-          `[webhook] ${shared.routeName}: run of delivery ${shared.deliveryId} ended here, but Redis did not record its end (${err}): its job is gone from Redis (restarted empty, flushed or evicted): it ran here once and does not run again`,
+          fields,
+          `${ended}, but Redis did not record its end (${err}): ${JOB_GONE}: it ran here once and does not run again`,
         );
         return;
       }
       const lockSeconds = (options.stall?.lockDurationMs ?? LOCK_MS) / 1000;
+      const again =
+        "the shared queue runs it again on some instance (this one included) — its reply may be delivered twice";
+      // Refused itself (a full Redis): the job stays running, unfinished, until its lock expires.
+      if (REFUSED.test(err)) {
+        logger.warn(
+          fields,
+          `${ended}, but Redis refused to record its end (${err}; ${refusalHint(err)}), so once its ${lockSeconds} s lock expires ${again}`,
+        );
+        return;
+      }
+      // BullMQ renews the lock with a write, which a full Redis refuses: the lock lapses while the run goes on.
+      const cause =
+        refused === undefined
+          ? "Redis frozen, paused or overloaded, or this instance paused, for longer than that"
+          : `Redis refused writes (${refused}) while it ran, the lock's renewal among them, for longer than that; ${refusalHint(refused)}`;
       logger.warn(
-        { route: shared.routeName, delivery_id: shared.deliveryId, err },
-        `[webhook] ${shared.routeName}: run of delivery ${shared.deliveryId} ended here, but Redis did not record its end (${err}): its ${lockSeconds} s lock had expired first (Redis frozen, paused or overloaded, or this instance paused, for longer than that) or another instance had taken the run over, so the shared queue runs it again on some instance (this one included) — its reply may be delivered twice`,
+        fields,
+        `${ended}, but Redis did not record its end (${err}): its ${lockSeconds} s lock had expired first (${cause}) or another instance had taken the run over, so ${again}`,
       );
     },
     ...(options.retryingCap === undefined ? {} : { outsideCap: options.retryingCap }),
     ...(options.onRetryingCap === undefined ? {} : { onOutsideCap: options.onRetryingCap }),
-    async process(shared, signal, _job, _token, queueSlot) {
+    async process(shared, signal, job, _token, queueSlot) {
       // Its delivery ended on the instance that released its slot: nothing is left to do.
       if (shared.done === true) return;
+      // Its hash was gone (evicted) while its id waited in the queue: taken, it has no run to go on with.
+      if (shared.routeName === undefined || shared.deliveryId === undefined) {
+        logger.warn({ job: job.id }, goneJobLine(job.id ?? ""));
+        queueSlot.removeWhenFinished();
+        return;
+      }
       const { route: accepted, reply: madeReply, retry: dueRetry, done: _done, ...pending } = shared;
       const found = options.lookup(pending.routeName);
       const current = found !== undefined && found.profile === pending.profile ? found.route : undefined;
@@ -363,12 +390,13 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
     logger,
     ...stall,
     async dispatch(run, superseded, generation, reason) {
+      const prompt = superseded === 0 ? run.prompt : `${coalesceNote(superseded)}\n\n${run.prompt}`;
+      await runs.enqueue(`coalesce-${generation}`, { ...run, prompt });
+      // Said once its run is stored: a group whose run Redis refuses is fired again, and said then.
       logger.info(
         { route: run.routeName, delivery_id: run.deliveryId, superseded, reason },
         `[webhook] ${run.routeName}: coalesced group dispatched`,
       );
-      const prompt = superseded === 0 ? run.prompt : `${coalesceNote(superseded)}\n\n${run.prompt}`;
-      await runs.enqueue(`coalesce-${generation}`, { ...run, prompt });
     },
   });
   logger.info(

@@ -104,9 +104,12 @@ export interface SharedQueueOptions<T> {
    * A job whose `process` ended here, whose end Redis did not record (`err`): its lock had expired first
    * (Redis frozen or paused past it) or another instance had taken it over, so the shared queue runs it
    * again on some instance (this one included) — unless the job itself is gone (`Missing key for job …`:
-   * Redis restarted empty, flushed or evicted it). Without it, a WARN naming the job.
+   * Redis restarted empty, flushed or evicted it; also told for a job released from its slot whose `done`
+   * mark finds it gone). `refused`: a refusal of a write (full: `OOM …`) the worker got while the job ran —
+   * its lock's renewal is such a write, so a Redis refusing writes past the lock lets the lock expire. Without
+   * it, a WARN naming the job.
    */
-  notRecorded?(data: T, err: string): void;
+  notRecorded?(data: T, err: string, refused?: string): void;
 }
 
 /**
@@ -134,6 +137,12 @@ export interface QueueSlot<T> {
    * kept as any finished job's is. Not done when the job's end was not recorded (it runs again somewhere).
    */
   forgetWhenFinished(record: string): void;
+  /**
+   * Once `process` has ended and Redis recorded the job finished, the job is removed with its add mark, as
+   * `forgetWhenFinished` does, the key's idempotency record left as it is: a job whose hash was gone from
+   * Redis (evicted), taken with only its id left, is not kept finished without its settings.
+   */
+  removeWhenFinished(): void;
 }
 
 /** What a released job goes on with: its data once `process` ends, and when a hand-on lets it run. */
@@ -148,6 +157,12 @@ const OUTSIDE_CAP = 1000;
 export const LOCK_MS = 30_000;
 /** The lease of a job that goes on outside its slot, by default (BullMQ's lock duration). */
 const LEASE_MS = LOCK_MS;
+/** How often a released job's `done` mark Redis did not take is written again: at most, and at least six times a lease. */
+const MARK_RETRY_MS = 5000;
+/** A job whose hash is gone from Redis (BullMQ's `Missing key for job …`): restarted empty, flushed or evicted. */
+const JOB_GONE = /^Missing key for job /;
+/** A promote of a job no longer delayed (its lease ran out and a worker moved it on). */
+const NOT_DELAYED = /is not in the delayed state/;
 
 /** How an enqueue treats a finished job already stored under its key. */
 export interface EnqueueOptions {
@@ -351,23 +366,41 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
   let capSaid = false;
   const outsideCap = options.outsideCap ?? OUTSIDE_CAP;
   const leaseMs = options.stall?.lockDurationMs ?? LEASE_MS;
+  /**
+   * Released jobs whose `process` ended here and whose `done` mark Redis has not taken yet (refused: full,
+   * read-only; or unanswered: the connection lost), each with what writes it again now and what gives it up
+   * (this instance's stop). The mark is written again every MARK_RETRY_MS and when the worker's connection
+   * is ready again, and the job's lease renewed meanwhile, so the stored reply is not delivered a second time
+   * by whichever instance would take the job once its lease is over.
+   */
+  const unmarked = new Map<Job<T>, { readonly write: () => void; readonly giveUp: () => void }>();
   const idle: Array<() => void> = [];
   const wakeIfIdle = () => {
-    if (running === 0 && outside === 0) for (const wake of idle.splice(0)) wake();
+    if (running === 0 && outside === 0 && unmarked.size === 0) for (const wake of idle.splice(0)) wake();
   };
-  /** Jobs whose key is to be forgotten once they are recorded finished (`QueueSlot.forgetWhenFinished`): their record. */
-  const forgetting = new WeakMap<Job<T>, string>();
+  /**
+   * Jobs to be removed once they are recorded finished: with their key's record (`QueueSlot.forgetWhenFinished`),
+   * or `null`, without (`QueueSlot.removeWhenFinished`).
+   */
+  const forgetting = new WeakMap<Job<T>, string | null>();
   const forgetFinished = (job: Job<T>) => {
     const record = forgetting.get(job);
     if (record === undefined || job.id === undefined) return;
     forgetting.delete(job);
     const key = keyOfJobId(job.id);
-    (producer as DropRedis).svcForgetFinished(...finishedKeys(key), record, job.id).then(
+    const finished = finishedKeys(key);
+    // Without a record, the job's own key stands in for it (deleted with the job anyway).
+    (producer as DropRedis).svcForgetFinished(...finished, record ?? finished[0], job.id).then(
       (removed) => {
         if (removed === 0)
           logger.debug({ queue: options.name, job: job.id }, "[state] job not finished: its key is kept");
       },
       (err: unknown) => {
+        // Removed with the finished jobs past their hour as later jobs finish.
+        if (record === null) {
+          logger.debug({ queue: options.name, job: job.id, err: String(err) }, "[state] job not removed");
+          return;
+        }
         const deliveryId = key.slice(key.indexOf(":") + 1);
         logger.warn(
           { queue: options.name, job: job.id, err: String(err) },
@@ -383,10 +416,67 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
    * when what they go on with is due.
    */
   const handOn: Array<{ readonly id: string | undefined; readonly dueAt: number | undefined }> = [];
+  /** The job's `done` mark written, then the job let run (any worker finishes it); resolves once settled. */
+  const markDone = (job: Job<T>, done: T, renew: NodeJS.Timeout) =>
+    new Promise<void>((resolve) => {
+      // What it went on with: `updateData` sets the job's data before Redis has taken it.
+      const ran = job.data;
+      let writing = false;
+      let retry: NodeJS.Timeout | undefined;
+      const settle = () => {
+        clearInterval(renew);
+        clearInterval(retry);
+        unmarked.delete(job);
+        resolve();
+      };
+      const write = async () => {
+        if (writing || !unmarked.has(job)) return;
+        writing = true;
+        try {
+          await job.updateData(done);
+          // A lease that ran out meanwhile let a worker move the job on already: with `done`, it only finishes it.
+          await job.promote().catch((err: unknown) => {
+            if (!NOT_DELAYED.test(String(err))) throw err;
+          });
+          settle();
+        } catch (err) {
+          // Given up meanwhile (this instance's stop), which said so.
+          if (!unmarked.has(job)) return;
+          const message = err instanceof Error ? err.message : String(err);
+          if (!JOB_GONE.test(message)) {
+            logger.debug(
+              { queue: options.name, job: job.id, err: message },
+              "[state] done mark not written; written again",
+            );
+            return;
+          }
+          // Restarted empty, flushed or evicted: no instance takes the job, nor runs it again.
+          settle();
+          if (options.notRecorded !== undefined) options.notRecorded(ran, message);
+          else
+            logger.warn(
+              { queue: options.name, job: job.id, err: message },
+              `[state] ${options.name} job ${job.id}: its end was not recorded in Redis (${message}): its job is gone from Redis (restarted empty, flushed or evicted), so it does not run again`,
+            );
+        } finally {
+          writing = false;
+        }
+      };
+      const giveUp = () => {
+        settle();
+        logger.warn(
+          { queue: options.name, job: job.id },
+          `[state] ${options.name} job ${job.id}: its end was not recorded in Redis (it refused the write or did not answer until this instance stopped) — it runs again once its lease is over`,
+        );
+      };
+      unmarked.set(job, { write: () => void write(), giveUp });
+      retry = setInterval(() => void write(), Math.min(MARK_RETRY_MS, leaseMs / 6));
+      void write();
+    });
   /**
-   * A released job's `process` goes on here: its lease is renewed until it ends; then the job is marked
-   * `done` and let run (any worker finishes it), or, when this instance's stop cut it short, let run for
-   * another instance once the worker is closed (a killed instance's lease runs out instead).
+   * A released job's `process` goes on here: its lease is renewed until it ends and Redis has taken its
+   * `done` mark; then the job is let run (any worker finishes it), or, when this instance's stop cut it short,
+   * let run for another instance once the worker is closed (a killed instance's lease runs out instead).
    */
   const goOnOutside = (job: Job<T>, work: Promise<void>, held: Held<T>) => {
     const renew = setInterval(() => {
@@ -396,37 +486,27 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
           logger.debug({ queue: options.name, job: job.id, err: String(err) }, "[state] lease not renewed"),
         );
     }, leaseMs / 3);
-    const end = (finished: boolean) =>
+    const end = (finished: boolean) => {
+      outside -= 1;
+      if (finished) return markDone(job, held.done, renew);
+      clearInterval(renew);
       // Cut short by this instance's stop: handed on once its worker is closed (which might take it again).
-      (finished
-        ? job.updateData(held.done).then(() => job.promote())
-        : Promise.resolve(void handOn.push({ id: job.id, dueAt: held.dueAt }))
+      handOn.push({ id: job.id, dueAt: held.dueAt });
+      return Promise.resolve();
+    };
+    const ended = work
+      .then(
+        () => end(true),
+        (err: unknown) => {
+          if (!abort.signal.aborted)
+            logger.error(
+              { queue: options.name, job: job.id, err: String(err) },
+              `[state] ${options.name} job failed`,
+            );
+          return end(!abort.signal.aborted);
+        },
       )
-        .catch((err: unknown) => {
-          logger.warn(
-            { queue: options.name, job: job.id, err: String(err) },
-            `[state] ${options.name} job ${job.id}: its end was not recorded in Redis — it runs again once its lease is over`,
-          );
-        })
-        .finally(() => {
-          outside -= 1;
-          wakeIfIdle();
-        });
-    const ended = work.then(
-      () => {
-        clearInterval(renew);
-        return end(true);
-      },
-      (err: unknown) => {
-        clearInterval(renew);
-        if (!abort.signal.aborted)
-          logger.error(
-            { queue: options.name, job: job.id, err: String(err) },
-            `[state] ${options.name} job failed`,
-          );
-        return end(!abort.signal.aborted);
-      },
-    );
+      .finally(wakeIfIdle);
     ending.add(ended);
     void ended.finally(() => ending.delete(ended));
   };
@@ -436,6 +516,12 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
    * at once); any such job is given back unrun, for another instance (this one after its restart).
    */
   let givingBack = false;
+  /**
+   * The last command of the worker's that Redis refused (full, read-only, an ACL), with when (epoch ms, as a
+   * job's `processedOn`): BullMQ renews a running job's lock with a script whose first write Redis refuses
+   * when full, and says so only by such an error.
+   */
+  let lastRefusal: { readonly at: number; readonly reason: string } | undefined;
 
   return {
     queue,
@@ -497,6 +583,10 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
       if (worker !== undefined) return;
       workerConnection = new Redis<"legacy">(options.url, optionsForUrl(options.url, queueOptions("worker")));
       health.watch(`${options.name} worker`, workerConnection);
+      // Its connection back (a brief loss): the `done` marks it could not write are written at once.
+      workerConnection.on("ready", () => {
+        for (const { write } of unmarked.values()) write();
+      });
       worker = new FinishWatchedWorker<T>(
         options.name,
         // Two parameters: BullMQ then makes no AbortController per job (its signal is only for
@@ -544,6 +634,9 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
             },
             forgetWhenFinished(record) {
               forgetting.set(job, record);
+            },
+            removeWhenFinished() {
+              forgetting.set(job, null);
             },
             async store(kept, done, dueAt) {
               if (abort.signal.aborted) return;
@@ -609,7 +702,11 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
             : { drainDelay: options.stall.idleWaitSeconds }),
         },
         (job, err) => {
-          if (options.notRecorded !== undefined) options.notRecorded(job.data, err.message);
+          const refused =
+            lastRefusal !== undefined && lastRefusal.at >= (job.processedOn ?? 0)
+              ? lastRefusal.reason
+              : undefined;
+          if (options.notRecorded !== undefined) options.notRecorded(job.data, err.message, refused);
           else
             logger.warn(
               { queue: options.name, job: job.id, err: err.message },
@@ -630,6 +727,7 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
         // A refusal (an ACL without a command the worker needs, a full Redis) stops every run here while
         // requests may still be answered 202: said, not left at debug. Outages are the connections' to report.
         if (isRefusal(err)) {
+          lastRefusal = { at: Date.now(), reason: err.message };
           health.refusedInBackground(`the ${options.name} queue's worker`, err);
           backOff();
         } else logger.debug({ queue: options.name, err: err.message }, "[state] worker error");
@@ -659,7 +757,7 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
         await stopping.pause(true).catch(() => {});
         let timer: NodeJS.Timeout | undefined;
         const drained =
-          running + outside === 0 ||
+          running + outside + unmarked.size === 0 ||
           (await new Promise<boolean>((resolve) => {
             idle.push(() => resolve(true));
             timer = setTimeout(() => resolve(false), drainMs);
@@ -679,6 +777,7 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
               `[state] ${outside} ${options.noun ?? `${options.name} job(s)`} whose delivery waited to retry stopped when the drain ended; their replies stay in Redis and are delivered by another instance (this one after its restart), without running their agent again`,
             );
           abort.abort();
+          for (const { giveUp } of [...unmarked.values()]) giveUp();
           // A job released from its slot is handed on to another instance once its worker is closed (below).
           await withTimeout(Promise.all(ending), CLOSE_WAIT_MS, "hand on").catch(wentOn);
         }
