@@ -169,6 +169,29 @@ const REFUSAL_LOG_MS = 60_000;
  */
 export const isRefusal = (err: unknown): boolean => err instanceof Error && err.name === "ReplyError";
 
+/**
+ * A Redis that refused the credentials of `url` (`reason`: WRONGPASS, or NOAUTH when it asks for a password
+ * the URL does not give): what it did, as a line goes on after naming the server, and the fix (the example
+ * keeps the URL's scheme, TLS or not). Undefined for another reason.
+ */
+export function credentialsRefusal(
+  url: string,
+  reason: string,
+): { readonly said: string; readonly fix: string } | undefined {
+  const scheme = /^rediss:/i.test(url) ? "rediss" : "redis";
+  if (/NOAUTH/.test(reason))
+    return {
+      said: "asks for a password, and state.redis_url gives none",
+      fix: `write it in state.redis_url (${scheme}://:password@host:6379/0, or ${scheme}://user:password@… for an ACL user; keep it in .env)`,
+    };
+  if (/WRONGPASS|without any password configured/i.test(reason))
+    return {
+      said: "refused the credentials",
+      fix: `fix the user and password in state.redis_url (${scheme}://user:password@host:6379/0; keep them in .env)`,
+    };
+  return undefined;
+}
+
 /** What to do about a refusal, by the error code Redis put first in its answer. */
 export function refusalHint(reason: string): string {
   const code = /^[A-Z]+/.exec(reason)?.[0];
@@ -229,9 +252,15 @@ export function createRedisHealth(
   const refusedCredentials = (reason: string) => {
     if (credentialsRefused) return;
     credentialsRefused = true;
+    const waits =
+      serves === "runs" ? "the shared queue's runs wait" : "requests that need it are answered 503";
+    // A server that now asks for a password the URL lacks is said as the start says it.
+    const noPassword = /^NOAUTH\b/.test(reason) ? credentialsRefusal(label, reason) : undefined;
     logger.error(
       { redis: label, reason },
-      `[state] Redis at ${label} refused the credentials of state.redis_url on reconnecting (${reason}); ${serves === "runs" ? "the shared queue's runs wait" : "requests that need it are answered 503"} until it takes them — ${refusalHint(reason)}`,
+      noPassword === undefined
+        ? `[state] Redis at ${label} refused the credentials of state.redis_url on reconnecting (${reason}); ${waits} until it takes them — ${refusalHint(reason)}`
+        : `[state] Redis at ${label} ${noPassword.said} on reconnecting (${reason}); ${waits} until it is given one — ${noPassword.fix}, then restart the gateway`,
     );
   };
   /**
@@ -654,17 +683,8 @@ export async function connectRedis(
     const reason = socketError ?? (err as Error).message;
     // Redis answered, and refused the URL's user or password: starting it is not the fix. A password it asks
     // for and the URL lacks is said as such. The example keeps the URL's scheme (TLS or not).
-    const scheme = /^rediss:/i.test(url) ? "rediss" : "redis";
-    if (/NOAUTH/.test(reason))
-      throw refuse(
-        `${label} asks for a password, and state.redis_url gives none (${reason})`,
-        `write it in state.redis_url (${scheme}://:password@host:6379/0, or ${scheme}://user:password@… for an ACL user; keep it in .env)`,
-      );
-    if (/WRONGPASS|without any password configured/i.test(reason))
-      throw refuse(
-        `${label} refused the credentials (${reason})`,
-        `fix the user and password in state.redis_url (${scheme}://user:password@host:6379/0; keep them in .env)`,
-      );
+    const credentials = credentialsRefusal(url, reason);
+    if (credentials !== undefined) throw refuse(`${label} ${credentials.said} (${reason})`, credentials.fix);
     // INFO renamed away in redis.conf (rename-command INFO ""): the client's ready check is refused.
     if (/unknown command .info/i.test(reason))
       throw refuse(

@@ -16,7 +16,7 @@ import {
   UNREADABLE_RECORD,
 } from "../../stores/subscriptions.js";
 import type { VersionedSnapshot } from "../../stores/versionedJson.js";
-import { isRefusal, refusalHint } from "./connection.js";
+import { credentialsRefusal, isRefusal, refusalHint } from "./connection.js";
 import type { RedisKeys } from "./keys.js";
 import { redisCommandFailure } from "./unreachable.js";
 
@@ -246,6 +246,29 @@ export function createRedisSubscriptionSource(
   const fullReadEvery = Math.max(1, Math.round((options.fullReadMs ?? FULL_READ_MS) / pollMs));
   let timer: unknown;
   let closed = false;
+  /**
+   * A reconnect Redis turned away for the URL's credentials (its password changed, or one asked for that the
+   * URL lacks): no reconnect gets through until state.redis_url is fixed, so the outage line names that,
+   * once per outage, not a reconnect that comes by itself.
+   */
+  let credentials: string | undefined;
+  let credentialsSaid = false;
+  redis.on("error", (err: Error) => {
+    if (/^(WRONGPASS|NOAUTH)\b/.test(err.message)) credentials = err.message;
+  });
+  redis.on("ready", () => {
+    credentials = undefined;
+  });
+  /** Said once Redis turned the credentials away (the outage's first line may have come before). */
+  const sayCredentials = (): boolean => {
+    const refusal = credentials === undefined ? undefined : credentialsRefusal(label, credentials);
+    if (refusal === undefined || credentialsSaid) return refusal !== undefined;
+    credentialsSaid = true;
+    logger.error(
+      `[webhook] dynamic subscriptions not refreshed (Redis at ${label} ${refusal.said} on reconnecting (${credentials}) — ${refusal.fix}, then restart the gateway); serving the last good set of ${active.size} meanwhile`,
+    );
+    return true;
+  };
 
   async function refresh(): Promise<void> {
     polls += 1;
@@ -292,10 +315,11 @@ export function createRedisSubscriptionSource(
       await refresh();
       if (failing) logger.info(`[webhook] dynamic subscriptions refreshed again from ${where}`);
       failing = false;
+      credentialsSaid = false;
     } catch (err) {
       // Once per outage: its cause reads differently from one poll to the next (the connection closed,
       // refused, the retries given up), and a poll a second would otherwise log each change.
-      if (!failing)
+      if (!sayCredentials() && !failing)
         logger.error(
           `[webhook] dynamic subscriptions not refreshed (${redisCommandFailure(err)}); serving the last good set of ${active.size} until Redis answers again`,
         );

@@ -78,6 +78,28 @@ describe("Redis subscription source", { timeout: 30_000 }, () => {
     expect(source.lookup("dc")?.deliver_extra).toEqual({ chat_id: "123456789012345678" });
   });
 
+  it("a reconnect Redis turns away for want of a password (one set since, the URL gives none) is said so with the start's words and fix, not as a reconnect that comes by itself", async () => {
+    const { store, source, log } = await setup();
+    await store.update((records) => {
+      records.gh = { secret: "s1" };
+    });
+    await source.open();
+    const admin = await testRedis.connection();
+    await admin.config("SET", "requirepass", "new-pw");
+    // Its connections dropped (as a restart of Redis with its new password drops them): the reconnect is refused.
+    await admin.call("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes");
+    await vi.waitFor(
+      () =>
+        expect(log.messages()).toContainEqual(
+          expect.stringMatching(
+            /^\[webhook\] dynamic subscriptions not refreshed \(Redis at test asks for a password, and state\.redis_url gives none on reconnecting \(NOAUTH [^)]*\) — write it in state\.redis_url \(redis:\/\/:password@host:6379\/0, .*\), then restart the gateway\); serving the last good set of 1 meanwhile$/,
+          ),
+        ),
+      { timeout: 15_000 },
+    );
+    expect(source.lookup("gh")?.secret).toBe("s1");
+  });
+
   it("a lookup never waits for Redis: with Redis down the last set is served, and the log says so once per outage and when it is over", async () => {
     const { server, store, source, log } = await setup();
     await store.update((records) => {

@@ -28,6 +28,18 @@ describe.each([
     expect(line).not.toContain(notSaid);
   });
 
+  it("a reconnect refused for want of a password (NOAUTH: the URL gives none) is said as the start says it, with its fix, not as refused credentials", () => {
+    const log = captureLogger();
+    const health = createRedisHealth(LABEL, log.logger, undefined, undefined, undefined, serves);
+    const connection = Object.assign(new EventEmitter(), { status: "reconnecting" });
+    health.watch("commands", connection as unknown as Redis);
+    connection.emit("error", new Error("NOAUTH Authentication required."));
+    const line = log.messages().find((m) => m.includes("on reconnecting"));
+    expect(line).toBe(
+      `[state] Redis at ${LABEL} asks for a password, and state.redis_url gives none on reconnecting (NOAUTH Authentication required.); ${said} until it is given one — write it in state.redis_url (redis://:password@host:6379/0, or redis://user:password@… for an ACL user; keep it in .env), then restart the gateway`,
+    );
+  });
+
   it("a refused command (MISCONF) says what waits", () => {
     const log = captureLogger();
     const health = createRedisHealth(LABEL, log.logger, undefined, undefined, undefined, serves);
