@@ -260,13 +260,17 @@ function verifyByHeaders(input: VerifyInput): AuthResult {
 function publicKeyOnly(input: VerifyInput): AuthResult {
   const { headers } = input;
   const codeHost = codeHostSignature(headers);
-  if (codeHost !== undefined) {
+  const prefix = Object.hasOwn(headers, "webhook-signature")
+    ? "webhook-"
+    : Object.hasOwn(headers, "svix-signature")
+      ? "svix-"
+      : undefined;
+  if (codeHost !== undefined && prefix !== undefined) {
     return fail(
-      `the route secret is a public key (whpk_), and ${codeHost[0]} decides before webhook-signature`,
+      `the route secret is a public key (whpk_), and ${codeHost[0]} decides before ${prefix}signature`,
     );
   }
-  if (Object.hasOwn(headers, "webhook-signature")) return standardWebhooks("webhook-", headers, input);
-  if (Object.hasOwn(headers, "svix-signature")) return standardWebhooks("svix-", headers, input);
+  if (prefix !== undefined) return standardWebhooks(prefix, headers, input);
   return fail("the route secret is a public key (whpk_): only Standard Webhooks v1a signatures verify");
 }
 

@@ -917,7 +917,15 @@ describe("Standard Webhooks asymmetric signatures (v1a, Ed25519; the route secre
       reason:
         "the route secret is a public key (whpk_), and x-hub-signature-256 decides before webhook-signature",
     });
-    expect(check({ "x-gitea-signature": "ab", ...sw(signed(), "svix-") }, body, WHPK).ok).toBe(false);
+    expect(check({ "x-gitea-signature": "ab", ...sw(signed(), "svix-") }, body, WHPK)).toEqual({
+      ok: false,
+      reason: "the route secret is a public key (whpk_), and x-gitea-signature decides before svix-signature",
+    });
+    // Without a Standard Webhooks header the request is told what such a route verifies.
+    expect(check(wrongHub, body, WHPK)).toEqual({
+      ok: false,
+      reason: "the route secret is a public key (whpk_): only Standard Webhooks v1a signatures verify",
+    });
     expect(check({ "x-hub-signature": `sha256=${"0".repeat(64)}`, ...sw(signed()) }, body, WHPK).ok).toBe(
       false,
     );
