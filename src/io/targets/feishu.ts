@@ -88,7 +88,8 @@ export function feishuTarget(settings: PlatformConfig<"feishu">, deps: TargetDep
           ? { token: body.tenant_access_token, expiresIn: body.expire }
           : // 10014 "app secret invalid" / "app id not exists", 10003 "invalid param" (a malformed app_id).
             {
-              error: `${body.code} ${body.msg}`,
+              // An answer without a code (a proxy's, an API gateway's) is quoted whole instead.
+              ...(body.code === undefined ? {} : { error: `${body.code} ${body.msg ?? ""}`.trim() }),
               credentialsRefused: body.code === 10014 || body.code === 10003,
             },
     },

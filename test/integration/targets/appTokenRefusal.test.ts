@@ -93,3 +93,30 @@ describe("feishu: the token endpoint's refusal of the app's keys", () => {
     },
   );
 });
+
+describe("feishu: a token answer without Feishu's code (a proxy's, an API gateway's)", () => {
+  it.each([
+    [{}, "feishu: tenant_access_token: {}"],
+    [{ code: 99991663 }, "feishu: tenant_access_token: 99991663"],
+  ])("%j is quoted as it came, not as undefined", async (answer, expected) => {
+    api.setHandler((r) =>
+      r.path === "/open-apis/auth/v3/tenant_access_token/internal"
+        ? { json: answer }
+        : { json: { code: 0, data: { message_id: "m" } } },
+    );
+    const err = await sendError(
+      registryFor({
+        feishu: {
+          enabled: true,
+          app_id: "cli_a1",
+          app_secret: "FS-SECRET-1",
+          base_url: api.url,
+          home_channel: "oc_1",
+        },
+      }),
+      "feishu",
+      message("hi"),
+    );
+    expect((err as DeliveryError).message).toBe(expected);
+  });
+});
