@@ -24,6 +24,7 @@ import {
 import { sessionRequestFailure } from "./callErrors.js";
 import { CallQueue, type QueueWait } from "./callQueue.js";
 import type { HubOptions } from "./hubOptions.js";
+import { findTool, liveTool, noLongerOffered } from "./liveTool.js";
 import {
   connectionInput,
   connectRuntime,
@@ -42,33 +43,14 @@ import {
   mergeToolsets,
   type RegisteredTool,
   registeredName,
-  sanitize,
   unregisteredListedReason,
   unregisteredUtilityReason,
-  utilityCollision,
 } from "./toolNames.js";
 
 export type { ReloadSummary } from "../../io/mcp/statusFile.js";
 
 export type { HubOptions } from "./hubOptions.js";
 export { connectionInput } from "./runtime.js";
-
-/**
- * A server's tool by its own name; failing that, by its registered `mcp__<server>__<tool>` name or the
- * sanitized tool name (`write_note` for `write-note`), as the agent and `svc mcp tools` show them. The
- * server's own name of a tool that is not registered (filtered out, or lost a collision), the name of a
- * utility tool that lost a collision (`get_prompt`, to the server's `get-prompt`), and any name with
- * characters sanitizing replaces (`a-b`), never finds another tool registered as the same `a_b`.
- */
-function findTool(rt: Runtime, name: string): RegisteredTool | undefined {
-  const tools = rt.toolset.tools;
-  const own = tools.find((t) => t.original === name);
-  if (own !== undefined) return own;
-  if (name.startsWith("mcp__")) return tools.find((t) => t.name === name);
-  if (rt.listed.has(name) || sanitize(name) !== name) return undefined;
-  if (utilityCollision(name, rt.toolset.collisions) !== undefined) return undefined;
-  return tools.find((t) => t.name === registeredName(rt.name, name));
-}
 
 /**
  * A call's wait for its server's connect (a lazy server's first call, a recycled process respawning): given
@@ -83,6 +65,18 @@ function connectWait(server: string, tool: string, signal: AbortSignal | undefin
         "mcp_call",
         `mcp_servers.${server}: "${tool}" was not called: the run ended while the server was connecting`,
       ),
+  };
+}
+
+/**
+ * A call's connect that failed (its own, or the one it waited for): the connect's error, which is the call's
+ * too, says that the tool was never sent.
+ */
+function notRunFor(tool: string): (err: unknown) => never {
+  return (err) => {
+    if (err instanceof SvcError && err.code === "mcp_connect")
+      throw new SvcError("mcp_connect", `${err.message}; "${tool}" was not run`, { cause: err });
+    throw err;
   };
 }
 
@@ -111,21 +105,6 @@ async function agedOut(
     // The actor ended (a stop): the call's turn goes on, and finds the server stopped.
     if (rt.actor.getSnapshot().status === "active") throw err;
   }
-}
-
-/**
- * A tool of the listing it was registered from (the schema cache, an earlier process) that the server,
- * connected for the call, no longer lists (removed in an update): not sent to the server.
- */
-function noLongerOffered(rt: Runtime, tool: RegisteredTool, now?: RegisteredTool): SvcError {
-  const invalid = rt.toolset.invalid?.find((i) => i.tool === tool.original);
-  const other = now === undefined ? "" : `; ${tool.name} is now its tool "${now.original}"`;
-  return new SvcError(
-    "mcp_call",
-    invalid === undefined
-      ? `mcp_servers.${rt.name} no longer offers "${tool.original}" (the server, connected for this call, does not list it: its tools changed since the listing it was registered from${other}); the tool was not run`
-      : `mcp_servers.${invalid.report}`,
-  );
 }
 
 /**
@@ -312,7 +291,9 @@ export class McpHub {
             ? changedWhileWaiting(rt, offered, registered)
             : noLongerOffered(rt, offered, registered);
         if (registered === undefined || state !== "connected")
-          session = await ensureConnected(rt, connectWait(server, toolName, signal), failedSince);
+          session = await ensureConnected(rt, connectWait(server, toolName, signal), failedSince).catch(
+            notRunFor(toolName),
+          );
         let tool = findTool(rt, toolName);
         // (By its registered name, the live listing may give another tool: one that had lost the name to it.)
         if (registered !== undefined && tool?.original !== registered.original)
@@ -349,11 +330,12 @@ export class McpHub {
         // The approval may have waited minutes for a person: a session found before it that was lost
         // meanwhile (a crashed process, a dropped stream) is replaced by the live one; the call was never sent.
         if (session !== undefined && (session.isClosing || session.lostUnexpectedly)) session = undefined;
-        session ??= await ensureConnected(rt, connectWait(server, toolName, signal));
+        session ??= await ensureConnected(rt, connectWait(server, toolName, signal)).catch(
+          notRunFor(toolName),
+        );
         // Reconnected while the approval waited: the new listing decides again, so a tool no longer
         // read-only asks, and one the server no longer lists is not sent.
-        const live = findTool(rt, toolName);
-        if (live?.original !== tool.original) throw noLongerOffered(rt, tool, live);
+        const live = liveTool(rt, tool, toolName);
         if (tool.readOnly && !live.readOnly)
           await approveCall(rt, this.options.approvals, live, args, trust, signal);
         tool = live;

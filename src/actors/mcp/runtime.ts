@@ -19,7 +19,7 @@ import { withoutSecrets } from "../../io/mcp/entrySecrets.js";
 import type { StreamRefusal } from "../../io/mcp/pacedStreams.js";
 import { renderedFingerprint, renderToolsPolicy } from "../../io/mcp/render.js";
 import { writeSchemaCache } from "../../io/mcp/schemaCache.js";
-import type { McpSession } from "../../io/mcp/session.js";
+import { forgottenSession, type McpSession } from "../../io/mcp/session.js";
 import { describeTransportError } from "../../io/mcp/transportErrors.js";
 import { BROWSER_LOGIN_TIMEOUT_MS } from "../../io/oauth/settings.js";
 import { storeProblem } from "../../io/stores/atomicFile.js";
@@ -330,11 +330,13 @@ export async function connectRuntime(
       throw new SvcError("mcp_connect", `mcp_servers.${rt.name}: ${exit}`, { cause: err });
     if (err instanceof SvcError) throw withoutSecrets(err, rt.secrets);
     // A refused tools/list (an API gateway's 403 quoting the key it was sent): worded and redacted as a
-    // refused handshake is, since it becomes the status, the log line and svc mcp list's detail.
+    // refused handshake is, since it becomes the status, the log line and svc mcp list's detail. One refused
+    // for the session the handshake had just opened says so, as the handshake's own refusal does.
+    const refusal = forgottenSession(err) ?? err;
     throw new SvcError(
       "mcp_connect",
-      `mcp_servers.${rt.name}: ${scrub(describeTransportError(err), rt.secrets)}`,
-      { cause: err },
+      `mcp_servers.${rt.name}: ${scrub(describeTransportError(refusal), rt.secrets)}`,
+      { cause: refusal },
     );
   } finally {
     signal.removeEventListener("abort", giveUp);

@@ -23,6 +23,7 @@ import {
   notResumed,
   resumeSessionForgotten,
 } from "./callErrors.js";
+import { liveTool } from "./liveTool.js";
 import { ensureConnected, type Runtime, RuntimeStoppedError } from "./runtime.js";
 import { serverText } from "./serverLog.js";
 import type { RegisteredTool } from "./toolNames.js";
@@ -103,7 +104,9 @@ export async function invokeTool(
   onSent?: () => void,
 ): Promise<CallToolResult> {
   const timeoutMs = rt.entry.timeout * 1000;
-  const run = (s: McpSession) =>
+  // The tool as the server lists it: a replay's reconnected server may list it otherwise (see below).
+  let current = tool;
+  const run = (s: McpSession, tool: RegisteredTool) =>
     tool.kind === "utility"
       ? // Its requests get a signal that ends with the call (see scopedSignal), as a tool call's does.
         scopedSignal(signal === undefined ? [] : [signal], (scoped) =>
@@ -135,7 +138,7 @@ export async function invokeTool(
   const attempt = async (s: McpSession, replay: boolean): Promise<CallToolResult> => {
     try {
       onSent?.();
-      return await run(s);
+      return await run(s, current);
     } catch (err) {
       // svc itself ended the connection (the gateway stopping, the entry reloaded): no replay on a
       // runtime that is going away, and a message that says what happened.
@@ -201,12 +204,12 @@ export async function invokeTool(
         // Streamable HTTP: a cut stream the server refused to resume says so.
         const exit = expired ? undefined : (s.exitReport?.() ?? notResumed(err));
         const how = exit === undefined ? "" : ` (${scrub(exit, rt.secrets)})`;
-        if (!tool.readOnly) {
-          throw new SvcError(
+        const uncertain = (why = "") =>
+          new SvcError(
             "outcome_uncertain",
-            `mcp_servers.${rt.name}: the ${what} while "${tool.original}" was being called${how}; it may or may not have run — verify its effect before calling it again`,
+            `mcp_servers.${rt.name}: the ${what} while "${tool.original}" was being called${how}${why}; it may or may not have run — verify its effect before calling it again`,
           );
-        }
+        if (!tool.readOnly) throw uncertain();
         // The answer was over svc's size limit for one message: a replay would get the same answer.
         if (s.closedOverLongMessage?.() === true)
           throw new SvcError("mcp_call", `mcp_servers.${rt.name}: "${tool.original}" failed: ${exit}`, {
@@ -221,10 +224,6 @@ export async function invokeTool(
             { cause: err },
           );
         }
-        logger.info(
-          { server: rt.name, tool: tool.original },
-          `[mcp] ${rt.name}: ${expired ? "session expired" : "connection lost"}; replaying read-only ${tool.original}`,
-        );
         let next: McpSession;
         try {
           next = await ensureConnected(rt, signal === undefined ? undefined : { signal, giveUp: canceled });
@@ -238,6 +237,18 @@ export async function invokeTool(
             { cause: reconnectError },
           );
         }
+        // The replay is judged by the listing of the reconnected server, as a call to a server not connected
+        // is: one it no longer lists is not sent, nor one it no longer marks read-only.
+        const live = liveTool(rt, tool, tool.original, what);
+        if (!live.readOnly)
+          throw uncertain(
+            " (the server, reconnected, no longer marks it readOnlyHint: true, so it was not replayed)",
+          );
+        current = live;
+        logger.info(
+          { server: rt.name, tool: tool.original },
+          `[mcp] ${rt.name}: ${expired ? "session expired" : "connection lost"}; replaying read-only ${tool.original}`,
+        );
         return attempt(next, false);
       }
       if (isRequestTimeout(err)) {
@@ -280,9 +291,9 @@ export async function invokeTool(
   };
   const result = await attempt(session, true);
   const broken =
-    tool.outputSchema === undefined || result.isError === true
+    current.outputSchema === undefined || result.isError === true
       ? undefined
-      : structuredContentProblem(tool.outputSchema, result.structuredContent);
+      : structuredContentProblem(current.outputSchema, result.structuredContent);
   if (broken !== undefined)
     throw new SvcError(
       "mcp_call",

@@ -651,10 +651,10 @@ async function openLegacy(options: OpenSessionOptions, version?: string): Promis
     const sessionId = (transport as Partial<StreamableHTTPClientTransport>).sessionId;
     const sseEndpoint = notFoundAtSseEndpoint(transport, err);
     await transport.close().catch(() => undefined);
-    if (sessionId !== undefined && forgotSession(err))
-      throw new ForgottenSessionError(`${describeTransportError(err)} — ${FORGOTTEN_SESSION}`, {
-        cause: err,
-      });
+    if (sessionId !== undefined) {
+      const forgotten = forgottenSession(err);
+      if (forgotten !== undefined) throw forgotten;
+    }
     if (sseEndpoint !== undefined)
       throw new ComposedError(`${describeTransportError(err)} — ${sseEndpoint}`, { cause: err });
     throw err;
@@ -678,6 +678,15 @@ function forgotSession(err: unknown): boolean {
     err instanceof StreamableHTTPError &&
     (err.code === 404 || (err.code === 400 && /session/i.test(err.message)))
   );
+}
+
+/**
+ * A request of the connect (its handshake's, or its first tools/list) refused for the session the handshake
+ * had just opened, said as such (ForgottenSessionError); undefined for any other error.
+ */
+export function forgottenSession(err: unknown): ForgottenSessionError | undefined {
+  if (!forgotSession(err)) return undefined;
+  return new ForgottenSessionError(`${describeTransportError(err)} — ${FORGOTTEN_SESSION}`, { cause: err });
 }
 
 /**
