@@ -2,7 +2,7 @@ import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { SvcError } from "../../errors.js";
 
 const MCP_TYPES = ["application/json", "text/event-stream"];
-const HEAD_BUDGET_MS = 3000;
+const PROBE_BUDGET_MS = 3000;
 
 function mediaType(header: string | null): string {
   return (header ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
@@ -11,8 +11,8 @@ function mediaType(header: string | null): string {
 /**
  * Fail-fast probe of a remote endpoint (`skip_preflight`): HEAD, then GET when HEAD gives no
  * verdict. Only a 2xx answer with a content type that is neither JSON nor an event stream (a login page,
- * a docs site) fails; every other answer (401, 404, 405, network errors, no content type) proceeds to
- * the real connect, which reports its own error.
+ * a docs site) fails; every other answer (401, 404, 405, network errors, no content type) and no answer
+ * within the probe's share of the time proceed to the real connect, which reports its own error.
  */
 export async function preflight(
   server: string,
@@ -32,9 +32,10 @@ export async function preflight(
 ): Promise<void> {
   for (const method of methods) {
     if (signal?.aborted) return;
-    // A HEAD that hangs must not eat the GET's time, nor the connect's.
-    const budget =
-      method === "HEAD" && methods.length > 1 ? Math.min(timeoutMs / 3, HEAD_BUDGET_MS) : timeoutMs;
+    // A HEAD or GET that hangs (a server that answers MCP on POST only) must not eat the connect's time:
+    // the probe is there to fail fast on a definite wrong answer, and no answer is none. An SSE stream's
+    // GET, the only probe, keeps the whole wait: the connect's own GET would hang as well.
+    const budget = methods.length > 1 ? Math.min(timeoutMs / 3, PROBE_BUDGET_MS) : timeoutMs;
     const verdict = await probe(url, method, headers, fetch, budget, signal);
     if (verdict === "mcp") return;
     if (verdict !== undefined) {

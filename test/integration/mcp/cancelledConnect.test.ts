@@ -11,17 +11,20 @@ async function body(req: IncomingMessage): Promise<unknown> {
   return JSON.parse(Buffer.concat(chunks).toString("utf8"));
 }
 
-// Its tests run at once, each with a hub and a server of its own: each waits out its connect_timeout.
-describe("a connect given up by connect_timeout", () => {
-  it.concurrent("opens no session afterwards: the preflight ends with it and no initialize is sent", async ({
+// Its tests run at once, each with a hub and a server of its own.
+describe("a connect given up", () => {
+  it.concurrent("by a stop during the preflight opens no session afterwards: the preflight ends with it and no initialize is sent", async ({
     onTestFinished,
   }) => {
-    // A real SDK server behind a front that never answers HEAD or GET (the preflight's probes).
+    // A real SDK server behind a front that never answers HEAD or GET (the preflight's probes). Each probe
+    // has a share of connect_timeout and then gives no verdict, so connect_timeout itself never runs out in
+    // the preflight: a stop (or a reload) is what gives the connect up there.
+    const heads: number[] = [];
     const posts: number[] = [];
-    const started = Date.now();
     const server = createServer(async (req, res) => {
+      if (req.method === "HEAD") heads.push(1);
       if (req.method !== "POST") return; // hangs
-      posts.push(Date.now() - started);
+      posts.push(1);
       const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
       await buildServer("legacy").connect(transport);
       await transport.handleRequest(req, res, await body(req));
@@ -30,16 +33,13 @@ describe("a connect given up by connect_timeout", () => {
     try {
       const { port } = server.address() as AddressInfo;
       const hub = ownHubs(onTestFinished).hub({
-        h: entry({ url: `http://127.0.0.1:${port}/mcp`, connect_timeout: 1 }),
+        h: entry({ url: `http://127.0.0.1:${port}/mcp`, connect_timeout: 3 }),
       });
-      const status = await hub.settled("h");
-      expect(status.lastError).toBe(
-        "connect timed out after 1 s (connect_timeout) — the server did not answer the HEAD or GET of its url that svc sends before the handshake: check that url is the endpoint of an MCP server that speaks Streamable HTTP, not legacy SSE (for that, set transport: sse) — or, for a server slow to start, raise connect_timeout",
-      );
+      await vi.waitFor(() => expect(heads).toHaveLength(1), { timeout: 5000, interval: 10 });
       await hub.stop();
-      // The probes would have ended at 1.33 s (HEAD 1/3 of the budget, then GET) and the abandoned connect
-      // would then have initialized a session nobody closes.
-      await new Promise((resolve) => setTimeout(resolve, 1500));
+      // The probes would have ended by 2 s (each a third of the budget) and the abandoned connect would then
+      // have initialized a session nobody closes.
+      await new Promise((resolve) => setTimeout(resolve, 2500));
       expect(posts).toEqual([]);
     } finally {
       server.closeAllConnections();
@@ -47,7 +47,7 @@ describe("a connect given up by connect_timeout", () => {
     }
   });
 
-  it.concurrent("leaves no TLS handshake behind: an https url whose server takes the connection and never answers it", async ({
+  it.concurrent("by connect_timeout leaves no TLS handshake behind: an https url whose server takes the connection and never answers it", async ({
     onTestFinished,
   }) => {
     // A hung TLS server (or a port whose service waits for the client to speak): undici gives up such a
