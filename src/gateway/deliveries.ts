@@ -11,6 +11,7 @@ import type { Config } from "../config/schema.js";
 import type { Logger } from "../io/log.js";
 import type { GatewayMetrics } from "../io/metrics/gatewayMetrics.js";
 import { checkTargets } from "../io/targets/check.js";
+import { canonicalTarget, shownTarget } from "../io/targets/names.js";
 import { createTargets } from "../io/targets/registry.js";
 import { targetStartupProblems, targetWarnings } from "../io/targets/validate.js";
 import type { AcceptedEvent } from "../streams/context.js";
@@ -41,7 +42,8 @@ export interface Deliveries {
   readonly deliverer: Deliverer;
   /**
    * A direct-mode route's payload to its target; false (logged by `onFailed`) when it failed; rejects with
-   * a DeliveryStopped when `stop` ended its wait (nothing was sent) or `cutShort` its request under way.
+   * a DeliveryStopped when `stop` ended its wait (nothing was sent), `cutShort` its request under way, or
+   * came before it began (nothing was sent).
    */
   deliverDirect(
     event: AcceptedEvent,
@@ -64,7 +66,8 @@ export interface Deliveries {
   stop(): void;
   /**
    * The drain's deadline came: the direct deliveries whose requests are still under way end there, each
-   * answered 503 as an ended wait is (a platform's `timeout_seconds` must not hold the stop past the drain).
+   * answered 503 as an ended wait is (a platform's `timeout_seconds` must not hold the stop past the drain);
+   * one that reaches its delivery later sends nothing, answered 503 as an ended wait.
    */
   cutShort(): void;
 }
@@ -109,6 +112,21 @@ export function createDeliveries(deps: DeliveriesDeps): Deliveries {
   return {
     deliverer,
     async deliverDirect(event, onFailed) {
+      // Its request would be cut before anything went out (a route script that ended past the drain's
+      // deadline): nothing was sent, so its sender is answered as one whose wait the stop ended.
+      if (cut.signal.aborted) {
+        const platform = canonicalTarget(event.route.deliver) ?? shownTarget(event.route.deliver);
+        logger.warn(
+          {
+            route: event.routeName,
+            delivery_id: event.deliveryId,
+            target: shownTarget(event.route.deliver),
+            mode: "direct",
+          },
+          `[delivery] ${platform}: route ${event.routeName}: not delivered — the gateway stopped before the delivery began, its drain over (nothing sent; not counted as failed)`,
+        );
+        throw new DeliveryStopped("the drain's deadline came before the delivery began");
+      }
       try {
         await deliverer.deliver(
           {

@@ -1,8 +1,15 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { historyDir, readHistory } from "../../../src/io/stores/deliveryHistory.js";
 import { type FakeApi, startFakeApi } from "../../fakes/httpFake.js";
 import { emailPlatform, type FakeSmtp, startFakeSmtp } from "../../fakes/smtp.js";
-import { directNoteConfig, startTestGateway, type TestGateway } from "../../helpers/gateway.js";
+import {
+  directNoteConfig,
+  startTestGateway,
+  type TestGateway,
+  webhookConfig,
+} from "../../helpers/gateway.js";
 import { type JsonAnswer, postJson } from "../../helpers/http.js";
 
 /**
@@ -17,6 +24,13 @@ const DRAIN_MS = 5000;
 const PLATFORM_TIMEOUT_S = 60;
 /** Three Telegram messages' worth: parts of 4000, 4000 and 1000 characters. */
 const SPLIT_TEXT = `${"a".repeat(4000)}\n\n${"b".repeat(4000)}\n\n${"c".repeat(1000)}`;
+
+/** A route script that passes the payload on once the test creates `release-script` (`holding` while it waits). */
+const GATE_SCRIPT = `payload="$(cat)"
+: > "$(dirname "$0")/../holding"
+while [ ! -e "$(dirname "$0")/../release-script" ]; do sleep 0.05; done
+printf '%s' "$payload"
+`;
 
 let tg: FakeApi;
 let smtp: FakeSmtp;
@@ -136,6 +150,68 @@ describe("a direct delivery whose request is under way when the gateway stops", 
     expect(recordsOf(gw, "cut-2")).toEqual([
       expect.objectContaining({ status: 503, reason: `${UNDER_WAY}${parts}` }),
     ]);
+  });
+
+  it("reached only after the drain's deadline (a route script that ends past it) sends nothing: a plain 503, its history row and its WARN say it did not begin", async () => {
+    gw = await startTestGateway({
+      fakeSleeps: true,
+      drainTimeoutMs: DRAIN_MS,
+      files: { "scripts/gate.sh": GATE_SCRIPT },
+      config: webhookConfig(
+        {
+          note: {
+            secret: "INSECURE_NO_AUTH",
+            prompt: "{text}",
+            script: "gate.sh",
+            deliver: "telegram",
+            deliver_only: true,
+            deliver_extra: { chat_id: "-9" },
+          },
+        },
+        {},
+        {
+          platforms: {
+            telegram: {
+              enabled: true,
+              token: "1:direct",
+              base_url: tg.url,
+              timeout_seconds: PLATFORM_TIMEOUT_S,
+            },
+          },
+        },
+      ),
+    });
+    const home = gw.home;
+    const sends = sent();
+    const post = postJson(gw.url("/webhooks/note"), { text: "late" }, { "X-Request-ID": "cut-4" });
+    await vi.waitFor(() => expect(existsSync(join(home.dir, "holding"))).toBe(true), {
+      timeout: 5000,
+      interval: 5,
+    });
+    const stopping = gw.gateway.stop();
+    gw.clock.advance(DRAIN_MS);
+    // A round trip to the fake platform: time for the deadline's cut to come.
+    await fetch(`${tg.url}/bot1:x/getMe`);
+    home.write("release-script", "");
+    expectStoppedAnswer(await post);
+    await stopping;
+    expect(sent()).toBe(sends);
+    expect(
+      gw
+        .logs()
+        .filter((l) => l.delivery_id === "cut-4" && l.level >= 40)
+        .map((l) => [l.level, l.msg]),
+    ).toEqual([
+      [
+        40,
+        "[delivery] telegram: route note: not delivered — the gateway stopped before the delivery began, its drain over (nothing sent; not counted as failed)",
+      ],
+    ]);
+    const [record] = recordsOf(gw, "cut-4");
+    expect(record).toEqual(
+      expect.objectContaining({ kind: "request", status: 503, outcome: "Shutting down" }),
+    );
+    expect(record).not.toHaveProperty("reason");
   });
 
   it("to email, whose server holds its answer to the mail, is cut short the same way", async () => {

@@ -52,14 +52,13 @@ export async function watchServerSeen(options: {
     );
   /** Whether Redis (restarted as `now`) kept what it held; undefined when it cannot be read. */
   const keptAcross = async (now: string): Promise<boolean | undefined> => {
-    // Whatever was known of the server before its restart.
-    known = false;
     let seen: string | null;
     try {
       seen = await redis.get(serverSeenKey);
     } catch {
       return undefined;
     }
+    // Whatever was known of the server before its restart gives way to what the GET found.
     known = seen !== null;
     const [id, held] = (seen ?? "").split(" ");
     // Another instance back first has recorded what it found.
@@ -75,6 +74,39 @@ export async function watchServerSeen(options: {
   if (runId !== undefined && seenAtStart?.split(" ")[0] !== runId)
     await recordSeen(runId, seenAtStart === null ? "lost" : "kept");
 
+  /**
+   * A restart (its run_id) whose keeping could not be read (the GET failed): the next liveness PING tells it,
+   * rather than reading the key missing as deleted under the same server.
+   */
+  let restartUntold: string | undefined;
+  /** Says what Redis, restarted as `now`, kept. */
+  const tellRestart = async (now: string): Promise<void> => {
+    const kept = await keptAcross(now);
+    // A Redis that does not let its settings be read is not said to keep nothing.
+    const keepsNothing = (await persistenceProblem(redis, label).catch(() => undefined)) !== undefined;
+    // Restarted again meanwhile: that restart is told instead.
+    if (runId !== now) return;
+    restartUntold = kept === undefined && !keepsNothing ? now : undefined;
+    if (kept === true) {
+      if (keepsNothing)
+        logger.info(
+          { redis: label },
+          `[state] Redis at ${label} restarted while it was unreachable (its run_id changed) and loaded what it held from a file, though its settings keep nothing across a restart (appendonly no, save "") — ${APPENDONLY_FIX}`,
+        );
+      return;
+    }
+    if (keepsNothing)
+      logger.warn(
+        { redis: label },
+        `[state] Redis at ${label} restarted while it was unreachable (its run_id changed), and it keeps nothing across a restart (appendonly no, save ""): ${HELD} — ${APPENDONLY_FIX}`,
+      );
+    else if (kept === false)
+      logger.warn(
+        { redis: label },
+        `[state] Redis at ${label} restarted while it was unreachable (its run_id changed) without the data it held (what it wrote since its last snapshot or append-only write, or all of it when restarted without its data volume): ${HELD}`,
+      );
+  };
+
   /** A restart being looked into (`onBack`): the key may be missing until it is recorded, not flushed. */
   let restartCheck = false;
   health.onBack(() => {
@@ -83,27 +115,7 @@ export async function watchServerSeen(options: {
       .then(async (now) => {
         if (now === undefined || runId === undefined || now === runId) return;
         runId = now;
-        const kept = await keptAcross(now);
-        // A Redis that does not let its settings be read is not said to keep nothing.
-        const keepsNothing = (await persistenceProblem(redis, label).catch(() => undefined)) !== undefined;
-        if (kept === true) {
-          if (keepsNothing)
-            logger.info(
-              { redis: label },
-              `[state] Redis at ${label} restarted while it was unreachable (its run_id changed) and loaded what it held from a file, though its settings keep nothing across a restart (appendonly no, save "") — ${APPENDONLY_FIX}`,
-            );
-          return;
-        }
-        if (keepsNothing)
-          logger.warn(
-            { redis: label },
-            `[state] Redis at ${label} restarted while it was unreachable (its run_id changed), and it keeps nothing across a restart (appendonly no, save ""): ${HELD} — ${APPENDONLY_FIX}`,
-          );
-        else if (kept === false)
-          logger.warn(
-            { redis: label },
-            `[state] Redis at ${label} restarted while it was unreachable (its run_id changed) without the data it held (what it wrote since its last snapshot or append-only write, or all of it when restarted without its data volume): ${HELD}`,
-          );
+        await tellRestart(now);
       })
       .finally(() => {
         restartCheck = false;
@@ -118,6 +130,10 @@ export async function watchServerSeen(options: {
     if (checking || restartCheck || runId === undefined) return;
     checking = true;
     void (async () => {
+      if (restartUntold !== undefined) {
+        if (restartUntold === runId) await tellRestart(restartUntold);
+        return;
+      }
       if ((await connection.exists(serverSeenKey)) === 1) {
         known = true;
         return;

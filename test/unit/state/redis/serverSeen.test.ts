@@ -139,6 +139,48 @@ describe("svc's server-seen key in Redis (state.backend: redis)", { timeout: 30_
     }
   });
 
+  it("a Redis restarted without its data whose first GET after the reconnect fails: the next PING says the restart lost the data, not a deletion, and not nothing", async () => {
+    // Snapshots only (save 3600 1, none taken yet): a restart finds no file, and svc is told it keeps something.
+    const server = await startTestRedis({ args: ["--save", "3600 1"] });
+    const admin = new Redis(server.url);
+    vi.useFakeTimers({ toFake: ["setInterval"] });
+    let redis: Redis | undefined;
+    try {
+      expect(await admin.config("GET", "save")).toEqual(["save", "3600 1"]);
+      const watched = await watching(server);
+      redis = watched.redis;
+      const { seenKey, said, ping } = watched;
+      expect(await admin.exists(seenKey)).toBe(1);
+      const get = vi.spyOn(redis, "get").mockRejectedValueOnce(new Error("Connection is closed."));
+      admin.disconnect();
+      await server.stop();
+      await server.start();
+      await vi.waitFor(() => expect(get).toHaveBeenCalledTimes(1), { timeout: 10_000, interval: 20 });
+      await admin.connect();
+      const restarted = await runIdOf(admin);
+      await vi.waitFor(
+        async () => {
+          await ping();
+          expect(said("restarted while it was unreachable")).toHaveLength(1);
+        },
+        { timeout: 5000, interval: 20 },
+      );
+      expect(said("restarted while it was unreachable")).toEqual([
+        `[state] Redis at ${server.url} restarted while it was unreachable (its run_id changed) without the data it held (what it wrote since its last snapshot or append-only write, or all of it when restarted without its data volume): ${HELD}`,
+      ]);
+      expect(await admin.get(seenKey)).toBe(`${restarted} lost`);
+      await ping();
+      await admin.ping();
+      expect(said("restarted while it was unreachable")).toHaveLength(1);
+      expect(said("were deleted")).toEqual([]);
+    } finally {
+      vi.useRealTimers();
+      redis?.disconnect();
+      admin.disconnect();
+      await server.cleanup();
+    }
+  });
+
   it("under an allkeys-* policy the key gone is said deleted or evicted, with what may be gone and the fix: the key, never read, is among the first evicted", async () => {
     const server = await startTestRedis({ args: ["--maxmemory-policy", "allkeys-lru"] });
     const admin = new Redis(server.url);
