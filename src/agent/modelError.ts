@@ -7,7 +7,7 @@ import { BLOCKED_PORT, isBlockedPort } from "../io/outbound/blockedPort.js";
 import { ProxyRefusedError } from "../io/outbound/proxyErrors.js";
 import { refusedHint, unknownHostHint } from "../io/outbound/unreachable.js";
 import { redirectTarget } from "../io/web/fetchJson.js";
-import { modelClosedHint, modelTlsHint } from "./modelTlsHint.js";
+import { modelClosedHint, modelTlsAnswerHint, modelTlsHint } from "./modelTlsHint.js";
 import { promptOverflow } from "./promptOverflow.js";
 import { cronJobOf, promptToChange } from "./runPrompt.js";
 
@@ -367,7 +367,7 @@ export function describeModelError(
     else if (err.statusCode === undefined && modelTlsHint(err) === "" && droppedBy(err) !== undefined)
       text = `model endpoint ${where} closed the connection without answering (${droppedBy(err)}) — the server, or a proxy in front of it, dropped the request: its log says why (a crash, a restart, a limit of its own)${modelClosedHint(err)}`;
     else if (err.statusCode === undefined)
-      text = `model endpoint ${where} could not be reached: ${err.message}${modelTlsHint(err) || unreachableHint(err)}`;
+      text = `model endpoint ${where} could not be reached: ${err.message}${modelTlsHint(err) || modelTlsAnswerHint(err) || unreachableHint(err)}`;
     // Not followed: the request carries the key (see modelRequest).
     else if (err.statusCode >= 300 && err.statusCode < 400) {
       const location = headerOf(err.responseHeaders, "location");

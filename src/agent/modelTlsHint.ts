@@ -56,17 +56,51 @@ function untrustedHint(problems: readonly CaFileProblem[]): string {
   return `${untrusted}, and ${problems.map(caFileProblemText).join(", and ")} — point ${names} at a readable PEM file holding that CA`;
 }
 
+/** Node's words for a connection the server closed before the TLS handshake was done. */
+const CLOSED_IN_HANDSHAKE = /before secure TLS connection was established/i;
+
 /**
  * What a connection the endpoint closed unanswered may say of agent.base_url, as a suffix for the error: an
- * `http://` one at a port that serves HTTPS, an `https://` server that requires a client certificate. Both
- * look the same as a server that crashed under the request, so the run is still retried. Empty otherwise.
+ * `http://` one closed before any byte of an answer came may be a port that serves HTTPS (a TLS server closes
+ * a plain HTTP request so, as a crashed server does: said as a possibility); an `https://` one closed during
+ * the TLS handshake may be a server that requires a client certificate. A close after the handshake is how a
+ * hosted API or a load balancer drops a connection: nothing is added. The run is still retried. Empty
+ * otherwise.
  */
 export function modelClosedHint(err: APICallError): string {
-  const said = closedConnection(err.url, `${errorText(err)} ${causeMessages(err)}`);
-  if (said === "http-to-tls") return `; ${servesHttps("agent.base_url")}`;
-  if (said === "tls-refused")
-    return `; if it requires a TLS client certificate (mTLS), which svc cannot send to a model endpoint, it closes every connection so: ${WITHOUT_CLIENT_CERT}`;
+  const text = `${errorText(err)} ${causeMessages(err)}`;
+  const said = closedConnection(err.url, text);
+  if (said === "http-to-tls" && !answerBegun(err)) return `; ${servesHttps("agent.base_url")}`;
+  if (said === "tls-refused" && CLOSED_IN_HANDSHAKE.test(text))
+    return `; if it requires a TLS client certificate (mTLS), which svc cannot send to a model endpoint, it closes every connection during the handshake so: ${WITHOUT_CLIENT_CERT}`;
   return "";
+}
+
+/** Whether an answer undici could not parse (it quotes it) begins as a TLS record: an alert or a handshake, version 3.x. */
+const isTlsRecord = (data: string): boolean =>
+  (data.charCodeAt(0) === 0x15 || data.charCodeAt(0) === 0x16) && data.charCodeAt(1) === 0x03;
+
+/**
+ * For an `http://` endpoint that answered in TLS (its first bytes a TLS record, which undici could not read
+ * as HTTP): the port serves HTTPS. Empty otherwise.
+ */
+export function modelTlsAnswerHint(err: unknown): string {
+  if (!APICallError.isInstance(err) || err.statusCode !== undefined || !/^http:/i.test(err.url)) return "";
+  for (let cause = err.cause, depth = 0; depth < 3 && cause instanceof Error; depth++, cause = cause.cause) {
+    const data = (cause as { data?: unknown }).data;
+    if (typeof data === "string" && isTlsRecord(data))
+      return " — the server answered in TLS: it serves HTTPS on this port, write https:// in agent.base_url";
+  }
+  return "";
+}
+
+/** Whether bytes of an answer came before the connection closed (undici's socket counts, where it gives them). */
+function answerBegun(err: Error): boolean {
+  for (let cause = err.cause, depth = 0; depth < 3 && cause instanceof Error; depth++, cause = cause.cause) {
+    const read = (cause as { socket?: { bytesRead?: unknown } }).socket?.bytesRead;
+    if (typeof read === "number") return read > 0;
+  }
+  return false;
 }
 
 /** The messages of an error's causes (`other side closed`), which its own message may leave out. */

@@ -25,10 +25,23 @@ describe("a model endpoint that closed the connection without answering", () => 
     expect(isRetryable(error)).toBe(true);
   });
 
-  it("at an https:// base_url: may be a server requiring a client certificate, which svc cannot send; still retried", () => {
-    const error = failed("https://llm.corp.example/v1/chat/completions", socketClosed());
+  it("at an https:// base_url, after the TLS handshake: how a hosted API or a load balancer drops a connection, so no client-certificate advice; still retried", () => {
+    const url = "https://llm.corp.example/v1/chat/completions";
+    const error = failed(url, socketClosed());
+    expect(describeModelError(error, [])).toBe(
+      `model endpoint ${url} closed the connection without answering (other side closed) — the server, or a proxy in front of it, dropped the request: its log says why (a crash, a restart, a limit of its own)`,
+    );
+    expect(isRetryable(error)).toBe(true);
+  });
+
+  it("at an https:// base_url, during the TLS handshake: may be a server requiring a client certificate, which svc cannot send; still retried", () => {
+    const cause = Object.assign(
+      new Error("Client network socket disconnected before secure TLS connection was established"),
+      { code: "ECONNRESET" },
+    );
+    const error = failed("https://llm.corp.example/v1/chat/completions", cause);
     expect(describeModelError(error, [])).toMatch(
-      /its log says why \(a crash, a restart, a limit of its own\); if it requires a TLS client certificate \(mTLS\), which svc cannot send to a model endpoint, it closes every connection so: let it take svc's requests without one, or put a proxy in front of it that presents one$/,
+      /its log says why \(a crash, a restart, a limit of its own\); if it requires a TLS client certificate \(mTLS\), which svc cannot send to a model endpoint, it closes every connection during the handshake so: let it take svc's requests without one, or put a proxy in front of it that presents one$/,
     );
     expect(isRetryable(error)).toBe(true);
   });
