@@ -19,8 +19,8 @@ import { withoutSecrets } from "../../io/mcp/entrySecrets.js";
 import type { StreamRefusal } from "../../io/mcp/pacedStreams.js";
 import { renderedFingerprint, renderToolsPolicy } from "../../io/mcp/render.js";
 import { writeSchemaCache } from "../../io/mcp/schemaCache.js";
-import { forgottenSession, type McpSession } from "../../io/mcp/session.js";
-import { describeTransportError } from "../../io/mcp/transportErrors.js";
+import type { McpSession } from "../../io/mcp/session.js";
+import { describeTransportError, forgottenSession } from "../../io/mcp/transportErrors.js";
 import { BROWSER_LOGIN_TIMEOUT_MS } from "../../io/oauth/settings.js";
 import { storeProblem } from "../../io/stores/atomicFile.js";
 import {

@@ -64,8 +64,7 @@ import {
   ComposedError,
   describeMalformed,
   describeTransportError,
-  FORGOTTEN_SESSION,
-  ForgottenSessionError,
+  forgottenSession,
   ownErrorInSseStream,
   sseDropCause,
   summarizeZodError,
@@ -670,23 +669,6 @@ async function openLegacy(options: OpenSessionOptions, version?: string): Promis
   );
   watchLoss(session, options);
   return session;
-}
-
-/** Streamable HTTP's refusal of a request's session: 404, or a 400 naming the session (the TypeScript SDK's examples). */
-function forgotSession(err: unknown): boolean {
-  return (
-    err instanceof StreamableHTTPError &&
-    (err.code === 404 || (err.code === 400 && /session/i.test(err.message)))
-  );
-}
-
-/**
- * A request of the connect (its handshake's, or its first tools/list) refused for the session the handshake
- * had just opened, said as such (ForgottenSessionError); undefined for any other error.
- */
-export function forgottenSession(err: unknown): ForgottenSessionError | undefined {
-  if (!forgotSession(err)) return undefined;
-  return new ForgottenSessionError(`${describeTransportError(err)} — ${FORGOTTEN_SESSION}`, { cause: err });
 }
 
 /**

@@ -229,3 +229,19 @@ export function shortBody(text: string): string {
   if (cut === 0) return `${head}(${line.length} characters, not shown)`;
   return `${head}${line.slice(0, cut)}… (${line.length - cut} more characters)`;
 }
+
+/** Streamable HTTP's refusal of a request's session: 404, or a 400 naming the session (the TypeScript SDK's examples). */
+function forgotSession(err: unknown): boolean {
+  return (
+    isStreamableHttpError(err) && (err.code === 404 || (err.code === 400 && /session/i.test(err.message)))
+  );
+}
+
+/**
+ * A request of the connect (its handshake's, or its first tools/list) refused for the session the handshake
+ * had just opened, said as such (ForgottenSessionError); undefined for any other error.
+ */
+export function forgottenSession(err: unknown): ForgottenSessionError | undefined {
+  if (!forgotSession(err)) return undefined;
+  return new ForgottenSessionError(`${describeTransportError(err)} — ${FORGOTTEN_SESSION}`, { cause: err });
+}
