@@ -53,7 +53,8 @@ describe.each([false, true])(
       const burst = await Promise.all(
         Array.from({ length: 8 }, (_, i) => outcome(h.call("fx", "echo", { text: `call ${i}` }))),
       );
-      expect(new Set(burst)).toEqual(new Set(["mcp_servers.fx: backend is down"]));
+      // Each is told its call was not sent: the connect it waited on failed.
+      expect(new Set(burst)).toEqual(new Set(['mcp_servers.fx: backend is down; "echo" was not run']));
       // One connect for the whole burst, as for calls that all wait at once.
       expect(servers.connects()).toBe(2);
       servers.up(true);
