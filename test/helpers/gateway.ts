@@ -336,6 +336,16 @@ mv "$dir/.$SVC_DELIVERY_ID.tmp" "$dir/$SVC_DELIVERY_ID.json"
 if [ "$#" -gt 0 ]; then printf '%s' "$1"; else printf 'reply to %s' "$SVC_DELIVERY_ID"; fi
 `;
 
+/**
+ * A bash `command` agent (write it to `agent/gated.sh`) that holds its run until the test writes `release` in
+ * the home (or the home is gone), whatever the machine's load, then replies `done`.
+ */
+export const GATED_AGENT = [
+  'home="$(dirname "$0")/.."; cat >/dev/null',
+  'while [ -d "$home/agent" ] && [ ! -e "$home/release" ]; do sleep 0.05; done',
+  "printf done",
+].join("\n");
+
 export interface RecordedRun {
   prompt: string;
   route: string;

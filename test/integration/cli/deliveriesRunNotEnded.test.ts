@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { RUN_NOT_ENDED_NOTE } from "../../../src/cli/webhook/deliveries.js";
-import { inHome, startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { GATED_AGENT, gatewayPerTest, inHome, webhookConfig } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
 import { svc } from "./svc.js";
 
@@ -11,18 +11,7 @@ import { svc } from "./svc.js";
  * and `"run": null` in `--json`, as a run lost would: the NOTE and `run_ended: false` now say it goes on.
  */
 
-let gw: TestGateway | undefined;
-afterEach(async () => {
-  await gw?.stop();
-  gw = undefined;
-});
-
-/** Holds its run until the test writes `release` (or the home is gone). */
-const GATED_AGENT = [
-  'home="$(dirname "$0")/.."; cat >/dev/null',
-  'while [ -d "$home/agent" ] && [ ! -e "$home/release" ]; do sleep 0.05; done',
-  "printf done",
-].join("\n");
+const gateways = gatewayPerTest();
 
 interface JsonRow {
   readonly id: string;
@@ -32,7 +21,7 @@ interface JsonRow {
 
 describe("svc webhook deliveries of events whose run has not ended", { timeout: 90_000 }, () => {
   it("says so in NOTE and --json while one runs and one waits in the queue; nothing once they ended", async () => {
-    gw = await startTestGateway({
+    const gw = await gateways.start({
       files: { "agent/gated.sh": GATED_AGENT },
       config: webhookConfig(
         { slow: { secret: "INSECURE_NO_AUTH" } },

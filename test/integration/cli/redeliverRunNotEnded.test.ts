@@ -1,28 +1,17 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { inHome, startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { describe, expect, it, vi } from "vitest";
+import { GATED_AGENT, gatewayPerTest, inHome, webhookConfig } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
 import { svc } from "./svc.js";
 
-let gw: TestGateway | undefined;
-afterEach(async () => {
-  await gw?.stop();
-  gw = undefined;
-});
-
-/** Holds its run until the test writes `release` (or the home is gone). */
-const GATED_AGENT = [
-  'home="$(dirname "$0")/.."; cat >/dev/null',
-  'while [ -d "$home/agent" ] && [ ! -e "$home/release" ]; do sleep 0.05; done',
-  "printf done",
-].join("\n");
+const gateways = gatewayPerTest();
 
 const NOT_ENDED = "Note: the run of slow-1 has not ended";
 
 describe("svc webhook redeliver of an event whose run has not ended", { timeout: 90_000 }, () => {
   it("says on stderr that the original's run goes on and the redelivery starts a second one; once it ended, says nothing", async () => {
-    gw = await startTestGateway({
+    const gw = await gateways.start({
       files: { "agent/gated.sh": GATED_AGENT },
       config: webhookConfig(
         { slow: { secret: "INSECURE_NO_AUTH" } },

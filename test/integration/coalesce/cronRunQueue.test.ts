@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
 import type { Gateway } from "../../../src/gateway/index.js";
 import {
+  GATED_AGENT,
   gatewayPerTest,
   inHome,
   RECORDER_AGENT,
@@ -35,13 +36,6 @@ const COUNTING_AGENT = [
   'ls "$dir/active" | wc -l > "$dir/counts/$$"',
   "sleep 0.3",
   'rm "$dir/active/$$"',
-  "printf done",
-].join("\n");
-
-/** An agent that holds its run until the test writes `release` (or the home is gone), whatever the machine's load. */
-const GATED_AGENT = [
-  'home="$(dirname "$0")/.."; cat >/dev/null',
-  'while [ -d "$home/agent" ] && [ ! -e "$home/release" ]; do sleep 0.05; done',
   "printf done",
 ].join("\n");
 

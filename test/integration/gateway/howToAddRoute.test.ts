@@ -1,7 +1,6 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import type { Gateway } from "../../../src/gateway/index.js";
+import { describe, expect, it } from "vitest";
 import { startGatewayInHome } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { svc } from "../cli/svc.js";
@@ -13,26 +12,21 @@ import { svc } from "../cli/svc.js";
  * indented as they go there, and where the secret goes; following it gives a file `svc config check` accepts.
  */
 
-let home: TempHome | undefined;
-let gateway: Gateway | undefined;
-afterEach(async () => {
-  await gateway?.stop();
-  gateway = undefined;
-  home?.cleanup();
-  home = undefined;
-});
+// The tests' homes (`tempHome`) are removed after the file, as any a test file leaves.
 
-/** The hint's message, from the gateway's log. */
+/** The hint's message, from the log of a gateway started in `h` and stopped again. */
 async function hintOf(h: TempHome): Promise<string> {
-  gateway = await startGatewayInHome(h);
-  const hints = readFileSync(join(h.dir, "logs", "gateway.log"), "utf8")
-    .split("\n")
-    .filter((line) => line.includes("No routes yet"))
-    .map((line) => (JSON.parse(line) as { msg: string }).msg);
-  await gateway.stop();
-  gateway = undefined;
-  expect(hints).toHaveLength(1);
-  return hints[0] as string;
+  const gateway = await startGatewayInHome(h);
+  try {
+    const hints = readFileSync(join(h.dir, "logs", "gateway.log"), "utf8")
+      .split("\n")
+      .filter((line) => line.includes("No routes yet"))
+      .map((line) => (JSON.parse(line) as { msg: string }).msg);
+    expect(hints).toHaveLength(1);
+    return hints[0] as string;
+  } finally {
+    await gateway.stop();
+  }
 }
 
 /** The lines to add and the line they go after, as the hint names them. */
@@ -56,7 +50,6 @@ const ROUTE_LINES = [
 describe("the gateway's hint when there are no routes yet", { timeout: 60_000 }, () => {
   it("for a config.yaml svc gateway setup wrote platforms.webhook into: the routes lines to append", async () => {
     const h = tempHome();
-    home = h;
     const file = h.write("config.yaml", "# mine\nagent:\n  max_concurrent_runs: 1\n", 0o600);
     const setup = await svc(h, ["gateway", "setup", "--non-interactive", "--enable", "--port", "9100"]);
     expect(setup.code).toBe(0);
@@ -83,7 +76,6 @@ describe("the gateway's hint when there are no routes yet", { timeout: 60_000 },
 
   it("for a config.yaml svc mcp add created, with mcp_servers after the webhook block: after its last line", async () => {
     const h = tempHome();
-    home = h;
     const add = await svc(h, ["mcp", "add", "docs", "--", "http://127.0.0.1:9/mcp"]);
     expect(add.code).toBe(0);
     const file = join(h.dir, "config.yaml");
@@ -106,7 +98,6 @@ describe("the gateway's hint when there are no routes yet", { timeout: 60_000 },
 
   it("without config.yaml: the whole example, as before", async () => {
     const h = tempHome();
-    home = h;
     const hint = await hintOf(h);
     expect(hint.split("\n")).toEqual([
       `[webhook] No routes yet. Add one to ${join(h.dir, "config.yaml")}, for example:`,

@@ -67,6 +67,22 @@ export function pendingElicitation(): { asked: Promise<void>; approvals: Approva
   return { asked: promise, approvals: { approve: async () => false, elicit } };
 }
 
+/** `gateway.approvals: deny`, remembering which tools it was asked about. */
+export function recordingDeny(): { asked: string[]; approvals: ApprovalSurface } {
+  const asked: string[] = [];
+  const deny = policyApprovals("deny", silentLogger());
+  return {
+    asked,
+    approvals: {
+      approve: (request, signal) => {
+        asked.push(request.tool);
+        return deny.approve(request, signal);
+      },
+      elicit: (request, signal) => deny.elicit(request, signal),
+    },
+  };
+}
+
 export function text(result: { content: unknown }): string {
   return (result.content as Array<{ type: string; text?: string }>).map((c) => c.text ?? "").join("");
 }

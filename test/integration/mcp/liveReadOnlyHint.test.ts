@@ -2,32 +2,14 @@ import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { SimulatedClock } from "xstate";
-import { type ApprovalSurface, policyApprovals } from "../../../src/actors/mcp/approvals.js";
-import { silentLogger } from "../../../src/io/log.js";
 import { bundledFixture } from "../../helpers/bundledFixture.js";
-import { entry, text, useHubs } from "./harness.js";
+import { entry, recordingDeny, text, useHubs } from "./harness.js";
 
 const HINT_FILE_FIXTURE = await bundledFixture(
   resolve(import.meta.dirname, "../../fixtures/mcp/hint-file-server.mjs"),
 );
 
 const ctx = useHubs();
-
-/** `gateway.approvals: deny`, remembering which tools it was asked about. */
-function recordingDeny(): { asked: string[]; approvals: ApprovalSurface } {
-  const asked: string[] = [];
-  const deny = policyApprovals("deny", silentLogger());
-  return {
-    asked,
-    approvals: {
-      approve: (request, signal) => {
-        asked.push(request.tool);
-        return deny.approve(request, signal);
-      },
-      elicit: (request, signal) => deny.elicit(request, signal),
-    },
-  };
-}
 
 /**
  * The fixture's listing follows this file: "read-only" lists "publish" with readOnlyHint: true, "not-read-only"

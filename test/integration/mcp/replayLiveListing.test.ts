@@ -1,27 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { type ApprovalSurface, policyApprovals } from "../../../src/actors/mcp/approvals.js";
-import { silentLogger } from "../../../src/io/log.js";
+import type { ApprovalSurface } from "../../../src/actors/mcp/approvals.js";
 import { type ChangingListing, changingListing } from "./changingListing.js";
-import { entry, text, useHubs, useLoopbackHttp } from "./harness.js";
+import { entry, recordingDeny, text, useHubs, useLoopbackHttp } from "./harness.js";
 
 const ctx = useHubs();
 const serve = useLoopbackHttp();
-
-/** `gateway.approvals: deny`, remembering which tools it was asked about. */
-function recordingDeny(): { asked: string[]; approvals: ApprovalSurface } {
-  const asked: string[] = [];
-  const deny = policyApprovals("deny", silentLogger());
-  return {
-    asked,
-    approvals: {
-      approve: (request, signal) => {
-        asked.push(request.tool);
-        return deny.approve(request, signal);
-      },
-      elicit: (request, signal) => deny.elicit(request, signal),
-    },
-  };
-}
 
 /**
  * A call of "read_item" (listed read-only) that ran, after which the server lost the session and came back

@@ -60,29 +60,33 @@ describe("qqbot: the token endpoint's refusals", () => {
  * Feishu's `tenant_access_token/internal` answers HTTP 200 with `code` 10014 ("app secret invalid", "app id not
  * exists") or 10003 ("invalid param": a malformed or empty app_id) when the app's keys are wrong.
  */
-describe("feishu: the token endpoint's refusal of the app's keys", () => {
-  const feishu = () =>
-    registryFor({
-      feishu: {
-        enabled: true,
-        app_id: "cli_a1",
-        app_secret: "FS-SECRET-1",
-        base_url: api.url,
-        home_channel: "oc_1",
-      },
-    });
+const feishu = () =>
+  registryFor({
+    feishu: {
+      enabled: true,
+      app_id: "cli_a1",
+      app_secret: "FS-SECRET-1",
+      base_url: api.url,
+      home_channel: "oc_1",
+    },
+  });
 
+/** Feishu's token endpoint answers `answer` (HTTP 200); its message endpoint takes any message. */
+const feishuTokenAnswers = (answer: unknown) =>
+  api.setHandler((r) =>
+    r.path === "/open-apis/auth/v3/tenant_access_token/internal"
+      ? { json: answer }
+      : { json: { code: 0, data: { message_id: "m" } } },
+  );
+
+describe("feishu: the token endpoint's refusal of the app's keys", () => {
   it.each([
     [10014, "app secret invalid"],
     [10003, "invalid param"],
   ])(
     "code %i names platforms.feishu.app_id and app_secret, not retried, nothing sent",
     async (code, text) => {
-      api.setHandler((r) =>
-        r.path === "/open-apis/auth/v3/tenant_access_token/internal"
-          ? { json: { code, msg: text } }
-          : { json: { code: 0, data: { message_id: "m" } } },
-      );
+      feishuTokenAnswers({ code, msg: text });
       api.requests.length = 0;
       const err = await sendError(feishu(), "feishu", message("hi"));
       expect((err as DeliveryError).message).toBe(
@@ -99,24 +103,8 @@ describe("feishu: a token answer without Feishu's code (a proxy's, an API gatewa
     [{}, "feishu: tenant_access_token: {}"],
     [{ code: 99991663 }, "feishu: tenant_access_token: 99991663"],
   ])("%j is quoted as it came, not as undefined", async (answer, expected) => {
-    api.setHandler((r) =>
-      r.path === "/open-apis/auth/v3/tenant_access_token/internal"
-        ? { json: answer }
-        : { json: { code: 0, data: { message_id: "m" } } },
-    );
-    const err = await sendError(
-      registryFor({
-        feishu: {
-          enabled: true,
-          app_id: "cli_a1",
-          app_secret: "FS-SECRET-1",
-          base_url: api.url,
-          home_channel: "oc_1",
-        },
-      }),
-      "feishu",
-      message("hi"),
-    );
+    feishuTokenAnswers(answer);
+    const err = await sendError(feishu(), "feishu", message("hi"));
     expect((err as DeliveryError).message).toBe(expected);
   });
 });

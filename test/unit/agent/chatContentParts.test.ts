@@ -1,8 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { modelRunner } from "../../../src/agent/modelRunner.js";
 import type { AgentTool } from "../../../src/agent/tools/tool.js";
-import { silentLogger } from "../../../src/io/log.js";
 import { type FakeModel, startFakeOpenAI } from "../../fakes/openaiServer.js";
+import { testModelRunner } from "../../helpers/testModelRunner.js";
 
 /**
  * A Chat Completions answer whose `content` is an array of parts is read as one text, so what a text gets
@@ -30,21 +29,7 @@ afterEach(async () => {
 });
 
 function run(baseUrl: string) {
-  return modelRunner({
-    settings: {
-      provider: "openai",
-      model: "m",
-      base_url: baseUrl,
-      max_steps: 5,
-      max_tokens: 100,
-      retries: 0,
-      timeout_seconds: 10,
-      max_concurrent_runs: 1,
-      max_tool_result_chars: 100_000,
-    },
-    logger: silentLogger(),
-    builtins: () => [upper],
-  }).run(
+  return testModelRunner({ provider: "openai", model: "m", base_url: baseUrl }, [upper]).run(
     { route: "r", event: "e", deliveryId: "d", prompt: "p", toolsets: [], profile: undefined },
     new AbortController().signal,
   );

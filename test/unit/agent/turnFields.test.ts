@@ -1,8 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { modelRunner } from "../../../src/agent/modelRunner.js";
 import type { AgentTool } from "../../../src/agent/tools/tool.js";
-import { silentLogger } from "../../../src/io/log.js";
 import { type FakeApi, type FakeReply, startFakeApi } from "../../fakes/httpFake.js";
+import { testModelRunner } from "../../helpers/testModelRunner.js";
 
 /**
  * OpenRouter gives a reasoning model's turn its `reasoning_details` (Gemini 3's thought signatures, an
@@ -122,21 +121,10 @@ async function liteLlmLike(first: FakeReply): Promise<FakeApi> {
 }
 
 const runWith = (baseUrl: string) =>
-  modelRunner({
-    settings: {
-      provider: "openai",
-      model: "google/gemini-3-pro-preview",
-      base_url: `${baseUrl}/api/v1`,
-      max_steps: 5,
-      max_tokens: 100,
-      retries: 0,
-      timeout_seconds: 10,
-      max_concurrent_runs: 1,
-      max_tool_result_chars: 100_000,
-    },
-    logger: silentLogger(),
-    builtins: () => [weather],
-  }).run(
+  testModelRunner(
+    { provider: "openai", model: "google/gemini-3-pro-preview", base_url: `${baseUrl}/api/v1` },
+    [weather],
+  ).run(
     {
       route: "r",
       event: "e",

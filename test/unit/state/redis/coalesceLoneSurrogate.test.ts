@@ -1,29 +1,16 @@
 import { randomUUID } from "node:crypto";
-import type { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { silentLogger } from "../../../../src/io/log.js";
 import { createSharedCoalescing } from "../../../../src/io/state/redis/coalescing.js";
-import {
-  commandOptions,
-  connectRedis,
-  createRedisHealth,
-} from "../../../../src/io/state/redis/connection.js";
+import { createRedisHealth } from "../../../../src/io/state/redis/connection.js";
 import { type RedisKeys, redisKeys } from "../../../../src/io/state/redis/keys.js";
 import type { SharedRun } from "../../../../src/io/state/redis/sharedRun.js";
 import type { AcceptedEvent } from "../../../../src/streams/context.js";
 import { groupedEvent, groupedRoute } from "../../../helpers/groupedEvent.js";
-import { startTestRedis, type TestRedis } from "../../../helpers/redis.js";
+import { startTestRedis } from "../../../helpers/redis.js";
+import { redisPerFile } from "../../../helpers/redisPerFile.js";
 
-let server: TestRedis;
-let redis: Redis;
-beforeAll(async () => {
-  server = await startTestRedis();
-  redis = await connectRedis(server.url, "config.yaml", commandOptions());
-});
-afterAll(async () => {
-  redis.disconnect();
-  await server.cleanup();
-});
+const own = redisPerFile();
 
 // A quiet window the second of two back-to-back offers reaches in time on a loaded machine: an event after
 // the group fell due opens a new group.
@@ -52,8 +39,8 @@ function recording(
 ) {
   const dispatched: Array<{ id: string; superseded: number }> = [];
   const coalescing = createSharedCoalescing({
-    url: options.url ?? server.url,
-    redis,
+    url: options.url ?? own.server.url,
+    redis: own.redis,
     keys,
     health: createRedisHealth("test", silentLogger()),
     logger: silentLogger(),
@@ -115,7 +102,7 @@ describe("shared coalescing groups (Redis): a key with a lone UTF-16 surrogate",
     try {
       other.start();
       await vi.waitFor(() => expect(sorted(dispatched)).toEqual(eachAlone), { timeout: 5000, interval: 10 });
-      await vi.waitFor(async () => expect(await redis.zcard(keys.coalesceDue())).toBe(0), {
+      await vi.waitFor(async () => expect(await own.redis.zcard(keys.coalesceDue())).toBe(0), {
         timeout: 5000,
         interval: 10,
       });
@@ -131,7 +118,7 @@ describe("shared coalescing groups (Redis): a key with a lone UTF-16 surrogate",
     try {
       const first = keyed("pair-a", "\ud83d\ude00");
       expect(await coalescing.offer(first, shared(first))).toBe("coalesced");
-      expect(await redis.exists(keys.coalesceGroup("grp:\ud83d\ude00"))).toBe(1);
+      expect(await own.redis.exists(keys.coalesceGroup("grp:\ud83d\ude00"))).toBe(1);
       const second = keyed("pair-b", "😀");
       expect(await coalescing.offer(second, shared(second))).toBe("coalesced");
       coalescing.start();

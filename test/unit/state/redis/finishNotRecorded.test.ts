@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { QueuedRun } from "../../../../src/actors/runs.js";
-import { openRedisState, type RedisState } from "../../../../src/state/redisState.js";
+import type { RedisState } from "../../../../src/state/redisState.js";
 import type { AcceptedEvent, ResolvedRoute } from "../../../../src/streams/context.js";
 import { captureLogger } from "../../../fakes/logCapture.js";
 import { pendingRun } from "../../../helpers/pendingRun.js";
 import { startTestRedis, type TestRedis } from "../../../helpers/redis.js";
+import { openTestRedisState } from "../../../helpers/testRedisState.js";
 
 // A Redis of the file's own: the test freezes it.
 let server: TestRedis;
@@ -29,13 +30,8 @@ describe("a shared run whose end Redis did not record (state.backend: redis)", {
     };
     // A 1 s lock (30 s by default), looked after every 0.5 s: frozen 2.5 s, Redis finds it expired.
     const stall = { lockDurationMs: 1000, stalledIntervalMs: 500 };
-    const state: RedisState = await openRedisState({
-      settings: { backend: "redis", redis_url: server.url, redis_key_prefix: `fn${Date.now()}` } as never,
-      configFile: "config.yaml",
+    const state: RedisState = await openTestRedisState(server.url, `fn${Date.now()}`, {
       logger: log.logger,
-      maxConcurrentRuns: 1,
-      rateLimit: 1000,
-      elapsed: () => 0,
       stall,
       lookup: (name) => routes[name] as ResolvedRoute | undefined,
       async execute(run) {

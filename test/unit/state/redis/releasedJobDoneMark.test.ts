@@ -1,30 +1,13 @@
 import { randomUUID } from "node:crypto";
-import type { Redis } from "ioredis";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import {
-  commandOptions,
-  connectRedis,
-  createRedisHealth,
-} from "../../../../src/io/state/redis/connection.js";
+import { describe, expect, it, vi } from "vitest";
+import { createRedisHealth } from "../../../../src/io/state/redis/connection.js";
 import { redisKeys } from "../../../../src/io/state/redis/keys.js";
 import { createSharedQueue, jobIdOf, type SharedQueue } from "../../../../src/io/state/redis/sharedQueue.js";
 import { captureLogger } from "../../../fakes/logCapture.js";
-import { startTestRedis, type TestRedis } from "../../../helpers/redis.js";
+import { redisPerFile } from "../../../helpers/redisPerFile.js";
 
 // A Redis of the file's own: the tests make it refuse writes (maxmemory).
-let server: TestRedis;
-let redis: Redis;
-beforeAll(async () => {
-  server = await startTestRedis();
-  redis = await connectRedis(server.url, "config.yaml", commandOptions());
-});
-afterEach(async () => {
-  await redis.config("SET", "maxmemory", "0");
-});
-afterAll(async () => {
-  redis.disconnect();
-  await server.cleanup();
-});
+const own = redisPerFile({ roomAfterEach: true });
 
 type Data = { n: number; kept?: true; done?: true };
 
@@ -43,7 +26,7 @@ function releasingQueue(keys: ReturnType<typeof redisKeys>) {
   });
   let released = false;
   const queue: SharedQueue<Data> = createSharedQueue<Data>({
-    url: server.url,
+    url: own.server.url,
     name: "runs",
     keys,
     health: createRedisHealth("test", log.logger),
@@ -76,7 +59,7 @@ describe("a job released from its slot whose end Redis does not take at once (st
       queue.start();
       await vi.waitFor(() => expect(released()).toBe(true), { timeout: 10_000, interval: 10 });
       // Full at the moment of the delivery: its end (the done mark) is refused.
-      await redis.config("SET", "maxmemory", "1");
+      await own.redis.config("SET", "maxmemory", "1");
       goOn();
       // Refused, then written again a second later, refused again: it is not given up after one try.
       await vi.waitFor(() => expect(notWritten().length).toBeGreaterThanOrEqual(2), {
@@ -84,7 +67,7 @@ describe("a job released from its slot whose end Redis does not take at once (st
         interval: 20,
       });
       expect(await queue.queue.getJobState(jobIdOf("hook:1"))).toBe("delayed");
-      await redis.config("SET", "maxmemory", "0");
+      await own.redis.config("SET", "maxmemory", "0");
       await vi.waitFor(
         async () => expect(await queue.queue.getJobState(jobIdOf("hook:1"))).toBe("completed"),
         {
@@ -108,7 +91,7 @@ describe("a job released from its slot whose end Redis does not take at once (st
       await queue.enqueue("hook:2", { n: 2 });
       queue.start();
       await vi.waitFor(() => expect(released()).toBe(true), { timeout: 10_000, interval: 10 });
-      await redis.del(`${keys.bullPrefix()}:runs:${jobIdOf("hook:2")}`);
+      await own.redis.del(`${keys.bullPrefix()}:runs:${jobIdOf("hook:2")}`);
       goOn();
       await vi.waitFor(() => expect(notRecorded).toHaveLength(1), { timeout: 10_000, interval: 20 });
       expect(notRecorded[0]).toEqual({
