@@ -208,6 +208,12 @@ class LightGroup implements Group {
   }
 }
 
+/** A group reopened at a start: its events so far and what is left of its quiet window. */
+interface Reopened {
+  readonly merged: number;
+  readonly quietLeftMs: number;
+}
+
 function actorGroup(
   id: string,
   first: AcceptedEvent,
@@ -215,11 +221,12 @@ function actorGroup(
   maxMs: number,
   parent: AnyActorRef,
   done: (o: CoalesceGroupOutput) => void,
+  reopened?: Reopened,
 ): Group {
   const actor = createActor(coalesceGroupMachine, {
     parent,
     id,
-    input: { item: first, quietWindowMs: quietMs, maxWaitMs: maxMs },
+    input: { item: first, quietWindowMs: quietMs, maxWaitMs: maxMs, ...reopened },
   });
   let discarded = false;
   actor.subscribe({
@@ -231,7 +238,7 @@ function actorGroup(
   });
   actor.start();
   let latest = first;
-  let owed = 1;
+  let owed = reopened?.merged ?? 1;
   const discard = () => {
     discarded = true;
     actor.send({ type: "flush" });
@@ -270,6 +277,28 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
   /** Whether the cap's warning was given since the groups last fell below it (once per time it is reached). */
   let warnedFull = false;
   let seq = 0;
+  /** A group as a `coalesceGroup` actor under `options.parent`, named `coalesce-<n>:<route>:<key>`. */
+  function newActorGroup(
+    parent: AnyActorRef | (() => AnyActorRef),
+    id: string,
+    routeName: string,
+    key: string,
+    first: AcceptedEvent,
+    quietMs: number,
+    maxMs: number,
+    reopened?: Reopened,
+  ): Group {
+    actorGroups.add(id);
+    return actorGroup(
+      `coalesce-${seq}:${routeName}:${key}`,
+      first,
+      quietMs,
+      maxMs,
+      typeof parent === "function" ? parent() : parent,
+      (output) => fired(id, output),
+      reopened,
+    );
+  }
   function fired(id: string, output: CoalesceGroupOutput): void {
     groups.delete(id);
     actorGroups.delete(id);
@@ -331,15 +360,7 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
       seq += 1;
       let group: Group;
       if (options.parent !== undefined && actorGroups.size < actorLimit) {
-        actorGroups.add(id);
-        group = actorGroup(
-          `coalesce-${seq}:${event.routeName}:${key}`,
-          renderedOnly(event),
-          quietMs,
-          maxMs,
-          typeof options.parent === "function" ? options.parent() : options.parent,
-          (output) => fired(id, output),
-        );
+        group = newActorGroup(options.parent, id, event.routeName, key, renderedOnly(event), quietMs, maxMs);
       } else {
         group = new LightGroup(renderedOnly(event), quietMs, maxMs, clock, (output) => fired(id, output));
       }
@@ -408,16 +429,32 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
       // passed during the restart): the one that ended first, max_wait when both ended at once.
       const quietEndsFirst = (live !== undefined ? quietMs : saved.quietLeftMs) < saved.maxLeftMs;
       const quietDelay = timerDelay(Math.min(quietLeftMs, maxLeftMs));
-      const group = new LightGroup(
-        latest,
-        quietMs,
-        timerDelay(quietEndsFirst ? Math.max(maxLeftMs, quietDelay + 1) : maxLeftMs),
-        clock,
-        (output) => fired(saved.id, output),
-        merged,
-        quietDelay,
-        quietDelay === 0 ? (quietEndsFirst ? "quiet_window" : "max_wait") : undefined,
-      );
+      const maxDelay = timerDelay(quietEndsFirst ? Math.max(maxLeftMs, quietDelay + 1) : maxLeftMs);
+      seq += 1;
+      // Under --inspect an actor, as a new group is, unless it is due now: a light record fires it at once,
+      // for the bound that ended first (two timers due together could not tell which).
+      const group =
+        options.parent !== undefined && actorGroups.size < actorLimit && quietDelay > 0
+          ? newActorGroup(
+              options.parent,
+              saved.id,
+              latest.routeName,
+              saved.id.slice(latest.routeName.length + 1),
+              latest,
+              quietMs,
+              maxDelay,
+              { merged, quietLeftMs: quietDelay },
+            )
+          : new LightGroup(
+              latest,
+              quietMs,
+              maxDelay,
+              clock,
+              (output) => fired(saved.id, output),
+              merged,
+              quietDelay,
+              quietDelay === 0 ? (quietEndsFirst ? "quiet_window" : "max_wait") : undefined,
+            );
       groups.set(saved.id, group);
       // The group's record (written by the new event) now counts the saved events too.
       if (live !== undefined) options.observer?.updated(saved.id, latest, merged, saved.latest);

@@ -52,7 +52,7 @@ export function routeTable(config: Config): RouteTable {
     const resolved = resolveRoute(name, route, webhook.secret);
     if (resolved !== undefined) staticRoutes.set(name, { ...resolved, standing });
   }
-  return {
+  const table: RouteTable = {
     multiplexProfiles: config.gateway.multiplex_profiles,
     maxBodyBytes: webhook.max_body_bytes,
     rateLimit: webhook.rate_limit,
@@ -62,6 +62,16 @@ export function routeTable(config: Config): RouteTable {
     staticRoutes,
     standing,
   };
+  // Not enumerable: the table's own fields stay what the request path and the warnings read.
+  return Object.defineProperty(table, "toJSON", { value: routeTableJSON });
+}
+
+/**
+ * The table as JSON, as the inspector shows a reload's `replace` event: its static routes by name (a Map
+ * is `{}` in JSON). The inspector's redaction then hides each route's secret fields, as it does elsewhere.
+ */
+function routeTableJSON(this: RouteTable): object {
+  return { ...this, staticRoutes: Object.fromEntries(this.staticRoutes) };
 }
 
 export interface RouteRegistry {

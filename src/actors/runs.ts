@@ -130,6 +130,20 @@ export interface RunsInput {
   readonly queue?: RunQueue;
 }
 
+/**
+ * `input` as the root keeps it (its copy of each child's input, for a restart): in JSON (`--inspect`), the
+ * queue is not its counts, which the root publishes only when it changes itself (a spawn, a stop) and
+ * would show long after they changed, but a pointer to the `runs` actor, which publishes them as they change.
+ */
+export function runsInput(input: RunsInput): RunsInput {
+  // Not enumerable: the `runs` actor's context, a copy of its input's fields, keeps the queue itself.
+  return Object.defineProperty({ ...input }, "toJSON", { value: runsInputJSON });
+}
+
+function runsInputJSON(this: RunsInput): object {
+  return { ...this, queue: "see the runs actor" };
+}
+
 /** The timers the queue's drain bound waits on (the gateway's clock). */
 export interface RunQueueTimers {
   setTimeout(fn: () => void, ms: number): unknown;
@@ -383,10 +397,9 @@ export class RunQueue {
     return this.active.size === 0 && this.waiting.length === 0 && this.retrying.size === 0;
   }
   /**
-   * The queue as the inspector (`--inspect`) shows it in the `runs` actor's context (and the root's, which
-   * keeps that actor's input): how many runs wait, how many run in a slot, and how many wait outside one
-   * for their delivery's retry. Its fields as they are showed every
-   * waiting run's prompt in each root snapshot, the runs under way (a Set) as `{}` whatever ran, and the
+   * The queue as the inspector (`--inspect`) shows it in the `runs` actor's context: how many runs wait,
+   * how many run in a slot, and how many wait outside one for their delivery's retry. Its fields as they
+   * are showed every waiting run's prompt, the runs under way (a Set) as `{}` whatever ran, and the
    * slots' internals.
    */
   toJSON(): { waiting: number; active: number; retrying: number } {

@@ -11,6 +11,7 @@ import {
   RunQueue,
   type RunQueueOptions,
   type RunQueueTimers,
+  runsInput,
   runsMachine,
   type StopTimers,
 } from "../actors/runs.js";
@@ -122,12 +123,11 @@ export function createRuns(deps: RunsDeps): { readonly execute: RunExecutor } {
   const execute = (deps.track ?? ((run) => run))((run, signal, slot) =>
     isFire(run) ? deps.runFiredJob(run, signal, slot) : executeAgentRun(run, signal, slot),
   );
-  const runs = deps.system.spawn("runs", runsMachine, {
-    maxConcurrent: deps.maxConcurrent,
-    logger,
-    queue: deps.queue.queue,
-    execute,
-  });
+  const runs = deps.system.spawn(
+    "runs",
+    runsMachine,
+    runsInput({ maxConcurrent: deps.maxConcurrent, logger, queue: deps.queue.queue, execute }),
+  );
   // Under `--inspect` the queue's counts are published as they change, at most once a turn.
   if (deps.inspecting === true) {
     let told = false;

@@ -3,6 +3,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { WebSocket, WebSocketServer } from "ws";
 import { SvcError } from "../errors.js";
+import { terminalText } from "./terminalText.js";
 
 /** How long a client whose frame was refused has to read its close frame before its socket is ended. */
 const CLOSE_GRACE_MS = 2000;
@@ -178,7 +179,9 @@ export async function startInspectRelay(
   sourcing.on("connection", (socket) => {
     dropOnError(socket);
     socket.on("message", (data) => {
-      const message = data.toString();
+      // JSON escapes only C0 controls: a payload's C1 controls (U+009B, an 8-bit CSI), bidi overrides and
+      // line separators would reach a terminal client (wscat) as they are. Escaped, the JSON means the same.
+      const message = terminalText(data.toString());
       live.track(message);
       recent.push(message);
       if (recent.length > BUFFERED_EVENTS) recent.shift();

@@ -16,6 +16,9 @@ export interface CoalesceGroupInput {
   readonly item: unknown;
   readonly quietWindowMs: number;
   readonly maxWaitMs: number;
+  /** A group reopened at a start: the events it had merged (default 1) and what was left of its quiet window. */
+  readonly merged?: number;
+  readonly quietLeftMs?: number;
 }
 
 export interface CoalesceGroupContext {
@@ -24,6 +27,8 @@ export interface CoalesceGroupContext {
   readonly merged: number;
   readonly quietWindowMs: number;
   readonly maxWaitMs: number;
+  /** The quiet window now running: what was left of it for a reopened group, until its next offer. */
+  readonly quietLeftMs: number;
 }
 
 export interface CoalesceGroupOutput {
@@ -48,13 +53,17 @@ export const coalesceGroupMachine = setup({
     output: {} as CoalesceGroupOutput,
   },
   delays: {
-    quietWindow: ({ context }) => timerDelay(context.quietWindowMs),
+    quietWindow: ({ context }) => timerDelay(context.quietLeftMs),
     maxWait: ({ context }) => timerDelay(context.maxWaitMs),
   },
   actions: {
     merge: assign(({ context, event }) =>
       event.type === "offer"
-        ? { latest: event.item, merged: context.merged + (event.again === true ? 0 : 1) }
+        ? {
+            latest: event.item,
+            merged: context.merged + (event.again === true ? 0 : 1),
+            quietLeftMs: context.quietWindowMs,
+          }
         : {},
     ),
   },
@@ -62,9 +71,10 @@ export const coalesceGroupMachine = setup({
   id: "coalesceGroup",
   context: ({ input }) => ({
     latest: input.item,
-    merged: 1,
+    merged: input.merged ?? 1,
     quietWindowMs: input.quietWindowMs,
     maxWaitMs: input.maxWaitMs,
+    quietLeftMs: input.quietLeftMs ?? input.quietWindowMs,
     reason: "quiet_window",
   }),
   initial: "pending",

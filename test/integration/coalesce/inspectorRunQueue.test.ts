@@ -14,12 +14,15 @@ import { openInspectorClient } from "../../helpers/inspectorClient.js";
  * The run queue as the inspector shows it: the `runs` actor's context holds the queue, and the root's
  * context that actor's input, which each root snapshot (a spawn, such as an MCP server added by a reload)
  * serialized field by field: every waiting run with its prompt, and the runs under way (a Set) as `{}`
- * however many ran. It is shown as its counts.
+ * however many ran. The `runs` actor shows it as its counts; the root, which publishes only when it
+ * changes itself (so its counts stayed those of its last snapshot however long ago), points to that actor.
  */
 const STDIO_SERVER = await bundledFixture(
   fileURLToPath(new URL("../../fixtures/mcp/stdio-server.mjs", import.meta.url)),
 );
 const MARKER = "waiting-run-prompt-marker-5d2b";
+/** A run's rendered prompt (the route's template, which a reload's route table shows, has `{n}`). */
+const RENDERED = new RegExp(`${MARKER} \\d`);
 
 let home: TempHome | undefined;
 let gateway: Gateway | undefined;
@@ -85,7 +88,7 @@ async function threeRunsOneSlot() {
 }
 
 describe("--inspect: the run queue", () => {
-  it("shows in a root snapshot as how many runs wait and run, not as each waiting run's prompt", async () => {
+  it("shows in a root snapshot as a pointer to the runs actor, not as each waiting run's prompt nor stale counts", async () => {
     const { client, config, home, gateway } = await threeRunsOneSlot();
     // An MCP server added by a reload is spawned under the root: a root snapshot.
     home.write(
@@ -106,8 +109,8 @@ describe("--inspect: the run queue", () => {
       },
       { timeout: 20_000, interval: 50 },
     );
-    expect(root.snapshot.context.specs.runs.input.queue).toEqual({ waiting: 2, active: 1, retrying: 0 });
-    expect(client.messages.join("\n")).not.toContain(MARKER);
+    expect(root.snapshot.context.specs.runs.input.queue).toBe("see the runs actor");
+    expect(client.messages.join("\n")).not.toMatch(RENDERED);
   }, 120_000);
   it("is published as its counts change, with no other actor's change to carry it", async () => {
     const { client } = await threeRunsOneSlot();
@@ -121,6 +124,6 @@ describe("--inspect: the run queue", () => {
       },
       { timeout: 20_000, interval: 50 },
     );
-    expect(client.messages.join("\n")).not.toContain(MARKER);
+    expect(client.messages.join("\n")).not.toMatch(RENDERED);
   }, 120_000);
 });

@@ -115,6 +115,59 @@ describe("--inspect relay: no secrets, no foreign web pages", () => {
     expect(text).not.toContain(GLOBAL_SECRET);
   });
 
+  it("a reload's route table lists its routes by name, each route's secrets [redacted]", async () => {
+    const [port, bridge] = await onPickedPort((picked) => startInspector(picked));
+    cleanups.push(() => bridge.stop());
+    const client = await vi.waitFor(() => openInspectorClient(port), { timeout: 5000, interval: 50 });
+    cleanups.push(() => client.socket.terminate());
+    home = tempHome();
+    const extraToken = "deliver-extra-token-for-inspector-2b8d";
+    home.write(
+      "config.yaml",
+      stringify({
+        platforms: {
+          webhook: {
+            enabled: true,
+            host: "127.0.0.1",
+            routes: {
+              gh: { secret: SECRET, deliver_extra: { chat_id: "42", api_token: extraToken } },
+              ci: { secret: `${SECRET}-ci` },
+            },
+          },
+        },
+      }),
+    );
+    gateway = await startGateway({
+      home: home.dir,
+      env: { SVC_HOME: home.dir },
+      port: 0,
+      logger: silentLogger(),
+      inspect: bridge.inspect,
+    });
+    gateway.reload();
+    const replace = await vi.waitFor(
+      () => {
+        const found = client.messages
+          .map((m) => JSON.parse(m) as { event?: { type?: string; table?: Record<string, unknown> } })
+          .find((e) => e.event?.type === "replace");
+        if (found === undefined) throw new Error("no replace event relayed yet");
+        return found;
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    const routes = replace.event?.table?.staticRoutes as Record<
+      string,
+      { name: string; secret: string; route: { deliver_extra?: Record<string, unknown> } }
+    >;
+    expect(Object.keys(routes).sort()).toEqual(["ci", "gh"]);
+    expect(routes.gh?.name).toBe("gh");
+    expect(routes.gh?.secret).toBe("[redacted]");
+    expect(routes.gh?.route.deliver_extra).toEqual({ chat_id: "42", api_token: "[redacted]" });
+    const text = client.messages.join("\n");
+    expect(text).not.toContain(SECRET);
+    expect(text).not.toContain(extraToken);
+  });
+
   it("refuses a WebSocket from another web page's origin; its own page and origin-less clients connect", async () => {
     const [port, bridge] = await onPickedPort((picked) => startInspector(picked));
     cleanups.push(() => bridge.stop());

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
-import { createActor, fromCallback, SimulatedClock } from "xstate";
+import { type AnyActorRef, createActor, fromCallback, SimulatedClock } from "xstate";
 import {
   type CoalesceObserver,
   type Coalescer,
@@ -246,21 +246,25 @@ describe("the reason a group fired (logged): the bound that ended first, max_wai
     run(coalescer, clock);
     return log.lines().map((line) => (JSON.parse(line) as { reason?: string }).reason);
   }
-  const restored = (quietLeftMs: number, maxLeftMs: number) =>
+  const restoredAs = (quietLeftMs: number, maxLeftMs: number, mode: Mode) =>
     reasons((coalescer, clock) => {
       coalescer.restore({ id: "gh\u00001", latest: accepted("saved", 1), merged: 3, quietLeftMs, maxLeftMs });
       clock.increment(1);
-    });
+    }, mode);
 
-  it("a group reopened after a crash past both of its bounds reports the one that ended first", () => {
-    // The crash came at the max wait, when the quiet window ended too (and after): max_wait.
-    expect(restored(-1_000, -1_000)).toEqual(["max_wait"]);
-    expect(restored(-500, -3_000)).toEqual(["max_wait"]);
-    // The quiet window ended before the max wait did.
-    expect(restored(-5_000, -1_000)).toEqual(["quiet_window"]);
-    // Still ahead: the nearer bound.
-    expect(restored(2_000, 2_000).length).toBe(0);
-  });
+  it.each<Mode>(["light", "actor"])(
+    "a group reopened after a crash past both of its bounds reports the one that ended first (%s)",
+    (mode) => {
+      const restored = (quietLeftMs: number, maxLeftMs: number) => restoredAs(quietLeftMs, maxLeftMs, mode);
+      // The crash came at the max wait, when the quiet window ended too (and after): max_wait.
+      expect(restored(-1_000, -1_000)).toEqual(["max_wait"]);
+      expect(restored(-500, -3_000)).toEqual(["max_wait"]);
+      // The quiet window ended before the max wait did.
+      expect(restored(-5_000, -1_000)).toEqual(["quiet_window"]);
+      // Still ahead: the nearer bound.
+      expect(restored(2_000, 2_000).length).toBe(0);
+    },
+  );
 
   it("on Node's own timers, a group reopened past both bounds whose quiet window ended first says so", async () => {
     const log = captureLogger();
@@ -296,22 +300,25 @@ describe("the reason a group fired (logged): the bound that ended first, max_wai
     ).toEqual(["flush"]);
   });
 
-  it("a reopened group whose bounds are both ahead fires at the nearer, named as such", () => {
-    const run = (quietLeftMs: number, maxLeftMs: number) =>
-      reasons((coalescer, clock) => {
-        coalescer.restore({
-          id: "gh\u00001",
-          latest: accepted("saved", 1),
-          merged: 3,
-          quietLeftMs,
-          maxLeftMs,
-        });
-        clock.increment(10_000);
-      });
-    expect(run(2_000, 2_000)).toEqual(["max_wait"]);
-    expect(run(1_000, 2_000)).toEqual(["quiet_window"]);
-    expect(run(3_000, 2_000)).toEqual(["max_wait"]);
-  });
+  it.each<Mode>(["light", "actor"])(
+    "a reopened %s group whose bounds are both ahead fires at the nearer, named as such",
+    (mode) => {
+      const run = (quietLeftMs: number, maxLeftMs: number) =>
+        reasons((coalescer, clock) => {
+          coalescer.restore({
+            id: "gh\u00001",
+            latest: accepted("saved", 1),
+            merged: 3,
+            quietLeftMs,
+            maxLeftMs,
+          });
+          clock.increment(10_000);
+        }, mode);
+      expect(run(2_000, 2_000)).toEqual(["max_wait"]);
+      expect(run(1_000, 2_000)).toEqual(["quiet_window"]);
+      expect(run(3_000, 2_000)).toEqual(["max_wait"]);
+    },
+  );
 
   it.each<Mode>(["light", "actor"])(
     "a new %s group whose quiet window equals its max wait fires as max_wait",
@@ -328,6 +335,46 @@ describe("the reason a group fired (logged): the bound that ended first, max_wai
       ).toEqual(["max_wait"]);
     },
   );
+});
+
+describe("under --inspect a group reopened at a start is a coalesceGroup actor", () => {
+  it("named as a new group is, with its saved count, firing after what is left of its quiet window", () => {
+    const clock = new SimulatedClock();
+    const merged = new Map<string, unknown>();
+    const parent = createActor(
+      fromCallback(() => {}),
+      {
+        clock,
+        inspect: (event) => {
+          const id = (event.actorRef as AnyActorRef).id;
+          if (event.type === "@xstate.snapshot" && id.startsWith("coalesce-"))
+            merged.set(id, (event.snapshot as unknown as { context: { merged: number } }).context.merged);
+        },
+      },
+    ).start();
+    const fired: Array<{ id: string; superseded: number }> = [];
+    const coalescer = createCoalescer({
+      dispatch: (event, superseded) => fired.push({ id: event.deliveryId, superseded }),
+      clock,
+      parent,
+    });
+    coalescer.restore({
+      id: "gh\u00001",
+      latest: accepted("saved", 1),
+      merged: 3,
+      quietLeftMs: 10_000,
+      maxLeftMs: 100_000,
+    });
+    expect([...merged]).toEqual([["coalesce-1:gh:1", 3]]);
+    clock.increment(9_999);
+    coalescer.offer(accepted("later", 1));
+    expect(merged.get("coalesce-1:gh:1")).toBe(4);
+    // The offer restarted the whole quiet window (30 s), not what was left of it.
+    clock.increment(29_999);
+    expect(fired).toEqual([]);
+    clock.increment(1);
+    expect(fired).toEqual([{ id: "later", superseded: 3 }]);
+  });
 });
 
 describe("light groups follow the coalesceGroup machine", () => {
