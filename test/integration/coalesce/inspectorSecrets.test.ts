@@ -73,15 +73,30 @@ describe("--inspect relay: no secrets, no foreign web pages", () => {
     expect(client.messages.join("\n")).not.toContain(SECRET);
   });
 
-  it("a reload's route table reaches the relay with its global secret (globalSecret) [redacted]", async () => {
+  /** A gateway of `config` (and `.env`) watched by a client of its bridge, reloaded once: the client. */
+  async function reloadedUnderWatch(config: object, dotEnv?: string) {
     const [port, bridge] = await onPickedPort((picked) => startInspector(picked));
     cleanups.push(() => bridge.stop());
     const client = await vi.waitFor(() => openInspectorClient(port), { timeout: 5000, interval: 50 });
     cleanups.push(() => client.socket.terminate());
     home = tempHome();
-    home.write(
-      "config.yaml",
-      stringify({
+    home.write("config.yaml", stringify(config));
+    if (dotEnv !== undefined) home.write(".env", dotEnv);
+    gateway = await startGateway({
+      home: home.dir,
+      env: { SVC_HOME: home.dir },
+      port: 0,
+      logger: silentLogger(),
+      inspect: bridge.inspect,
+    });
+    // SIGHUP: the `routes` actor is sent the new table.
+    gateway.reload();
+    return client;
+  }
+
+  it("a reload's route table reaches the relay with its global secret (globalSecret) [redacted]", async () => {
+    const client = await reloadedUnderWatch(
+      {
         platforms: {
           webhook: {
             enabled: true,
@@ -91,18 +106,9 @@ describe("--inspect relay: no secrets, no foreign web pages", () => {
             routes: { gh: {} },
           },
         },
-      }),
+      },
+      `WEBHOOK_SECRET=${GLOBAL_SECRET}\n`,
     );
-    home.write(".env", `WEBHOOK_SECRET=${GLOBAL_SECRET}\n`);
-    gateway = await startGateway({
-      home: home.dir,
-      env: { SVC_HOME: home.dir },
-      port: 0,
-      logger: silentLogger(),
-      inspect: bridge.inspect,
-    });
-    // SIGHUP: the `routes` actor is sent the new table, global secret included.
-    gateway.reload();
     await vi.waitFor(
       () => {
         const text = client.messages.join("\n");
@@ -116,35 +122,19 @@ describe("--inspect relay: no secrets, no foreign web pages", () => {
   });
 
   it("a reload's route table lists its routes by name, each route's secrets [redacted]", async () => {
-    const [port, bridge] = await onPickedPort((picked) => startInspector(picked));
-    cleanups.push(() => bridge.stop());
-    const client = await vi.waitFor(() => openInspectorClient(port), { timeout: 5000, interval: 50 });
-    cleanups.push(() => client.socket.terminate());
-    home = tempHome();
     const extraToken = "deliver-extra-token-for-inspector-2b8d";
-    home.write(
-      "config.yaml",
-      stringify({
-        platforms: {
-          webhook: {
-            enabled: true,
-            host: "127.0.0.1",
-            routes: {
-              gh: { secret: SECRET, deliver_extra: { chat_id: "42", api_token: extraToken } },
-              ci: { secret: `${SECRET}-ci` },
-            },
+    const client = await reloadedUnderWatch({
+      platforms: {
+        webhook: {
+          enabled: true,
+          host: "127.0.0.1",
+          routes: {
+            gh: { secret: SECRET, deliver_extra: { chat_id: "42", api_token: extraToken } },
+            ci: { secret: `${SECRET}-ci` },
           },
         },
-      }),
-    );
-    gateway = await startGateway({
-      home: home.dir,
-      env: { SVC_HOME: home.dir },
-      port: 0,
-      logger: silentLogger(),
-      inspect: bridge.inspect,
+      },
     });
-    gateway.reload();
     const replace = await vi.waitFor(
       () => {
         const found = client.messages
