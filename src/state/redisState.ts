@@ -508,6 +508,7 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
     },
     async disconnect() {
       await sessionMirrors?.close();
+      health.closing(redis);
       if (redis.status === "ready") {
         let timer: NodeJS.Timeout | undefined;
         await Promise.race([

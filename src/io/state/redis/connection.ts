@@ -100,6 +100,12 @@ export function queueOptions(role: "producer" | "worker"): ConnectionSettings {
 export interface RedisHealth {
   /** Follows a connection's state under `name` (the request path's, BullMQ's producer and worker). */
   watch(name: string, redis: Redis): void;
+  /**
+   * A watched connection the stop is about to close: what its close brings is no outage (a liveness PING
+   * written after its QUIT was answered fails with EPIPE once Redis has closed the socket), and it is
+   * pinged no more.
+   */
+  closing(redis: Redis): void;
   isDown(): boolean;
   /** Whether an outage was logged and is not over yet: requests that need Redis are answered 503. */
   inOutage(): boolean;
@@ -235,6 +241,8 @@ export function createRedisHealth(
 ): RedisHealth {
   /** Watched connections that are not ready. */
   const notReady = new Set<string>();
+  /** Watched connections the stop closes (`closing`). */
+  const closedOnPurpose = new WeakSet<Redis>();
   let reported = false;
   const report = (reason: string) => {
     if (reported) return;
@@ -457,7 +465,7 @@ export function createRedisHealth(
       // Closed on purpose (the gateway's stop): nothing more to keep.
       if (watched.every((redis) => redis.status === "end")) clearInterval(keepingAlive);
       for (const redis of watched) {
-        if (redis.status !== "ready") continue;
+        if (redis.status !== "ready" || closedOnPurpose.has(redis)) continue;
         if (redis !== pinged) {
           if (everyMs !== undefined) redis.ping().catch(() => {});
           continue;
@@ -486,6 +494,7 @@ export function createRedisHealth(
         report(reason);
       };
       redis.on("error", (err: Error) => {
+        if (closedOnPurpose.has(redis)) return;
         // A reconnect's failure, not the error that ended a ready connection (Redis killed, say).
         const reconnecting = redis.status !== "ready";
         down(err.message);
@@ -495,12 +504,15 @@ export function createRedisHealth(
       });
       redis.on("close", () => {
         // A connection closed on purpose (stop) is no outage.
-        if (redis.status !== "end") down("connection closed");
+        if (redis.status !== "end" && !closedOnPurpose.has(redis)) down("connection closed");
       });
       redis.on("ready", () => {
         notReady.delete(name);
         back();
       });
+    },
+    closing(redis) {
+      closedOnPurpose.add(redis);
     },
     isDown: () => notReady.size > 0,
     inOutage: () => reported,

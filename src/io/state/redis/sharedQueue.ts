@@ -796,6 +796,7 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
           blocking.disconnect();
           blocking.status = "end";
         }
+        if (workerConnection !== undefined) health.closing(workerConnection);
         await withTimeout(stopping.close(force), CLOSE_WAIT_MS, "close").catch(wentOn);
         // Its lease would have it wait up to 30 s more: another instance goes on with it now, or when it is
         // due (a retry's wait: its platform's Retry-After is not cut short). BullMQ times the delay on this
@@ -814,6 +815,7 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
         // Not waited for: a Redis that stops answering holds up the stop no longer than before.
         if (!health.isDown()) producer.zadd(queue.keys.marker as string, 0, "0").catch(() => {});
       }
+      health.closing(producer);
       await withTimeout(queue.close(), CLOSE_WAIT_MS, "close").catch(wentOn);
       producer.disconnect();
       workerConnection?.disconnect();
