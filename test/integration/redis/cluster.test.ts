@@ -362,8 +362,10 @@ describe("three instances on one Redis", { timeout: 180_000 }, () => {
         next_run: "2099-01-01T00:00:00.000Z",
       }),
     };
-    // Given up at its first loss (svc's own limit is the third), with a short lock looked at often.
-    const stall = { lockDurationMs: 400, stalledIntervalMs: 100, maxStalledCount: 0 };
+    // Given up at its first loss (svc's own limit is the third), with a short lock looked at often. Not too
+    // short: a lock that lapses while its instance still runs (a loaded machine's event loop held up past
+    // it) is a loss too, and the job is then given up before the instance's stop.
+    const stall = { lockDurationMs: 1500, stalledIntervalMs: 100, maxStalledCount: 0 };
     const lost = await startNode(config, { stall, drainTimeoutMs: 50, files });
     started.push(lost);
     const id = `lost-${randomUUID()}`;
@@ -382,10 +384,21 @@ describe("three instances on one Redis", { timeout: 180_000 }, () => {
     const REASON = "job stalled more than allowable limit";
     const givenUp = (node: ClusterNode) => node.logs().filter((line) => line.err === REASON);
     const givenUpIds = () => up.flatMap(givenUp).map((line) => line.delivery_id);
-    await vi.waitFor(() => expect(givenUpIds().sort()).toEqual([fireId, id].sort()), {
-      timeout: 20_000,
-      interval: 20,
-    });
+    await vi
+      .waitFor(() => expect(givenUpIds().sort()).toEqual([fireId, id].sort()), {
+        timeout: 20_000,
+        interval: 20,
+      })
+      .catch((err: Error) => {
+        // What each instance said of the two runs, for a failure to tell where they went.
+        const said = [lost, ...up].map((node, at) =>
+          node
+            .logs()
+            .filter((line) => line.delivery_id === id || line.delivery_id === fireId)
+            .map((line) => `${at === 0 ? "lost" : `up${at}`}: ${line.msg}`),
+        );
+        throw new Error(`${err.message}\n${said.flat().join("\n")}`);
+      });
     const [line] = up.flatMap(givenUp).filter((l) => l.delivery_id === id);
     expect(line?.level).toBe(50);
     expect(line?.msg).toContain(`svc webhook redeliver ${id} on the instance that answered its request`);
