@@ -227,10 +227,26 @@ describe("svc gateway run: output and signals", { timeout: 60_000 }, () => {
     home = tempHome();
     home.write("config.yaml", stringify(cliConfig({ r: { secret: "INSECURE_NO_AUTH" } })));
     gateway = await runForeground(home);
-    // The reload waits for the files to stay unchanged for a moment; the stop ends before that wait does.
-    gateway.child.kill("SIGHUP");
-    gateway.child.kill("SIGTERM");
-    expect(await gateway.exited).toBe(0);
+    // The reload waits for the files to stay unchanged for a moment: a writer of its own (a process, so
+    // that this one held up between the two signals on a loaded machine does not end the wait) keeps
+    // config.yaml changing until the stop, which so begins while the reload waits (at most 2 s). The SIGTERM
+    // follows a moment after: two signals sent back to back were seen handled in either order here, and a
+    // SIGHUP handled after the stop began is said differently.
+    const config = join(home.dir, "config.yaml");
+    const writer = spawn(
+      "sh",
+      ["-c", 'i=0; while :; do i=$((i+1)); printf "# %s\\n" "$i" >> "$1"; sleep 0.02; done', "sh", config],
+      { stdio: "ignore" },
+    );
+    try {
+      await waitFor(() => readFileSync(config, "utf8").includes("# 2\n"), "the writer's second line");
+      gateway.child.kill("SIGHUP");
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      gateway.child.kill("SIGTERM");
+      expect(await gateway.exited).toBe(0);
+    } finally {
+      writer.kill();
+    }
     const lines = gatewayLog().trimEnd().split("\n");
     const ignored = lines.findIndex((line) =>
       line.endsWith(
