@@ -4,7 +4,9 @@ import { listedNames } from "../io/mcp/certNames.js";
 import {
   CLIENT_CERT_REFUSED,
   closedConnection,
+  HANDSHAKE_REFUSED,
   NOT_TLS,
+  NOTHING_IN_COMMON,
   OUT_OF_DATE,
   servesHttps,
   UNTRUSTED,
@@ -22,9 +24,10 @@ const WITHOUT_CLIENT_CERT =
 
 /**
  * What to change when an `https://` endpoint could not be reached for its certificate (or for speaking no
- * TLS at all, or refusing the handshake to a client without a certificate), as a suffix for the error: fetch
- * says only what OpenSSL said (`unable to verify the first certificate`). Empty for any other failure, which
- * may pass (a refused connection, a reset). A non-empty hint is a failure no retry changes.
+ * TLS at all, or refusing the handshake with an alert: to a client without a certificate, or with no TLS
+ * version or cipher in common, which `handshake failure` does not tell apart), as a suffix for the error:
+ * fetch says only what OpenSSL said (`unable to verify the first certificate`). Empty for any other failure,
+ * which may pass (a refused connection, a reset). A non-empty hint is a failure no retry changes.
  */
 export function modelTlsHint(
   err: unknown,
@@ -40,6 +43,8 @@ export function modelTlsHint(
   if (UNTRUSTED.test(text)) return untrustedHint(caFileProblems(env));
   if (CLIENT_CERT_REFUSED.test(text))
     return ` — the server refused the TLS handshake, as one does that requires a client certificate (mTLS), which svc cannot send to a model endpoint: ${WITHOUT_CLIENT_CERT}`;
+  if (HANDSHAKE_REFUSED.test(text))
+    return ` — the server refused the TLS handshake: either ${NOTHING_IN_COMMON}; or it requires a client certificate (mTLS), which svc cannot send to a model endpoint: ${WITHOUT_CLIENT_CERT}`;
   return "";
 }
 

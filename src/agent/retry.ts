@@ -38,7 +38,8 @@ export interface RetryOptions {
 /**
  * 429, 5xx, 408/409 and connection errors are worth another try; the SDK marks them retryable. A port fetch
  * refuses to call is not, nor an endpoint whose TLS certificate cannot be verified (or that speaks no TLS, or
- * refused the handshake with an alert, as one does that requires a client certificate),
+ * refused the handshake with an alert, as one does that requires a client certificate or has no TLS version or
+ * cipher in common with svc),
  * nor a request the outbound proxy refused (407, a CONNECT answered 403): the SDK takes them for
  * connection errors, but every try fails the same. Nor is OpenAI's 429 for an
  * account out of quota (`insufficient_quota`), which no wait changes. Groq's 400 for a tool call its model

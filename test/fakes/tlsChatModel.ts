@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:https";
+import type { SecureVersion } from "node:tls";
 import type { Certs } from "../fixtures/mcp/certs.js";
 
 export interface TlsChatModelOptions {
@@ -7,6 +8,8 @@ export interface TlsChatModelOptions {
   readonly otherHost?: boolean;
   /** Requires a client certificate the test CA issued (mTLS). */
   readonly clientCert?: boolean;
+  /** The highest TLS version served (a TLS 1.2 server); default Node's, TLS 1.3. */
+  readonly maxVersion?: SecureVersion;
 }
 
 /**
@@ -25,6 +28,7 @@ export async function startTlsChatModel(
       ...(options.clientCert
         ? { ca: readFileSync(certs.caCert), requestCert: true, rejectUnauthorized: true }
         : {}),
+      ...(options.maxVersion === undefined ? {} : { maxVersion: options.maxVersion }),
     },
     (req, res) => {
       req.resume();

@@ -14,17 +14,29 @@ export const NOT_TLS =
 /** What undici says when a server dropped the connection without answering (a TLS server sent plain HTTP). */
 const CLOSED_UNANSWERED = /other side closed|socket hang up|ECONNRESET/i;
 /**
- * OpenSSL's alerts from a server that refused the handshake for want of a client certificate it trusts: TLS
- * 1.3's `certificate required` (or `bad certificate`), TLS 1.2's `handshake failure`.
+ * OpenSSL's alerts from a server that refused the handshake for want of a client certificate it trusts, and
+ * for nothing else: TLS 1.3's `certificate required`, `bad certificate`.
  */
-export const CLIENT_CERT_REFUSED =
-  /alert certificate required|alert bad certificate|alert handshake failure/i;
+export const CLIENT_CERT_REFUSED = /alert certificate required|alert bad certificate/i;
+/**
+ * OpenSSL's generic refusal, `handshake failure` (alert 40): a server that has no TLS version or cipher in
+ * common with svc sends it (in TLS 1.2 and 1.3), and so does a TLS 1.2 server that requires a client
+ * certificate and got none. Its words cannot tell the two apart.
+ */
+export const HANDSHAKE_REFUSED = /alert handshake failure/i;
+
+/**
+ * The first of the two causes of a `handshake failure` (HANDSHAKE_REFUSED), with its fix: the versions and
+ * ciphers are Node.js's defaults, which svc keeps.
+ */
+export const NOTHING_IN_COMMON =
+  "it has no TLS version or cipher in common with svc, which speaks TLS 1.2 and 1.3 (AES-GCM and ChaCha20 ciphers among others): let the server offer those";
 
 /**
  * What a connection the server closed may say of the url rather than the server: an `http://` one closed
  * unanswered may be a TLS server sent plain HTTP (`http-to-tls`); an `https://` one closed (a TLS 1.3 server
- * drops it after the handshake) or refused with an alert may be a server that requires a client certificate
- * (`tls-refused`). Undefined for any other failure. A server that crashed under the request closes it the
+ * drops it after the handshake) or refused with an alert that names a client certificate may be a server that
+ * requires one (`tls-refused`). Undefined for any other failure. A server that crashed under the request closes it the
  * same way, so the caller says "if".
  */
 export function closedConnection(url: string, text: string): "http-to-tls" | "tls-refused" | undefined {
@@ -58,7 +70,7 @@ export function withoutOpensslRecord(text: string): string {
  * transports only say what OpenSSL said (`unable to verify the first certificate`), not which key fixes it.
  * A url whose scheme does not match the port (`https://` to a plain HTTP server, `http://` to a TLS one)
  * is named so; a certificate for another host, with the names it lists where `err` (the connect's error)
- * carries it. Empty for any other failure.
+ * carries it; a handshake refused with `handshake failure`, both of its causes. Empty for any other failure.
  */
 export function tlsHint(server: string, text: string, entry: TlsEntry, err?: unknown): string {
   if (entry.url === undefined) return "";
@@ -79,6 +91,10 @@ export function tlsHint(server: string, text: string, entry: TlsEntry, err?: unk
       return ` — the CA bundle in ${key}.ssl_verify (${entry.ssl_verify}) did not verify the server's certificate: point ssl_verify at the PEM bundle of the CA that issued it`;
     return ` — the server's certificate is not issued by a CA this system trusts (a private or self-signed CA): set ${key}.ssl_verify to the PEM bundle of that CA (or ssl_verify: false to skip verification)`;
   }
+  if (HANDSHAKE_REFUSED.test(text))
+    return entry.client_cert === undefined
+      ? ` — the server refused the TLS handshake: either ${NOTHING_IN_COMMON}; or it requires a client certificate (mTLS): set ${key}.client_cert`
+      : ` — the server refused the TLS handshake: either ${NOTHING_IN_COMMON}; or it refused svc's client certificate: check that ${key}.client_cert is issued by a CA the server trusts`;
   if (closedConnection(entry.url, text) === "tls-refused") {
     return entry.client_cert === undefined
       ? ` — the server closed the TLS connection: if it requires a client certificate (mTLS), set ${key}.client_cert`

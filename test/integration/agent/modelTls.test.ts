@@ -26,9 +26,13 @@ import { svc } from "../cli/svc.js";
 let dir: string;
 let certs: Certs;
 let model: Server;
-/** The same endpoint with a certificate for another host only (DNS:other.example), and one requiring mTLS. */
+/**
+ * The same endpoint with a certificate for another host only (DNS:other.example), one requiring mTLS, and one
+ * requiring it under TLS 1.2.
+ */
 let otherHost: Server;
 let mtls: Server;
+let mtls12: Server;
 let telegram: FakeApi;
 const homes: TempHome[] = [];
 const children: ChildProcess[] = [];
@@ -40,6 +44,10 @@ beforeAll(async () => {
   model = await startTlsChatModel(certs, "answered over TLS");
   otherHost = await startTlsChatModel(certs, "answered for other.example", { otherHost: true });
   mtls = await startTlsChatModel(certs, "answered over mTLS", { clientCert: true });
+  mtls12 = await startTlsChatModel(certs, "answered over mTLS 1.2", {
+    clientCert: true,
+    maxVersion: "TLSv1.2",
+  });
 });
 
 afterEach(() => {
@@ -50,7 +58,7 @@ afterEach(() => {
 afterAll(async () => {
   const closed = (server: Server | undefined) =>
     new Promise<void>((resolve) => (server === undefined ? resolve() : server.close(() => resolve())));
-  await Promise.all([telegram?.close(), closed(model), closed(otherHost), closed(mtls)]);
+  await Promise.all([telegram?.close(), closed(model), closed(otherHost), closed(mtls), closed(mtls12)]);
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -192,5 +200,27 @@ describe("agent.base_url over https://", { timeout: 60_000 }, () => {
       `⚠️ Agent run failed: model endpoint https://127.0.0.1:${portOf(mtls)}/v1/chat/completions closed the connection without answering (other side closed) — the server, or a proxy in front of it, dropped the request: its log says why (a crash, a restart, a limit of its own)`,
     );
     expect(readFileSync(join(home.dir, "logs", "gateway.log"), "utf8")).toMatch(/retry 1 of 1/);
+  });
+
+  it("a TLS 1.2 server requiring a client certificate refuses the handshake with 'handshake failure', which a server with no cipher in common sends too: both causes named, and not retried", async () => {
+    const refused: string[] = [];
+    const failed = (err: Error & { code?: string }) => refused.push(String(err.code));
+    mtls12.on("tlsClientError", failed);
+    try {
+      const { home } = await gatewayWith(
+        { SSL_CERT_FILE: certs.caCert },
+        2,
+        `https://127.0.0.1:${portOf(mtls12)}/v1`,
+      );
+      const [notice] = await telegramMessages(telegram, 1);
+      expect(notice).toMatch(
+        / could not be reached: Cannot connect to API: .*alert handshake failure.* — the server refused the TLS handshake: either it has no TLS version or cipher in common with svc, which speaks TLS 1\.2 and 1\.3 \(AES-GCM and ChaCha20 ciphers among others\): let the server offer those; or it requires a client certificate \(mTLS\), which svc cannot send to a model endpoint: let it take svc's requests without one, or put a proxy in front of it that presents one$/,
+      );
+      // A retry changes neither cause: one handshake, no retry line.
+      expect(refused).toEqual(["ERR_SSL_PEER_DID_NOT_RETURN_A_CERTIFICATE"]);
+      expect(readFileSync(join(home.dir, "logs", "gateway.log"), "utf8")).not.toMatch(/model call failed/);
+    } finally {
+      mtls12.off("tlsClientError", failed);
+    }
   });
 });

@@ -12,6 +12,9 @@ let plainTls: FixtureHttp;
 let mtlsSse: FixtureHttp;
 let plainHttp: FixtureHttp;
 let otherHost: FixtureHttp;
+/** A TLS 1.2 server whose only cipher Node's client does not offer, and a TLS 1.2 one requiring mTLS. */
+let narrowTls: FixtureHttp;
+let mtls12: FixtureHttp;
 const hubs: McpHub[] = [];
 
 beforeAll(async () => {
@@ -26,6 +29,12 @@ beforeAll(async () => {
   otherHost = await startStreamableHttp({
     tls: { key: certs.read(certs.otherHostKey), cert: certs.read(certs.otherHostCert) },
   });
+  narrowTls = await startStreamableHttp({
+    tls: { key, cert, maxVersion: "TLSv1.2", ciphers: "ECDHE-ECDSA-CAMELLIA256-SHA384" },
+  });
+  mtls12 = await startStreamableHttp({
+    tls: { key, cert, ca: certs.read(certs.caCert), maxVersion: "TLSv1.2" },
+  });
 }, 60_000);
 afterAll(async () => {
   await Promise.all(hubs.map((h) => h.stop()));
@@ -35,6 +44,8 @@ afterAll(async () => {
     mtlsSse?.close(),
     plainHttp?.close(),
     otherHost?.close(),
+    narrowTls?.close(),
+    mtls12?.close(),
   ]);
   home.cleanup();
 });
@@ -178,6 +189,42 @@ describe("TLS: ssl_verify and client certificates (spec 2.1, 5.2)", () => {
         /^mcp_servers\.s: (?:SSE error: )?fetch failed: ERR_SSL_WRONG_VERSION_NUMBER — the server does not speak TLS on this port \(a plain HTTP server answered\): write http:\/\/ in mcp_servers\.s\.url, or the port where it serves HTTPS$/,
       );
     }
+  });
+
+  it("a handshake refused with 'handshake failure' names both causes: a server with no cipher in common (no client certificate asked) and a TLS 1.2 one requiring a client certificate send it alike", async () => {
+    const bothCauses =
+      " — the server refused the TLS handshake: either it has no TLS version or cipher in common with svc, which speaks TLS 1.2 and 1.3 (AES-GCM and ChaCha20 ciphers among others): let the server offer those; or it requires a client certificate (mTLS): set mcp_servers.s.client_cert";
+    for (const raw of [
+      { url: narrowTls.url },
+      { url: narrowTls.url, transport: "sse" },
+      { url: narrowTls.url, skip_preflight: true },
+      { url: mtls12.url, ssl_verify: certs.caCert },
+    ]) {
+      const { lastError } = (await connect({ ...raw, connect_timeout: 5 })).status;
+      expect(lastError).toMatch(
+        /^mcp_servers\.s: (?:SSE error: )?fetch failed: ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE — /,
+      );
+      expect(lastError?.slice(lastError.indexOf(" — "))).toBe(bothCauses);
+    }
+    // With a client certificate set, the second cause is that the server refused it.
+    const { lastError } = (
+      await connect({
+        url: narrowTls.url,
+        ssl_verify: certs.caCert,
+        client_cert: [certs.clientCert, certs.clientKey],
+        connect_timeout: 5,
+      })
+    ).status;
+    expect(lastError).toMatch(
+      /: let the server offer those; or it refused svc's client certificate: check that mcp_servers\.s\.client_cert is issued by a CA the server trusts$/,
+    );
+    // The TLS 1.2 server takes a client certificate its CA issued.
+    const mutual = await connect({
+      url: mtls12.url,
+      ssl_verify: certs.caCert,
+      client_cert: [certs.clientCert, certs.clientKey],
+    });
+    expect(mutual.status.state).toBe("connected");
   });
 
   it("a certificate for another host names the hosts it lists, which Node's message leaves out for an IP url", async () => {

@@ -46,7 +46,21 @@ describe("a model endpoint that closed the connection without answering", () => 
     expect(isRetryable(error)).toBe(true);
   });
 
-  it("a handshake refused with OpenSSL's alert names the client certificate, and is not retried", () => {
+  it("a handshake refused with an alert only a client certificate brings names the client certificate, and is not retried", () => {
+    const alert = Object.assign(
+      new Error(
+        "80DC2C48D17F0000:error:0A00045C:SSL routines:ssl3_read_bytes:tlsv13 alert certificate required:../deps/openssl/openssl/ssl/record/rec_layer_s3.c:1601:SSL alert number 116",
+      ),
+      { code: "ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED" },
+    );
+    const error = failed("https://llm.corp.example/v1/chat/completions", alert);
+    expect(describeModelError(error, [])).toMatch(
+      / — the server refused the TLS handshake, as one does that requires a client certificate \(mTLS\), which svc cannot send to a model endpoint: let it take svc's requests without one, or put a proxy in front of it that presents one$/,
+    );
+    expect(isRetryable(error)).toBe(false);
+  });
+
+  it("a handshake refused with 'handshake failure' names both of its causes (no TLS version or cipher in common, a client certificate), and is not retried: a retry changes neither", () => {
     const alert = Object.assign(
       new Error(
         "800CB03F377F0000:error:0A000410:SSL routines:ssl3_read_bytes:sslv3 alert handshake failure:../deps/openssl/openssl/ssl/record/rec_layer_s3.c:1601:SSL alert number 40",
@@ -55,7 +69,7 @@ describe("a model endpoint that closed the connection without answering", () => 
     );
     const error = failed("https://llm.corp.example/v1/chat/completions", alert);
     expect(describeModelError(error, [])).toMatch(
-      / — the server refused the TLS handshake, as one does that requires a client certificate \(mTLS\), which svc cannot send to a model endpoint: let it take svc's requests without one, or put a proxy in front of it that presents one$/,
+      / — the server refused the TLS handshake: either it has no TLS version or cipher in common with svc, which speaks TLS 1\.2 and 1\.3 \(AES-GCM and ChaCha20 ciphers among others\): let the server offer those; or it requires a client certificate \(mTLS\), which svc cannot send to a model endpoint: let it take svc's requests without one, or put a proxy in front of it that presents one$/,
     );
     expect(isRetryable(error)).toBe(false);
   });

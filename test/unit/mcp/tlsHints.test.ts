@@ -70,12 +70,25 @@ describe("tlsHint", () => {
     );
   });
 
-  it("a TLS 1.2 handshake refused for want of a client certificate (alert handshake failure): client_cert", () => {
+  it("a handshake refused with 'handshake failure' names both of its causes: no TLS version or cipher in common, or a client certificate", () => {
     const text =
       "fetch failed: 800CB03F377F0000:error:0A000410:SSL routines:ssl3_read_bytes:sslv3 alert handshake failure:../deps/openssl/openssl/ssl/record/rec_layer_s3.c:1601:SSL alert number 40 (ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE)";
     expect(tlsHint("corp", text, { url, ssl_verify: true })).toBe(
-      " — the server closed the TLS connection: if it requires a client certificate (mTLS), set mcp_servers.corp.client_cert",
+      " — the server refused the TLS handshake: either it has no TLS version or cipher in common with svc, which speaks TLS 1.2 and 1.3 (AES-GCM and ChaCha20 ciphers among others): let the server offer those; or it requires a client certificate (mTLS): set mcp_servers.corp.client_cert",
     );
+    expect(tlsHint("corp", text, { url, ssl_verify: true, client_cert: ["/c.crt", "/c.key"] })).toMatch(
+      /: let the server offer those; or it refused svc's client certificate: check that mcp_servers\.corp\.client_cert is issued by a CA the server trusts$/,
+    );
+  });
+
+  it("an alert only a client certificate brings (TLS 1.3's 'certificate required', 'bad certificate'): client_cert alone", () => {
+    for (const text of [
+      "fetch failed: 80DC2C48D17F0000:error:0A00045C:SSL routines:ssl3_read_bytes:tlsv13 alert certificate required:../deps/openssl/openssl/ssl/record/rec_layer_s3.c:1601:SSL alert number 116 (ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED)",
+      "fetch failed: 80DC2C48D17F0000:error:0A000412:SSL routines:ssl3_read_bytes:sslv3 alert bad certificate:../deps/openssl/openssl/ssl/record/rec_layer_s3.c:1601:SSL alert number 42 (ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE)",
+    ])
+      expect(tlsHint("corp", text, { url, ssl_verify: true })).toBe(
+        " — the server closed the TLS connection: if it requires a client certificate (mTLS), set mcp_servers.corp.client_cert",
+      );
   });
 
   it("an https:// url at a plain HTTP server: OpenSSL's 'wrong version number' names url's scheme", () => {
