@@ -20,7 +20,7 @@ import type { StreamRefusal } from "../../io/mcp/pacedStreams.js";
 import { renderedFingerprint, renderToolsPolicy } from "../../io/mcp/render.js";
 import { writeSchemaCache } from "../../io/mcp/schemaCache.js";
 import type { McpSession } from "../../io/mcp/session.js";
-import { describeTransportError, forgottenSession } from "../../io/mcp/transportErrors.js";
+import { describeTransportError, refusedAfterInitialize } from "../../io/mcp/transportErrors.js";
 import { BROWSER_LOGIN_TIMEOUT_MS } from "../../io/oauth/settings.js";
 import { storeProblem } from "../../io/stores/atomicFile.js";
 import {
@@ -331,8 +331,13 @@ export async function connectRuntime(
     if (err instanceof SvcError) throw withoutSecrets(err, rt.secrets);
     // A refused tools/list (an API gateway's 403 quoting the key it was sent): worded and redacted as a
     // refused handshake is, since it becomes the status, the log line and svc mcp list's detail. One refused
-    // for the session the handshake had just opened says so, as the handshake's own refusal does.
-    const refusal = forgottenSession(err) ?? err;
+    // as a request for a session is (404, or a 400 naming the session) says, as the handshake's own refusal
+    // does, that the server forgot the session its initialize opened, or that the initialize gave none
+    // (a proxy that drops Mcp-Session-Id). The stateless era has no initialize, nor sessions.
+    const refusal =
+      (session.era === "legacy"
+        ? refusedAfterInitialize(err, session.transport.sessionId, "first tools/list")
+        : undefined) ?? err;
     throw new SvcError(
       "mcp_connect",
       `mcp_servers.${rt.name}: ${scrub(describeTransportError(refusal), rt.secrets)}`,

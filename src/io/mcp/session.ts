@@ -64,8 +64,8 @@ import {
   ComposedError,
   describeMalformed,
   describeTransportError,
-  forgottenSession,
   ownErrorInSseStream,
+  refusedAfterInitialize,
   sseDropCause,
   summarizeZodError,
 } from "./transportErrors.js";
@@ -651,7 +651,7 @@ async function openLegacy(options: OpenSessionOptions, version?: string): Promis
     const sseEndpoint = notFoundAtSseEndpoint(transport, err);
     await transport.close().catch(() => undefined);
     if (sessionId !== undefined) {
-      const forgotten = forgottenSession(err);
+      const forgotten = refusedAfterInitialize(err, sessionId, "notifications/initialized");
       if (forgotten !== undefined) throw forgotten;
     }
     if (sseEndpoint !== undefined)

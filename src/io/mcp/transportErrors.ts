@@ -131,11 +131,25 @@ export function sseDropCause(err: SseError): string {
 export class ComposedError extends Error {}
 
 /**
- * A request of the connect refused for the session `initialize` had just opened (Streamable HTTP: 404, or a
- * 400 naming the session): the url is the server's endpoint, since it answered `initialize`, so the wrong
- * path is not what to check. Servers run as several instances behind a load balancer do this.
+ * A request of the connect refused right after `initialize` was answered, as Streamable HTTP refuses a
+ * request for its session (404, or a 400 naming the session): the url is the server's endpoint, since it
+ * answered `initialize`, so the wrong path is not what to check. See refusedAfterInitialize.
  */
-export class ForgottenSessionError extends ComposedError {}
+export class RefusedAfterInitializeError extends ComposedError {}
+
+/**
+ * Refused for the session `initialize` had just opened (its answer gave an Mcp-Session-Id): servers run as
+ * several instances behind a load balancer do this.
+ */
+export class ForgottenSessionError extends RefusedAfterInitializeError {}
+
+/**
+ * Refused after an `initialize` answered without an Mcp-Session-Id: there was no session to forget. A proxy
+ * that drops the header from the answer does this (the server then finds no session on the next request:
+ * the TypeScript SDK's examples answer 400 "Bad Request: No valid session ID provided"), as does a server
+ * without sessions that answers 404 for a method it lacks.
+ */
+export class NoSessionIdError extends RefusedAfterInitializeError {}
 
 export const FORGOTTEN_SESSION =
   "the server no longer knows the session it opened at this connect's initialize: a server run as several instances behind a load balancer does this when a request reaches another instance than the one that opened the session — route each session to one instance (session affinity on the Mcp-Session-Id header)";
@@ -237,11 +251,24 @@ function forgotSession(err: unknown): boolean {
   );
 }
 
+/** What a refusal after an `initialize` answered without an Mcp-Session-Id says: `request` was refused. */
+export function noSessionIdNote(request: string): string {
+  return `the server answered this connect's initialize without an Mcp-Session-Id header, then refused its ${request} — if a proxy is in front of the server, it may drop that header: check that the proxy passes Mcp-Session-Id through (in answers and in requests)`;
+}
+
 /**
- * A request of the connect (its handshake's, or its first tools/list) refused for the session the handshake
- * had just opened, said as such (ForgottenSessionError); undefined for any other error.
+ * A request of the connect (its handshake's `request`, or its first tools/list), made after `initialize` was
+ * answered, refused as Streamable HTTP refuses a request for its session: with `sessionId` (the one that
+ * answer gave), for the session the handshake had just opened (ForgottenSessionError); without one, after
+ * an answer that gave no session (NoSessionIdError). Undefined for any other error.
  */
-export function forgottenSession(err: unknown): ForgottenSessionError | undefined {
+export function refusedAfterInitialize(
+  err: unknown,
+  sessionId: string | undefined,
+  request: string,
+): RefusedAfterInitializeError | undefined {
   if (!forgotSession(err)) return undefined;
-  return new ForgottenSessionError(`${describeTransportError(err)} — ${FORGOTTEN_SESSION}`, { cause: err });
+  const note = sessionId === undefined ? noSessionIdNote(request) : FORGOTTEN_SESSION;
+  const ErrorClass = sessionId === undefined ? NoSessionIdError : ForgottenSessionError;
+  return new ErrorClass(`${describeTransportError(err)} — ${note}`, { cause: err });
 }
