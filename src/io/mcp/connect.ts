@@ -40,9 +40,9 @@ import { createTlsFetch } from "./tlsFetch.js";
 import { tlsHint, withoutOpensslRecord } from "./tlsHints.js";
 import {
   describeTransportError,
-  ForgottenSessionError,
   httpStatusOf,
   ownErrorInSseStream,
+  RefusedAfterInitializeError,
   unexpectedContentType,
 } from "./transportErrors.js";
 import { unreachableUrlHint } from "./unreachableUrl.js";
@@ -496,8 +496,9 @@ function scoped(
   let text = describeTransportError(err);
   // The `auto` fallback wraps the probe's error (initialize refused, then server/discover failed).
   const status = httpStatusOf(err) ?? httpStatusOf((err as Error | undefined)?.cause);
-  // A forgotten session says what to do itself: the url answered its initialize, so not "check its path".
-  if (status !== undefined && !(err instanceof ForgottenSessionError)) {
+  // A refusal after initialize (a forgotten session, or none given) says what to do itself: the url
+  // answered its initialize, so not "check its path".
+  if (status !== undefined && !(err instanceof RefusedAfterInitializeError)) {
     if (status === 401 && auth !== "oauth") text += unauthorizedHint(name, authorization);
     text += wrongEndpointHint(status, kind, rendered?.url) || redirectHint(name, text, kind);
   } else if (rendered?.url !== undefined) {

@@ -648,11 +648,14 @@ async function openLegacy(options: OpenSessionOptions, version?: string): Promis
     await client.connect(transport, { timeout: options.timeoutMs });
   } catch (err) {
     const sessionId = (transport as Partial<StreamableHTTPClientTransport>).sessionId;
+    // The server's capabilities are known once its initialize answer is: what failed came after it (the
+    // notifications/initialized that follows), and no 404 of it means a wrong path.
+    const answered = client.getServerCapabilities() !== undefined;
     const sseEndpoint = notFoundAtSseEndpoint(transport, err);
     await transport.close().catch(() => undefined);
-    if (sessionId !== undefined) {
-      const forgotten = refusedAfterInitialize(err, sessionId, "notifications/initialized");
-      if (forgotten !== undefined) throw forgotten;
+    if (sessionId !== undefined || answered) {
+      const refused = refusedAfterInitialize(err, sessionId, "notifications/initialized");
+      if (refused !== undefined) throw refused;
     }
     if (sseEndpoint !== undefined)
       throw new ComposedError(`${describeTransportError(err)} — ${sseEndpoint}`, { cause: err });

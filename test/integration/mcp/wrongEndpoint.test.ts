@@ -1,7 +1,10 @@
-import { createServer, type Server, type ServerResponse } from "node:http";
+import { randomUUID } from "node:crypto";
+import { createServer, request, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { formatTools } from "../../../src/cli/mcp/toolsOutput.js";
 import { type FixtureHttp, startSse, startStreamableHttp } from "../../fixtures/mcp/httpServers.js";
@@ -96,6 +99,94 @@ describe("a server that forgets the session it just opened (instances behind a l
     expect(error).not.toContain("no MCP endpoint");
     expect(error).toMatch(
       /^mcp_servers\.lb: .*Session not found.*\(HTTP 404\) — the server no longer knows the session it opened at this connect's initialize: a server run as several instances behind a load balancer does this when a request reaches another instance than the one that opened the session — route each session to one instance \(session affinity on the Mcp-Session-Id header\)$/,
+    );
+  });
+});
+
+/** Listens on 127.0.0.1, closed (its open connections with it) after the test; resolves to the port. */
+async function listenForTest(server: Server): Promise<number> {
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  closers.push(
+    () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
+  return (server.address() as AddressInfo).port;
+}
+
+/**
+ * The SDK's MCP server routed as the TypeScript SDK's examples route it — a request naming a session it
+ * opened goes to that session, an `initialize` without one opens a new one, any other request is refused
+ * with `refusal` (400 "Bad Request: No valid session ID provided" as the examples, or 404 "Session not
+ * found") — behind a reverse proxy that drops the Mcp-Session-Id header from the server's answers.
+ */
+async function sessionDroppingProxy(refusal: 400 | 404): Promise<string> {
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  closers.push(async () => {
+    await Promise.all([...sessions.values()].map((t) => t.close().catch(() => undefined)));
+  });
+  const upstream = await listenForTest(
+    createServer(async (req, res) => {
+      let text = "";
+      for await (const chunk of req) text += chunk;
+      const body: unknown = text === "" ? undefined : JSON.parse(text);
+      const id = req.headers["mcp-session-id"];
+      let transport = typeof id === "string" ? sessions.get(id) : undefined;
+      if (transport === undefined && id === undefined && isInitializeRequest(body)) {
+        const opened = new StreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          onsessioninitialized: (sid) => void sessions.set(sid, opened),
+        });
+        await buildServer("legacy").connect(opened);
+        transport = opened;
+      }
+      if (transport === undefined) {
+        const error =
+          refusal === 400
+            ? { code: -32000, message: "Bad Request: No valid session ID provided" }
+            : { code: -32001, message: "Session not found" };
+        res
+          .writeHead(refusal, { "content-type": "application/json" })
+          .end(JSON.stringify({ jsonrpc: "2.0", error, id: null }));
+        return;
+      }
+      await transport.handleRequest(req, res, body);
+    }),
+  );
+  const port = await listenForTest(
+    createServer((req, res) => {
+      const { method, url, headers } = req;
+      const out = request({ host: "127.0.0.1", port: upstream, method, path: url, headers }, (answer) => {
+        const { "mcp-session-id": _dropped, ...kept } = answer.headers;
+        res.writeHead(answer.statusCode ?? 502, kept);
+        answer.pipe(res);
+      });
+      out.on("error", () => res.destroy());
+      req.pipe(out);
+    }),
+  );
+  return `http://127.0.0.1:${port}/mcp`;
+}
+
+describe("a server behind a proxy that drops the Mcp-Session-Id of initialize's answer", () => {
+  const note =
+    "the server answered this connect's initialize without an Mcp-Session-Id header, then refused its notifications/initialized — if a proxy is in front of the server, it may drop that header: check that the proxy passes Mcp-Session-Id through (in answers and in requests)";
+
+  it("a 400 naming the session says that initialize gave no Mcp-Session-Id and to check the proxy", async () => {
+    const h = ctx.hub(ctx.home, { proxied: entry({ url: await sessionDroppingProxy(400) }) });
+    expect((await h.settled("proxied")).lastError).toBe(
+      `mcp_servers.proxied: Streamable HTTP error: Error POSTing to endpoint: {"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"},"id":null} (HTTP 400) — ${note}`,
+    );
+  });
+
+  it("a 404 says so too, not that the url has no MCP endpoint (its initialize was answered there)", async () => {
+    const h = ctx.hub(ctx.home, { proxied: entry({ url: await sessionDroppingProxy(404) }) });
+    const error = (await h.settled("proxied")).lastError ?? "";
+    expect(error).not.toContain("no MCP endpoint");
+    expect(error).toBe(
+      `mcp_servers.proxied: Streamable HTTP error: Error POSTing to endpoint: {"jsonrpc":"2.0","error":{"code":-32001,"message":"Session not found"},"id":null} (HTTP 404) — ${note}`,
     );
   });
 });
