@@ -33,8 +33,14 @@ const EXAMPLE_START = [0, 1, 4, 5] as const;
  * the file has part of `platforms.webhook` already, only the rest of the example, indented as it goes under
  * the deepest part the file has (pasting a second `platforms:` makes the file invalid YAML, and replacing the
  * file's block would drop its other settings, such as `port:`).
+ *
+ * `continuation`: the columns the log prints before each line of the message after its first
+ * (`continuationColumns`: two in the text log, none in JSON). The lines to add are laid out that much further
+ * left, so that as printed they stand at the columns they go at and paste as they are; lines that go left of
+ * what the log prints before them (a file indented by one space) are printed right after it, and the message
+ * says how many columns left of that they go.
  */
-export function howToAddRoute(configFile: string, envFile: string): string {
+export function howToAddRoute(configFile: string, envFile: string, continuation = 0): string {
   const where = deepestWritten(readText(configFile));
   if (where === undefined)
     return [
@@ -42,12 +48,19 @@ export function howToAddRoute(configFile: string, envFile: string): string {
       ...EXAMPLE.map((line) => `  ${line}`),
       SUBSCRIBE,
     ].join("\n");
-  // The example's lines below the part the file has, moved to the column its entries are written at.
+  // The example's lines below the part the file has, moved to the column its entries are written at, less
+  // what the log prints before them.
   const below = EXAMPLE.slice(EXAMPLE_START[where.depth]).map((line) => line.slice(2 * where.depth));
-  const indent = " ".repeat(where.column);
+  const printed = Math.max(0, where.column - continuation);
+  const moved = printed + continuation - where.column;
+  const indent = " ".repeat(printed);
   const path = LEVELS.slice(0, where.depth).join(".");
+  const place =
+    moved === 0
+      ? where.place
+      : `${where.place}; each line goes ${moved} column${moved === 1 ? "" : "s"} left of where it is printed`;
   return [
-    `[webhook] No routes yet. Add these lines under ${path} in ${configFile} (${where.place}):`,
+    `[webhook] No routes yet. Add these lines under ${path} in ${configFile} (${place}):`,
     ...below.map((line) => indent + line),
     `and the route's secret to ${envFile}: GITHUB_WEBHOOK_SECRET=<the secret the sender signs with>`,
     SUBSCRIBE,

@@ -1,5 +1,5 @@
 import type { QueuedRun } from "../actors/runs.js";
-import type { Logger } from "../io/log.js";
+import { continuationColumns, type Logger } from "../io/log.js";
 import type { PendingRun } from "../io/stores/pendingRuns.js";
 import { shownTarget } from "../io/targets/names.js";
 import type { AcceptedEvent } from "../streams/context.js";
@@ -170,7 +170,7 @@ export function pipelineLogHooks(logger: Logger) {
       );
     },
     printHowToAddRoute(configFile: string, envFile: string) {
-      logger.info(howToAddRoute(configFile, envFile));
+      logger.info(howToAddRoute(configFile, envFile, continuationColumns(logger)));
     },
   };
 }

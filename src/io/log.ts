@@ -96,6 +96,9 @@ const HEAD = /^\{"level":(\d+),"time":(\d+)/;
 /** What starts a new line for a reader: CRLF, a bare CR, LF, and U+2028/U+2029. */
 const LINE_BREAK = /\r\n|[\r\n\u2028\u2029]/g;
 
+/** What a text line puts before each line of its message after the first (`safeMessage`). */
+const CONTINUATION = "  ";
+
 /**
  * Messages quote untrusted text (an agent reply echoing a PR title): every line after the first is
  * indented, so no text can start a line that reads as a log record of its own (a bare carriage return
@@ -104,7 +107,17 @@ const LINE_BREAK = /\r\n|[\r\n\u2028\u2029]/g;
  * `\u001b`, `\u202e` and so on, by the rule of `terminalText`.
  */
 export function safeMessage(msg: string): string {
-  return terminalText(msg.replace(LINE_BREAK, "\n  "));
+  return terminalText(msg.replace(LINE_BREAK, `\n${CONTINUATION}`));
+}
+
+/**
+ * The columns `logger` prints before each line of a message after its first: two for a logger of
+ * `createLogger` whose every sink takes text lines (stdout and the gateway's log), so lines a user is meant
+ * to copy as printed (a config snippet) can be laid out for the columns they are printed at; 0 for any other
+ * logger (one with a JSON file, whose readers get the message as written, or a logger not made here).
+ */
+export function continuationColumns(logger: Logger): number {
+  return textSinks.has(logger) ? CONTINUATION.length : 0;
 }
 
 /**
