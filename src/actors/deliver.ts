@@ -296,7 +296,11 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
             fromPart,
           )
         : runOnce;
-      const keepRetry = retries ? request.slot?.keepRetry?.bind(request.slot) : undefined;
+      const slot = retries ? request.slot : undefined;
+      const keepRetry =
+        slot?.keepRetry === undefined ? undefined : (due: DueRetry) => slot.keepRetry?.(due, request.run);
+      // A slot of this process keeps it in memory: told of each later part, also before any retry.
+      if (slot?.keepsEachPart === true) partsStored ??= 0;
       // Once a retry is stored, each later part's send stores first that the parts before it went out (one
       // write a part): an instance stopped or killed meanwhile leaves the next to send from that part on.
       const sendStep: StepRunner =
@@ -321,7 +325,7 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
               waits: request.waits,
               fromPart,
               recipients: resumed?.recipients,
-              handsOn: keepRetry !== undefined,
+              handsOn: keepRetry !== undefined && slot?.handsOn !== false,
               // Its turn behind a delivery to the same recipient that waits to retry: the slot goes back too.
               handBack:
                 request.mode === "agent" && request.slot !== undefined && request.run !== undefined

@@ -1,6 +1,6 @@
 import type { PendingRun, PendingRunsFile } from "../io/stores/pendingRuns.js";
 import type { ResolvedRoute } from "../streams/context.js";
-import type { QueuedRun } from "./runs.js";
+import type { KeptDelivery, QueuedRun } from "./runs.js";
 
 /** What a restart needs of an unfinished run (the route by name: its configuration may hold a secret). */
 export function pendingRunOf(run: QueuedRun): PendingRun {
@@ -16,6 +16,18 @@ export function pendingRunOf(run: QueuedRun): PendingRun {
   };
   // Only a fire's record names its job: an agent run's is written as it always was.
   return run.cronJob === undefined ? pending : { ...pending, cronJob: run.cronJob };
+}
+
+/**
+ * `pendingRunOf(run)` with the reply its agent made and where its delivery stood (`kept`), as a stop saves a
+ * run cut short while that reply went out: the next start delivers it from there without the agent.
+ */
+export function savedRunOf(run: QueuedRun, kept: KeptDelivery | undefined): PendingRun {
+  const pending = pendingRunOf(run);
+  if (kept === undefined) return pending;
+  return kept.retry === undefined
+    ? { ...pending, reply: kept.reply }
+    : { ...pending, reply: kept.reply, retry: kept.retry };
 }
 
 /**
@@ -39,6 +51,9 @@ export function resumablePendingRuns(
 /** Saves the runs unfinished now; `onlyWhenNew` skips the write when the file already holds each of them. */
 export type ShutdownSave = (unfinished: readonly QueuedRun[], options?: { onlyWhenNew?: boolean }) => void;
 
+/** The reply a run made and where its delivery stands, when it made one (`RunQueue.keptDelivery`). */
+export type KeptDeliveryOf = (run: QueuedRun) => KeptDelivery | undefined;
+
 const runKey = (run: QueuedRun) => `${run.routeName}\u0000${run.deliveryId}\u0000${run.prompt.length}`;
 
 /**
@@ -53,6 +68,8 @@ export function createShutdownSaver(
   read: (path: string) => PendingRunsFile,
   write: (path: string, file: PendingRunsFile) => void,
   path: string,
+  /** Each run's reply and delivery, saved with it (a run stopped while its reply went out). */
+  kept: KeptDeliveryOf = () => undefined,
 ): ShutdownSave {
   let before: PendingRunsFile | undefined;
   let written: Set<string> | undefined;
@@ -64,7 +81,10 @@ export function createShutdownSaver(
       if (unfinished.every((run) => saved.has(runKey(run)))) return;
     }
     before ??= read(path);
-    write(path, { runs: [...before.runs, ...unfinished.map(pendingRunOf)], unreadable: before.unreadable });
+    write(path, {
+      runs: [...before.runs, ...unfinished.map((run) => savedRunOf(run, kept(run)))],
+      unreadable: before.unreadable,
+    });
     written = new Set(unfinished.map(runKey));
   };
 }

@@ -10,7 +10,22 @@ import type { AgentReply } from "./agent/runner.js";
  * headers, which the run never reads (the prompt and `deliver_extra` are already rendered). A queued run
  * then costs about its prompt, so a burst can wait in memory without holding every payload.
  */
-export type QueuedRun = Omit<AcceptedEvent, "payload" | "headers"> & FiredJob & RouteAsAccepted;
+export type QueuedRun = Omit<AcceptedEvent, "payload" | "headers"> & FiredJob & RouteAsAccepted & MadeBefore;
+
+/**
+ * On a run a stop saved while its reply was being delivered (only there): that reply, and where its delivery
+ * stood. The run delivers it from there (`RunSlot.madeReply`, `RunSlot.dueRetry`) without its agent.
+ */
+export interface MadeBefore {
+  readonly reply?: KeptReply;
+  readonly retry?: DueRetry;
+}
+
+/** A run's reply and where its delivery stands, as a stop saves them with the run (`MadeBefore`). */
+export interface KeptDelivery {
+  readonly reply: KeptReply;
+  readonly retry?: DueRetry;
+}
 
 /**
  * On a shared run whose route this instance's config does not serve (only there): it runs with the route
@@ -64,7 +79,17 @@ export interface RunSlot {
    * from there. The shared queue's slot has it; never rejects, and never holds the part back for long (a
    * Redis down, refusing or not answering: the part goes out unstored).
    */
-  keepRetry?(retry: DueRetry): Promise<void>;
+  keepRetry?(retry: DueRetry, run?: QueuedRun): Promise<void>;
+  /**
+   * `keepRetry` costs nothing (a slot of this process keeps it in memory, for its stop to save): it is told
+   * before each part of a split message after the first, also when no retry was stored.
+   */
+  readonly keepsEachPart?: true;
+  /**
+   * False: a stop that cuts the delivery short does not hand it on (`SendOptions.handsOn`), though the slot
+   * has `keepRetry` (a slot of this process: an e-mail some recipients got ends its run at the stop).
+   */
+  readonly handsOn?: false;
 }
 
 /** What a run keeps of its agent's reply while its delivery waits to retry outside its slot. */
@@ -278,6 +303,11 @@ export class RunQueue {
    * delivered (a mail some recipients got, its retry for the others cut short): finished, not to be saved.
    */
   private readonly endedAtStop = new Set<QueuedRun>();
+  /**
+   * The replies of runs whose delivery went past its first part, waited to retry or was stopped, with where
+   * it stood (kept by the slots: `keepDelivery`), until the run ends: a stop saves a run with its own.
+   */
+  private readonly delivering = new Map<QueuedRun, KeptDelivery>();
   private readonly stopTimers: StopTimers;
 
   constructor(
@@ -364,6 +394,24 @@ export class RunQueue {
   stillUnfinished(runs: readonly QueuedRun[]): QueuedRun[] {
     return runs.filter((run) => !this.endedAtStop.has(run));
   }
+  /**
+   * Keeps `run`'s reply (`reply`, or the one kept before or that it was saved with) and where its delivery
+   * stands (`retry`, when given; else the one kept before), until the run ends.
+   */
+  keepDelivery(run: QueuedRun, reply: KeptReply | undefined, retry?: DueRetry): void {
+    const before = this.delivering.get(run);
+    const made = reply ?? before?.reply ?? run.reply;
+    if (made === undefined) return;
+    const due = retry ?? before?.retry ?? run.retry;
+    this.delivering.set(run, due === undefined ? { reply: made } : { reply: made, retry: due });
+  }
+  /** The reply `run` made and where its delivery stands, as a stop saves them (undefined: none made yet). */
+  keptDelivery(run: QueuedRun): KeptDelivery | undefined {
+    const kept = this.delivering.get(run);
+    if (kept !== undefined) return kept;
+    if (run.reply === undefined) return undefined;
+    return run.retry === undefined ? { reply: run.reply } : { reply: run.reply, retry: run.retry };
+  }
   /** Whether `run` goes on outside its slot (its delivery waits to retry, or waits behind one that does). */
   isOutside(run: QueuedRun): boolean {
     return this.retrying.has(run);
@@ -389,6 +437,7 @@ export class RunQueue {
   /** `ended`: false for a run the stop cut short (or kept for the next start), which is saved to run again. */
   finish(event: QueuedRun, ended = true): void {
     if (!this.active.delete(event)) this.retrying.delete(event);
+    if (ended && this.delivering.size > 0) this.delivering.delete(event);
     if (ended && this.stopping.signal.aborted) this.endedAtStop.add(event);
     this.onChange?.();
     if (this.isIdle()) for (const notify of this.idleWaiters) notify();
@@ -472,8 +521,16 @@ const runSlot = fromCallback<{ type: "wake" }, SlotInput>(({ input, receive }) =
   let current: QueuedRun | undefined;
   /** Bumped when a run hands the slot back: the pump awaiting that run ends with it, a new one goes on. */
   let pumps = 0;
+  /** The reply of the run the slot holds, once made (`replied`): kept with the run once its delivery goes on. */
+  let made: KeptReply | undefined;
   const slot: RunSlot = {
-    release(run) {
+    keepsEachPart: true,
+    handsOn: false,
+    replied(reply) {
+      made = reply;
+    },
+    release(run, retry) {
+      queue.keepDelivery(run, current === run ? made : undefined, retry);
       if (current !== run) return queue.isOutside(run);
       if (!queue.release(run)) return false;
       current = undefined;
@@ -483,6 +540,10 @@ const runSlot = fromCallback<{ type: "wake" }, SlotInput>(({ input, receive }) =
       // After the current turn, as a pushed run's wake: the released run's retry wait is under way first.
       setImmediate(wake);
       return true;
+    },
+    keepRetry(retry, run) {
+      if (run !== undefined) queue.keepDelivery(run, current === run ? made : undefined, retry);
+      return Promise.resolve();
     },
   };
   const pump = async () => {
@@ -507,10 +568,16 @@ const runSlot = fromCallback<{ type: "wake" }, SlotInput>(({ input, receive }) =
         served += 1;
         const controller = runSignal;
         current = event;
+        made = undefined;
         /** False for a run the stop cut short or kept: it is saved and runs again. */
         let ended = true;
         try {
-          await execute(event, controller.signal, slot);
+          // Saved by a stop with the reply it was delivering: it goes on with that reply, where it stood.
+          await execute(
+            event,
+            controller.signal,
+            event.reply === undefined ? slot : { ...slot, madeReply: event.reply, dueRetry: event.retry },
+          );
         } catch (err) {
           // Its failure's notice went out as the stop came: the run ended, failed, as without the stop.
           const failedAtStop = err instanceof RunFailedAtStop;
@@ -523,8 +590,11 @@ const runSlot = fromCallback<{ type: "wake" }, SlotInput>(({ input, receive }) =
               { route: event.routeName, delivery_id: event.deliveryId },
               `[webhook] ${event.routeName}: the agent command was ended by the gateway's stop signal — the run is kept and runs again at the next start`,
             );
-          } else if (signal.aborted && !failedAtStop) ended = false;
-          else if (!(failure instanceof LoggedError))
+          } else if (signal.aborted && !failedAtStop) {
+            ended = false;
+            // Stopped as its reply went out: saved with it, so the next start does not run its agent again.
+            if (current === event && made !== undefined) queue.keepDelivery(event, made);
+          } else if (!(failure instanceof LoggedError))
             logger.error(
               {
                 route: event.routeName,

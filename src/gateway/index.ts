@@ -749,6 +749,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         run: () => {
           // Not a stopped run that ended all the same (its reply or notice delivered as the stop came).
           const unfinished = [...new Set([...queue.stillUnfinished(stopped), ...queue.active(), ...waiting])];
+          // A run stopped while its reply went out keeps that reply, and where its delivery stood, in the
+          // journal too (which the next start reads first), not only in the file.
+          state.keepDeliveries(unfinished, (run) => queue.queue.keptDelivery(run));
           try {
             save(unfinished);
             if (unfinished.length > 0) hooks.onRunsSaved(unfinished, paths.pendingRuns);

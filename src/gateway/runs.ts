@@ -84,7 +84,10 @@ export function createRunQueue(deps: {
     stopActive: () => queue.stopActive(),
     stillUnfinished: (runs) => queue.stillUnfinished(runs),
     drain: (timeoutMs) => queue.whenIdle(timeoutMs),
-    shutdownSaver: () => createShutdownSaver(readPendingRuns, writePendingRuns, deps.pendingRunsFile),
+    shutdownSaver: () =>
+      createShutdownSaver(readPendingRuns, writePendingRuns, deps.pendingRunsFile, (run) =>
+        queue.keptDelivery(run),
+      ),
   };
 }
 

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { CoalesceObserver, Coalescer } from "../actors/coalescer.js";
-import { pendingRunOf } from "../actors/pendingRuns.js";
+import { type KeptDeliveryOf, pendingRunOf, savedRunOf } from "../actors/pendingRuns.js";
 import type { QueuedRun, RunExecutor } from "../actors/runs.js";
 import type { Clock } from "../clock.js";
 import type { StateSettings } from "../config/sections/state.js";
@@ -365,6 +365,27 @@ export class GatewayState {
         if (ended || (!signal.aborted && !kept)) this.store.runFinished(run.routeName, run.deliveryId);
       }
     };
+  }
+
+  /**
+   * A stop keeps `runs` unfinished: those whose reply was made (`kept`) are journaled again with it and
+   * where its delivery stood, so the next start delivers that reply from there without running the agent.
+   * Never throws: a record that cannot be written leaves the run as it was journaled (its agent runs again).
+   */
+  keepDeliveries(runs: readonly QueuedRun[], kept: KeptDeliveryOf): void {
+    if (this.store.runKept === undefined) return;
+    for (const run of runs) {
+      const delivery = kept(run);
+      if (delivery === undefined) continue;
+      try {
+        this.store.runKept(savedRunOf(run, delivery));
+      } catch (err) {
+        this.logger.warn(
+          { route: run.routeName, delivery_id: run.deliveryId, err: describeError(err) },
+          `[state] ${run.routeName}: the reply of the run stopped while it was delivered could not be journaled; the next start runs its agent again`,
+        );
+      }
+    }
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { PendingRun } from "../io/stores/pendingRuns.js";
+import { type PendingRun, withReadableReply } from "../io/stores/pendingRuns.js";
 import { ChurnMap } from "../streams/churnTables.js";
 import type { JournaledKeys } from "../streams/seenCache.js";
 import { seenKey } from "../streams/stages/idempotency.js";
@@ -11,7 +11,7 @@ import type { Recovered, StoredGroup } from "./store.js";
  * a later record about the same key replaces or removes the earlier one.
  */
 export type JournalRecord =
-  | { t: "a"; run: PendingRun; at: number } // run accepted
+  | { t: "a"; run: PendingRun; at: number } // run accepted (again by a stop: with the reply it was delivering)
   | { t: "f"; k: string; w?: 1 } // run finished (`w`: its request was answered 503, its key forgotten)
   | { t: "s"; k: string; at: number; r?: 1 } // idempotency key (`r`: of an agent run or group)
   | { t: "d"; k: string; at: number } // direct delivery done
@@ -94,6 +94,9 @@ export class LiveState {
   /** Applies one record; returns false for one it does not understand (skipped). */
   apply(record: unknown): boolean {
     if (!understood(record)) return this.notUnderstood();
+    // A kept reply this version cannot read (a hand edit) is dropped: the run runs its agent again.
+    if (record.t === "a" && (record.run.reply !== undefined || record.run.retry !== undefined))
+      return this.applyOwn({ ...record, run: withReadableReply(record.run) });
     return this.applyOwn(record);
   }
 

@@ -77,6 +77,12 @@ export class LocalStateStore implements StateStore {
     this.record({ t: "a", run, at });
   }
 
+  runKept(run: PendingRun): void {
+    // Replaces the run's record (the same key): its reply and delivery go with it into each later snapshot.
+    if (this.live.runs.has(runKey(run.routeName, run.deliveryId)))
+      this.record({ t: "a", run, at: run.receivedAt });
+  }
+
   runFinished(routeName: string, deliveryId: string): void {
     const k = runKey(routeName, deliveryId);
     // Runs never journaled (cron jobs, or already finished) need no record.

@@ -35,6 +35,12 @@ export interface StateStore {
   shareSeen?(keys: JournaledKeys): void;
   /** An agent run was accepted (queued): it runs after a restart until `runFinished` is recorded. */
   runAccepted(run: PendingRun, at: number): void;
+  /**
+   * A stop keeps `run` unfinished with the reply its agent made and where its delivery stood (`reply`,
+   * `retry`): a restart delivers that reply from there, without running the agent again. Recorded for a
+   * run still unfinished only.
+   */
+  runKept?(run: PendingRun): void;
   /** The run ended (done or failed for good): a restart never runs it again. */
   runFinished(routeName: string, deliveryId: string): void;
   /**

@@ -1,5 +1,6 @@
 import { existsSync, renameSync, rmSync, statSync } from "node:fs";
 import { z } from "zod";
+import type { RunRecord } from "../../agent/runRecord.js";
 import { SvcError } from "../../errors.js";
 import { jsonErrorLocation } from "../jsonErrorLocation.js";
 import { narrowMode } from "../privateMode.js";
@@ -30,6 +31,66 @@ export interface PendingRun {
    * a fire saved by a version that did not record it (its route's `cron_job` at the start then decides).
    */
   readonly cronJob?: string;
+  /**
+   * The reply its agent made, when the run stopped while that reply was being delivered (a split message's
+   * later parts, a retry's wait): the run delivers it without running the agent again. Absent on a run
+   * stopped before its reply was made, and on one saved by a version that did not keep it.
+   */
+  readonly reply?: SavedReply;
+  /**
+   * Where that delivery stood: the retry it waited for (when it is due, epoch ms, and the attempts its
+   * request made), the parts of a split message delivered before the one it goes on with, the target, and
+   * the recipients it retries when the platform took the message for the others. The delivery goes on from
+   * there, once the retry is due, its attempts counted on.
+   */
+  readonly retry?: SavedRetry;
+}
+
+/** A reply a run keeps with it while its delivery goes on (`PendingRun.reply`). */
+export interface SavedReply {
+  readonly text: string;
+  readonly record?: RunRecord;
+  /** Why the agent failed, when the reply is its failure notice: the run still fails once delivered. */
+  readonly failed?: string;
+  /** The id a cron job's fire was delivered under: the delivery that goes on sends under it too. */
+  readonly deliveryId?: string;
+}
+
+/** Where the delivery of a kept reply stood (`PendingRun.retry`). */
+export interface SavedRetry {
+  readonly dueAt: number;
+  readonly attempts: number;
+  readonly partsDelivered?: number;
+  readonly target?: string;
+  readonly recipients?: readonly string[];
+}
+
+/** A kept reply as a file or a record holds it; one that is not (edited by hand) is dropped, the run kept. */
+const savedReplySchema = z.looseObject({
+  text: z.string(),
+  record: z.looseObject({}).optional(),
+  failed: z.string().optional(),
+  deliveryId: z.string().optional(),
+});
+
+const savedRetrySchema = z.looseObject({
+  dueAt: z.number(),
+  attempts: z.number().int().nonnegative(),
+  partsDelivered: z.number().int().nonnegative().optional(),
+  target: z.string().optional(),
+  recipients: z.array(z.string()).optional(),
+});
+
+/**
+ * `run` with its kept reply and delivery as they are, or without those that are not a reply and a delivery
+ * this version reads (a hand edit): the run then runs its agent again, as one saved without them.
+ */
+export function withReadableReply<T extends object>(run: T): T {
+  const { reply, retry, ...rest } = run as { reply?: unknown; retry?: unknown };
+  if (reply === undefined && retry === undefined) return run;
+  const replyOk = savedReplySchema.safeParse(reply).success;
+  const retryOk = retry === undefined || savedRetrySchema.safeParse(retry).success;
+  return replyOk && retryOk ? run : (rest as T);
 }
 
 // Loose: a field a newer version saves with a run stays with it (into the journal, which keeps it too).
@@ -116,13 +177,13 @@ export function readPendingRuns(path: string): PendingRunsFile {
       firstProblem ??= problemOf(index, run.error.issues);
       continue;
     }
-    const { cronJob, unfilled, ...saved } = run.data;
+    const { cronJob, unfilled, ...saved } = withReadableReply(run.data);
     runs.push({
       ...saved,
       event: saved.event,
       ...(unfilled === undefined ? {} : { unfilled }),
       ...(cronJob === undefined ? {} : { cronJob }),
-    });
+    } as PendingRun);
   }
   return firstProblem === undefined ? { runs, unreadable } : { runs, unreadable, firstProblem };
 }

@@ -8,7 +8,8 @@ import { postJson } from "../../helpers/http.js";
 
 /**
  * A stop whose drain ends while an agent-mode delivery waits to retry (the platform asked for 100 s) cuts
- * that delivery short: the run did not finish and runs again at the next start, so the target did not fail.
+ * that delivery short: the run did not finish (it is saved with its reply, delivered at the next start), so the
+ * target did not fail.
  */
 const OPEN = "INSECURE_NO_AUTH";
 let tg: FakeApi;

@@ -1,4 +1,3 @@
-import type { RunRecord } from "../../../agent/runRecord.js";
 import type { Route } from "../../../config/sections/webhook.js";
 import type { PendingRun } from "../../stores/pendingRuns.js";
 
@@ -11,31 +10,9 @@ export type StoredRoute = Omit<Route, "secret">;
  */
 export interface SharedRun extends PendingRun {
   readonly route?: StoredRoute;
-  /**
-   * The reply its agent made, kept once its delivery waits to retry outside the run's slot: an instance that
-   * takes the run over delivers it without running the agent again.
-   */
-  readonly reply?: {
-    readonly text: string;
-    readonly record?: RunRecord;
-    readonly failed?: string;
-    /** The id a cron job's fire was delivered under: the instance that goes on delivers under it too. */
-    readonly deliveryId?: string;
-  };
-  /**
-   * The retry its delivery waits for, kept with the reply: when it is due (epoch ms) and the delivery's
-   * attempts made so far, the parts of a split message already delivered before the one it retries (stored
-   * again as each later part goes out), the target, and the recipients it retries when the platform took the
-   * message for the others. The instance that takes the run over delivers from that part once it is due,
-   * to those recipients alone, and counts on.
-   */
-  readonly retry?: {
-    readonly dueAt: number;
-    readonly attempts: number;
-    readonly partsDelivered?: number;
-    readonly target?: string;
-    readonly recipients?: readonly string[];
-  };
+  // Its `reply` and `retry` (PendingRun's): kept once its delivery waits to retry outside the run's slot, so an
+  // instance that takes the run over delivers the reply without running the agent again, from the part and to
+  // the recipients the retry names, once it is due, its attempts counted on.
   /** The run ended outside its slot (delivered, refused or given up): its job is only to be finished. */
   readonly done?: true;
 }
