@@ -93,12 +93,72 @@ describe("state.redis_url with rediss:// (TLS)", () => {
         // Over TLS 1.3 the refusal comes after the handshake: on a loaded machine the socket's reset can
         // come before the server's alert is read, and the message then gives the client certificate as
         // the likely cause.
-        /^\/home\/x\/config\.yaml: state\.redis_url: (rediss:\/\/localhost:\d+\/0 (asks for a TLS client certificate \(tlsv13 alert certificate required\)|refused the TLS handshake \(sslv3 alert handshake failure\), as a Redis that requires a client certificate does) — svc sends none to Redis: set tls-auth-clients optional in its redis\.conf \(yes, its default with TLS, refuses every client without one\) and authenticate svc with the password or ACL user in state\.redis_url|cannot reach rediss:\/\/localhost:\d+\/0 \(.*ECONNRESET\) — start Redis at .*; a Redis that requires a TLS client certificate \(tls-auth-clients yes, its default with TLS\) resets svc, which sends none: set tls-auth-clients optional in its redis\.conf)$/,
+        /^\/home\/x\/config\.yaml: state\.redis_url: (rediss:\/\/localhost:\d+\/0 asks for a TLS client certificate \(tlsv13 alert certificate required\) — svc sends none to Redis: set tls-auth-clients optional in its redis\.conf \(yes, its default with TLS, refuses every client without one\) and authenticate svc with the password or ACL user in state\.redis_url|cannot reach rediss:\/\/localhost:\d+\/0 \(.*ECONNRESET\) — start Redis at .*; a Redis that requires a TLS client certificate \(tls-auth-clients yes, its default with TLS\) resets svc, which sends none: set tls-auth-clients optional in its redis\.conf)$/,
       );
     } finally {
       await own.cleanup();
     }
   });
+});
+
+describe("a rediss:// Redis that refuses the TLS handshake with 'handshake failure'", {
+  timeout: 30_000,
+}, () => {
+  // OpenSSL's generic refusal (alert 40): a Redis whose tls-protocols/tls-ciphers/tls-ciphersuites svc's
+  // client cannot meet sends it, under TLS 1.2 and 1.3, and so does a TLS 1.2 one that requires a client
+  // certificate. The alert does not tell the two apart: the start names both, each with its fix.
+  const BOTH_CAUSES =
+    / refused the TLS handshake \(sslv3 alert handshake failure\) — either it has no TLS version or cipher in common with svc, which speaks TLS 1\.2 and 1\.3 \(AES-GCM and ChaCha20 ciphers among others\): let the server offer those \(tls-protocols, tls-ciphers and tls-ciphersuites in its redis\.conf\); or it requires a client certificate, which svc does not send to Redis: set tls-auth-clients optional in its redis\.conf \(yes, its default with TLS, refuses every client without one\) and authenticate svc with the password or ACL user in state\.redis_url$/;
+
+  async function refusal(own: TestRedis): Promise<string> {
+    const started = withCertFile(certs.caCert, () =>
+      connectRedis(own.tlsUrl as string, "/home/x/config.yaml", commandOptions(), "svc-tls:"),
+    );
+    return started.then(
+      (connected) => {
+        connected.disconnect();
+        throw new Error("the start connected");
+      },
+      (err: Error) => err.message,
+    );
+  }
+
+  /** Each Redis: what the test names it, whether it requires a client certificate, its TLS settings. */
+  const cases: ReadonlyArray<readonly [string, boolean, readonly string[]]> = [
+    [
+      "a TLS 1.2 Redis whose only cipher svc's client does not offer (tls-ciphers), asking no client certificate",
+      false,
+      ["--tls-protocols", "TLSv1.2", "--tls-ciphers", "ECDHE-ECDSA-CAMELLIA256-SHA384"],
+    ],
+    [
+      "a TLS 1.3 Redis whose only cipher suite svc's client does not offer (tls-ciphersuites), asking no client certificate",
+      false,
+      ["--tls-protocols", "TLSv1.3", "--tls-ciphersuites", "TLS_AES_128_CCM_8_SHA256"],
+    ],
+    [
+      "a TLS 1.2 Redis that requires a client certificate (tls-auth-clients yes)",
+      true,
+      ["--tls-protocols", "TLSv1.2"],
+    ],
+  ];
+  for (const [name, clientCert, args] of cases)
+    it(`${name}: both causes named, not a client certificate alone`, async () => {
+      const own = await startTestRedis({
+        tls: {
+          cert: certs.serverCert,
+          key: certs.serverKey,
+          ...(clientCert ? { clientCa: certs.caCert } : {}),
+        },
+        args,
+      });
+      try {
+        const message = await refusal(own);
+        expect(message).toMatch(/^\/home\/x\/config\.yaml: state\.redis_url: rediss:\/\/localhost:\d+\/0 /);
+        expect(message).toMatch(BOTH_CAUSES);
+      } finally {
+        await own.cleanup();
+      }
+    });
 });
 
 describe("a rediss:// Redis that asks for a password", { timeout: 30_000 }, () => {

@@ -1,5 +1,12 @@
 import { describeError } from "../../../errors.js";
-import { OUT_OF_DATE, UNTRUSTED, WRONG_HOST } from "../../mcp/tlsHints.js";
+import {
+  CLIENT_CERT_REFUSED,
+  HANDSHAKE_REFUSED,
+  NOTHING_IN_COMMON,
+  OUT_OF_DATE,
+  UNTRUSTED,
+  WRONG_HOST,
+} from "../../mcp/tlsHints.js";
 import { notRedis } from "./notRedis.js";
 
 /**
@@ -7,6 +14,10 @@ import { notRedis } from "./notRedis.js";
  * file>:<line>:SSL alert number 116`, ending in a newline): its reason is what a message needs.
  */
 const OPENSSL = /^[0-9A-F]+:error:[0-9A-F]+:SSL routines:[^:]*:([^:]+):/;
+
+/** svc sends Redis no client certificate: what a Redis that requires one needs changed. */
+const WITHOUT_CLIENT_CERT =
+  "set tls-auth-clients optional in its redis.conf (yes, its default with TLS, refuses every client without one) and authenticate svc with the password or ACL user in state.redis_url";
 
 const MAXCLIENTS_FIX =
   "close the clients that hold its connections (CLIENT LIST shows them) or raise maxclients in its redis.conf (CONFIG SET maxclients for the running server); each gateway instance holds about 8";
@@ -45,7 +56,10 @@ export const startRedisFix = (label: string): string =>
 /**
  * Why svc could not connect to `url` (shown as `label`, without its password) and the fix, from the
  * socket's error (and `greeting`, what the server said unasked before it closed the connection). A TLS certificate it cannot verify, or a server that asks svc for a client certificate
- * (Redis's `tls-auth-clients yes`), is no Redis to start; a scheme that does not match
+ * (Redis's `tls-auth-clients yes`), is no Redis to start; nor is one that refuses the handshake with OpenSSL's
+ * generic `handshake failure`, whose two causes (no TLS version or cipher in common: its `tls-protocols`,
+ * `tls-ciphers`, `tls-ciphersuites`; a client certificate it requires, under TLS 1.2) are both named, since
+ * the alert does not tell them apart; a scheme that does not match
  * the server (rediss:// to a server without TLS waits for a handshake that never comes; redis:// to a
  * TLS port is reset) is named as a likely cause.
  */
@@ -69,12 +83,15 @@ export function unreachable(
       problem: `${label} closed the connection before the TLS handshake (${reason}), as a Redis does that has as many clients as its maxclients allows (it says so only without TLS)`,
       fix: MAXCLIENTS_FIX,
     };
-  if (tls && /alert certificate required|alert handshake failure/i.test(reason))
+  if (tls && CLIENT_CERT_REFUSED.test(reason))
     return {
-      problem: /certificate required/i.test(reason)
-        ? `${label} asks for a TLS client certificate (${reason})`
-        : `${label} refused the TLS handshake (${reason}), as a Redis that requires a client certificate does`,
-      fix: "svc sends none to Redis: set tls-auth-clients optional in its redis.conf (yes, its default with TLS, refuses every client without one) and authenticate svc with the password or ACL user in state.redis_url",
+      problem: `${label} asks for a TLS client certificate (${reason})`,
+      fix: `svc sends none to Redis: ${WITHOUT_CLIENT_CERT}`,
+    };
+  if (tls && HANDSHAKE_REFUSED.test(reason))
+    return {
+      problem: `${label} refused the TLS handshake (${reason})`,
+      fix: `either ${NOTHING_IN_COMMON} (tls-protocols, tls-ciphers and tls-ciphersuites in its redis.conf); or it requires a client certificate, which svc does not send to Redis: ${WITHOUT_CLIENT_CERT}`,
     };
   if (tls && OUT_OF_DATE.test(reason))
     return {

@@ -67,6 +67,26 @@ describe("a state.redis_url svc could not connect to: what to change", () => {
     );
   });
 
+  it("a rediss:// server's alert that only a client certificate brings names the client certificate; 'handshake failure' names both of its causes", () => {
+    const alert = (reason: string) =>
+      `800CB03F377F0000:error:0A000410:SSL routines:ssl3_read_bytes:${reason}:../deps/openssl/openssl/ssl/record/rec_layer_s3.c:1601:SSL alert number 40\n`;
+    const clientCert = {
+      fix: "svc sends none to Redis: set tls-auth-clients optional in its redis.conf (yes, its default with TLS, refuses every client without one) and authenticate svc with the password or ACL user in state.redis_url",
+    };
+    expect(unreachable("rediss://h/0", "L", alert("tlsv13 alert certificate required"))).toEqual({
+      problem: "L asks for a TLS client certificate (tlsv13 alert certificate required)",
+      ...clientCert,
+    });
+    expect(unreachable("rediss://h/0", "L", alert("sslv3 alert bad certificate"))).toEqual({
+      problem: "L asks for a TLS client certificate (sslv3 alert bad certificate)",
+      ...clientCert,
+    });
+    expect(unreachable("rediss://h/0", "L", alert("sslv3 alert handshake failure"))).toEqual({
+      problem: "L refused the TLS handshake (sslv3 alert handshake failure)",
+      fix: "either it has no TLS version or cipher in common with svc, which speaks TLS 1.2 and 1.3 (AES-GCM and ChaCha20 ciphers among others): let the server offer those (tls-protocols, tls-ciphers and tls-ciphersuites in its redis.conf); or it requires a client certificate, which svc does not send to Redis: set tls-auth-clients optional in its redis.conf (yes, its default with TLS, refuses every client without one) and authenticate svc with the password or ACL user in state.redis_url",
+    });
+  });
+
   it("a Redis that said why it closed the connection it took (maxclients, protected mode): that reason and its fix, not a Redis to start", () => {
     const full = unreachable("redis://h/0", "L", "write EPIPE", "-ERR max number of clients reached");
     expect(full.problem).toBe(
