@@ -81,6 +81,19 @@ export function agentSampler(runner: () => AgentRunner): SamplingRunner {
   };
 }
 
+/**
+ * The reload's report, with the servers it connected, reconnected or tried again whose connect the gateway's
+ * stop ended before they connected (`svc mcp reload` waits for their outcome, and says so of them).
+ */
+function withEndedByStop(
+  reload: NonNullable<StatusFile["lastReload"]>,
+  hub: McpHub,
+): NonNullable<StatusFile["lastReload"]> {
+  const own = [...reload.added, ...reload.changed, ...(reload.enabled ?? []), ...(reload.retried ?? [])];
+  const ended = hub.reloadConnectsEndedByStop().filter((name) => own.includes(name));
+  return ended.length === 0 ? reload : { ...reload, endedByStop: ended };
+}
+
 /** How often a status file that could not be written is tried again. */
 const STATUS_RETRY_MS = 5000;
 
@@ -115,7 +128,7 @@ export function startGatewayMcp(options: GatewayMcpOptions): GatewayMcp {
         pid: process.pid,
         updatedAt: new Date().toISOString(),
         servers: hub.status(),
-        ...(lastReload === undefined ? {} : { lastReload }),
+        ...(lastReload === undefined ? {} : { lastReload: withEndedByStop(lastReload, hub) }),
         ...(lastRefusedReload === undefined ? {} : { lastRefusedReload }),
       });
     } catch (err) {

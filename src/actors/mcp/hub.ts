@@ -148,6 +148,13 @@ export class McpHub {
         readonly done: Promise<ReloadSummary>;
       }
     | undefined;
+  /**
+   * Runtimes a reload connected, reconnected or tried again whose connect is still under way (removed once
+   * they connect, fail or leave `connecting`): one the stop ends is said, as its reload's report waits for it.
+   */
+  private readonly reloadConnects = new Map<Runtime, ReloadConnect>();
+  /** The servers of `reloadConnects` that the stop ended before they connected. */
+  private endedByStop: readonly string[] = [];
 
   constructor(private readonly options: HubOptions) {
     this.servers = options.servers;
@@ -424,7 +431,7 @@ export class McpHub {
   }
 
   private async applyServers(servers: Readonly<Record<string, McpServerEntry>>): Promise<ReloadSummary> {
-    const summary: { [K in keyof Required<ReloadSummary>]: string[] } = {
+    const summary: { [K in keyof Required<Omit<ReloadSummary, "endedByStop">>]: string[] } = {
       added: [],
       removed: [],
       changed: [],
@@ -466,6 +473,7 @@ export class McpHub {
           // The user acted (and wants to know whether it helped): the same failure is warned about again.
           rt.warnedFailure = undefined;
           summary.retried.push(name);
+          this.awaitConnect(rt, "retry");
         }
         continue;
       }
@@ -475,7 +483,9 @@ export class McpHub {
       if (sameEntry && retrying(rt)) {
         summary.unchanged.push(name);
         summary.retried.push(name);
-        replaced.push(this.remove(rt).then(() => this.add(name, entry, rt.samplingTimes)));
+        replaced.push(
+          this.remove(rt).then(() => this.awaitConnect(this.add(name, entry, rt.samplingTimes), "retry")),
+        );
         continue;
       }
       // A server that was `enabled: false` had no connection: it is started, not reconnected; one that
@@ -499,8 +509,14 @@ export class McpHub {
         connectionState(rt.actor.getSnapshot()) === "lazy"
       )
         summary.started.push(name);
-      if (rt === undefined) this.add(name, entry);
-      else replaced.push(this.remove(rt).then(() => this.add(name, entry, rt.samplingTimes)));
+      // A changed server that had a connection (or was making one) is reconnected; an added or enabled one,
+      // and a lazy one not called yet, is connected.
+      const how = list === summary.changed && !summary.started.includes(name) ? "reconnect" : "connect";
+      if (rt === undefined) this.awaitConnect(this.add(name, entry), how);
+      else
+        replaced.push(
+          this.remove(rt).then(() => this.awaitConnect(this.add(name, entry, rt.samplingTimes), how)),
+        );
     }
     await Promise.all([...stopping, ...replaced]);
     const current = new Map(this.runtimes);
@@ -515,9 +531,35 @@ export class McpHub {
   async stop(): Promise<void> {
     // After a reload in progress, which could otherwise start a server once this stop has passed.
     await this.reloading;
+    // A connect a reload started that this stop ends is said: the reload's report (`svc mcp reload`) and
+    // its log line came before it, and the server is not connected until the next start.
+    const ended: string[] = [];
+    for (const [rt, how] of this.reloadConnects) {
+      if (this.runtimes.get(rt.name) !== rt || !stillConnecting(rt)) continue;
+      ended.push(rt.name);
+      this.options.logger.info(
+        { server: rt.name },
+        `[mcp] ${rt.name}: the reload's ${how} was ended by the gateway's stop before it connected — the next start connects it`,
+      );
+    }
+    this.reloadConnects.clear();
+    this.endedByStop = ended;
     await Promise.all([...this.runtimes.values()].map((rt) => this.remove(rt)));
     this.runtimes.clear();
     this.rebuild();
+  }
+
+  /**
+   * The servers a reload connected, reconnected or tried again whose connect the stop ended before they
+   * connected (empty until the stop).
+   */
+  reloadConnectsEndedByStop(): readonly string[] {
+    return this.endedByStop;
+  }
+
+  /** `rt`'s connect, started or tried again by a reload, is followed until it connects or fails. */
+  private awaitConnect(rt: Runtime, how: ReloadConnect): void {
+    if (stillConnecting(rt)) this.reloadConnects.set(rt, how);
   }
 
   private runtime(server: string): Runtime {
@@ -545,7 +587,7 @@ export class McpHub {
    * `samplingTimes`: those of the runtime this one replaces (a reload that changed the entry or retries
    * it), so the server keeps the sampling requests of its minute counted, as across a reconnect.
    */
-  private add(name: string, entry: McpServerEntry, samplingTimes: number[] = []): void {
+  private add(name: string, entry: McpServerEntry, samplingTimes: number[] = []): Runtime {
     const cache =
       entry.enabled && entry.lazy ? readSchemaCache(this.options.cacheDir, name, entry) : undefined;
     const startIn: StartIn = !entry.enabled ? "skipped" : cache !== undefined ? "lazy" : "connecting";
@@ -661,6 +703,7 @@ export class McpHub {
         // A lost connection is worth a line too, not only a failed reconnect (a server restart that
         // succeeds at once would otherwise leave no trace).
         const state = connectionState(snapshot);
+        if (state !== "connecting" && state !== "reconnecting") this.reloadConnects.delete(rt);
         if (state !== "connecting" && !this.settledOnce.has(rt)) {
           this.settledOnce.add(rt);
           this.rebuild();
@@ -683,6 +726,7 @@ export class McpHub {
         ),
     });
     actor.start();
+    return rt;
   }
 
   private async remove(rt: Runtime): Promise<void> {
@@ -746,6 +790,15 @@ function renderedAnew(rt: Runtime, scope: InterpolationScope): boolean {
   const state = connectionState(rt.actor.getSnapshot());
   if (rt.rendered === undefined || (state !== "connected" && state !== "connecting")) return false;
   return rt.rendered !== renderedFingerprint(rt.name, rt.entry, scope);
+}
+
+/** What a reload did to a server whose connect it waits for: connected it, reconnected it or tried it again. */
+type ReloadConnect = "connect" | "reconnect" | "retry";
+
+/** A connect under way, or one a server that lost its connection waits to make (closing it, a backoff). */
+function stillConnecting(rt: Runtime): boolean {
+  const state = connectionState(rt.actor.getSnapshot());
+  return state === "connecting" || state === "reconnecting";
 }
 
 /**

@@ -28,6 +28,11 @@ export interface ReloadSummary {
    * reconnected. Absent in the report of a gateway started before it was reported.
    */
   readonly started?: string[];
+  /**
+   * Of the servers it added, enabled, changed or retried, those whose connect the gateway's stop ended
+   * before they connected: written by the stop, absent until then.
+   */
+  readonly endedByStop?: string[];
 }
 
 /** One server as `svc mcp list` and the inspector show it. */
