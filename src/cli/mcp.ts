@@ -65,7 +65,7 @@ import {
 } from "./mcp/edit.js";
 import { collectEnv } from "./mcp/envOption.js";
 import { loadForProfile, refuseListProfile } from "./mcp/profileConfig.js";
-import { liveProfileHubs, printProfileReloads, stillConnecting } from "./mcp/profileReloads.js";
+import { endedByStop, liveProfileHubs, printProfileReloads, stillConnecting } from "./mcp/profileReloads.js";
 import { reloadSummaryText } from "./mcp/reloadSummary.js";
 import { servedRoutes } from "./mcp/servedRoutes.js";
 import { detail } from "./mcp/statusDetail.js";
@@ -644,20 +644,45 @@ async function reloadGateway(options: { wait?: string }): Promise<void> {
     if (reload !== undefined && Date.parse(reload.at) >= sentAt) {
       // The servers it (re)started connect after the report: their outcome is waited for (within --wait),
       // so a connect that failed is not printed as a reconnect. So is that of a server it tried again (one
-      // still closing its lost session connects once that is done).
+      // still closing its lost session connects once that is done). A stop of the gateway ends the wait:
+      // the servers still connecting then (or whose connect the stop ended) are not connected.
+      let report = reload;
       let servers = status?.servers ?? [];
-      while (stillConnecting(reload, servers) && performance.now() - waitFrom < waitMs) {
+      let since = stoppingSince();
+      while (
+        since === undefined &&
+        stillConnecting(report, servers) &&
+        performance.now() - waitFrom < waitMs
+      ) {
         await new Promise((resolve) => setTimeout(resolve, 100));
-        servers = readStatusFile(loaded.paths.mcpCache)?.servers ?? servers;
+        const now = readStatusFile(loaded.paths.mcpCache);
+        servers = now?.servers ?? servers;
+        // The same report, with the servers whose connect the stop ended, once it has.
+        if (now?.lastReload?.at === report.at) report = now.lastReload;
+        since = stoppingSince();
       }
-      process.stdout.write(reloadSummaryText(pid, reload, servers));
-      await printProfileReloads(
+      const stopped = endedByStop(report, servers, since !== undefined);
+      process.stdout.write(reloadSummaryText(pid, { ...report, endedByStop: stopped }, servers));
+      const stoppedInProfiles = await printProfileReloads(
         profiles,
         loaded.paths.home,
         Object.keys(loaded.config.mcp_servers).length,
         sentAt,
         () => performance.now() - waitFrom < waitMs,
+        () => {
+          since ??= stoppingSince();
+          return since !== undefined;
+        },
       );
+      const notConnected = [...stopped, ...stoppedInProfiles];
+      if (notConnected.length > 0) {
+        // The reload was applied, but what it started is not running: a script must not go on as if it were.
+        const one = notConnected.length === 1;
+        process.stderr.write(
+          `svc: the gateway (pid ${pid}) began stopping${since === undefined ? "" : ` (since ${since})`} before ${notConnected.join(", ")} had connected: the reload was applied, and the next start (svc gateway start) connects ${one ? "it" : "them"} as ${loaded.paths.config} says\n`,
+        );
+        process.exitCode = 1;
+      }
       return;
     }
     await new Promise((resolve) => setTimeout(resolve, 100));

@@ -54,6 +54,26 @@ export function stillConnecting(reload: ReloadSummary, servers: readonly ServerS
 }
 
 /**
+ * Of the servers the reload (re)started or tried again, those the gateway's stop ended before they connected:
+ * named so by the gateway's report (written once the stop ended their connect), or, once the stop has begun
+ * (`stopping`), still connecting. They are listed as not connected, not as reconnected (exit 1).
+ */
+export function endedByStop(
+  reload: ReloadSummary,
+  servers: readonly ServerStatus[],
+  stopping: boolean,
+): string[] {
+  const reported = new Set(reload.endedByStop ?? []);
+  const retried = new Set(reload.retried ?? []);
+  const connecting = (name: string) => {
+    const state = servers.find((s) => s.name === name)?.state;
+    return state === "connecting" || (retried.has(name) && state === "reconnecting");
+  };
+  const own = [...reload.added, ...reload.changed, ...(reload.enabled ?? []), ...retried];
+  return own.filter((name) => reported.has(name) || (stopping && connecting(name)));
+}
+
+/**
  * What `svc mcp reload` prints for a named profile's own connections, under the default profile's summary:
  * the same lines under `Profile <name> (its own .env and logins):`, or, for a profile the reload left with no
  * route, subscription or cron job bound to it (its servers all closed while config.yaml still has some),
@@ -69,8 +89,9 @@ export function profileReloadText(profile: string, report: ReloadReport, configu
 /**
  * After the default profile's summary, each named profile's with connections of its own (a reload renders
  * its entries with its own `.env`: a token rotated there reconnects only that profile's server), waited for
- * while `waiting()`; one that has not reported by then is named so, and one whose reload was refused says
- * why (exit 1).
+ * while `waiting()` and the gateway is not `stopping()`; one that has not reported by then is named so, and
+ * one whose reload was refused says why (exit 1). Returns the servers the gateway's stop ended before they
+ * connected, each as `<server> (profile <name>)`.
  */
 export async function printProfileReloads(
   profiles: readonly string[],
@@ -79,7 +100,9 @@ export async function printProfileReloads(
   configured: number,
   sentAt: number,
   waiting: () => boolean,
-): Promise<void> {
+  stopping: () => boolean,
+): Promise<string[]> {
+  const ended: string[] = [];
   for (const profile of profiles) {
     const cacheDir = svcPaths(home, profile).mcpCache;
     let seen = reloadSince(cacheDir, sentAt);
@@ -87,7 +110,8 @@ export async function printProfileReloads(
     while (
       seen.refused === undefined &&
       (report === undefined || stillConnecting(report.reload, report.servers)) &&
-      waiting()
+      waiting() &&
+      !stopping()
     ) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       seen = reloadSince(cacheDir, sentAt);
@@ -100,10 +124,19 @@ export async function printProfileReloads(
       process.exitCode = 1;
       continue;
     }
+    if (report === undefined) {
+      process.stdout.write(`Profile ${profile}: has not reported its reload yet — see the gateway log\n`);
+      continue;
+    }
+    const stopped = endedByStop(report.reload, report.servers, stopping());
+    ended.push(...stopped.map((name) => `${name} (profile ${profile})`));
     process.stdout.write(
-      report === undefined
-        ? `Profile ${profile}: has not reported its reload yet — see the gateway log\n`
-        : profileReloadText(profile, report, configured),
+      profileReloadText(
+        profile,
+        { ...report, reload: { ...report.reload, endedByStop: stopped } },
+        configured,
+      ),
     );
   }
+  return ended;
 }

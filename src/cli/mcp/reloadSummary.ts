@@ -9,7 +9,8 @@ import { detail } from "./statusDetail.js";
  * a changed server that stays `enabled: false` is listed as such, not as reconnected or stopped; a changed lazy
  * server that had not connected yet and is connected now is listed as such, not as reconnected. An
  * unchanged server that was not connected (failed, reconnecting, or connecting in a backoff retry) is tried
- * again by the reload: it is listed apart from the unchanged ones, with the outcome of that try.
+ * again by the reload: it is listed apart from the unchanged ones, with the outcome of that try. A server
+ * the gateway's stop ended before it connected (`reload.endedByStop`) is listed as not connected, with why.
  */
 export function reloadSummaryText(
   pid: number,
@@ -23,27 +24,33 @@ export function reloadSummaryText(
   const isLazy = (name: string) => stateOf(name) === "lazy";
   // A server the reload (re)started whose connect failed is not listed as connected: it gets a line of
   // its own with why, as svc mcp list's DETAIL says it.
-  const failed = (name: string) => stateOf(name) === "failed";
+  // So is one whose connect the gateway's stop ended before it connected (its state is stopped, or gone).
+  const endedByStop = reload.endedByStop ?? [];
+  const stopped = (name: string) => endedByStop.includes(name);
+  const failed = (name: string) => !stopped(name) && stateOf(name) === "failed";
+  const notOk = (name: string) => failed(name) || stopped(name);
   const retried = reload.retried ?? [];
   const notConnected = [
-    ...reload.added.filter(failed).map((name) => [name, "added"] as const),
-    ...(reload.enabled ?? []).filter(failed).map((name) => [name, "enabled"] as const),
-    ...reload.changed.filter(failed).map((name) => [name, "changed"] as const),
-    ...retried.filter(failed).map((name) => [name, "retried"] as const),
+    ...reload.added.filter(notOk).map((name) => [name, "added"] as const),
+    ...(reload.enabled ?? []).filter(notOk).map((name) => [name, "enabled"] as const),
+    ...reload.changed.filter(notOk).map((name) => [name, "changed"] as const),
+    ...retried.filter(notOk).map((name) => [name, "retried"] as const),
   ].map(([name, how]) => {
+    if (stopped(name))
+      return `not connected: ${name} (${how}) — the gateway began stopping before it connected`;
     const status = servers.find((s) => s.name === name) as ServerStatus;
     const why = detail(status);
-    return `${name} (${how})${why === "" ? "" : ` — ${why}`}`;
+    return `failed to connect: ${name} (${how})${why === "" ? "" : ` — ${why}`}`;
   });
   // Still connecting when the command stopped waiting (--wait): said, not taken for connected.
   const connecting = (name: string) => (stateOf(name) === "connecting" ? `${name} (still connecting)` : name);
   // Tried again: connected now, or still at it (one still closing its lost session shows reconnecting).
   const tried = retried
-    .filter((name) => !failed(name))
+    .filter((name) => !notOk(name))
     .map((name) => (stateOf(name) === "reconnecting" ? `${name} (still connecting)` : connecting(name)));
   // An added server with enabled: false connects nothing, and a lazy one connects at its first call.
   const added = reload.added
-    .filter((name) => !failed(name))
+    .filter((name) => !notOk(name))
     .map((name) =>
       stateOf(name) === "skipped"
         ? `${name} (enabled: false, not connected)`
@@ -53,7 +60,7 @@ export function reloadSummaryText(
     );
   // Changed from enabled: false: started now, never connected before (a lazy one connects at its first call).
   const enabled = (reload.enabled ?? [])
-    .filter((name) => !failed(name))
+    .filter((name) => !notOk(name))
     .map((name) => (isLazy(name) ? `${name} (lazy: connects at its first call)` : connecting(name)));
   const lazy = reload.changed.filter(isLazy);
   // Changed but still enabled: false: nothing was stopped or connected.
@@ -61,7 +68,7 @@ export function reloadSummaryText(
   // A lazy server not called yet had no connection: the reload started it, it did not reconnect it.
   const started = reload.started ?? [];
   const connectedNow = reload.changed.filter(
-    (name) => !isLazy(name) && stateOf(name) !== "skipped" && !failed(name),
+    (name) => !isLazy(name) && stateOf(name) !== "skipped" && !notOk(name),
   );
   const reconnected = connectedNow.filter((name) => !started.includes(name)).map(connecting);
   const startedNow = connectedNow.filter((name) => started.includes(name)).map(connecting);
@@ -78,7 +85,7 @@ export function reloadSummaryText(
     line("changed, still enabled: false (not connected)", stillOff) +
     line("stopped (disabled)", disabled) +
     line("retried (was not connected)", tried) +
-    notConnected.map((text) => `  failed to connect: ${text}\n`).join("") +
+    notConnected.map((text) => `  ${text}\n`).join("") +
     line(
       "unchanged",
       reload.unchanged.filter((name) => !retried.includes(name)),

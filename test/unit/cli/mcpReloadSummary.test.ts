@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { endedByStop } from "../../../src/cli/mcp/profileReloads.js";
 import { reloadSummaryText } from "../../../src/cli/mcp/reloadSummary.js";
 import type { ServerStatus } from "../../../src/io/mcp/statusFile.js";
 
@@ -116,5 +117,67 @@ describe("svc mcp reload's summary", () => {
     expect(text).toBe(
       "Gateway (pid 7) reloaded mcp_servers:\n  reconnected (changed): a\n  changed, still enabled: false (not connected): off\n  stopped (disabled): gone\n",
     );
+  });
+
+  it("lists a server the gateway's stop ended before it connected as not connected, with why", () => {
+    const text = reloadSummaryText(
+      7,
+      {
+        added: ["n"],
+        removed: [],
+        changed: ["c", "ok"],
+        disabled: [],
+        enabled: ["e"],
+        unchanged: ["r"],
+        retried: ["r"],
+        endedByStop: ["n", "c", "e", "r"],
+      },
+      [status("c", "stopped"), status("ok", "connected"), status("e", "connecting")],
+    );
+    expect(text).toBe(
+      "Gateway (pid 7) reloaded mcp_servers:\n  reconnected (changed): ok\n" +
+        "  not connected: n (added) — the gateway began stopping before it connected\n" +
+        "  not connected: e (enabled) — the gateway began stopping before it connected\n" +
+        "  not connected: c (changed) — the gateway began stopping before it connected\n" +
+        "  not connected: r (retried) — the gateway began stopping before it connected\n",
+    );
+  });
+});
+
+/**
+ * svc mcp reload took a server still connecting when the gateway began stopping, or one the stop had ended
+ * (stopped, or gone from the status file), for reconnected.
+ */
+describe("the servers a reload started that the gateway's stop ended", () => {
+  const reload = {
+    added: ["a"],
+    removed: ["gone"],
+    changed: ["c", "done"],
+    disabled: [],
+    enabled: ["lz"],
+    unchanged: ["u", "r"],
+    retried: ["r"],
+  };
+  const servers = [
+    status("a", "connecting"),
+    status("c", "connecting"),
+    status("done", "connected"),
+    status("lz", "lazy"),
+    status("u", "connecting"),
+    status("r", "reconnecting"),
+  ];
+
+  it("are those still connecting once the stop began, of the servers it started or tried again", () => {
+    expect(endedByStop(reload, servers, true)).toEqual(["a", "c", "r"]);
+  });
+
+  it("are none while the gateway is not stopping", () => {
+    expect(endedByStop(reload, servers, false)).toEqual([]);
+  });
+
+  it("are those the gateway reports, whatever the status file still shows of them", () => {
+    expect(endedByStop({ ...reload, endedByStop: ["c"] }, [status("done", "stopped")], false)).toEqual(["c"]);
+    // The report is of its own servers only.
+    expect(endedByStop({ ...reload, endedByStop: ["u"] }, [], true)).toEqual([]);
   });
 });
