@@ -95,7 +95,7 @@ export function reloadSummaryText(
     reload.removed.length +
     reload.changed.length +
     disabled.length +
-    enabled.length +
+    (reload.enabled ?? []).length +
     retried.length;
   return changes === 0 ? `${text}  nothing changed\n` : text;
 }

@@ -97,6 +97,26 @@ describe("svc mcp reload's summary", () => {
     ).toBe("Gateway (pid 7) reloaded mcp_servers:\n  unchanged: u\n  nothing changed\n");
   });
 
+  it("does not say nothing changed when the only change is a server enabled that did not connect", () => {
+    const text = reloadSummaryText(
+      7,
+      {
+        added: [],
+        removed: [],
+        changed: [],
+        disabled: [],
+        enabled: ["e", "s"],
+        unchanged: ["u"],
+        endedByStop: ["s"],
+      },
+      [status("e", "failed"), status("s", "stopped"), status("u", "connected")],
+    );
+    expect(text).toBe(
+      "Gateway (pid 7) reloaded mcp_servers:\n  failed to connect: e (enabled)\n" +
+        "  not connected: s (enabled) — the gateway began stopping before it connected\n  unchanged: u\n",
+    );
+  });
+
   it("lists a server changed from enabled: false as enabled, not reconnected (it never was connected)", () => {
     const text = reloadSummaryText(
       7,
