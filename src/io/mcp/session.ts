@@ -351,9 +351,11 @@ export class McpSession {
         }
         message = undefined;
       }
+      // The call refused before the server made a task (an expired session's 404, a refused token's 401, a
+      // server gone): the transport's failure as thrown, told as a plain call's is.
       if (message !== undefined && !signal.aborted)
         throw taskId === undefined
-          ? message.error
+          ? (this.failureOf(signal) ?? message.error)
           : new TaskPollError(
               taskId,
               message.error,

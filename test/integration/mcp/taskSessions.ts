@@ -8,6 +8,7 @@ import { sdkSessions } from "./sdkSessions.js";
  * The sessions of a Streamable HTTP server (the SDK's) whose tool "job" runs only as a task, polled every
  * `pollInterval` ms and done `doneAfterMs` after it was made (`end`: how it ends, `completed` unless told).
  * `resumable`: each response stream is primed with an event id (an event store), so a cut one is resumed;
+ * `readOnly`: "job" is listed with `readOnlyHint: true`;
  * `state.hold`, when set, is run (once) before the next look-up of a task (as for `tasks/get`) goes on. `handle` answers a request (a session id it
  * does not know: HTTP 404, as a server that ended the session does); `expire` forgets every session.
  */
@@ -16,6 +17,7 @@ export function taskSessions(options: {
   doneAfterMs: number;
   end?: "completed" | "failed" | "cancelled";
   resumable?: boolean;
+  readOnly?: boolean;
 }) {
   const state = {
     created: 0,
@@ -42,7 +44,10 @@ export function taskSessions(options: {
     );
     server.experimental.tasks.registerToolTask(
       "job",
-      { execution: { taskSupport: "required" } },
+      {
+        execution: { taskSupport: "required" },
+        ...(options.readOnly === true ? { annotations: { readOnlyHint: true } } : {}),
+      },
       {
         createTask: async (extra) => {
           state.created++;
