@@ -32,6 +32,7 @@ import { SvcError } from "../../errors.js";
 import { VERSION } from "../version.js";
 import { ANSWER_TOO_LARGE_TEXT } from "./answerSizeLimit.js";
 import { cancelEveryRequestId } from "./cancelEveryRequestId.js";
+import { cancelOnlyInFlight } from "./cancelOnlyInFlight.js";
 import { knowClientErrors } from "./clientErrors.js";
 import {
   type DiscoverResult,
@@ -169,6 +170,8 @@ export class McpSession {
     readonly capabilities: ServerCapabilities,
     readonly instructions: string | undefined,
   ) {
+    // Wrapped first: `requestFailures` keys each failure by the call's own signal, not the request's.
+    cancelOnlyInFlight(client);
     this.failureOf = requestFailures(client);
     const send = transport.send.bind(transport);
     transport.send = (message, options) => {

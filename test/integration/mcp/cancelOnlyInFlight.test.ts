@@ -5,6 +5,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { describe, expect, it, vi } from "vitest";
 import { entry, text, useHubs, useLoopbackHttp } from "./harness.js";
+import { droppingTaskServer, type Received } from "./taskSessions.js";
 
 const ctx = useHubs();
 const serve = useLoopbackHttp();
@@ -109,6 +110,56 @@ describe("notifications/cancelled over Streamable HTTP", () => {
     expect(s.methods()).not.toContain("notifications/cancelled");
     expect(s.methods()).not.toContain("tasks/cancel");
     expect(s.methods().filter((m) => m === "tools/call")).toHaveLength(3);
+  });
+});
+
+/**
+ * The `notifications/cancelled` a task server was sent: none, or one for the request still in flight when
+ * the call was given up — the task's last poll, never the tools/call the task was made by.
+ */
+function cancelsOnlyTheLastPoll(received: readonly Received[]): void {
+  const cancelled = received.filter((m) => m.method === "notifications/cancelled");
+  expect(cancelled.length).toBeLessThanOrEqual(1);
+  const polls = received.filter((m) => m.method === "tasks/get" || m.method === "tasks/result");
+  for (const cancel of cancelled) expect(cancel.params?.requestId).toBe(polls.at(-1)?.id);
+}
+
+describe("a task given up while it runs (its tools/call and earlier polls answered)", () => {
+  it("at its timeout: tasks/cancel for the task, and no notifications/cancelled for the requests answered", async () => {
+    const s = await droppingTaskServer(serve, { pollInterval: 20, doneAfterMs: 60_000 });
+    const h = ctx.hub(ctx.home, { jobs: entry({ url: s.url, timeout: 0.5 }) });
+    expect((await h.settled("jobs")).state).toBe("connected");
+    await expect(h.call("jobs", "job", {})).rejects.toMatchObject({ code: "mcp_timeout" });
+    expect(s.state.polls).toBeGreaterThan(1);
+    const polled = s.received.find((m) => m.method === "tasks/get")?.params?.taskId;
+    await vi.waitFor(
+      () =>
+        expect(s.received.filter((m) => m.method === "tasks/cancel").map((m) => m.params?.taskId)).toEqual([
+          polled,
+        ]),
+      { timeout: 5000, interval: 5 },
+    );
+    cancelsOnlyTheLastPoll(s.received);
+  });
+
+  it("at its run's end: the same", async () => {
+    const s = await droppingTaskServer(serve, { pollInterval: 20, doneAfterMs: 60_000 });
+    const h = ctx.hub(ctx.home, { jobs: entry({ url: s.url }) });
+    expect((await h.settled("jobs")).state).toBe("connected");
+    const run = new AbortController();
+    const call = h.call("jobs", "job", {}, run.signal);
+    await vi.waitFor(() => expect(s.state.polls).toBeGreaterThan(2), { timeout: 5000, interval: 5 });
+    run.abort();
+    await expect(call).rejects.toThrow(/was canceled: the run ended before it answered/);
+    const polled = s.received.find((m) => m.method === "tasks/get")?.params?.taskId;
+    await vi.waitFor(
+      () =>
+        expect(s.received.filter((m) => m.method === "tasks/cancel").map((m) => m.params?.taskId)).toEqual([
+          polled,
+        ]),
+      { timeout: 5000, interval: 5 },
+    );
+    cancelsOnlyTheLastPoll(s.received);
   });
 });
 

@@ -53,13 +53,16 @@ export function taskSessions(options: {
           state.created++;
           const task = await extra.taskStore.createTask({ ttl: 60_000, pollInterval: options.pollInterval });
           const end = options.end ?? "completed";
+          // A task cancelled meanwhile (tasks/cancel) takes no end of its own; a long one holds no test open.
           setTimeout(() => {
-            void (end === "completed"
-              ? extra.taskStore.storeTaskResult(task.taskId, end, {
-                  content: [{ type: "text", text: "job done" }],
-                })
-              : extra.taskStore.updateTaskStatus(task.taskId, end, `job ${end}`));
-          }, options.doneAfterMs);
+            void (
+              end === "completed"
+                ? extra.taskStore.storeTaskResult(task.taskId, end, {
+                    content: [{ type: "text", text: "job done" }],
+                  })
+                : extra.taskStore.updateTaskStatus(task.taskId, end, `job ${end}`)
+            ).catch(() => undefined);
+          }, options.doneAfterMs).unref();
           return { task };
         },
         getTask: (extra) => extra.taskStore.getTask(extra.taskId),
@@ -83,10 +86,18 @@ export function taskSessions(options: {
   return { state, handle, sessions: sdk.sessions };
 }
 
+/** What a task server was sent, in order: each message posted, and `{ delete: true }` for a session's DELETE. */
+export interface Received {
+  readonly method?: string;
+  readonly id?: number;
+  readonly params?: { readonly taskId?: string; readonly requestId?: number };
+  readonly delete?: true;
+}
+
 /**
  * A Streamable HTTP server (`taskSessions` with `options`) served by `serve`, which counts the `tasks/get`
  * requests (`polls`) and cuts the connection of the next `drop` of them before any answer (the socket
- * destroyed: a proxy restarting, a network blip; `dropped` counts them).
+ * destroyed: a proxy restarting, a network blip; `dropped` counts them). `received` holds what it was sent.
  */
 export async function droppingTaskServer(
   serve: (handler: RequestListener) => Promise<number>,
@@ -94,12 +105,15 @@ export async function droppingTaskServer(
 ) {
   const tasks = taskSessions(options);
   const state = Object.assign(tasks.state, { polls: 0, dropped: 0, drop: 0 });
+  const received: Received[] = [];
   const port = await serve(async (req, res) => {
     let parsed: unknown;
+    if (req.method === "DELETE") received.push({ delete: true });
     if (req.method === "POST") {
       let body = "";
       for await (const chunk of req) body += chunk;
       parsed = JSON.parse(body);
+      received.push(...((Array.isArray(parsed) ? parsed : [parsed]) as Received[]));
       if ((parsed as { method?: string }).method === "tasks/get") {
         state.polls++;
         if (state.drop > 0) {
@@ -112,5 +126,5 @@ export async function droppingTaskServer(
     }
     await tasks.handle(req, res, parsed);
   });
-  return { url: `http://127.0.0.1:${port}/mcp`, state };
+  return { url: `http://127.0.0.1:${port}/mcp`, state, received };
 }
