@@ -173,9 +173,12 @@ export async function invokeTool(
             ),
             immediate: true,
           });
+        // A stdio server's process that died under the task: how it ended, with its last stderr lines, as for a
+        // plain call whose connection was lost (the poll's own error, `Connection closed`, says nothing of it).
+        const exit = s.lostUnexpectedly ? s.exitReport?.() : undefined;
         throw new SvcError(
           "outcome_uncertain",
-          `mcp_servers.${rt.name}: following the task of "${tool.original}" failed (${scrub(describeTransportError(err.cause), rt.secrets)}); it may or may not have run — verify its effect before calling it again`,
+          `mcp_servers.${rt.name}: following the task of "${tool.original}" failed (${scrub(exit ?? describeTransportError(err.cause), rt.secrets)}); it may or may not have run — verify its effect before calling it again`,
           { cause: err },
         );
       }
