@@ -499,6 +499,27 @@ async function calledUnlessSkipped(
   return hub.call(server, tool, args, signal);
 }
 
+/**
+ * How long a call given up by Ctrl-C may take to end before its server is closed: a task's wait for the
+ * answer of its tools/call (its id) and its tasks/cancel, each bounded at 2 s by the session.
+ */
+const INTERRUPTED_CALL_WAIT_MS = 4000;
+
+/** Waits for `work` to settle (its failure ignored), at most `ms`. */
+async function settledWithin(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    work.then(
+      () => undefined,
+      () => undefined,
+    ),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms);
+    }),
+  ]);
+  clearTimeout(timer);
+}
+
 async function callTool(
   server: string,
   tool: string,
@@ -518,11 +539,10 @@ async function callTool(
     interrupt.dispose();
     throw err;
   }
+  const call = calledUnlessSkipped(loaded, hub, server, tool, args, interrupt.signal);
+  call.catch(() => undefined);
   try {
-    const result = await Promise.race([
-      calledUnlessSkipped(loaded, hub, server, tool, args, interrupt.signal),
-      interrupt.interrupted,
-    ]);
+    const result = await Promise.race([call, interrupt.interrupted]);
     process.stdout.write(
       options.json === true ? `${JSON.stringify(result, null, 2)}\n` : formatResult(result),
     );
@@ -534,6 +554,9 @@ async function callTool(
     if (!interrupt.signal.aborted) throw callFailure(err, server, process.stdin.isTTY === true);
     process.stderr.write(`svc: ${(interrupt.signal.reason as Error).message}\n`);
   } finally {
+    // The call given up still has its cancel to send: a task's tasks/cancel, once its tools/call has answered
+    // with the task's id. Closing the server first would end the session under it, and the task run on.
+    if (interrupt.signal.aborted) await settledWithin(call, INTERRUPTED_CALL_WAIT_MS);
     await hub.stop();
     // A token refresh still waiting for its answer is saved first (a second Ctrl-C ends the command at once).
     if (interrupt.signal.aborted) await unfinishedWork();

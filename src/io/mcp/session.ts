@@ -27,7 +27,7 @@ import {
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { scopedSignal, timeoutSignal } from "../../clock.js";
+import { scopedSignal, systemClock, timeoutSignal } from "../../clock.js";
 import { SvcError } from "../../errors.js";
 import { VERSION } from "../version.js";
 import { ANSWER_TOO_LARGE_TEXT } from "./answerSizeLimit.js";
@@ -292,12 +292,15 @@ export class McpSession {
     signal: AbortSignal,
   ): Promise<CallToolResult> {
     let taskId: string | undefined;
+    // The stream's requests: given up with the call, but for a tools/call still waiting for its answer then
+    // (see below), whose task MCP cancels with tasks/cancel rather than notifications/cancelled.
+    const requests = new AbortController();
     const stream = this.client.experimental.tasks.callToolStream(
       { name, arguments: args },
       CallToolResultSchema,
       {
         timeout: timeoutMs,
-        signal,
+        signal: requests.signal,
         task: {},
         ...(options.onProgress === undefined ? {} : { onprogress: options.onProgress }),
       },
@@ -313,8 +316,12 @@ export class McpSession {
     // The status `tasks/get` last reported, when the task ended `failed` or `cancelled`: the stream's error
     // that follows it is the task's own end (told by the status, never the SDK's words for it).
     let ended: TaskEnd | undefined;
+    // The step asked for and not yet taken (the call was given up while it was awaited).
+    let next: ReturnType<typeof iterator.next> | undefined;
     for (;;) {
-      const step = await Promise.race([iterator.next(), stopped]);
+      next ??= iterator.next();
+      const step = await Promise.race([next, stopped]);
+      if (step !== "stopped") next = undefined;
       let message = step === "stopped" || step.done === true ? undefined : step.value;
       if (message?.type === "taskCreated") {
         taskId = message.task.taskId;
@@ -338,7 +345,7 @@ export class McpSession {
         this.usable() &&
         pollLostConnection(
           message.error.code === ErrorCode.InternalError
-            ? (this.failureOf(signal) ?? message.error)
+            ? (this.failureOf(requests.signal) ?? message.error)
             : message.error,
         )
       ) {
@@ -358,13 +365,19 @@ export class McpSession {
       // server gone): the transport's failure as thrown, told as a plain call's is.
       if (message !== undefined && !signal.aborted)
         throw taskId === undefined
-          ? (this.failureOf(signal) ?? message.error)
+          ? (this.failureOf(requests.signal) ?? message.error)
           : new TaskPollError(
               taskId,
               message.error,
-              message.error.code === ErrorCode.InternalError ? this.failureOf(signal) : undefined,
+              message.error.code === ErrorCode.InternalError ? this.failureOf(requests.signal) : undefined,
             );
       if (step !== "stopped" && step.done === true) break;
+      // Given up while the tools/call waits for its answer: the server may be making the task, so its answer is
+      // waited for (at most TASK_CANCEL_TIMEOUT_MS) to cancel the task it names; none by then, the tools/call
+      // itself is cancelled.
+      if (step === "stopped" && taskId === undefined && next !== undefined)
+        taskId = await this.taskMadeMeanwhile(next);
+      requests.abort(signal.reason);
       void iterator.return?.(undefined).catch(() => undefined);
       if (taskId !== undefined) {
         await this.client.experimental.tasks
@@ -376,6 +389,19 @@ export class McpSession {
       throw message?.error ?? signal.reason;
     }
     throw new McpError(ErrorCode.InternalError, `task for ${name} ended without a result`);
+  }
+
+  /** The id of the task the stream's tools/call makes, when its answer comes within TASK_CANCEL_TIMEOUT_MS. */
+  private async taskMadeMeanwhile(
+    next: Promise<IteratorResult<{ type: string; task?: { taskId: string } }>>,
+  ): Promise<string | undefined> {
+    const waited = new AbortController();
+    const late = await Promise.race([
+      next.catch(() => undefined),
+      systemClock.sleep(TASK_CANCEL_TIMEOUT_MS, waited.signal).catch(() => undefined),
+    ]);
+    waited.abort();
+    return late?.done === false && late.value.type === "taskCreated" ? late.value.task?.taskId : undefined;
   }
 
   /**

@@ -163,6 +163,30 @@ describe("a task given up while it runs (its tools/call and earlier polls answer
   });
 });
 
+describe("a task given up while its tools/call waits for its answer (the server making the task)", () => {
+  it("waits for the answer and cancels the task it names with tasks/cancel, not the tools/call with notifications/cancelled", async () => {
+    const s = await droppingTaskServer(serve, { pollInterval: 20, doneAfterMs: 60_000 });
+    const h = ctx.hub(ctx.home, { jobs: entry({ url: s.url }) });
+    expect((await h.settled("jobs")).state).toBe("connected");
+    let release: () => void = () => undefined;
+    s.state.holdCreate = () =>
+      new Promise<void>((released) => {
+        release = released;
+      });
+    const run = new AbortController();
+    const call = h.call("jobs", "job", {}, run.signal);
+    await vi.waitFor(() => expect(s.state.created).toBe(1), { timeout: 5000, interval: 5 });
+    run.abort();
+    release();
+    await expect(call).rejects.toThrow(/was canceled: the run ended before it answered/);
+    expect(s.received.filter((m) => m.method === "tasks/cancel").map((m) => m.params?.taskId)).toEqual(
+      s.state.made,
+    );
+    expect(s.state.made).toHaveLength(1);
+    expect(s.received.map((m) => m.method)).not.toContain("notifications/cancelled");
+  });
+});
+
 /**
  * A server whose handshake's answer never comes (its headers, then nothing): `posted` holds what it was
  * sent, `state.open` counts the answers still open on its side.

@@ -9,7 +9,8 @@ import { sdkSessions } from "./sdkSessions.js";
  * `pollInterval` ms and done `doneAfterMs` after it was made (`end`: how it ends, `completed` unless told).
  * `resumable`: each response stream is primed with an event id (an event store), so a cut one is resumed;
  * `readOnly`: "job" is listed with `readOnlyHint: true`;
- * `state.hold`, when set, is run (once) before the next look-up of a task (as for `tasks/get`) goes on. `handle` answers a request (a session id it
+ * `state.hold`, when set, is run (once) before the next look-up of a task (as for `tasks/get`) goes on, and
+ * `state.holdCreate` before the next task is made (the tools/call's answer waits for it). `handle` answers a request (a session id it
  * does not know: HTTP 404, as a server that ended the session does); `expire` forgets every session.
  */
 export function taskSessions(options: {
@@ -21,10 +22,22 @@ export function taskSessions(options: {
 }) {
   const state = {
     created: 0,
+    /** The ids of the tasks made, in order. */
+    made: [] as string[],
     expire: () => sdk.sessions.clear(),
     hold: undefined as (() => Promise<void>) | undefined,
+    holdCreate: undefined as (() => Promise<void>) | undefined,
   };
   class HeldStore extends InMemoryTaskStore {
+    override async createTask(...args: Parameters<InMemoryTaskStore["createTask"]>) {
+      const hold = state.holdCreate;
+      state.holdCreate = undefined;
+      await hold?.();
+      const task = await super.createTask(...args);
+      state.made.push(task.taskId);
+      return task;
+    }
+
     override async getTask(...args: Parameters<InMemoryTaskStore["getTask"]>) {
       const hold = state.hold;
       state.hold = undefined;
