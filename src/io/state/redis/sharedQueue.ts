@@ -522,6 +522,37 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
    * when full, and says so only by such an error.
    */
   let lastRefusal: { readonly at: number; readonly reason: string } | undefined;
+  /**
+   * The locks of the jobs this instance's worker runs, job id by token (a job taken over by this same worker
+   * while its first copy still ran has a token of its own): renewed on a timer of svc's own, which follows
+   * the clock that is never set. BullMQ's own renewal (off: `lockRenewTime: -1`) renews a lock only once
+   * the system clock says enough time has passed since its last renewal: after the clock was set back, none
+   * until the clock had come round again, so the lock expired under runs still going on and the stall check
+   * ran them again; and it tracks a job by its id alone, so the end of that first copy stopped the renewal
+   * of the copy taken over.
+   */
+  const locks = new Map<string, string>();
+  let renewingLocks: NodeJS.Timeout | undefined;
+  let lockRenewal: Promise<void> | undefined;
+  const renewLocks = (on: Worker<T>, lockMs: number) => {
+    if (lockRenewal !== undefined || locks.size === 0) return;
+    const tokens = [...locks.keys()];
+    const ids = tokens.map((token) => locks.get(token) as string);
+    // What BullMQ's renewal would have said: a lock lost, or a refusal (full: the renewal is a write).
+    lockRenewal = on
+      .extendJobLocks(ids, tokens, lockMs)
+      .then(
+        (lost) => {
+          for (const id of lost) on.emit("error", new Error(`could not renew lock for job ${id}`));
+        },
+        (err: unknown) => {
+          on.emit("error", err instanceof Error ? err : new Error(String(err)));
+        },
+      )
+      .finally(() => {
+        lockRenewal = undefined;
+      });
+  };
 
   return {
     queue,
@@ -597,6 +628,7 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
             throw new DelayedError();
           }
           running += 1;
+          if (token !== undefined && job.id !== undefined) locks.set(token, job.id);
           let out = false;
           const held: Held<T> = { done: job.data, dueAt: undefined };
           let released: () => void = () => {};
@@ -680,6 +712,7 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
             if (abort.signal.aborted) await new Promise<never>(() => {});
             throw err;
           } finally {
+            if (token !== undefined) locks.delete(token);
             if (!out) {
               running -= 1;
               wakeIfIdle();
@@ -690,6 +723,8 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
           connection: workerConnection,
           prefix,
           concurrency: Math.max(1, options.concurrency),
+          // Renewed here instead (`locks`).
+          lockRenewTime: -1,
           maxStalledCount: options.stall?.maxStalledCount ?? MAX_STALLED_COUNT,
           ...(options.stall?.lockDurationMs === undefined
             ? {}
@@ -715,6 +750,8 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
         },
       );
       const started = worker;
+      const lockMs = started.opts.lockDuration ?? LOCK_MS;
+      renewingLocks = setInterval(() => renewLocks(started, lockMs), lockMs / 4);
       // Kept to be ended by the stop if it is waiting to reconnect (see close).
       started.backend.blockingClient?.then(
         (client) => {
@@ -797,6 +834,8 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
           blocking.status = "end";
         }
         if (workerConnection !== undefined) health.closing(workerConnection);
+        // The locks of runs stopped past the drain expire, for another instance to run them again.
+        clearInterval(renewingLocks);
         await withTimeout(stopping.close(force), CLOSE_WAIT_MS, "close").catch(wentOn);
         // Its lease would have it wait up to 30 s more: another instance goes on with it now, or when it is
         // due (a retry's wait: its platform's Retry-After is not cut short). BullMQ times the delay on this
