@@ -115,9 +115,9 @@ export interface SharedQueueOptions<T> {
 /**
  * The worker slot a job's `process` holds. `release(kept, done, dueAt)` hands it back while `process` goes on
  * (a delivery waiting to retry): the job's data becomes `kept` and the job is moved to the delayed set for a
- * lease this instance renews while `process` runs (`StallSettings.lockDurationMs`), so the worker takes its
- * next job at once and an instance that dies meanwhile leaves the job to another one once the lease is
- * over (which runs it with `kept`). When `process` ends, the job's data becomes `done` and the job is let
+ * lease this instance renews while `process` runs (`StallSettings.lockDurationMs`, on Redis's clock), so the
+ * worker takes its next job at once and an instance that dies meanwhile leaves the job to another one once
+ * the lease is over (which runs it with `kept`). When `process` ends, the job's data becomes `done` and the job is let
  * run at once: `process` must finish a `done` job without doing anything. Called again once released, it
  * stores the new `kept` (the next retry). `dueAt` (epoch ms): when `kept` is to go on; a stop that cuts
  * `process` short leaves the job delayed until then for another instance, rather than letting it run at
@@ -232,12 +232,31 @@ redis.call('DEL', KEYS[1], KEYS[4], KEYS[5], KEYS[6])
 return 1
 `;
 
+/**
+ * A delayed job (ARGV[1], in the delayed set KEYS[1]) set to be due ARGV[2] ms from now on Redis's clock, so
+ * its due time does not follow the clock of the instance that sets it: the lease of a job released from its
+ * slot, renewed, or what is left of a retry's wait as its instance's stop hands it on. The score is BullMQ's
+ * (the due time in ms, times 0x1000), and the queue's marker KEYS[2] is set to the first due time, as BullMQ
+ * sets it when it delays a job, so a worker waiting for one wakes then. A job no longer delayed (taken
+ * meanwhile) is left as it is: returns 0.
+ */
+const LEASE_SCRIPT = `
+if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZADD', KEYS[1], (now + tonumber(ARGV[2])) * 0x1000, ARGV[1])
+local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+if first[2] then redis.call('ZADD', KEYS[2], math.floor(tonumber(first[2]) / 0x1000), '1') end
+return 1
+`;
+
 /** What the drop of a finished job reads and clears: the job, its queue's finished sets, its logs, its `added` mark. */
 type FinishedKeys = readonly [job: string, completed: string, failed: string, logs: string, added: string];
 
 type DropRedis = Redis & {
   svcDropFinished(...args: [...FinishedKeys, renewAfterMs: number, jobId: string]): Promise<number>;
   svcForgetFinished(...args: [...FinishedKeys, record: string, jobId: string]): Promise<number>;
+  svcLease(delayed: string, marker: string, jobId: string, ms: number): Promise<number>;
 };
 
 type RecordDropRedis = Redis & {
@@ -341,6 +360,7 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
   const producer = new Redis<"legacy">(options.url, optionsForUrl(options.url, queueOptions("producer")));
   producer.defineCommand("svcDropFinished", { numberOfKeys: 5, lua: DROP_FINISHED_SCRIPT });
   producer.defineCommand("svcForgetFinished", { numberOfKeys: 6, lua: FORGET_FINISHED_SCRIPT });
+  producer.defineCommand("svcLease", { numberOfKeys: 2, lua: LEASE_SCRIPT });
   health.watch(`${options.name} producer`, producer);
   const queue = new Queue<T>(options.name, { connection: producer, prefix });
   // The connections' own events report an outage (once); BullMQ repeats them per call.
@@ -353,6 +373,25 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
       { queue: options.name, err: String(err) },
       `[state] ${options.name} queue: a close did not end; the stop goes on without it`,
     );
+  /**
+   * The delayed job `id` due `ms` from now on Redis's clock (`LEASE_SCRIPT`): false when it is no longer
+   * delayed. BullMQ's own delays are on the clock of the instance that sets them, and a worker takes a job
+   * once its own clock reaches that time: a lease set by an instance whose clock ran behind was over at once
+   * for the others (which took the job over while its delivery still waited to retry here), and one set by an
+   * instance whose clock ran ahead kept them waiting that much longer once it died.
+   */
+  const onRedisClock = async (id: string, ms: number): Promise<boolean> =>
+    (await (producer as DropRedis).svcLease(
+      queue.keys.delayed as string,
+      queue.keys.marker as string,
+      id,
+      Math.max(0, Math.round(ms)),
+    )) === 1;
+  /** How far Redis's clock is ahead of this instance's (ms; behind when negative). */
+  const redisAhead = async (): Promise<number> => {
+    const [seconds, micros] = await producer.time();
+    return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000) - Date.now();
+  };
   const abort = new AbortController();
   let worker: Worker<T> | undefined;
   // BullMQ leaves connections it was given open: they are closed here.
@@ -480,11 +519,16 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
    */
   const goOnOutside = (job: Job<T>, work: Promise<void>, held: Held<T>) => {
     const renew = setInterval(() => {
-      job
-        .changeDelay(leaseMs)
-        .catch((err: unknown) =>
-          logger.debug({ queue: options.name, job: job.id, err: String(err) }, "[state] lease not renewed"),
-        );
+      const id = job.id;
+      if (id === undefined) return;
+      onRedisClock(id, leaseMs).then(
+        (renewed) => {
+          if (!renewed)
+            logger.debug({ queue: options.name, job: id }, "[state] lease not renewed: not delayed");
+        },
+        (err: unknown) =>
+          logger.debug({ queue: options.name, job: id, err: String(err) }, "[state] lease not renewed"),
+      );
     }, leaseMs / 3);
     const end = (finished: boolean) => {
       outside -= 1;
@@ -649,9 +693,20 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
                 return false;
               }
               try {
-                // Stored first: the job is delayed only once it holds what it goes on with.
+                // Stored first: the job is delayed only once it holds what it goes on with. Its lease ends on
+                // Redis's clock: BullMQ delays it on this instance's clock, so the move is timed on the
+                // difference, and a lease that could not be put that far back (this clock ahead by more
+                // than the lease) is set on Redis's clock right after.
                 await job.updateData(kept);
-                await job.moveToDelayed(Date.now() + leaseMs, token);
+                const ahead = await redisAhead();
+                await job.moveToDelayed(Date.now() + ahead + leaseMs, token);
+                if (ahead + leaseMs < 0 && job.id !== undefined)
+                  await onRedisClock(job.id, leaseMs).catch((err: unknown) =>
+                    logger.debug(
+                      { queue: options.name, job: job.id, err: String(err) },
+                      "[state] lease not set",
+                    ),
+                  );
               } catch (err) {
                 logger.debug({ queue: options.name, job: job.id, err: String(err) }, "[state] slot kept");
                 return false;
@@ -838,13 +893,13 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
         clearInterval(renewingLocks);
         await withTimeout(stopping.close(force), CLOSE_WAIT_MS, "close").catch(wentOn);
         // Its lease would have it wait up to 30 s more: another instance goes on with it now, or when it is
-        // due (a retry's wait: its platform's Retry-After is not cut short). BullMQ times the delay on this
-        // instance's clock, as it does the lease.
+        // due (a retry's wait: its platform's Retry-After is not cut short), what is left of that wait
+        // counted on Redis's clock, as the lease is.
         const handing = handOn.splice(0).map(async ({ id, dueAt }) => {
           const job = id === undefined ? undefined : await queue.getJob(id);
-          if (job === undefined || !(await job.isDelayed())) return;
+          if (job === undefined || job.id === undefined || !(await job.isDelayed())) return;
           const wait = dueAt === undefined ? 0 : dueAt - Date.now();
-          await (wait > 0 ? job.changeDelay(wait) : job.promote());
+          await (wait > 0 ? onRedisClock(job.id, wait) : job.promote());
         });
         await withTimeout(Promise.all(handing), CLOSE_WAIT_MS, "hand on").catch(wentOn);
         // Of the idle workers, Redis tells one when a job is stored or a delayed one falls due (BullMQ's

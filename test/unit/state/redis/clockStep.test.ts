@@ -74,4 +74,92 @@ describe("a clock step on an instance of a shared queue (state.backend: redis)",
       await Promise.all([a.close(1000), b.close(1000)]);
     }
   });
+
+  /**
+   * A queue whose job 1, run by `a`, releases its slot (its delivery waits to retry) with the clock stepped by
+   * `stepMs` as it does, the clock right again after; `seen` records who ran what. The lease is 6 s (30 s by
+   * default), renewed every 2 s.
+   */
+  function releasedWithStep(stepMs: number) {
+    type Data = { n: number; kept?: true; done?: true };
+    const keys = redisKeys(`cs${randomUUID()}`);
+    const seen: Array<{ by: string; data: Data }> = [];
+    let goOn: () => void = () => {};
+    const going = new Promise<void>((resolve) => {
+      goOn = resolve;
+    });
+    let released = false;
+    const make = (by: string) =>
+      createSharedQueue<Data>({
+        url: own.server.url,
+        name: "runs",
+        keys,
+        health: createRedisHealth("test", silentLogger()),
+        logger: silentLogger(),
+        concurrency: 1,
+        stall: { lockDurationMs: 6000, stalledIntervalMs: 500 },
+        async process(data, _signal, _job, _token, slot) {
+          seen.push({ by, data });
+          if (data.done === true || data.kept === true) return;
+          stepClock(stepMs);
+          try {
+            released = await slot.release({ ...data, kept: true }, { ...data, done: true });
+          } finally {
+            vi.useRealTimers();
+          }
+          await going;
+        },
+      });
+    const [a, b] = [make("a"), make("b")];
+    /** How long until the released job is due, on Redis's clock (ms). */
+    const dueIn = async () => {
+      const score = await own.redis.zscore(`${keys.bullPrefix()}:runs:delayed`, jobIdOf("hook:1"));
+      const [seconds, micros] = await own.redis.time();
+      return (
+        Math.floor(Number(score) / 0x1000) - (Number(seconds) * 1000 + Math.floor(Number(micros) / 1000))
+      );
+    };
+    return { a, b, seen, dueIn, goOn: () => goOn(), released: () => released };
+  }
+
+  it("that leaves its clock behind Redis's as a delivery waiting to retry is set aside, its lease is not over at once for the other instances: none takes the job over while it waits here", async () => {
+    const { a, b, seen, dueIn, goOn, released } = releasedWithStep(-60_000);
+    try {
+      await a.enqueue("hook:1", { n: 1 });
+      a.start();
+      await vi.waitFor(() => expect(released()).toBe(true), { timeout: 10_000, interval: 10 });
+      // Set aside, due a lease from now on Redis's clock, not a minute ago (this worker took it again at once).
+      expect(await a.queue.getJobState(jobIdOf("hook:1"))).toBe("delayed");
+      expect(await dueIn()).toBeGreaterThan(5000);
+      expect(await dueIn()).toBeLessThanOrEqual(6000);
+      b.start();
+      await pause(1500);
+      expect(seen.map((s) => s.by)).toEqual(["a"]);
+      goOn();
+      await vi.waitFor(async () => expect(await a.queue.getJobState(jobIdOf("hook:1"))).toBe("completed"), {
+        timeout: 10_000,
+        interval: 20,
+      });
+      expect(seen.slice(1).map((s) => s.data)).toEqual([{ n: 1, done: true }]);
+    } finally {
+      goOn();
+      vi.useRealTimers();
+      await Promise.all([a.close(1000), b.close(1000)]);
+    }
+  });
+
+  it("that leaves its clock ahead of Redis's as a delivery waiting to retry is set aside, its lease ends a lease from now on Redis's clock: another instance would not wait that much longer for it once this one died", async () => {
+    const { a, b, dueIn, goOn, released } = releasedWithStep(60_000);
+    try {
+      await a.enqueue("hook:1", { n: 1 });
+      a.start();
+      await vi.waitFor(() => expect(released()).toBe(true), { timeout: 10_000, interval: 10 });
+      expect(await dueIn()).toBeGreaterThan(5000);
+      expect(await dueIn()).toBeLessThanOrEqual(6000);
+    } finally {
+      goOn();
+      vi.useRealTimers();
+      await Promise.all([a.close(1000), b.close(1000)]);
+    }
+  });
 });
