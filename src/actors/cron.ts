@@ -701,8 +701,8 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       // Its run interrupted by the stop, its occurrence due again for the next start: not run (nor advanced) now.
       if (ended && dueAgainKeys.has(key)) continue;
       // Found late (the gateway was down, or the clock stepped forward): one catch-up run for all that came due.
+      // With a shared state too: said below only by the instance that wins the catch-up's claim.
       const missedFrom =
-        options.claim === undefined &&
         job.next_run !== undefined &&
         !(checkedSince !== undefined && nextRunTime(job.next_run) > checkedSince)
           ? nextRunTime(job.next_run)

@@ -633,6 +633,58 @@ describe("a due time held ahead by an instance that died mid-run", () => {
   });
 });
 
+/**
+ * The WARN that says how many runs were missed (the gateway was down, or its clock stepped forward) was said
+ * only with one process: with a shared state the catch-up ran, and nothing said what it stood for.
+ */
+describe("runs missed while every instance was down (state.backend: redis)", () => {
+  it("are said once with their count (WARN), by the instance that wins the catch-up's claim and runs it; the other says only that it runs none", async () => {
+    const keys = redisKeys(`c${randomUUID()}`);
+    const health = createRedisHealth("test", silentLogger());
+    home = tempHome();
+    const start = Date.parse("2026-11-22T12:00:00.000Z");
+    const job = { ...everyMinuteJob(start), id: "hourly", name: "hourly", schedule: "every 1h" };
+    // Back five hours and a moment after its next run: that one and five more came due meanwhile.
+    const now = start + 5 * 3_600_000 + 100;
+    const clock = { now: () => now, setTimeout: () => 0, clearTimeout: () => {} };
+    const instance = async (name: string) => {
+      const store = cronStore(join(home?.dir ?? "", name, "cron", "jobs.json"));
+      await store.update((records) => {
+        records[job.id] = { ...job };
+      });
+      const lease = createCronLease(redis, keys, health);
+      const ran: string[] = [];
+      const log = captureLogger();
+      const scheduler = createCronScheduler({
+        stores: { profiles: () => ["default"], store: () => store },
+        runJob: async (run) => {
+          ran.push(run.id);
+          return "ok";
+        },
+        logger: log.logger,
+        clock,
+        claim: lease.claim,
+        release: lease.release,
+      });
+      return { scheduler, ran, log };
+    };
+    const [a, b] = [await instance("a"), await instance("b")];
+    for (const { scheduler } of [a, b]) {
+      await scheduler.tick();
+      await scheduler.idle();
+    }
+    expect([a.ran, b.ran]).toEqual([["hourly"], []]);
+    const missed = (log: typeof a.log) => log.messages().filter((m) => m.includes("missed"));
+    expect(missed(a.log)).toEqual([
+      `[cron] hourly: 6 scheduled runs were missed since ${job.next_run} (the gateway was not running, or its clock stepped forward); they are not run one by one — one catch-up run now, then the schedule goes on`,
+    ]);
+    expect(missed(b.log)).toEqual([]);
+    expect(b.log.messages()).toContain(
+      `[cron] hourly: no catch-up run here — the schedule's latest due time ${new Date(start + 5 * 3_600_000).toISOString()} (this store's next run was ${job.next_run}) was taken by another instance sharing the state, which runs the job meanwhile`,
+    );
+  });
+});
+
 describe("a Redis that refuses writes (full)", { timeout: 30_000 }, () => {
   it("is refusing from a refused claim until a claim is taken again: a cluster whose only writes are its cron jobs' does not read unavailable once Redis has room", async () => {
     const own = await startTestRedis();
