@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import { VERSION } from "../io/version.js";
 import { hideValuesInErrors } from "./argumentValues.js";
+import { refuseOptionsAsValues } from "./optionAsValue.js";
 import { refuseRepeatedOptions } from "./repeatedOptions.js";
 import { pointToOtherCommands } from "./unknownCommands.js";
 
@@ -40,6 +41,8 @@ export async function buildProgram(argv: readonly string[] = process.argv): Prom
   // `--secrte=s3cr3t` is refused as an unknown option: the value of a mistyped option may be a secret.
   hideValuesInErrors(program, argv);
   refuseRepeatedOptions(program);
+  // `--secret --generate-secret`: an option left without its value does not take the next option as one.
+  refuseOptionsAsValues(program);
   // `svc status`, `svc mcp health`: named with the command that does their job.
   pointToOtherCommands(program);
   return program;
