@@ -167,7 +167,8 @@ async function ask(options: SetupOptions, current: Current): Promise<SetupAnswer
   // Lines are read through the iterator, not rl.question(): piped answers that arrive at once are kept.
   const lines = rl[Symbol.asyncIterator]();
   let ended = false;
-  const question = async (prompt: string, hidden = false) => {
+  /** `unanswered`: what the end of input at this question leaves out, for a question with no default. */
+  const question = async (prompt: string, hidden = false, unanswered?: string) => {
     process.stdout.write(prompt);
     echo.hidden = hidden;
     let closed = false;
@@ -176,8 +177,11 @@ async function ask(options: SetupOptions, current: Current): Promise<SetupAnswer
       if (interrupted) throw new SvcError("usage", "setup cancelled (Ctrl-C): nothing was written");
       closed = next.done === true;
       // Ctrl-D at a terminal ends the conversation: it must not read as Enter at every question left
-      // (a new secret generated and written unasked). Piped answers that end early leave the defaults.
+      // (a new secret generated and written unasked). Piped answers that end early leave the defaults;
+      // at a question with none (the secret to enter) they cancel too: no answer was given, not an empty one.
       if (closed && terminal) throw new Error("setup cancelled (Ctrl-D, end of input): nothing was written");
+      if (closed && unanswered !== undefined)
+        throw new Error(`setup cancelled (end of input: ${unanswered}): nothing was written`);
       ended ||= closed;
       return next.done ? "" : String(next.value);
     } finally {
@@ -192,9 +196,10 @@ async function ask(options: SetupOptions, current: Current): Promise<SetupAnswer
     prompt: string,
     parse: (answer: string) => T,
     hidden = false,
+    unanswered?: string,
   ): Promise<T> => {
     for (;;) {
-      const answer = await question(prompt, hidden);
+      const answer = await question(prompt, hidden, unanswered);
       try {
         return parse(answer);
       } catch (err) {
@@ -256,6 +261,7 @@ async function ask(options: SetupOptions, current: Current): Promise<SetupAnswer
           return answer;
         },
         true,
+        "the secret was not entered",
       );
     } else if (choice.startsWith("g") || (!hasSecret && !choice.startsWith("k"))) {
       secret = generate();

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { readEnvFile } from "../../../src/config/envFile.js";
@@ -28,5 +28,17 @@ describe("svc gateway setup, interactive: only the offered answers count", { tim
     expect(res.code).toBe(0);
     expect(res.stdout).toContain('answer k, g or e, not "kep"');
     expect(readFileSync(join(home.dir, ".env"), "utf8")).toContain("WEBHOOK_SECRET=mine\n");
+  });
+
+  it("piped answers that end at the secret to enter, which has no default, cancel setup (exit 1): nothing is written", async () => {
+    home = tempHome();
+    for (const input of ["y\n\ne\n", "y\n\ne\n\n"]) {
+      const res = await svc(home, ["gateway", "setup"], { input });
+      expect(res.code).toBe(1);
+      expect(res.stderr).toBe(
+        "svc: setup cancelled (end of input: the secret was not entered): nothing was written\n",
+      );
+      expect(existsSync(join(home.dir, ".env"))).toBe(false);
+    }
   });
 });
