@@ -6,7 +6,7 @@ import { DEFAULT_PROFILE, inProfile, profileFlag, svcHome, svcPaths } from "../c
 import type { Route } from "../config/schema.js";
 import { serverEntries } from "../config/serverOrder.js";
 import { webhookSecretValues } from "../config/webhookSecrets.js";
-import { SvcError } from "../errors.js";
+import { describeError, SvcError } from "../errors.js";
 import { leaveGoneDirectory } from "../io/goneDirectory.js";
 import { loadedCredentials } from "../io/loadedCredentials.js";
 import { profilesOnDisk, unusableProfileEntry } from "../io/profiles.js";
@@ -226,8 +226,10 @@ function warnAboutTarget(job: CronJob, profile: string | undefined): void {
   let loaded: LoadedConfig;
   try {
     loaded = loadConfig();
-  } catch {
-    return; // a broken config.yaml is reported by the gateway and svc cron run; the job is stored
+  } catch (err) {
+    // The job is stored all the same: the gateway and svc cron run refuse the file, svc config check says why.
+    warnConfigNotLoaded(err, `the job's target (${job.deliver})`);
+    return;
   }
   const { config, paths } = loaded;
   const route = { deliver: job.deliver, deliver_extra: job.deliver_extra } as Route;
@@ -424,6 +426,20 @@ async function remove(ref: string, options: ProfileOption): Promise<void> {
   noteSharedState(jobs.path);
 }
 
+/**
+ * The one line for a check config.yaml was needed for, skipped because the file does not load (`what`
+ * names the check): its first problem without the advice, which svc config check gives with the rest.
+ */
+function warnConfigNotLoaded(err: unknown, what: string): void {
+  const file = svcPaths(svcHome()).config;
+  const [first = "", ...rest] = describeError(err).split("\n");
+  const problem = (first.startsWith(`${file}: `) ? first.slice(file.length + 2) : first).split(" — ")[0];
+  const more = rest.filter((line) => line.startsWith(`${file}: `)).length;
+  process.stderr.write(
+    `${terminalText(`Warning: ${file} could not be loaded (${problem}${more === 0 ? "" : `, and ${more} more problem${more === 1 ? "" : "s"}`}): ${what} was not checked`)}\n`,
+  );
+}
+
 /** How each kind of route that fires the job stops naming it: config.yaml routes are edited there. */
 function changeHint(firing: readonly string[]): string {
   const hints: string[] = [];
@@ -438,6 +454,7 @@ function changeHint(firing: readonly string[]): string {
  * Webhook routes of `profile` (static and dynamic) whose cron_job names this job by id or name. Dynamic
  * ones come from the store the gateway serves: the subscriptions file, or Redis with `state.backend: redis`;
  * `unchecked` says why that store could not be read (an unreachable Redis), so none of them was looked at.
+ * A config.yaml that does not load leaves none looked at: a warning says so.
  */
 async function routesFiring(
   job: { id: string; name: string | undefined },
@@ -446,8 +463,13 @@ async function routesFiring(
   let loaded: LoadedConfig;
   try {
     loaded = loadConfig();
-  } catch {
-    return { names: [] }; // a broken config.yaml is reported by every other command; the job is removed
+  } catch (err) {
+    // Its routes, and which store holds the subscriptions, are unknown; the job is changed all the same.
+    warnConfigNotLoaded(
+      err,
+      "whether a webhook route (config.yaml's or a subscription) fires this job (cron_job)",
+    );
+    return { names: [] };
   }
   const own = (route: { profile?: string | undefined }) =>
     (route.profile ?? DEFAULT_PROFILE) === (profile ?? DEFAULT_PROFILE);
