@@ -5,9 +5,11 @@ import {
   type DeliverySummary,
   historyDir,
   type RequestRecord,
+  type RunRecord,
   recentDeliveries,
 } from "../../io/stores/deliveryHistory.js";
 import { filteredDeliveries, recordedRoutes } from "../../io/stores/filteredDeliveries.js";
+import { HISTORY_KEEPS, keptFrom, requestMayBeGone } from "../../io/stores/historyStart.js";
 import { ownRecord } from "../../io/stores/subscriptions.js";
 import { terminalText } from "../../io/terminalText.js";
 import { NOT_AMONG_EVENTS, PING_NOT_LISTED } from "../../streams/stages/events.js";
@@ -181,7 +183,9 @@ export async function deliveries(
   // A run (or delivery) whose request this history does not hold: with a shared state, another instance
   // answered it and this one took its run from the queue.
   const unanswered = shared ? "request answered by another instance" : "request not in this history";
-  process.stdout.write(`${deliveriesTable(shown, unanswered, shared)}\n`);
+  // Where a duplicate's ID ran without its request: whether that request may have left the history.
+  const from = !shared && shown.some((s) => s.request === undefined) ? keptFrom(dir) : undefined;
+  process.stdout.write(`${deliveriesTable(shown, unanswered, shared, from)}\n`);
 }
 
 /**
@@ -236,11 +240,20 @@ function runNotEnded({ request, run }: DeliverySummary, shared: boolean): boolea
 export const SHARED_COALESCED_NOTE = `${COALESCED_NOTE}, in the history of the instance that runs the group (state.backend: redis)`;
 
 /**
- * A duplicate's NOTE when its ID's run is in this history without a request (one gateway's history): the
- * gateway recorded the event and was killed before it answered, and the event ran after its restart.
+ * A duplicate's NOTE when its ID's run is in this history without a request (one gateway's history) and
+ * after the first record of a history that may have lost older ones: the gateway recorded the event and
+ * was killed before it answered, and the event ran after its restart. The duplicate keeps a payload of its
+ * own, which may be another body than the one that ran.
  */
 export const KILLED_BEFORE_ANSWER_NOTE =
-  "its delivery ID was received before, by a gateway killed after recording the event and before answering it: its run ran (the row of this ID with no request), and its payload is not kept, so it cannot be redelivered";
+  "its delivery ID was received before, by a gateway killed after recording the event and before answering it: its run ran (the row of this ID with no request), and the payload it ran with was never kept (this duplicate's may be another body), so it cannot be redelivered";
+
+/**
+ * A duplicate's NOTE when its ID's run is in this history without a request, and no later than the first
+ * record of a history that may have lost older ones: the request was answered and ran, and has left the
+ * history since (rotated out, or past the retention).
+ */
+export const ROTATED_OUT_NOTE = `its delivery ID was received before: that request ran (the row of this ID with no request) and has been rotated out of the history since (${HISTORY_KEEPS}), with the payload it ran with (this duplicate's may be another body), so it cannot be redelivered`;
 
 /**
  * A request's NOTE: why the gateway refused or ignored it (a 401's reason, or what ignored a 200: the
@@ -252,8 +265,11 @@ function requestNote(
   ran: boolean,
   text: (value: string) => string,
   shared: boolean,
-  ranUnanswered = false,
+  /** The run of this ID shown without its request, when there is one. */
+  ranUnanswered: RunRecord | undefined = undefined,
   notEnded = false,
+  /** keptFrom: the first record of a history that may have lost older ones. */
+  from: string | undefined = undefined,
 ): string {
   const redelivery =
     request.redelivery_of === undefined ? undefined : `redelivery of ${text(request.redelivery_of)}`;
@@ -264,9 +280,12 @@ function requestNote(
   if (request.reason === undefined) {
     // A sender's own redelivery keeps its ID (GitHub's Redeliver after a fix): the answer alone says nothing ran.
     // Its run is in this history with no request (the gateway killed between recording the event and
-    // answering it): redeliver has no payload to send, so it is not offered.
-    if (request.outcome === "duplicate" && ranUnanswered && !shared)
-      return withRedelivery(KILLED_BEFORE_ANSWER_NOTE);
+    // answering it, or its request rotated out since): the payload that ran is not kept, so redeliver is
+    // not offered.
+    if (request.outcome === "duplicate" && ranUnanswered !== undefined && !shared)
+      return withRedelivery(
+        requestMayBeGone(ranUnanswered.at, from) ? ROTATED_OUT_NOTE : KILLED_BEFORE_ANSWER_NOTE,
+      );
     if (request.outcome === "duplicate")
       return withRedelivery(
         `its delivery ID was received before, so it did not run again (a sender's own redelivery, as GitHub's Redeliver, keeps the ID) — svc webhook redeliver ${text(shellWord(request.id))} runs it again${shared ? " (on the instance that took it: it keeps the payload)" : ""}`,
@@ -307,13 +326,19 @@ export function deliveriesTable(
   shown: readonly DeliverySummary[],
   unanswered: string,
   shared = false,
+  /** keptFrom: the first record of a history that may have lost older ones (undefined: none lost). */
+  from: string | undefined = undefined,
 ): string {
   const text = (value: string) => terminalText(value);
   const key = (summary: DeliverySummary) => `${summary.route}\u0000${summary.id}`;
   // IDs whose run is shown without a request and which no request shown led to a run of.
   const ledToRun = new Set(shown.filter((s) => s.request !== undefined && s.run !== undefined).map(key));
-  const ranUnanswered = new Set(
-    shown.filter((s) => s.request === undefined && s.run !== undefined && !ledToRun.has(key(s))).map(key),
+  const ranUnanswered = new Map(
+    shown.flatMap((s) =>
+      s.request === undefined && s.run !== undefined && !ledToRun.has(key(s))
+        ? [[key(s), s.run] as const]
+        : [],
+    ),
   );
   const rows = shown.map((summary) => {
     const { id, at, route: name, request, run, delivery, notRecorded } = summary;
@@ -338,8 +363,9 @@ export function deliveriesTable(
                   made !== undefined,
                   text,
                   shared,
-                  ranUnanswered.has(key(summary)),
+                  ranUnanswered.get(key(summary)),
                   runNotEnded(summary, shared),
+                  from,
                 ),
             { run, delivery },
             text,

@@ -7,12 +7,12 @@ import { shellWord } from "../../io/shellWord.js";
 import {
   decodePayload,
   EVENT_IN_BODY,
-  HISTORY_FILE_BYTES,
   historyDir,
   historyOfIds,
   NO_DELIVERY_ID,
   type RequestRecord,
 } from "../../io/stores/deliveryHistory.js";
+import { HISTORY_KEEPS, keptFrom, requestMayBeGone } from "../../io/stores/historyStart.js";
 import { terminalText } from "../../io/terminalText.js";
 import { storedDeliveryId } from "../../streams/deliveryId.js";
 import { EVENT_TYPE_HEADERS } from "../../streams/eventType.js";
@@ -127,10 +127,25 @@ export async function redeliver(asked: string, options: { route?: string; port?:
       "usage",
       `delivery ${JSON.stringify(id)} ran here (route ${ranHere.route}), but its request was answered by another gateway instance, which keeps its payload — run svc webhook redeliver there (with that instance's SVC_HOME)`,
     );
+  // Its run is here without its request (svc webhook deliveries lists it): killed before answering, or
+  // its request rotated out since.
+  const ranAlone =
+    ranHere === undefined
+      ? undefined
+      : `delivery ${JSON.stringify(id)} ran here (route ${ranHere.route}: svc webhook deliveries --id ${shellWord(id)} shows its run), but`;
+  const gone = () =>
+    ranHere !== undefined && requestMayBeGone(ranHere.at, keptFrom(historyDir(loaded.paths.home)));
+  if (matches.length === 0 && ranAlone !== undefined)
+    throw new SvcError(
+      "usage",
+      gone()
+        ? `${ranAlone} its request has been rotated out of the history since (${HISTORY_KEEPS}), with its payload — it cannot be redelivered`
+        : `${ranAlone} its request was never answered: the gateway was killed after recording the event and before answering it, so the payload it ran with was never kept — it cannot be redelivered`,
+    );
   if (matches.length === 0)
     throw new SvcError(
       "usage",
-      `no delivery ${JSON.stringify(id)}${options.route === undefined ? "" : ` for route ${options.route}`} in the recent history (svc webhook deliveries lists them; records are kept 7 days, and no more than the last ~${(2 * HISTORY_FILE_BYTES) / 2 ** 20} MiB of them)${historyOffNote(
+      `no delivery ${JSON.stringify(id)}${options.route === undefined ? "" : ` for route ${options.route}`} in the recent history (svc webhook deliveries lists them; ${HISTORY_KEEPS})${historyOffNote(
         loaded,
       )}`,
     );
@@ -150,9 +165,11 @@ export async function redeliver(asked: string, options: { route?: string; port?:
       "usage",
       shared
         ? `delivery ${JSON.stringify(id)} was answered here only as a duplicate, which never ran (and may have come with another body): its request was taken by another gateway instance, which keeps its payload — run svc webhook redeliver there (with that instance's SVC_HOME)`
-        : ranHere !== undefined
-          ? `delivery ${JSON.stringify(id)} ran here (route ${ranHere.route}: svc webhook deliveries --id ${shellWord(id)} shows its run), but its request was never answered: the gateway was killed after recording the event and before answering it, so its payload is not kept and the sender's retry was answered as a duplicate — it cannot be redelivered`
-          : `delivery ${JSON.stringify(id)} is in the recent history only as a duplicate, which never ran (and may have come with another body); the request it repeated is no longer kept (records are kept 7 days, and no more than the last ~${(2 * HISTORY_FILE_BYTES) / 2 ** 20} MiB of them), so it cannot be redelivered`,
+        : ranAlone !== undefined
+          ? gone()
+            ? `${ranAlone} the request that ran has been rotated out of the history since (${HISTORY_KEEPS}), with the payload it ran with; the history holds the ID only as a duplicate, which never ran and keeps a payload of its own that may be another body — it cannot be redelivered`
+            : `${ranAlone} its request was never answered: the gateway was killed after recording the event and before answering it, so the payload it ran with was never kept, and the sender's retry was answered as a duplicate, which never ran and keeps a payload of its own that may be another body — it cannot be redelivered`
+          : `delivery ${JSON.stringify(id)} is in the recent history only as a duplicate, which never ran (and may have come with another body); the request it repeated is no longer kept (${HISTORY_KEEPS}), so it cannot be redelivered`,
     );
   const encoding: unknown = record?.payload_encoding;
   if (encoding !== undefined && encoding !== "json" && encoding !== "utf8" && encoding !== "base64")
