@@ -9,7 +9,12 @@ import {
   recentDeliveries,
 } from "../../io/stores/deliveryHistory.js";
 import { filteredDeliveries, recordedRoutes } from "../../io/stores/filteredDeliveries.js";
-import { HISTORY_KEEPS, keptFrom, requestMayBeGone } from "../../io/stores/historyStart.js";
+import {
+  HISTORY_KEEPS,
+  holdsExpiredRecords,
+  keptFrom,
+  requestMayBeGone,
+} from "../../io/stores/historyStart.js";
 import { ownRecord } from "../../io/stores/subscriptions.js";
 import { terminalText } from "../../io/terminalText.js";
 import { NOT_AMONG_EVENTS, PING_NOT_LISTED } from "../../streams/stages/events.js";
@@ -152,6 +157,14 @@ export async function deliveries(
     else process.stdout.write(`${none}\n`);
     return;
   }
+  // Records there are, but none within the retention: not the setting's doing.
+  const onlyOlder =
+    shown.length === 0 &&
+    recordsNone === undefined &&
+    recordsUntilRestart === undefined &&
+    holdsExpiredRecords(dir, route)
+      ? ": none in the last 7 days (records are kept 7 days; the history holds only older ones)."
+      : undefined;
   const shared = loaded?.config.state.backend === "redis";
   if (options.json === true) {
     process.stdout.write(
@@ -162,7 +175,7 @@ export async function deliveries(
       )}\n`,
     );
     // The one reason an empty list is no answer at all; on stderr, so stdout stays the JSON.
-    const why = recordsNone ?? recordsUntilRestart;
+    const why = recordsNone ?? recordsUntilRestart ?? onlyOlder;
     if (shown.length === 0 && why !== undefined)
       process.stderr.write(
         `Note: no deliveries recorded${route === undefined ? "" : ` for ${route}`}${why}\n`,
@@ -174,7 +187,9 @@ export async function deliveries(
     process.stdout.write(
       recordsNone === undefined
         ? recordsUntilRestart === undefined
-          ? `${none} (the gateway records them with platforms.webhook.delivery_history, on by default).\n`
+          ? onlyOlder === undefined
+            ? `${none} (the gateway records them with platforms.webhook.delivery_history, on by default).\n`
+            : `${none}${onlyOlder}\n`
           : `${none}${recordsUntilRestart}\n`
         : `${none}${recordsNone}\n`,
     );

@@ -4,10 +4,11 @@ import {
   HISTORY_FILE,
   HISTORY_FILE_BYTES,
   HISTORY_PREVIOUS_FILE,
+  HISTORY_RETENTION_MS,
   type HistoryRecord,
   recordOf,
 } from "./deliveryHistory.js";
-import { openGeneration, type ScanOptions } from "./historyScan.js";
+import { type LineVisit, linesNewestFirst, openGeneration, type ScanOptions } from "./historyScan.js";
 
 const LF = 0x0a;
 const CHUNK_BYTES = 64 * 1024;
@@ -74,4 +75,34 @@ function firstKept(line: string, now: number): HistoryRecord | "expired" | undef
  */
 export function requestMayBeGone(runAt: string, from: string | undefined): boolean {
   return from !== undefined && !(Date.parse(runAt) > Date.parse(from));
+}
+
+/**
+ * Whether the history holds records (of `route`, of any route without one) past the retention: read
+ * newest first, up to the first. What `svc webhook deliveries` says when it shows none within it.
+ */
+export function holdsExpiredRecords(
+  dir: string,
+  route: string | undefined,
+  now: number = Date.now(),
+  options: ScanOptions = {},
+): boolean {
+  const generation = openGeneration(dir, HISTORY_PREVIOUS_FILE, HISTORY_FILE, options.opened);
+  try {
+    let found = false;
+    const lines = linesNewestFirst(generation, options.chunkBytes);
+    const visit: LineVisit = (buf, start, end) => {
+      // At any age (see firstKept): only records past the retention are left when none is shown.
+      const record = recordOf(buf.toString("utf8", start, end), Number.NEGATIVE_INFINITY);
+      found =
+        record !== undefined &&
+        (route === undefined || record.route === route) &&
+        now - Date.parse(record.at) > HISTORY_RETENTION_MS;
+      return found;
+    };
+    while (!found && lines.next(visit));
+    return found;
+  } finally {
+    generation.close();
+  }
 }
