@@ -109,6 +109,10 @@ export function registerWebhookCommands(program: Command): void {
     .option("--since <time>", "only from this time (2026-12-01T12:00:00Z, 2026-12-01, or ago: 30m, 2h, 7d)")
     .option("--until <time>", "only up to this time (same forms as --since)")
     .option("--route <name>", "only this route (as the [route] argument)")
+    .option(
+      "--before <delivery-id>",
+      "only the rows listed after this delivery's (the next page, where more rows share a time than --limit shows)",
+    )
     .option("--json", "print them as JSON")
     .action(deliveries);
   webhook

@@ -4,6 +4,7 @@ import { shellWord } from "../../io/shellWord.js";
 import {
   type DeliverySummary,
   historyDir,
+  NO_DELIVERY_ID,
   type RequestRecord,
   type RunRecord,
   recentDeliveries,
@@ -92,7 +93,7 @@ async function namesRoute(loaded: LoadedConfig, name: string): Promise<boolean> 
 }
 
 /**
- * `svc webhook deliveries [route] [--limit N] [--status S] [--id ID] [--since T] [--until T] [--route R]
+ * `svc webhook deliveries [route] [--limit N] [--status S] [--id ID] [--since T] [--until T] [--before ID] [--route R]
  * [--json]`: recent requests, newest first, those the filters given match.
  */
 export async function deliveries(
@@ -110,10 +111,18 @@ export async function deliveries(
   // A route alone is a filter too: read as one, the records of the other routes are not kept (a route with
   // few records would otherwise hold the whole history in memory).
   const dir = historyDir(home);
-  const { shown, all } =
+  // One row more than shown: whether the limit cuts through rows sharing the last row's time.
+  const { shown: read, all } =
     filter === undefined && route === undefined
-      ? recentDeliveries(dir, limit, route)
-      : { shown: filteredDeliveries(dir, limit, filter ?? { route }), all: undefined };
+      ? recentDeliveries(dir, limit + 1, route)
+      : { shown: filteredDeliveries(dir, limit + 1, filter ?? { route }), all: undefined };
+  const shown = read.slice(0, limit);
+  // A row is the one --before names when it is its ID's newest row (in the history, across the filters).
+  const newestOfId = (row: DeliverySummary) => {
+    const [newest] = filteredDeliveries(dir, 1, { id: (id) => id === row.id });
+    return newest !== undefined && newest.at === row.at && newest.route === row.route;
+  };
+  const next = nextPage(read, limit, route, options, newestOfId);
   // A name with no record that is no route either is a typo: "No deliveries recorded" would say it got none.
   // (Without a config that loads, the routes are not known: the name is not judged.)
   if (
@@ -180,6 +189,7 @@ export async function deliveries(
       process.stderr.write(
         `Note: no deliveries recorded${route === undefined ? "" : ` for ${route}`}${why}\n`,
       );
+    if (next !== undefined) process.stderr.write(next);
     return;
   }
   if (shown.length === 0) {
@@ -201,6 +211,52 @@ export async function deliveries(
   // Where a duplicate's ID ran without its request: whether that request may have left the history.
   const from = !shared && shown.some((s) => s.request === undefined) ? keptFrom(dir) : undefined;
   process.stdout.write(`${deliveriesTable(shown, unanswered, shared, from)}\n`);
+  if (next !== undefined) process.stderr.write(next);
+}
+
+/** A row's time as the table shows it (to the second), which `--until` takes back. */
+const shownTime = (at: string) => at.replace(/\.\d+Z$/, "Z");
+
+/**
+ * When the limit cuts through rows sharing the last row's time (`read`: one row more than the limit), the
+ * note that gives the next page: `--until` that time would list the same rows again, `--before` the last
+ * row's delivery ID (of a row that has one) lists those after it. Undefined otherwise.
+ */
+function nextPage(
+  read: readonly DeliverySummary[],
+  limit: number,
+  route: string | undefined,
+  options: { limit?: string; json?: boolean } & FilterOptions,
+  newestOfId: (row: DeliverySummary) => boolean,
+): string | undefined {
+  const last = read[limit - 1];
+  const after = read[limit];
+  if (last === undefined || after === undefined || shownTime(last.at) !== shownTime(after.at))
+    return undefined;
+  // The last row shown that --before names: one with a delivery ID, which is its ID's newest row (--before
+  // an ID with a newer row, a duplicate, would list rows again). Else the last with an ID: rows repeat, and
+  // the page still moves on.
+  const withId = read
+    .slice(0, limit)
+    .reverse()
+    .filter((row) => row.id !== NO_DELIVERY_ID);
+  const cursor = withId.slice(0, 3).find(newestOfId) ?? withId[0];
+  const time = shownTime(last.at);
+  if (cursor === undefined)
+    return `Note: more rows share the last row's time (${time}) than --limit ${limit} shows, and none shown has a delivery ID to page from with --before — give a larger --limit\n`;
+  const words = [
+    "svc webhook deliveries",
+    ...(route === undefined ? [] : [shellWord(route)]),
+    `--limit ${limit}`,
+    ...(["status", "id", "since", "until"] as const).flatMap((name) =>
+      options[name] === undefined ? [] : [`--${name} ${shellWord(options[name])}`],
+    ),
+    ...(options.json === true ? ["--json"] : []),
+    `--before ${shellWord(cursor.id)}`,
+  ];
+  return terminalText(
+    `Note: more rows share the last row's time (${time}) than --limit ${limit} shows (--until ${time} would list these again) — the next page: ${words.join(" ")}\n`,
+  );
 }
 
 /**

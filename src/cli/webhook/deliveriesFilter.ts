@@ -1,4 +1,5 @@
 import { SvcError } from "../../errors.js";
+import { NO_DELIVERY_ID } from "../../io/stores/deliveryHistory.js";
 import type { DeliveryFilter, StatusFilter } from "../../io/stores/filteredDeliveries.js";
 import { terminalText } from "../../io/terminalText.js";
 import { storedDeliveryId } from "../../streams/deliveryId.js";
@@ -10,6 +11,7 @@ export interface FilterOptions {
   readonly since?: string | undefined;
   readonly until?: string | undefined;
   readonly route?: string | undefined;
+  readonly before?: string | undefined;
 }
 
 /** The outcomes `--status` takes by name: the gateway's 2xx answers (a refusal is named by its status). */
@@ -78,9 +80,9 @@ export function parseTime(flag: string, value: string, now: number, end = false)
 }
 
 /** The rows' delivery ID: as recorded, as `deliveries` shows it (escaped), or as sent when it was too long. */
-function idMatcher(value: string): (id: string) => boolean {
+function idMatcher(value: string, flag = "--id"): (id: string) => boolean {
   if (value === "")
-    throw new SvcError("usage", `--id: expected a delivery ID as svc webhook deliveries shows it; got ""`);
+    throw new SvcError("usage", `${flag}: expected a delivery ID as svc webhook deliveries shows it; got ""`);
   const digest = storedDeliveryId(value.trim());
   return (id) => id === value || id === digest || terminalText(id) === value;
 }
@@ -103,9 +105,21 @@ export function deliveriesFilter(
       `two routes given: ${JSON.stringify(route)} as the argument and ${JSON.stringify(options.route)} with --route — give one of them`,
     );
   const named = options.route ?? route;
-  const { status, id, since, until } = options;
-  if (status === undefined && id === undefined && since === undefined && until === undefined)
+  const { status, id, since, until, before } = options;
+  if (
+    status === undefined &&
+    id === undefined &&
+    since === undefined &&
+    until === undefined &&
+    before === undefined
+  )
     return { filter: undefined, route: named };
+  // Many rows share it (refused before the gateway gave an ID): it names no one row to page from.
+  if (before === NO_DELIVERY_ID)
+    throw new SvcError(
+      "usage",
+      `--before: "${NO_DELIVERY_ID}" is not a delivery ID (the rows of requests that had none share it) — give the ID of a row with one`,
+    );
   const from = since === undefined ? undefined : parseTime("--since", since, now);
   const to = until === undefined ? undefined : parseTime("--until", until, now, true);
   if (from !== undefined && to !== undefined && from > to)
@@ -120,6 +134,7 @@ export function deliveriesFilter(
       status: status === undefined ? undefined : parseStatus(status),
       since: from,
       until: to,
+      before: before === undefined ? undefined : idMatcher(before, "--before"),
     },
     route: named,
   };
@@ -127,7 +142,7 @@ export function deliveriesFilter(
 
 /** The options given, as typed, for a message: `--status 401 --since 2h`. */
 export function filterWords(route: string | undefined, options: FilterOptions): string {
-  const words = (["status", "id", "since", "until"] as const).flatMap((name) =>
+  const words = (["status", "id", "since", "until", "before"] as const).flatMap((name) =>
     options[name] === undefined ? [] : [`--${name} ${terminalText(options[name])}`],
   );
   return [...(route === undefined ? [] : [`route ${route}`]), ...words].join(", ");

@@ -8,6 +8,7 @@ import {
   summarize,
 } from "./deliveryHistory.js";
 import {
+  type HistoryGeneration,
   LineHeadReader,
   type LineVisit,
   lineId,
@@ -32,6 +33,11 @@ export interface DeliveryFilter {
   readonly since?: number | undefined;
   /** Rows at or before this time (ms since the epoch). */
   readonly until?: number | undefined;
+  /**
+   * Rows listed after the newest row of the delivery ID this takes (older than it, in the listing's order):
+   * the next page past a row whose time more rows share than the limit shows.
+   */
+  readonly before?: ((id: string) => boolean) | undefined;
 }
 
 function statusMatches(filter: StatusFilter, status: number, outcome: string): boolean {
@@ -178,6 +184,10 @@ export function filteredDeliveries(
 ): DeliverySummary[] {
   const generation = openGeneration(dir, HISTORY_PREVIOUS_FILE, HISTORY_FILE, options.opened);
   try {
+    // The index (newest first) of the line that made the newest row of `before`'s ID: rows are taken past it.
+    const cutoff = filter.before === undefined ? -1 : newestRowIndex(generation, filter.before, now, options);
+    // No row of that ID: no row is listed after it.
+    if (filter.before !== undefined && cutoff < 0) return [];
     // Rows complete as read, with the index (newest first) of the line that made them.
     const rows: { summary: DeliverySummary; at: number }[] = [];
     // Route and ID keys whose rows need their other records; the IDs, to pick lines by their heads.
@@ -188,6 +198,7 @@ export function filteredDeliveries(
     const mayMatch = headFilter(filter);
     const first: LineVisit = (buf, start, end) => {
       const at = index++;
+      if (at <= cutoff) return false;
       // A line the gateway wrote is judged by its head first: only one that may match is parsed.
       if (!mayMatch(buf, start, end)) return false;
       const r = recordOf(buf.toString("utf8", start, end), now);
@@ -223,7 +234,8 @@ export function filteredDeliveries(
       for (const { summary, pos } of summarize(gathered.map(({ r }) => r))) {
         // Requests that lead to no delivery were rows of the first pass already.
         if (summary.request !== undefined && ledToDelivery(summary.request) === undefined) continue;
-        if (summaryMatches(summary, filter)) rows.push({ summary, at: (gathered[pos] as { at: number }).at });
+        const at = (gathered[pos] as { at: number }).at;
+        if (at > cutoff && summaryMatches(summary, filter)) rows.push({ summary, at });
       }
     }
     return rows
@@ -233,6 +245,33 @@ export function filteredDeliveries(
   } finally {
     generation.close();
   }
+}
+
+/**
+ * The index (newest first) of the line that made the newest row of the delivery ID `before` takes; -1 when
+ * the history holds none. Every line is looked at by the ID at its head; only those of that ID are parsed.
+ */
+function newestRowIndex(
+  generation: HistoryGeneration,
+  before: (id: string) => boolean,
+  now: number,
+  options: ScanOptions,
+): number {
+  const found: { r: HistoryRecord; at: number }[] = [];
+  let index = 0;
+  const visit: LineVisit = (buf, start, end) => {
+    const at = index++;
+    const id = lineId(buf, start, end);
+    if (id !== undefined && !before(id)) return false;
+    const r = recordOf(buf.toString("utf8", start, end), now);
+    if (r !== undefined && before(r.id)) found.push({ r, at });
+    return false;
+  };
+  const lines = linesNewestFirst(generation, options.chunkBytes);
+  while (lines.next(visit));
+  found.reverse();
+  const [newest] = summarize(found.map(({ r }) => r));
+  return newest === undefined ? -1 : (found[newest.pos] as { at: number }).at;
 }
 
 /**

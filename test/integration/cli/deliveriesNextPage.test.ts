@@ -1,0 +1,83 @@
+import { afterEach, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { historyLine } from "../../../src/io/stores/deliveryHistory.js";
+import { webhookConfig } from "../../helpers/gateway.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { svc } from "./svc.js";
+
+/**
+ * docs/cli.md: paging through a second that holds more rows than --limit. `--until` the last row's TIME
+ * lists the same rows again; the note on stderr gives the next page with `--before <delivery id>`.
+ */
+let home: TempHome | undefined;
+afterEach(() => {
+  home?.cleanup();
+  home = undefined;
+});
+
+const base = Date.now() - 3_600_000 - (Date.now() % 1000);
+const at = (ms: number) => new Date(base + ms).toISOString();
+const second = new Date(base).toISOString().replace(".000Z", "Z");
+
+function busySecond(): TempHome {
+  const made = tempHome();
+  made.write("config.yaml", stringify(webhookConfig({ pr: { secret: "s" } })));
+  const lines = [
+    { kind: "request", id: "before", at: at(-5_000), route: "pr", status: 202, outcome: "accepted" },
+    // Eight requests in one second; r3 is also answered later as a duplicate of its ID.
+    ...Array.from({ length: 8 }, (_, i) => ({
+      kind: "request" as const,
+      id: `r${i}`,
+      at: at(i * 100),
+      route: "pr",
+      status: 202,
+      outcome: "accepted",
+    })),
+    { kind: "request", id: "r3", at: at(950), route: "pr", status: 200, outcome: "duplicate" },
+  ] as const;
+  made.write("deliveries/history.jsonl", lines.map((l) => `${historyLine(l)}\n`).join(""), 0o600);
+  return made;
+}
+
+const page = async (args: readonly string[]) => {
+  const res = await svc(home as TempHome, ["webhook", "deliveries", ...args, "--json"]);
+  expect(res.code).toBe(0);
+  return { ids: (JSON.parse(res.stdout) as { id: string }[]).map((r) => r.id), stderr: res.stderr };
+};
+
+it("--before the last row's delivery ID pages on through a second --until cannot get past, as the note says", async () => {
+  home = busySecond();
+  const first = await page(["--limit", "3", "--until", second]);
+  expect(first.ids).toEqual(["r3", "r7", "r6"]);
+  // The same three again: --until takes in the whole second.
+  expect((await page(["--limit", "3", "--until", second])).ids).toEqual(["r3", "r7", "r6"]);
+  expect(first.stderr).toBe(
+    `Note: more rows share the last row's time (${second}) than --limit 3 shows (--until ${second} would list these again) — the next page: svc webhook deliveries --limit 3 --until ${second} --json --before r6\n`,
+  );
+  const second2 = await page(["--limit", "3", "--until", second, "--before", "r6"]);
+  expect(second2.ids).toEqual(["r5", "r4", "r3"]);
+  // r3's newest row is its duplicate, on the first page: --before r3 would list r7 on again, so the page
+  // is given from r4.
+  expect(second2.stderr).toContain("the next page: svc webhook deliveries --limit 3 --until");
+  expect(second2.stderr).toContain("--before r4\n");
+  expect((await page(["--limit", "3", "--until", second, "--before", "r3"])).ids).toEqual(["r7", "r6", "r5"]);
+  const third = await page(["--limit", "3", "--until", second, "--before", "r4"]);
+  expect(third.ids).toEqual(["r3", "r2", "r1"]);
+  const last = await page(["--limit", "3", "--until", second, "--before", "r1"]);
+  expect(last.ids).toEqual(["r0", "before"]);
+  expect(last.stderr).toBe("");
+  // The table: the note on stderr, the rows on stdout.
+  const table = await svc(home, ["webhook", "deliveries", "pr", "--limit", "2", "--before", "r5"]);
+  expect(table.stdout.split("\n").filter((l) => / r[0-9] /.test(l))).toHaveLength(2);
+  expect(table.stderr).toContain("the next page: svc webhook deliveries pr --limit 2 --before r4\n");
+});
+
+it("no note when the limit ends with a second of its own; --before an ID with no row lists none; - is refused", async () => {
+  home = busySecond();
+  expect((await page(["--limit", "9"])).stderr).toBe("");
+  const none = await svc(home, ["webhook", "deliveries", "--before", "nope"]);
+  expect(none.stdout).toContain("No recorded deliveries match --before nope");
+  const dash = await svc(home, ["webhook", "deliveries", "--before", "-"]);
+  expect(dash.code).toBe(2);
+  expect(dash.stderr).toContain('--before: "-" is not a delivery ID');
+});
