@@ -29,10 +29,11 @@ const LEVELS = ["platforms", "webhook", "routes"] as const;
 const EXAMPLE_START = [0, 1, 4, 5] as const;
 
 /**
- * The "No routes yet" hint. Without a config.yaml (or one with no `platforms`) it is the whole example; when
- * the file has part of `platforms.webhook` already, only the rest of the example, indented as it goes under
- * the deepest part the file has (pasting a second `platforms:` makes the file invalid YAML, and replacing the
- * file's block would drop its other settings, such as `port:`).
+ * The "No routes yet" hint. Without a config.yaml (or one with no `platforms`) it is the whole example, to go
+ * at the end of the file with `platforms:` at column 0, a top-level key; when the file has part of
+ * `platforms.webhook` already, only the rest of the example, indented as it goes under the deepest part the
+ * file has (pasting a second `platforms:` makes the file invalid YAML, and replacing the file's block would
+ * drop its other settings, such as `port:`). Either way with the `.env` line for the example's secret.
  *
  * `continuation`: the columns the log prints before each line of the message after its first
  * (`continuationColumns`: two in the text log, none in JSON). The lines to add are laid out that much further
@@ -41,13 +42,22 @@ const EXAMPLE_START = [0, 1, 4, 5] as const;
  * says how many columns left of that they go.
  */
 export function howToAddRoute(configFile: string, envFile: string, continuation = 0): string {
-  const where = deepestWritten(readText(configFile));
-  if (where === undefined)
+  const text = readText(configFile);
+  const where = deepestWritten(text);
+  if (where === undefined) {
+    // `platforms:` goes at column 0, left of anything the log prints before the lines: they are printed
+    // right after it, and the message says how far left they go.
+    const notes = [
+      ...(text === undefined ? [] : ["at the end of the file, platforms being a top-level key"]),
+      ...(continuation === 0 ? [] : [goesLeft(continuation)]),
+    ];
     return [
-      `[webhook] No routes yet. Add one to ${configFile}, for example:`,
-      ...EXAMPLE.map((line) => `  ${line}`),
+      `[webhook] No routes yet. Add one to ${configFile}, for example these lines${notes.length === 0 ? "" : ` (${notes.join("; ")})`}:`,
+      ...EXAMPLE,
+      secretLine(envFile),
       SUBSCRIBE,
     ].join("\n");
+  }
   // The example's lines below the part the file has, moved to the column its entries are written at, less
   // what the log prints before them.
   const below = EXAMPLE.slice(EXAMPLE_START[where.depth]).map((line) => line.slice(2 * where.depth));
@@ -55,16 +65,22 @@ export function howToAddRoute(configFile: string, envFile: string, continuation 
   const moved = printed + continuation - where.column;
   const indent = " ".repeat(printed);
   const path = LEVELS.slice(0, where.depth).join(".");
-  const place =
-    moved === 0
-      ? where.place
-      : `${where.place}; each line goes ${moved} column${moved === 1 ? "" : "s"} left of where it is printed`;
+  const place = moved === 0 ? where.place : `${where.place}; ${goesLeft(moved)}`;
   return [
     `[webhook] No routes yet. Add these lines under ${path} in ${configFile} (${place}):`,
     ...below.map((line) => indent + line),
-    `and the route's secret to ${envFile}: GITHUB_WEBHOOK_SECRET=<the secret the sender signs with>`,
+    secretLine(envFile),
     SUBSCRIBE,
   ].join("\n");
+}
+
+function secretLine(envFile: string): string {
+  return `and the route's secret to ${envFile}: GITHUB_WEBHOOK_SECRET=<the secret the sender signs with>`;
+}
+
+/** What the hint says of lines that go `columns` left of where the log prints them. */
+function goesLeft(columns: number): string {
+  return `each line goes ${columns} column${columns === 1 ? "" : "s"} left of where it is printed`;
 }
 
 interface Written {

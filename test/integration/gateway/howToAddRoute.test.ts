@@ -111,6 +111,32 @@ const ROUTE_LINES = [
   '        prompt: "Review PR #{number}: {pull_request.title}"',
 ];
 
+/** The whole example, `platforms:` at column 0, as it goes in a config.yaml. */
+const WHOLE_EXAMPLE = [
+  "platforms:",
+  "  webhook:",
+  "    enabled: true",
+  "    host: 127.0.0.1   # this machine only; 0.0.0.0 for every interface",
+  ...ROUTE_LINES,
+];
+
+/**
+ * The whole example followed as printed: its lines, moved left as many columns as the hint says, appended to
+ * `file` (created when there is none).
+ */
+function appendAsPrinted(file: string, printed: readonly string[]): void {
+  const hint = printed.join("\n");
+  const lines = hint.split("\n");
+  const left = /each line goes (\d+) columns? left of where it is printed\)?:$/.exec(lines[0] as string);
+  const end = lines.findIndex((line) => line.trimStart().startsWith("and the route's secret"));
+  const moved = lines.slice(1, end).map((line) => line.slice(Number(left?.[1] ?? 0)));
+  let text = "";
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {}
+  writeFileSync(file, `${text}${moved.join("\n")}\n`);
+}
+
 describe("the gateway's hint when there are no routes yet", { timeout: 60_000 }, () => {
   it("for a config.yaml svc gateway setup wrote platforms.webhook into: the routes lines to append", async () => {
     const h = tempHome();
@@ -160,16 +186,13 @@ describe("the gateway's hint when there are no routes yet", { timeout: 60_000 },
     expect(check.stdout).toContain(", 1 route,");
   });
 
-  it("without config.yaml: the whole example, as before", async () => {
+  it("without config.yaml: the whole example, platforms: at column 0", async () => {
     const h = tempHome();
     const hint = await hintOf(h);
     expect(hint.split("\n")).toEqual([
-      `[webhook] No routes yet. Add one to ${join(h.dir, "config.yaml")}, for example:`,
-      "  platforms:",
-      "    webhook:",
-      "      enabled: true",
-      "      host: 127.0.0.1   # this machine only; 0.0.0.0 for every interface",
-      ...ROUTE_LINES.map((line) => `  ${line}`),
+      `[webhook] No routes yet. Add one to ${join(h.dir, "config.yaml")}, for example these lines:`,
+      ...WHOLE_EXAMPLE,
+      `and the route's secret to ${join(h.dir, ".env")}: GITHUB_WEBHOOK_SECRET=<the secret the sender signs with>`,
       "or create one without editing the file: svc webhook subscribe <name>",
     ]);
   });
@@ -228,6 +251,33 @@ describe("the hint as stdout and gateway.log print it (text), pasted as printed"
     expect(printed[1]).toBe("  webhook:");
     pasteAsPrinted(file, printed);
     expect(readFileSync(file, "utf8")).toMatch(/^platforms:\n telegram:\n {2}enabled: false\n webhook:\n/);
+    await loadsWithTheRoute(h);
+  });
+
+  it("a config.yaml without platforms, the webhook on by WEBHOOK_ENABLED: the whole example, pasted at its end", async () => {
+    const h = tempHome();
+    const file = h.write("config.yaml", 'agent:\n  provider: command\n  command: ["cat"]\n', 0o600);
+
+    const printed = printedHint(await textLogOf(h, { WEBHOOK_ENABLED: "true" }));
+    expect(printed[0]).toMatch(
+      /Add one to .+config\.yaml, for example these lines \(at the end of the file, platforms being a top-level key; each line goes 2 columns left of where it is printed\):$/,
+    );
+    // Printed right after the log's two spaces: `platforms:` goes two columns left of that, at column 0.
+    expect(printed.slice(1, 1 + WHOLE_EXAMPLE.length)).toEqual(WHOLE_EXAMPLE.map((line) => `  ${line}`));
+    appendAsPrinted(file, printed);
+    expect(readFileSync(file, "utf8")).toMatch(/^agent:\n[\s\S]*\nplatforms:\n {2}webhook:\n/);
+    await loadsWithTheRoute(h);
+  });
+
+  it("without config.yaml: the whole example, printed after the log's two spaces, told to move it two left", async () => {
+    const h = tempHome();
+    const printed = printedHint(await textLogOf(h));
+    expect(printed[0]).toMatch(
+      /Add one to .+config\.yaml, for example these lines \(each line goes 2 columns left of where it is printed\):$/,
+    );
+    expect(printed[1]).toBe("  platforms:");
+    appendAsPrinted(join(h.dir, "config.yaml"), printed);
+    expect(readFileSync(join(h.dir, "config.yaml"), "utf8")).toMatch(/^platforms:\n {2}webhook:\n/);
     await loadsWithTheRoute(h);
   });
 });
