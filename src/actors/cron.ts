@@ -138,6 +138,12 @@ export interface CronSchedulerOptions {
    */
   readonly heldAhead?: (profile: string, jobId: string, dueAt: string) => Promise<boolean>;
   /**
+   * The due times of a job some instance claimed whose claims are still kept (minutes at least): a catch-up
+   * says as missed only the due times after the latest of them, the ones no instance ran. Without it (or
+   * when none is kept: every instance was away longer than that) they count from the store's `next_run`.
+   */
+  readonly claimedDueTimes?: (profile: string, jobId: string) => Promise<readonly string[]>;
+  /**
    * What this process's claims hold (`claim`): noted with a scheduled run, so the start after a kill may
    * give back the due time it claimed (`recordCutOffRuns`). Without it such a run is not caught up.
    */
@@ -807,15 +813,27 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
         await awaitHold(profile, key, job, claimedDueAt, nextRun);
         continue;
       }
-      // One line for every run missed, not a line each.
-      if (missed !== undefined && job.next_run !== undefined) {
+      // One line for every run missed, not a line each; with a shared state, only those no instance ran.
+      const unrun =
+        missed === undefined || job.next_run === undefined
+          ? undefined
+          : claimedDueAt === undefined
+            ? { missed, since: job.next_run }
+            : await unclaimed(profile, job, job.next_run, claimedDueAt, missed, now);
+      if (unrun !== undefined && unrun.missed > 1) {
         const why =
           notWritten !== undefined
             ? `while its next run could not be written to ${store.path}: ${notWritten}`
-            : (gap ?? "(the gateway was not running, or its clock stepped forward)");
+            : (gap ??
+              (claimedDueAt === undefined
+                ? "(the gateway was not running, or its clock stepped forward)"
+                : "(none was running, or the clocks stepped forward)"));
+        const count = unrun.missed >= 100 ? "100 or more" : unrun.missed;
         logger.warn(
-          { job: job.id, profile, missed },
-          `[cron] ${job.name}${inProfile(profile)}: ${missed >= 100 ? "100 or more" : missed} scheduled runs were missed since ${job.next_run} ${why}; they are not run one by one — one catch-up run now, then the schedule goes on`,
+          { job: job.id, profile, missed: unrun.missed },
+          claimedDueAt === undefined
+            ? `[cron] ${job.name}${inProfile(profile)}: ${count} scheduled runs were missed since ${unrun.since} ${why}; they are not run one by one — one catch-up run now, then the schedule goes on`
+            : `[cron] ${job.name}${inProfile(profile)}: ${count} scheduled runs were missed since ${unrun.since}: no gateway instance sharing the state ran them ${why}; they are not run one by one — one catch-up run now, then the schedule goes on`,
         );
       }
       await startScheduled(profile, store, key, job, now, {
@@ -1178,6 +1196,38 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       return nextRun;
     }
     return latest !== undefined && latest > nextRunTime(nextRun) ? new Date(latest).toISOString() : nextRun;
+  }
+
+  /**
+   * The runs a catch-up won among instances stands for (`missed`, counted from the store's `next_run`, and
+   * the first of them): the due times up to now that no instance claimed, those after the latest due time
+   * before `dueAt` (the one claimed now) that one did — other instances ran the job while this one was away.
+   * Counted from `next_run` as before when no claim since it is kept (every instance was away longer than a
+   * claim is kept, minutes at least) or the claims cannot be read.
+   */
+  async function unclaimed(
+    profile: string,
+    job: CronJob,
+    nextRun: string,
+    dueAt: string,
+    missed: number,
+    now: number,
+  ): Promise<{ missed: number; since: string }> {
+    if (options.claimedDueTimes === undefined) return { missed, since: nextRun };
+    const from = nextRunTime(nextRun);
+    const claimedNow = nextRunTime(dueAt);
+    let latest: number | undefined;
+    try {
+      for (const claimedAt of await options.claimedDueTimes(profile, job.id)) {
+        const at = Date.parse(claimedAt);
+        if (at >= from && at < claimedNow && (latest === undefined || at > latest)) latest = at;
+      }
+      if (latest === undefined) return { missed, since: nextRun };
+      const first = nextRunAfter(job.schedule, latest);
+      return { missed: occurrencesBetween(job.schedule, first, now), since: new Date(first).toISOString() };
+    } catch {
+      return { missed, since: nextRun };
+    }
   }
 
   /**

@@ -42,6 +42,8 @@ export interface CronDeps {
   readonly release?: ((profile: string, jobId: string, dueAt: string) => Promise<void>) | undefined;
   /** Whether a due time not won is only held ahead by another instance (its run went on), or free by now. */
   readonly heldAhead?: ((profile: string, jobId: string, dueAt: string) => Promise<boolean>) | undefined;
+  /** The due times of a job some instance claimed, still kept: a catch-up counts as missed only the others. */
+  readonly claimedDueTimes?: ((profile: string, jobId: string) => Promise<readonly string[]>) | undefined;
   /** What this process's claims hold: noted with each scheduled run it claimed (`recordCutOffRuns`). */
   readonly claimHolder?: string | undefined;
   /** A job's target problems under the gateway's config (logged once per job by the scheduler). */
@@ -105,6 +107,7 @@ export function createCron(deps: CronDeps): Cron {
     ...(deps.claim === undefined ? {} : { claim: deps.claim }),
     ...(deps.release === undefined ? {} : { release: deps.release }),
     ...(deps.heldAhead === undefined ? {} : { heldAhead: deps.heldAhead }),
+    ...(deps.claimedDueTimes === undefined ? {} : { claimedDueTimes: deps.claimedDueTimes }),
     ...(deps.claimHolder === undefined ? {} : { claimHolder: deps.claimHolder }),
     ...(deps.targetProblems === undefined ? {} : { targetProblems: deps.targetProblems }),
     ...(deps.targetsVersion === undefined ? {} : { targetsVersion: deps.targetsVersion }),

@@ -423,6 +423,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     claim: redis?.cronLease.claim,
     release: redis?.cronLease.release,
     heldAhead: redis?.cronLease.heldAhead,
+    claimedDueTimes: redis?.cronLease.claimedDueTimes,
     claimHolder: redis?.cronLease.holder,
     // Against the config the deliverer's targets were made from (a reload's, once applied).
     targetProblems: (job) => jobTargetProblems(deliveries.config(), job),

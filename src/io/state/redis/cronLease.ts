@@ -53,6 +53,22 @@ if left >= 0 and left <= tonumber(ARGV[2]) then return 1 end
 return 0
 `;
 
+/**
+ * `claimedDueTimes` reads the job's leases with SCAN, which walks the whole keyspace: at most this many
+ * calls of SCAN_COUNT keys each (a job `every 1s` keeps about 300 leases; the bound only keeps a Redis of
+ * millions of keys from holding the check up).
+ */
+const SCAN_CALLS = 200;
+const SCAN_COUNT = 1000;
+
+/** A due time as svc writes it (and a key of another job, whose id begins with this one's and `:`, is not). */
+const DUE_TIME = /^\d{4}-\d\d-\d\dT/;
+
+/** `text` matched literally by a SCAN MATCH pattern. */
+function globLiteral(text: string): string {
+  return text.replace(/[*?[\]\\]/g, "\\$&");
+}
+
 type LeaseRedis = Redis & {
   svcCronClaim(key: string, holder: string, ms: number): Promise<number>;
   svcCronRelease(key: string, holder: string): Promise<number>;
@@ -87,6 +103,14 @@ export interface CronLease {
    * claimed for a run. Rejects (StateUnavailableError) while Redis is unreachable.
    */
   heldAhead(profile: string, jobId: string, dueAt: string): Promise<boolean>;
+  /**
+   * The due times of a job whose lease any instance still keeps (claimed for a run, kept at least 5 minutes
+   * and twice the time to the next one, or held ahead): the occurrences some instance ran, for a catch-up
+   * that counts the ones none did. Read with a bounded SCAN: in a Redis of more keys than it reads, some
+   * may be left out (never one that is not claimed). Rejects with Redis's error when it does not answer the
+   * SCAN (unreachable, or an ACL that refuses it), which the Redis health does not count.
+   */
+  claimedDueTimes(profile: string, jobId: string): Promise<string[]>;
 }
 
 export function createCronLease(redis: Redis, keys: RedisKeys, health: RedisHealth): CronLease {
@@ -124,6 +148,25 @@ export function createCronLease(redis: Redis, keys: RedisKeys, health: RedisHeal
       } catch (err) {
         return health.fail(err);
       }
+    },
+    async claimedDueTimes(profile, jobId) {
+      const prefix = keys.cronLease(profile, jobId, "");
+      const match = `${globLiteral(prefix)}*`;
+      const found = new Set<string>();
+      // Its failure is not the state's (a SCAN an ACL refuses does not make Redis read as refusing writes):
+      // the count it serves is then made without it.
+      let cursor = "0";
+      for (let calls = 0; calls < SCAN_CALLS; calls++) {
+        const [next, batch] = await client.scan(cursor, "MATCH", match, "COUNT", SCAN_COUNT);
+        for (const key of batch) {
+          const dueAt = key.slice(prefix.length);
+          if (key.startsWith(prefix) && DUE_TIME.test(dueAt) && Number.isFinite(Date.parse(dueAt)))
+            found.add(dueAt);
+        }
+        cursor = next;
+        if (cursor === "0") break;
+      }
+      return [...found];
     },
     async release(profile, jobId, dueAt) {
       try {

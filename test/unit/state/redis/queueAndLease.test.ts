@@ -665,6 +665,7 @@ describe("runs missed while every instance was down (state.backend: redis)", () 
         clock,
         claim: lease.claim,
         release: lease.release,
+        claimedDueTimes: lease.claimedDueTimes,
       });
       return { scheduler, ran, log };
     };
@@ -676,12 +677,134 @@ describe("runs missed while every instance was down (state.backend: redis)", () 
     expect([a.ran, b.ran]).toEqual([["hourly"], []]);
     const missed = (log: typeof a.log) => log.messages().filter((m) => m.includes("missed"));
     expect(missed(a.log)).toEqual([
-      `[cron] hourly: 6 scheduled runs were missed since ${job.next_run} (the gateway was not running, or its clock stepped forward); they are not run one by one — one catch-up run now, then the schedule goes on`,
+      `[cron] hourly: 6 scheduled runs were missed since ${job.next_run}: no gateway instance sharing the state ran them (none was running, or the clocks stepped forward); they are not run one by one — one catch-up run now, then the schedule goes on`,
     ]);
     expect(missed(b.log)).toEqual([]);
     expect(b.log.messages()).toContain(
       `[cron] hourly: no catch-up run here — the schedule's latest due time ${new Date(start + 5 * 3_600_000).toISOString()} (this store's next run was ${job.next_run}) was taken by another instance sharing the state, which runs the job meanwhile`,
     );
+  });
+});
+
+/**
+ * The missed-runs WARN on a shared state counted from this home's own store's `next_run`: after a rolling
+ * restart, the instance that was down and won the latest due time said runs were missed "(the gateway was not
+ * running…)" that the other instances had run. It counts only the due times no instance claimed.
+ */
+describe("runs missed by one instance while another ran them (state.backend: redis)", () => {
+  const start = Date.parse("2026-11-23T12:00:00.000Z");
+  const job = { ...everyMinuteJob(start), id: "often", name: "often", schedule: "every 5s" };
+
+  /** A gateway of its own home on the file's Redis (`keys`), its store's next_run `start`, on `clock`. */
+  async function instance(keys: ReturnType<typeof redisKeys>, name: string, clock: { now(): number }) {
+    const store = cronStore(join(home?.dir ?? "", name, "cron", "jobs.json"));
+    await store.update((records) => {
+      records[job.id] = { ...job };
+    });
+    const lease = createCronLease(redis, keys, createRedisHealth("test", silentLogger()));
+    const ran: string[] = [];
+    const log = captureLogger();
+    const scheduler = createCronScheduler({
+      stores: { profiles: () => ["default"], store: () => store },
+      runJob: async (run) => {
+        ran.push(run.id);
+        return "ok";
+      },
+      logger: log.logger,
+      clock: { now: () => clock.now(), setTimeout: () => 0, clearTimeout: () => {} },
+      claim: lease.claim,
+      release: lease.release,
+      claimedDueTimes: lease.claimedDueTimes,
+    });
+    const missed = () => log.messages().filter((m) => m.includes("missed"));
+    return { scheduler, ran, missed };
+  }
+
+  /** B alone runs the job's first `runs` occurrences (from `start`, every 5 s), then stops. */
+  async function bRuns(keys: ReturnType<typeof redisKeys>, runs: number) {
+    let now = start;
+    const b = await instance(keys, "b", { now: () => now });
+    for (let n = 0; n < runs; n++) {
+      now = start + n * 5_000 + 100;
+      await b.scheduler.tick();
+      await b.scheduler.idle();
+    }
+    expect(b.ran).toHaveLength(runs);
+    expect(b.missed()).toEqual([]);
+  }
+
+  it("a job's claimed due times are listed from its leases alone, under a key prefix with glob characters", async () => {
+    const keys = redisKeys(`c[1]*?\\${randomUUID()}`);
+    const lease = createCronLease(redis, keys, createRedisHealth("test", silentLogger()));
+    const [first, second] = ["2026-11-23T12:00:00.000Z", "2026-11-23T12:00:05.000Z"];
+    expect(await lease.claim("default", "j1", first, false, second)).toBe(true);
+    expect(await lease.claim("default", "j1", second, true)).toBe(true);
+    await lease.claim("default", "j1:x", first);
+    await lease.claim("default", "j2", first);
+    await lease.claim("work", "j1", first);
+    await redis.set(keys.cronLease("default", "j1", "not-a-time"), "x", "PX", 60_000);
+    expect((await lease.claimedDueTimes("default", "j1")).sort()).toEqual([first, second]);
+  });
+
+  it("a SCAN an ACL refuses rejects with its NOPERM, and Redis does not read as refusing writes for it", async () => {
+    const keys = redisKeys(`c${randomUUID()}`);
+    home = tempHome();
+    const user = `noscan${randomUUID().slice(0, 8)}`;
+    await redis.call("ACL", "SETUSER", user, "on", ">pw", "~*", "&*", "+@all", "-scan");
+    const url = new URL(server.url);
+    url.username = user;
+    url.password = "pw";
+    const client = await connectRedis(url.toString(), "config.yaml", commandOptions());
+    try {
+      const health = createRedisHealth("test", silentLogger());
+      const lease = createCronLease(client, keys, health);
+      await expect(lease.claimedDueTimes("default", job.id)).rejects.toThrow(/NOPERM/);
+      expect(health.refusing()).toBe(false);
+    } finally {
+      client.disconnect();
+      await redis.call("ACL", "DELUSER", user);
+    }
+  });
+
+  it("the instance back with its store's next_run 50 s old says only the runs no instance ran (2 of 11)", async () => {
+    const keys = redisKeys(`c${randomUUID()}`);
+    home = tempHome();
+    await bRuns(keys, 9); // start … start+40s
+    const a = await instance(keys, "a", { now: () => start + 50_000 + 100 });
+    await a.scheduler.tick();
+    await a.scheduler.idle();
+    expect(a.ran).toEqual(["often"]);
+    // start+45s and start+50s came due with no instance running: the catch-up (at start+50s) stands for both.
+    expect(a.missed()).toEqual([
+      `[cron] often: 2 scheduled runs were missed since ${new Date(start + 45_000).toISOString()}: no gateway instance sharing the state ran them (none was running, or the clocks stepped forward); they are not run one by one — one catch-up run now, then the schedule goes on`,
+    ]);
+  });
+
+  it("none missed (the other ran every one before the due time claimed now): no WARN", async () => {
+    const keys = redisKeys(`c${randomUUID()}`);
+    home = tempHome();
+    await bRuns(keys, 9);
+    const a = await instance(keys, "a", { now: () => start + 45_000 + 100 });
+    await a.scheduler.tick();
+    await a.scheduler.idle();
+    expect(a.ran).toEqual(["often"]);
+    expect(a.missed()).toEqual([]);
+  });
+
+  it("the other's claims lapsed (every instance away longer than they are kept): all of them, from next_run", async () => {
+    const keys = redisKeys(`c${randomUUID()}`);
+    home = tempHome();
+    await bRuns(keys, 9);
+    // A claim of `every 5s` is kept 5 minutes: its keys gone, as they are once every instance was away longer.
+    const leases = await redis.keys(`${keys.cronLease("default", job.id, "")}*`);
+    expect(leases.length).toBeGreaterThanOrEqual(9);
+    await redis.del(...leases);
+    const a = await instance(keys, "a", { now: () => start + 50_000 + 100 });
+    await a.scheduler.tick();
+    await a.scheduler.idle();
+    expect(a.missed()).toEqual([
+      `[cron] often: 11 scheduled runs were missed since ${job.next_run}: no gateway instance sharing the state ran them (none was running, or the clocks stepped forward); they are not run one by one — one catch-up run now, then the schedule goes on`,
+    ]);
   });
 });
 
