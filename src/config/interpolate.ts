@@ -29,11 +29,14 @@ export function unsetVariablesIn(rendered: string): string[] {
 }
 
 /** How a secret that itself holds `${` is written: every `${` in config.yaml starts a variable. */
-const LITERAL_IN_SECRET =
+export const LITERAL_IN_SECRET =
   " (a secret that holds ${ itself: set it in .env in 'single quotes', SECRET_NAME='...', and write ${SECRET_NAME} here)";
 
 /** A name as people write a variable (`GH_SECRET`, `env:GH_SECRET`), not a run of a secret's own characters. */
 const WRITTEN_AS_VARIABLE = /^(?:env:)?[A-Z_][A-Z0-9_]*$/;
+
+/** Whether the text after a `${` in a secret reads as a variable's name (`GH_SECRET`), which may be quoted back. */
+export const readsAsVariableName = (name: string): boolean => WRITTEN_AS_VARIABLE.test(name);
 
 /**
  * Why a rendered value still holds a `${...}` form svc does not read (`${KEY:?x}`, `${input:key}`), or

@@ -17,6 +17,7 @@ import {
 import type { z } from "zod";
 import { SvcError } from "../errors.js";
 import { notUtf8Text } from "../io/textEncoding.js";
+import { asWrittenScope, noteAsWritten } from "./asWritten.js";
 import { isPresent, readUtf8 } from "./configFileRead.js";
 import { checkEnvFile, secretScope, writtenEnvLines } from "./envFile.js";
 import { exactIntegers, type LongInteger, longIntegersAsText } from "./exactIntegers.js";
@@ -711,6 +712,28 @@ function checkableRest(
   return parsed.success ? parsed.data : undefined;
 }
 
+/**
+ * Notes on `config` the configuration rendered with the values its `${NAME}` gave stood in by text without
+ * `$` or `{` (asWritten.ts), when one of them holds a `$`: the warnings about a `${...}` or `$NAME` left in a
+ * value judge config.yaml's own text, never a value `.env` or the environment gave (a password with `${`).
+ * Not noted when that rendering does not parse (a stood-in value a key refuses): the warnings read `config`.
+ */
+function noteConfigAsWritten(
+  config: Config,
+  rest: Record<string, unknown>,
+  servers: unknown,
+  scope: InterpolationScope,
+  envFile: string,
+): void {
+  const standIn = asWrittenScope(scope, envFile, rest);
+  if (standIn === undefined) return;
+  const rendered = interpolateDeep(rest, standIn);
+  const view = configSchema.safeParse({ ...rendered, mcp_servers: servers });
+  if (!view.success) return;
+  noteRouteFilters(view.data.platforms.webhook.routes, rendered);
+  noteAsWritten(config, view.data);
+}
+
 /** Reads config.yaml (or the embedded default), `.env` and the environment, and validates the result. */
 export function loadConfig(
   options: {
@@ -794,6 +817,7 @@ export function loadConfig(
   if (secretVariable !== undefined) noteSecretFrom(parsed.data.platforms.webhook, secretVariable.from);
   noteSecretsChecked(rest, parsed.data.platforms.webhook, scope, paths.env, secretVariable !== undefined);
   if (read.serverOrder !== undefined) withWrittenOrder(parsed.data.mcp_servers, read.serverOrder);
+  noteConfigAsWritten(parsed.data, rest, mcp.servers, scope, paths.env);
   // The startup rules still judge the rest (WEBHOOK_SECRET's `${NAME}` that nothing set, a route's secret, ...).
   if (variableProblems.length > 0)
     throw new ConfigInvalidError(variableProblems.join("\n"), paths.config, parsed.data);

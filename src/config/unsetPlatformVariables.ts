@@ -1,8 +1,10 @@
 import { dirname, join } from "node:path";
 import { RECIPIENT_KEYS } from "../streams/recipientKeys.js";
+import { asWritten } from "./asWritten.js";
+import { CREDENTIAL_NAME } from "./credentialHeader.js";
 import { envNameNearMiss } from "./envNearMiss.js";
 import { filterKey } from "./filtersWrittenAsOne.js";
-import { unsetVariablesIn } from "./interpolate.js";
+import { LITERAL_IN_SECRET, readsAsVariableName, unsetVariablesIn } from "./interpolate.js";
 import type { Config } from "./schema.js";
 import type { Filter } from "./sections/filters.js";
 import { routeKey } from "./sections/webhook.js";
@@ -27,17 +29,22 @@ function unsetIn(settings: object, at: string, sentTo: string, file: string): st
 /**
  * What keeps a `${...}` in `value` as written though no unset variable does: a shell's form svc does not
  * read (`${TOKEN:?set it}`, `${TOKEN-x}`), another client's (`${input:token}`), or a `${TOKEN` whose `}` was
- * left out. Only the variable's name is quoted: the rest of the form may hold a secret (a fallback).
+ * left out. Only the variable's name is quoted: the rest of the form may hold a secret (a fallback). Under a
+ * credential key (`secret`), the name too only when it reads as a variable's (`TW_TOKEN`), never a run of
+ * the credential's own characters (`password: Xy7${Tk9qLm2`).
  */
-function unreadForm(value: string): string | undefined {
+function unreadForm(value: string, secret: boolean): string | undefined {
+  const quoted = (name: string) => !secret || readsAsVariableName(name);
   const other = /\$\{([^}]*)\}/.exec(value)?.[1];
   if (other !== undefined) {
     const name = /^\s*([A-Za-z_][A-Za-z0-9_]*)/.exec(other)?.[1];
-    return `${name === undefined ? "a $" + "{...}" : `\${${name}...}`} is not a variable form svc reads (it replaces \${NAME} and \${NAME:-fallback} only)`;
+    const shown = name !== undefined && (quoted(name) || other.startsWith("input:"));
+    return `${shown ? `\${${name}...}` : "a $" + "{...}"} is not a variable form svc reads (it replaces \${NAME} and \${NAME:-fallback} only)`;
   }
   const unclosed = /\$\{((?:env:)?[A-Za-z_][A-Za-z0-9_]*)?/.exec(value);
   if (unclosed === null) return undefined;
-  return `${unclosed[1] === undefined ? "a $" + "{" : `\${${unclosed[1]}`} has no closing }`;
+  const name = unclosed[1];
+  return `${name === undefined || !quoted(name) ? "a $" + "{" : `\${${name}`} has no closing }`;
 }
 
 /**
@@ -68,10 +75,11 @@ function unsetInEntries(
     }
     const unset = unsetVariablesIn(value);
     if (unset.length === 0) {
-      const unread = sentTo === undefined ? undefined : unreadForm(value);
+      const secret = CREDENTIAL_NAME.test(key);
+      const unread = sentTo === undefined ? undefined : unreadForm(value, secret);
       if (unread !== undefined)
         warnings.push(
-          `${file}: ${at}${key}: ${unread}, so this text itself is sent to ${sentTo} — write \${NAME} or \${NAME:-fallback}`,
+          `${file}: ${at}${key}: ${unread}, so this text itself is sent to ${sentTo} — write \${NAME} or \${NAME:-fallback}${secret && unread.startsWith("a $") ? LITERAL_IN_SECRET : ""}`,
         );
       continue;
     }
@@ -108,7 +116,8 @@ function filterTexts(filter: Filter, at = ""): Array<readonly [string, unknown]>
  */
 export function unsetRouteVariableWarnings(config: Config, file: string): string[] {
   const warnings: string[] = [];
-  for (const [name, route] of Object.entries(config.platforms.webhook.routes)) {
+  // What config.yaml writes, never what a variable gave (`.env`'s `EV='a${B}'` is the text `a${B}`).
+  for (const [name, route] of Object.entries(asWritten(config).platforms.webhook.routes)) {
     const at = routeKey(name, route);
     const recipients = Object.entries(route.deliver_extra ?? {}).filter(([key]) =>
       RECIPIENT_KEYS.includes(key),
@@ -172,8 +181,10 @@ export function unsetRouteVariableWarnings(config: Config, file: string): string
  * `svc config check`, never with a value. Only enabled platforms (and `forge_comment`, available unless
  * `enabled: false`) are read.
  */
-export function unsetPlatformVariableWarnings(config: Config, file: string): string[] {
+export function unsetPlatformVariableWarnings(configured: Config, file: string): string[] {
   const warnings: string[] = [];
+  // What config.yaml writes, never what a variable gave: a password from `.env` may hold `${` and is sent so.
+  const config = asWritten(configured);
   for (const [name, settings] of Object.entries(config.platforms)) {
     if (name === "webhook" || typeof settings !== "object" || settings === null) continue;
     const enabled = (settings as { enabled?: boolean }).enabled;
