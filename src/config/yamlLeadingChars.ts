@@ -10,6 +10,7 @@ import {
   visit,
 } from "yaml";
 import { SvcError } from "../errors.js";
+import { nearMiss } from "./nearMiss.js";
 import { credentialLine, unknownAliasProblem, unknownTagProblem } from "./unquotedTemplate.js";
 
 /**
@@ -63,9 +64,41 @@ export function unresolvedAlias(
 }
 
 /**
- * `<<: *events` where the anchor is on a list or a value, not a mapping: the parser's "Merge sources must be
- * maps or map aliases", named at the line of that source with the key path and what to write instead, or
- * undefined for another error.
+ * The line of each anchor (`&name`) of `doc`, the first one's for a name set twice: where `&name` is written
+ * (`gh: &github`), before the node it names (whose keys may start on the next line).
+ */
+function anchorLines(doc: Document.Parsed, text: string, lines: LineCounter): Map<string, number> {
+  const anchors = new Map<string, number>();
+  visit(doc, (_key, node) => {
+    if (!isNode(node) || node.anchor === undefined || !node.range || anchors.has(node.anchor)) return;
+    const written = text.lastIndexOf(`&${node.anchor}`, node.range[0]);
+    anchors.set(node.anchor, lines.linePos(written === -1 ? node.range[0] : written).line);
+  });
+  return anchors;
+}
+
+/**
+ * What to do about `<<: *name` at `line` whose alias resolves to nothing: the anchor is set after it (an
+ * alias names only an anchor on an earlier line), or another one is meant (`*gihtub` for `&github`).
+ */
+function unresolvedMergeAdvice(name: string, line: number, anchors: ReadonlyMap<string, number>): string {
+  const after = (at: number) =>
+    at >= line
+      ? `, after this line: move the mapping that sets it above this one, or write its keys out here`
+      : "";
+  const later = anchors.get(name);
+  if (later !== undefined) return `&${name} is set on line ${later}${after(later)}`;
+  const meant = nearMiss(name, anchors.keys());
+  if (meant === undefined)
+    return `set &${name} on the mapping to merge, on a line above this one, or write its keys out here`;
+  const at = anchors.get(meant) as number;
+  return `did you mean *${meant}? (&${meant} is set on line ${at}${after(at)})`;
+}
+
+/**
+ * `<<: *events` where the anchor is on a list or a value, not a mapping, or is no anchor set before it (a
+ * misspelt one, or one set on a later line): the parser's "Merge sources must be maps or map aliases", named
+ * at the line of that source with the key path and what to write instead, or undefined for another error.
  */
 export function nonMappingMerge(
   doc: Document.Parsed,
@@ -75,7 +108,7 @@ export function nonMappingMerge(
   lines: LineCounter,
 ): SvcError | undefined {
   if (!(err instanceof Error) || !/^Merge sources must be maps/.test(err.message)) return undefined;
-  let found: { start: number; at: string; what: string } | undefined;
+  let found: { start: number; at: string; what: string; unresolved?: string } | undefined;
   visit(doc, {
     Pair(_key, pair, path) {
       if (!isScalar(pair.key) || (typeof pair.key.value !== "symbol" && pair.key.value !== "<<"))
@@ -87,6 +120,8 @@ export function nonMappingMerge(
         const keys = path.filter(isPair).map((p) => (isScalar(p.key) ? String(p.key.value) : String(p.key)));
         const what = isSeq(merged) ? "a list" : "a single value";
         found = { start: source.range[0], at: keys.length === 0 ? "(top level)" : keys.join("."), what };
+        // `<<: *gihtub`: an alias of no anchor set before it, not a single value.
+        if (isAlias(source) && merged === undefined) found.unresolved = source.source;
         return visit.BREAK;
       }
       return undefined;
@@ -94,6 +129,11 @@ export function nonMappingMerge(
   });
   if (found === undefined) return undefined;
   const { line } = lines.linePos(found.start);
+  if (found.unresolved !== undefined)
+    return new SvcError(
+      "config_invalid",
+      `${file}: line ${line}: ${found.at}: the merge key << is given *${found.unresolved}, but no anchor &${found.unresolved} is set before it: Unresolved alias (the anchor must be set on an earlier line than its alias) — ${unresolvedMergeAdvice(found.unresolved, line, anchorLines(doc, text, lines))}`,
+    );
   const written = text.slice(found.start).split(/[\s,\]}]/)[0] ?? "";
   const alias = written.startsWith("*") ? written : undefined;
   const given = alias === undefined ? `it is given ${found.what}` : `${alias} is ${found.what}`;

@@ -974,6 +974,27 @@ describe("config loading (spec 2.1)", () => {
       events: ["push"],
     });
   });
+
+  it("a merge of an anchor misspelt or set on a later line is named as an unresolved alias, with the anchor meant", () => {
+    const misspelt =
+      "platforms:\n  webhook:\n    enabled: true\n    routes:\n      gh: &github\n        secret: merge-secret-value\n      a: {<<: *gihtub}\n";
+    expect(() => load(misspelt)).toThrow(
+      /config\.yaml: line 7: platforms\.webhook\.routes\.a: the merge key << is given \*gihtub, but no anchor &gihtub is set before it: Unresolved alias \(the anchor must be set on an earlier line than its alias\) — did you mean \*github\? \(&github is set on line 5\)$/,
+    );
+    const later =
+      "platforms:\n  webhook:\n    enabled: true\n    routes:\n      a: {<<: *github}\n      gh: &github\n        secret: merge-secret-value\n";
+    expect(() => load(later)).toThrow(
+      /config\.yaml: line 5: platforms\.webhook\.routes\.a: the merge key << is given \*github, but no anchor &github is set before it: Unresolved alias \(the anchor must be set on an earlier line than its alias\) — &github is set on line 6, after this line: move the mapping that sets it above this one, or write its keys out here$/,
+    );
+    // In a list of sources, and with no anchor near its name.
+    const none =
+      "platforms:\n  webhook:\n    enabled: true\n    routes:\n      gh: &github\n        secret: merge-secret-value\n      a:\n        <<: [*github, *zzz]\n";
+    expect(() => load(none)).toThrow(
+      /line 8: platforms\.webhook\.routes\.a: the merge key << is given \*zzz, but no anchor &zzz is set before it: .* — set &zzz on the mapping to merge, on a line above this one, or write its keys out here$/,
+    );
+    // Not "a single value".
+    expect(() => load(misspelt)).not.toThrow(/single value/);
+  });
 });
 
 describe("startup validation rules (spec 2.2)", () => {
