@@ -105,46 +105,55 @@ export function secretLineBreakProblem(secret: string): string | undefined {
     : undefined;
 }
 
+/** What secretCharacterWarnings says of one secret, `key` naming where it is written (none when nothing). */
+function secretCharacterProblems(secret: string, key: string): string[] {
+  const sentinel = sentinelSpellingProblem(secret);
+  if (sentinel !== undefined) return [`${key} ${sentinel}`];
+  const problems: string[] = [];
+  const publicKey = publicKeySecretProblem(secret);
+  if (publicKey !== undefined) problems.push(`${key} ${publicKey}`);
+  const signing = signingSecretProblem(secret);
+  if (signing !== undefined) problems.push(`${key} ${signing}`);
+  if (BARE_VARIABLE.test(secret)) return [...problems, `${key} ${BARE_VARIABLE_PROBLEM}`];
+  const lineBreak = secretLineBreakProblem(secret);
+  if (lineBreak !== undefined) return [...problems, `${key} ${lineBreak}`];
+  const problem = secretHeaderProblem(secret);
+  if (problem !== undefined)
+    problems.push(
+      `${key} ${problem}, so a sender that sends the secret itself (X-Gitlab-Token, Authorization: Bearer) is always answered 401; HMAC signatures and Basic credentials still verify — use a printable ASCII secret without edge spaces (svc gateway setup generates one) if this route takes tokens`,
+    );
+  return problems;
+}
+
 /**
  * A secret with a character outside printable ASCII, or a space at either end, verifies HMAC signatures
  * (it is only their key) and `Basic` credentials (base64 on the wire), but never a header that carries the
  * secret itself: token and `Bearer` headers are printable ASCII, and HTTP strips their edge spaces. Named at startup, without the secret,
- * so that such a route is not left answering 401 to every GitLab token without a word.
+ * so that such a route is not left answering 401 to every GitLab token without a word. `subscriptionSecret`:
+ * the global secret while the adapter is on, which every subscription without a secret of its own falls back
+ * to: judged too when no route of `routes` uses it (`secret: $GLOBAL_SEC` would be their HMAC key).
  */
 export function secretCharacterWarnings(
   routes: Iterable<SecretRoute>,
   file: string,
   globalKey = "platforms.webhook.secret",
+  subscriptionSecret?: string,
 ): string[] {
   const warnings: string[] = [];
+  let global = false;
   for (const { name, secret, route } of routes) {
-    const key = () =>
+    global ||= route.secret === undefined;
+    const key =
       route.secret === undefined
         ? `${globalKey} (the global secret or WEBHOOK_SECRET, which overrides it; route ${name} uses it)`
         : `${routeKey(name, route)}.secret`;
-    const sentinel = sentinelSpellingProblem(secret);
-    if (sentinel !== undefined) {
-      warnings.push(`[webhook] ${file}: ${key()} ${sentinel}`);
-      continue;
-    }
-    const publicKey = publicKeySecretProblem(secret);
-    if (publicKey !== undefined) warnings.push(`[webhook] ${file}: ${key()} ${publicKey}`);
-    const signing = signingSecretProblem(secret);
-    if (signing !== undefined) warnings.push(`[webhook] ${file}: ${key()} ${signing}`);
-    if (BARE_VARIABLE.test(secret)) {
-      warnings.push(`[webhook] ${file}: ${key()} ${BARE_VARIABLE_PROBLEM}`);
-      continue;
-    }
-    const lineBreak = secretLineBreakProblem(secret);
-    if (lineBreak !== undefined) {
-      warnings.push(`[webhook] ${file}: ${key()} ${lineBreak}`);
-      continue;
-    }
-    const problem = secretHeaderProblem(secret);
-    if (problem === undefined) continue;
-    warnings.push(
-      `[webhook] ${file}: ${key()} ${problem}, so a sender that sends the secret itself (X-Gitlab-Token, Authorization: Bearer) is always answered 401; HMAC signatures and Basic credentials still verify — use a printable ASCII secret without edge spaces (svc gateway setup generates one) if this route takes tokens`,
-    );
+    for (const problem of secretCharacterProblems(secret, key))
+      warnings.push(`[webhook] ${file}: ${problem}`);
+  }
+  if (!global && subscriptionSecret !== undefined) {
+    const key = `${globalKey} (the global secret or WEBHOOK_SECRET, which overrides it; every subscription without a secret of its own uses it)`;
+    for (const problem of secretCharacterProblems(subscriptionSecret, key))
+      warnings.push(`[webhook] ${file}: ${problem}`);
   }
   return warnings;
 }

@@ -190,12 +190,14 @@ export function unknownToolsetWarnings(
 /**
  * What the gateway says about its static routes at start and at each reload, and `svc config check`
  * prints: `now`, from the configuration alone; `references`, once the scripts and cron jobs the routes
- * name were looked for.
+ * name were looked for. `adapterOn`: the webhook adapter serves subscriptions, which fall back to the
+ * global secret, so it is judged even when every static route has a secret of its own.
  */
 export function staticRouteWarnings(
   table: RouteTable,
   paths: SvcPaths,
   mcpServers: readonly string[],
+  adapterOn = false,
 ): { readonly now: string[]; readonly references: Promise<string[]> } {
   return {
     now: [
@@ -205,7 +207,12 @@ export function staticRouteWarnings(
         profiles: profilesOnDisk(paths.home),
         profilesDir: join(paths.home, "profiles"),
       }),
-      ...secretCharacterWarnings(table.staticRoutes.values(), paths.config, table.globalSecretKey),
+      ...secretCharacterWarnings(
+        table.staticRoutes.values(),
+        paths.config,
+        table.globalSecretKey,
+        adapterOn ? table.globalSecret : undefined,
+      ),
       ...toolsetWarnings(table, mcpServers, paths.config),
       ...shadowedToolsetWarnings(mcpServers, paths.config),
       ...skillNameWarnings(table, paths.config),

@@ -39,7 +39,7 @@ export function createRoutes(deps: RoutesDeps): Routes {
   const ref = deps.system.spawn("routes", routesActor(registry));
   const warnAbout = (table: RouteTable, config: Config) => {
     const servers = Object.keys(config.mcp_servers);
-    const warnings = staticRouteWarnings(table, paths, servers);
+    const warnings = staticRouteWarnings(table, paths, servers, config.platforms.webhook.enabled);
     for (const warning of warnings.now) logger.warn(warning);
     // A route commenting through a gh that is not there fails at its first event; with enabled: true the
     // start's credentials check says so instead (svc config check warns of it either way).

@@ -208,6 +208,7 @@ export async function checkConfig(
     routeTable(loaded.config),
     loaded.paths,
     Object.keys(loaded.config.mcp_servers),
+    loaded.config.platforms.webhook.enabled,
   );
   warnings.push(...untagged([...routes.now, ...(await routes.references)]));
   let subscriptions = 0;

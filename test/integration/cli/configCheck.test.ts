@@ -258,6 +258,34 @@ describe("svc config check: the whole configuration, nothing started", { timeout
     ]);
     expect(result.stderr).toContain('unknown toolset "web_serch" — did you mean web_search?');
   });
+
+  it("a global secret written $NAME that only subscriptions fall back to (every route has its own) is named", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify(webhookConfig({ gh: { secret: "route-own-secret-123" } }, { secret: "$GLOBAL_SEC" })),
+      0o600,
+    );
+    const result = await svc(home, ["config", "check"]);
+    expect(result.code).toBe(0);
+    const warnings = result.stderr.split("\n").filter((line) => line.startsWith("Warning: "));
+    expect(warnings).toEqual([
+      expect.stringContaining(
+        `Warning: ${home.dir}/config.yaml: platforms.webhook.secret (the global secret or WEBHOOK_SECRET, which overrides it; every subscription without a secret of its own uses it) is a $ followed by a name, as a shell or docker compose writes a variable`,
+      ),
+    ]);
+    expect(result.stderr).not.toContain("GLOBAL_SEC");
+    // With the adapter off, no subscription is served: nothing to say.
+    home.write(
+      "config.yaml",
+      stringify(
+        webhookConfig({ gh: { secret: "route-own-secret-123" } }, { enabled: false, secret: "$GLOBAL_SEC" }),
+      ),
+      0o600,
+    );
+    const off = await svc(home, ["config", "check"]);
+    expect(off.stderr).not.toContain("a $ followed by a name");
+  });
   it("points a tool's registered name in toolsets (mcp__notes__add) to its server and to tools.include", async () => {
     home = tempHome();
     home.write(
