@@ -2,7 +2,7 @@
 import { parse as parseEnv } from "dotenv";
 import { SvcError } from "../errors.js";
 import { isPresent, readUtf8 } from "./configFileRead.js";
-import { type InterpolationScope, interpolate, unsetVariablesIn } from "./interpolate.js";
+import { type InterpolationScope, interpolate, isVariableName, unsetVariablesIn } from "./interpolate.js";
 import type { SvcPaths } from "./paths.js";
 
 const WITHOUT_ENV = "svc then reads no .env";
@@ -39,24 +39,55 @@ export function readEnvFile(
  * only, and a line inside such a value is never taken for an assignment of its own.
  */
 function envAssignments(text: string): string[] {
-  const assignments: string[] = [];
-  let open: { quote: string; lines: string[] } | undefined;
-  for (const line of text.replace(/^\uFEFF/, "").split(/\r\n|\r|\n/)) {
+  return numberedAssignments(text).map(({ text: assignment }) => assignment);
+}
+
+/** envAssignments, each with the number of the line it starts on. */
+function numberedAssignments(text: string): Array<{ text: string; line: number }> {
+  const assignments: Array<{ text: string; line: number }> = [];
+  let open: { quote: string; lines: string[]; line: number } | undefined;
+  for (const [i, line] of text
+    .replace(/^\uFEFF/, "")
+    .split(/\r\n|\r|\n/)
+    .entries()) {
     if (open !== undefined) {
       open.lines.push(line);
       if (closingQuote(line, open.quote) === -1) continue;
-      assignments.push(open.lines.join("\n"));
+      assignments.push({ text: open.lines.join("\n"), line: open.line });
       open = undefined;
       continue;
     }
     const value = (ASSIGNMENT.exec(line)?.[1] ?? "").trim();
     const quote = value[0];
     if ((quote === '"' || quote === "'" || quote === "`") && closingQuote(value, quote, 1) === -1)
-      open = { quote, lines: [line] };
-    else assignments.push(line);
+      open = { quote, lines: [line], line: i + 1 };
+    else assignments.push({ text: line, line: i + 1 });
   }
-  if (open !== undefined) assignments.push(open.lines.join("\n"));
+  if (open !== undefined) assignments.push({ text: open.lines.join("\n"), line: open.line });
   return assignments;
+}
+
+/**
+ * A `.env` line whose name is no variable's name as a shell reads one (`1BAD=x`, `app.name=x`, `my-key=x`):
+ * dotenv reads it, and a file shared with a tool that takes such names must still load, so it is not refused;
+ * named instead at start, on each reload and by `svc config check`, with its line. The value is not quoted.
+ */
+export function unnamedEnvLineWarnings(path: string): string[] {
+  let text: string;
+  try {
+    if (!isPresent(path, WITHOUT_ENV)) return [];
+    text = readUtf8(path);
+  } catch {
+    return []; // named by envFileProblem
+  }
+  return numberedAssignments(text).flatMap(({ text: assignment, line }) => {
+    const name = ENV_LINE.exec(firstLine(assignment))?.[1];
+    if (name === undefined || isVariableName(name)) return [];
+    const renamed = name.replace(/[.-]/g, "_").replace(/^(?=\d)/, "_");
+    return [
+      `${path}: line ${line}: ${name} is not a variable name as a shell reads one (a letter or _ first, then letters, digits and _) — if config.yaml is to use it, rename it ${renamed} and write \${${renamed}} there (svc's checks take a \${${name}} left unset for a form svc does not read); a line that only another tool reads may stay`,
+    ];
+  });
 }
 
 /**

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { envFileProblem, readEnvFile } from "./envFile.js";
+import { envFileProblem, readEnvFile, unnamedEnvLineWarnings } from "./envFile.js";
 import { knownKeysAt } from "./knownKeys.js";
 import { nearMiss } from "./nearMiss.js";
 import { DEFAULT_PROFILE, svcPaths } from "./paths.js";
@@ -23,6 +23,7 @@ export function profileEnvFileWarnings(home: string, profiles: readonly string[]
         ...(problem === undefined
           ? []
           : [`${problem} (profile ${profile}'s MCP connections read this file)`]),
+        ...unnamedEnvLineWarnings(file),
         ...(unread.length === 0
           ? []
           : [

@@ -1,3 +1,4 @@
+import { unnamedEnvLineWarnings } from "../config/envFile.js";
 import type { SvcPaths } from "../config/paths.js";
 import {
   profileEnvFileWarnings,
@@ -18,7 +19,7 @@ import { placesWritableByOthers } from "../io/writableByOthers.js";
  * named profile's `.env` that sets nothing or a `config.yaml` under a profile, which are never read, and
  * secret files (and a config.yaml holding a credential) that other users can read, places that decide what
  * the gateway runs (config.yaml, `.env`, scripts) that other users can write; `WEBHOOK_*` names of `.env`
- * and the environment (`env`) that set nothing.
+ * and the environment (`env`) that set nothing, and `.env` lines whose name is no variable's (`1BAD=x`).
  */
 export function homeFileWarnings(
   paths: SvcPaths,
@@ -28,6 +29,7 @@ export function homeFileWarnings(
   const onDisk = profilesOnDisk(paths.home);
   const configSecrets = fromFile ? configSecretsReadableByOthers(paths.config) : undefined;
   return [
+    ...unnamedEnvLineWarnings(paths.env),
     ...unreadVariableWarnings(paths.env, paths.config, env),
     ...profileEnvFileWarnings(paths.home, onDisk),
     ...profileSharedFileWarnings(paths.home, onDisk),

@@ -1,6 +1,7 @@
 import { isAbsolute, join } from "node:path";
 import { type ReferringRoute, referenceWarnings } from "../../actors/routeReferences.js";
 import { routeTable } from "../../actors/routes.js";
+import { unnamedEnvLineWarnings } from "../../config/envFile.js";
 import { envNameNearMiss } from "../../config/envNearMiss.js";
 import { addVariablesAdvice } from "../../config/interpolate.js";
 import type { LoadedConfig } from "../../config/load.js";
@@ -178,6 +179,7 @@ export async function checkConfig(
     ...(loaded.fromFile
       ? [configSecretsReadableByOthers(loaded.paths.config)].filter((w) => w !== undefined)
       : []),
+    ...unnamedEnvLineWarnings(loaded.paths.env),
     ...unreadVariableWarnings(loaded.paths.env, loaded.paths.config, options.env ?? process.env),
     ...profileEnvFileWarnings(loaded.paths.home, profilesOnDisk(loaded.paths.home)),
     ...profileSharedFileWarnings(loaded.paths.home, profilesOnDisk(loaded.paths.home)),

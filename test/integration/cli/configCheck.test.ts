@@ -259,6 +259,29 @@ describe("svc config check: the whole configuration, nothing started", { timeout
     expect(result.stderr).toContain('unknown toolset "web_serch" — did you mean web_search?');
   });
 
+  it("a .env line whose name is no variable's (a digit first, a . or a -) is named with its line, not refused", async () => {
+    home = tempHome();
+    home.write("config.yaml", stringify(webhookConfig({ gh: { secret: "route-own-secret-123" } })), 0o600);
+    home.write(
+      ".env",
+      'GOOD=1\n1BAD=one-value\nMULTI="first\nmy-key=inside-a-value\nlast"\napp.name=dot-value\nexport my-key=dash-value\n',
+      0o600,
+    );
+    const result = await svc(home, ["config", "check"]);
+    expect(result.code).toBe(0);
+    const env = join(home.dir, ".env");
+    const named = result.stderr.split("\n").filter((line) => line.includes("is not a variable name"));
+    expect(named).toEqual([
+      `Warning: ${env}: line 2: 1BAD is not a variable name as a shell reads one (a letter or _ first, then letters, digits and _) — if config.yaml is to use it, rename it _1BAD and write $\{_1BAD} there (svc's checks take a $\{1BAD} left unset for a form svc does not read); a line that only another tool reads may stay`,
+      expect.stringContaining(
+        `Warning: ${env}: line 6: app.name is not a variable name as a shell reads one`,
+      ),
+      expect.stringContaining(`Warning: ${env}: line 7: my-key is not a variable name as a shell reads one`),
+    ]);
+    expect(named[1]).toContain("rename it app_name");
+    expect(result.stderr).not.toMatch(/one-value|dot-value|dash-value|inside-a-value/);
+  });
+
   it("a global secret written $NAME that only subscriptions fall back to (every route has its own) is named", async () => {
     home = tempHome();
     home.write(
