@@ -35,7 +35,7 @@ const errorText = (text: string) => cut(redactCredentials(text));
 const NOT_ACCEPTED: ReturnType<typeof encodePayload> = { payload_omitted: "not_accepted" };
 
 /** What a run's (or dropped event's) record is made of. */
-type HistoryRun = Pick<QueuedRun, "deliveryId" | "routeName" | "event">;
+type HistoryRun = Pick<QueuedRun, "deliveryId" | "routeName" | "event" | "receivedAt">;
 
 /** A request answered to a served route, as the history hook was given it. */
 interface AnsweredRequest {
@@ -299,7 +299,8 @@ export function historyHooks(
     },
     /**
      * A run's record carries its event type: the run may be another instance's request's (`state.backend:
-     * redis`), whose record is in that instance's history only.
+     * redis`), whose record is in that instance's history only. It carries its request's receive time too,
+     * so a run whose request has left the history tells a request rotated out from one never answered.
      */
     run(run: HistoryRun, err: unknown): void {
       record({
@@ -309,6 +310,7 @@ export function historyHooks(
         route: run.routeName,
         outcome: err === undefined ? "ok" : "failed",
         event: run.event === undefined ? undefined : cut(run.event),
+        received_at: run.receivedAt,
         error: err === undefined ? undefined : errorText(err instanceof Error ? err.message : String(err)),
       });
     },
@@ -321,6 +323,7 @@ export function historyHooks(
         route: run.routeName,
         outcome: "dropped",
         event: run.event === undefined ? undefined : cut(run.event),
+        received_at: run.receivedAt,
         error: errorText(why),
       });
     },

@@ -355,7 +355,7 @@ function requestNote(
     // not offered.
     if (request.outcome === "duplicate" && ranUnanswered !== undefined && !shared)
       return withRedelivery(
-        requestMayBeGone(ranUnanswered.at, from) ? ROTATED_OUT_NOTE : KILLED_BEFORE_ANSWER_NOTE,
+        requestMayBeGone(ranUnanswered, from) ? ROTATED_OUT_NOTE : KILLED_BEFORE_ANSWER_NOTE,
       );
     if (request.outcome === "duplicate")
       return withRedelivery(

@@ -11,6 +11,7 @@ import {
   historyOfIds,
   NO_DELIVERY_ID,
   type RequestRecord,
+  type RunRecord,
 } from "../../io/stores/deliveryHistory.js";
 import { HISTORY_KEEPS, keptFrom, requestMayBeGone } from "../../io/stores/historyStart.js";
 import { terminalText } from "../../io/terminalText.js";
@@ -120,7 +121,8 @@ export async function redeliver(asked: string, options: { route?: string; port?:
   }
   // A run this instance took from the shared queue: the instance that answered its request keeps the payload.
   const ranHere = history.find(
-    (r) => r.kind === "run" && r.id === id && (options.route === undefined || r.route === options.route),
+    (r): r is RunRecord =>
+      r.kind === "run" && r.id === id && (options.route === undefined || r.route === options.route),
   );
   if (matches.length === 0 && ranHere !== undefined && loaded.config.state.backend === "redis")
     throw new SvcError(
@@ -134,7 +136,7 @@ export async function redeliver(asked: string, options: { route?: string; port?:
       ? undefined
       : `delivery ${JSON.stringify(id)} ran here (route ${ranHere.route}: svc webhook deliveries --id ${shellWord(id)} shows its run), but`;
   const gone = () =>
-    ranHere !== undefined && requestMayBeGone(ranHere.at, keptFrom(historyDir(loaded.paths.home)));
+    ranHere !== undefined && requestMayBeGone(ranHere, keptFrom(historyDir(loaded.paths.home)));
   if (matches.length === 0 && ranAlone !== undefined)
     throw new SvcError(
       "usage",

@@ -127,6 +127,13 @@ export interface RunRecord {
    * instance answered shows it too; absent when the request named none, and on records an older svc wrote.
    */
   readonly event?: string | undefined;
+  /**
+   * When the gateway received the run's request (ms since the epoch, the run queue's `receivedAt`): a run
+   * whose request the history no longer holds tells a request rotated out (received before the first kept
+   * record) from one never recorded (the gateway killed after recording the event and before answering
+   * it). Absent on records an older svc wrote.
+   */
+  readonly received_at?: number | undefined;
   readonly error?: string | undefined;
 }
 
@@ -252,6 +259,12 @@ const OUTCOME_FAILED = ',"outcome":"failed"';
 const outcomeField = (outcome: string) =>
   outcome === "ok" ? OUTCOME_OK : outcome === "failed" ? OUTCOME_FAILED : `,"outcome":${q(outcome)}`;
 
+/**
+ * Precedes a run's `received_at`: one number more on a line written anyway (~30 bytes, and ~0.1 µs to
+ * write its digits, per run).
+ */
+const RECEIVED_AT_KEY = ',"received_at":';
+
 /** A request record's line up to its payload fields. */
 const requestLineStart = (r: RequestRecord) =>
   `${lineHead(r)},"status":${q(r.status)},"outcome":${q(r.outcome)}${opt("reason", r.reason)}${opt("event", r.event)}${opt("event_header", r.event_header)}${opt("redelivery_of", r.redelivery_of)}${opt("content_type", r.content_type)}${r.headers === undefined ? "" : `,"headers":${q(r.headers)}`}`;
@@ -273,7 +286,7 @@ export function historyLine(r: HistoryRecord): string {
         return `${requestLineStart(r)}${JSON_PAYLOAD_START}${r.payload}}`;
       return `${requestLineStart(r)}${opt("payload", r.payload)}${opt("payload_encoding", r.payload_encoding)}${opt("payload_omitted", r.payload_omitted)}}`;
     case "run":
-      return `${lineHead(r)}${outcomeField(r.outcome)}${r.event === undefined ? "" : runEventField(r.event)}${opt("error", r.error)}}`;
+      return `${lineHead(r)}${outcomeField(r.outcome)}${r.event === undefined ? "" : runEventField(r.event)}${r.received_at === undefined ? "" : `${RECEIVED_AT_KEY}${q(r.received_at)}`}${opt("error", r.error)}}`;
     case "delivery":
       return `${lineHead(r)}${platformField(r.platform)}${outcomeField(r.outcome)}${opt("error", r.error)}}`;
     case "not_recorded":

@@ -18,7 +18,12 @@ export function isReadableRecord(value: unknown): boolean {
         isOptional(r.headers, Array.isArray)
       );
     case "run":
-      return isText(r.outcome) && isOptional(r.event, isText) && isOptional(r.error, isText);
+      return (
+        isText(r.outcome) &&
+        isOptional(r.event, isText) &&
+        isOptional(r.received_at, isNumber) &&
+        isOptional(r.error, isText)
+      );
     case "delivery":
       return isText(r.platform) && isText(r.outcome) && isOptional(r.error, isText);
     case "not_recorded":

@@ -6,6 +6,7 @@ import {
   HISTORY_PREVIOUS_FILE,
   HISTORY_RETENTION_MS,
   type HistoryRecord,
+  type RunRecord,
   recordOf,
 } from "./deliveryHistory.js";
 import { type LineVisit, linesNewestFirst, openGeneration, type ScanOptions } from "./historyScan.js";
@@ -70,11 +71,19 @@ function firstKept(line: string, now: number): HistoryRecord | "expired" | undef
 /**
  * Whether the request of a run the history holds without its request may have been dropped from it
  * (rotated out, or past the retention) rather than never recorded (the gateway killed after recording the
- * event and before answering it): the run lies no later than the first record of a history that may have
- * lost older ones (`keptFrom`).
+ * event and before answering it): the request was received no later than the first record of a history
+ * that may have lost older ones (`keptFrom`), so its record, written once it was answered, may lie before
+ * it. A request received after that record would be recorded after it, in the history kept. A run an
+ * older svc recorded keeps no receive time: the run's own time stands for it (a run of a rotated-out
+ * request that ended after the first kept record is then said never answered).
  */
-export function requestMayBeGone(runAt: string, from: string | undefined): boolean {
-  return from !== undefined && !(Date.parse(runAt) > Date.parse(from));
+export function requestMayBeGone(
+  run: Pick<RunRecord, "at" | "received_at">,
+  from: string | undefined,
+): boolean {
+  if (from === undefined) return false;
+  const received = run.received_at ?? Date.parse(run.at);
+  return !(received > Date.parse(from));
 }
 
 /**

@@ -1,6 +1,7 @@
 import { readdirSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
+import { historyHooks } from "../../../src/gateway/deliveryHistoryHooks.js";
 import {
   createHistoryWriter,
   type HistoryRecord,
@@ -51,11 +52,20 @@ const ran = (id: string, ms: number): HistoryRecord => ({
   event: "push",
 });
 
+/** A run the gateway's history hooks record at `ms`, of a request it received at `receivedMs`. */
+interface GatewayRun {
+  readonly id: string;
+  readonly ms: number;
+  readonly receivedMs: number;
+}
+const gatewayRan = (id: string, ms: number, receivedMs: number): GatewayRun => ({ id, ms, receivedMs });
+
 /**
  * A home whose history the writer rotated after each batch (a file of 1 byte at most): three generations,
- * the first dropped, `history.1.jsonl` holding the second and `history.jsonl` the third.
+ * the first dropped, `history.1.jsonl` holding the second and `history.jsonl` the third. A GatewayRun is
+ * recorded as the gateway records a run's end (its history hooks, on a clock set to its time).
  */
-function rotatedHome(generations: readonly (readonly HistoryRecord[])[]): TempHome {
+function rotatedHome(generations: readonly (readonly (HistoryRecord | GatewayRun)[])[]): TempHome {
   const made = tempHome();
   made.write(
     "config.yaml",
@@ -71,8 +81,19 @@ function rotatedHome(generations: readonly (readonly HistoryRecord[])[]): TempHo
     Date.now,
     1,
   );
+  let clock = base;
+  const hooks = historyHooks(writer, () => clock);
   for (const records of generations) {
-    for (const record of records) writer.record(record);
+    for (const record of records) {
+      if ("kind" in record) writer.record(record);
+      else {
+        clock = base + record.ms;
+        hooks.run(
+          { deliveryId: record.id, routeName: ROUTE, event: "push", receivedAt: base + record.receivedMs },
+          undefined,
+        );
+      }
+    }
     writer.flush();
   }
   writer.close();
@@ -146,5 +167,60 @@ describe("a request rotated out of the delivery history (state.backend: local)",
     expect(alone.stderr).toContain(
       `delivery "K2" ran here (route ${ROUTE}: svc webhook deliveries --id K2 shows its run), but its request was never answered: the gateway was killed after recording the event and before answering it, so the payload it ran with was never kept — it cannot be redelivered`,
     );
+  });
+});
+
+describe("a run's request told rotated out or never answered by when it was received", {
+  timeout: 60_000,
+}, () => {
+  const ROTATED =
+    "its delivery ID was received before: that request ran (the row of this ID with no request) and has been rotated out of the history since";
+  const KILLED = "by a gateway killed after recording the event and before answering it";
+
+  it("a run that ended a few ms after the first kept record, of a request received before it, was rotated out", async () => {
+    // At volume: D1's request ends the dropped generation, and its run ends after the kept one began.
+    home = rotatedHome([
+      [accepted("D1", 0), accepted("R2", 1)],
+      [accepted("first-kept", 5), ran("first-kept", 6), gatewayRan("D1", 9, 0), gatewayRan("R2", 11, 1)],
+      [duplicate("D1", 60_000)],
+    ]);
+    const res = await svc(home, ["webhook", "deliveries", "--id", "D1"]);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain(ROTATED);
+    expect(res.stdout).not.toContain("killed");
+    const dup = await svc(home, ["webhook", "redeliver", "D1", "--port", "9"]);
+    expect(dup.code).toBe(2);
+    expect(dup.stderr).toContain("but the request that ran has been rotated out of the history since");
+    expect(dup.stderr).not.toContain("killed");
+    const alone = await svc(home, ["webhook", "redeliver", "R2", "--port", "9"]);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toContain("but its request has been rotated out of the history since");
+    expect(alone.stderr).not.toContain("killed");
+  });
+
+  it("a request received after the first kept record, with no request line, was never answered", async () => {
+    home = rotatedHome([
+      [accepted("gone", 0)],
+      [accepted("first-kept", 5), gatewayRan("K1", 9, 6), gatewayRan("K2", 10, 7)],
+      [duplicate("K1", 60_000)],
+    ]);
+    const res = await svc(home, ["webhook", "deliveries", "--id", "K1"]);
+    expect(res.stdout).toContain(KILLED);
+    expect(res.stdout).not.toContain("rotated out");
+    const alone = await svc(home, ["webhook", "redeliver", "K2", "--port", "9"]);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toContain("but its request was never answered");
+  });
+
+  it("a run an older svc recorded, with no receive time, is told apart by its own time as before", async () => {
+    home = rotatedHome([
+      [accepted("D1", 0), accepted("D2", 1)],
+      [ran("D2", 4), accepted("first-kept", 5), ran("D1", 9)],
+      [duplicate("D1", 60_000), duplicate("D2", 60_001)],
+    ]);
+    const later = await svc(home, ["webhook", "deliveries", "--id", "D1"]);
+    expect(later.stdout).toContain(KILLED);
+    const earlier = await svc(home, ["webhook", "deliveries", "--id", "D2"]);
+    expect(earlier.stdout).toContain(ROTATED);
   });
 });

@@ -375,6 +375,7 @@ describe("delivery history store", () => {
                 ...base,
                 outcome: rand(2) === 0 ? "ok" : "failed",
                 event: rand(3) === 0 ? undefined : rand(2) === 0 ? text() : events[rand(3)],
+                received_at: rand(3) === 0 ? undefined : T0 - rand(1000),
                 error: maybe(),
               }
             : {
@@ -624,6 +625,12 @@ describe("a run's event type", () => {
     expect(
       recordOf(JSON.stringify({ kind: "run", id: "x", at, route: "pr", outcome: "ok", event: 5 }), T0),
     ).toBeUndefined();
+    // So is a run whose request's receive time is no number; one that is a number is read with it.
+    const run = { kind: "run", id: "x", at, route: "pr", outcome: "ok" };
+    expect(recordOf(JSON.stringify({ ...run, received_at: "soon" }), T0)).toBeUndefined();
+    expect(recordOf(JSON.stringify({ ...run, received_at: T0 - 9 }), T0)).toMatchObject({
+      received_at: T0 - 9,
+    });
   });
 });
 

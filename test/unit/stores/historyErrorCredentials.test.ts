@@ -12,7 +12,7 @@ describe("delivery history: a failed run's or delivery's error", () => {
     const records: HistoryRecord[] = [];
     const hooks = historyHooks({ record: (r) => records.push(r), flush: () => {}, close: () => {} }, () => 0);
     hooks.run(
-      { deliveryId: "d-1", routeName: "pr", event: "push" },
+      { deliveryId: "d-1", routeName: "pr", event: "push", receivedAt: 0 },
       new Error("model endpoint answered HTTP 401: invalid token Bearer sk-live-0123456789abcdef"),
     );
     hooks.delivery(

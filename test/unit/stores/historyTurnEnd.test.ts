@@ -52,7 +52,7 @@ describe("delivery history: the requests of a turn are recorded at its end", () 
     clock.ms += 7;
     hooks.request("pr", head("d-2"), body("closed"), IGNORED, "filter action did not match");
     clock.ms += 5;
-    hooks.run({ deliveryId: "d-1", routeName: "pr", event: "pull_request" }, undefined);
+    hooks.run({ deliveryId: "d-1", routeName: "pr", event: "pull_request", receivedAt: T0 }, undefined);
     hooks.delivery({ deliveryId: "d-1", route: "pr" }, "log", true);
     expect(rows()).toEqual([]);
     await nextTurn();
@@ -62,7 +62,9 @@ describe("delivery history: the requests of a turn are recorded at its end", () 
       "run d-1 2026-12-05T02:00:00.012Z",
       "delivery d-1 2026-12-05T02:00:00.012Z",
     ]);
-    const [accepted, ignored] = readHistory(join(home.dir, "deliveries"), clock.ms);
+    const [accepted, ignored, ran] = readHistory(join(home.dir, "deliveries"), clock.ms);
+    // The run keeps when its request was received: the request's own record may leave the history first.
+    expect(ran).toMatchObject({ kind: "run", at: "2026-12-05T02:00:00.012Z", received_at: T0 });
     expect(accepted).toMatchObject({
       status: 202,
       outcome: "accepted",
