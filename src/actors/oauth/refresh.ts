@@ -88,10 +88,14 @@ export class RefreshUnavailableError extends SvcError {
   readonly transient = true;
 }
 
-/** No OAuth answer: unreachable, 429, 5xx, or a 200 that was no token response (a proxy's or login page). */
+/**
+ * No OAuth answer: unreachable, 429, 5xx, or any other answer that is no RFC 6749 error object (a JSON or
+ * form-encoded body with a string `error`): a 200 that was no token response (a proxy's or login page), a
+ * firewall's 403 page, a proxy's 404, a 400 with an empty body. Only an OAuth error says the grant failed.
+ */
 function isTransient(answered: { status: number; error?: string }): boolean {
   const { status } = answered;
-  return status === 0 || status === 429 || status >= 500 || (status === 200 && answered.error === undefined);
+  return status === 0 || status === 429 || status >= 500 || answered.error === undefined;
 }
 
 /**
@@ -324,8 +328,9 @@ export async function usableTokens(
         const endpoint = meta.authorizationServerMetadata.token_endpoint;
         const failure = tokenEndpointError(serverName, "token refresh", fetches, endpoint, err);
         const answered = lastFailureAt(fetches, endpoint);
-        // No OAuth answer (unreachable, 5xx, 429): the grant may well be fine, so no new login is asked
-        // for; a token that has not expired yet keeps serving, and the next connect tries again.
+        // No OAuth answer (unreachable, 5xx, 429, a 4xx without an OAuth error): the grant may well be fine,
+        // so no new login is asked for; a token that has not expired yet keeps serving, and the next connect
+        // tries again.
         if (answered !== undefined && isTransient(answered)) {
           if (
             options.rejected === undefined &&

@@ -47,7 +47,8 @@ export interface FakeAsOptions {
   readonly metadataAppendedOnly?: boolean;
   /** Token endpoint error for the authorization_code grant. */
   readonly tokenError?: { status: number; body: string };
-  readonly refreshError?: { status: number; body: string };
+  /** The refresh_token grant answers this (`contentType` default `application/json`: a firewall's page is `text/html`). */
+  readonly refreshError?: { status: number; body: string; contentType?: string };
   readonly accessTtl?: number;
   /** Loopback address to listen on (default 127.0.0.1; 127.0.0.2 stands in for a non-loopback name). */
   readonly host?: string;
@@ -394,7 +395,9 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
         }
         if (options.refreshError) {
           res
-            .writeHead(options.refreshError.status, { "content-type": "application/json" })
+            .writeHead(options.refreshError.status, {
+              "content-type": options.refreshError.contentType ?? "application/json",
+            })
             .end(options.refreshError.body);
           return;
         }

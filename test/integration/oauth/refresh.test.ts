@@ -395,7 +395,7 @@ describe("token refresh", () => {
     expect(again.id_token).toBe("eyJhbGciOiJub25lIn0.e30.third");
   });
 
-  describe("a token endpoint that gives no OAuth answer (503, unreachable) during refresh", () => {
+  describe("a token endpoint that gives no OAuth answer (503, unreachable, a 4xx without an OAuth error) during refresh", () => {
     const jobAt = (url: string, ms: number) =>
       makeJob(
         "srv",
@@ -469,6 +469,92 @@ describe("token refresh", () => {
       );
       expect(err.message).not.toMatch(/svc mcp login/);
       expect(job.store.readTokens()).toEqual(saved);
+    });
+
+    // Answers that carry no RFC 6749 error object (JSON or form-encoded with a string `error`): a firewall's,
+    // a proxy's or a web server's, not the authorization server's word on the grant.
+    const noOAuthError = [
+      [
+        "a firewall's 403 page",
+        { status: 403, body: "<html>Request blocked by firewall</html>", contentType: "text/html" },
+      ],
+      ["a 400 with an empty body", { status: 400, body: "", contentType: "text/plain" }],
+      [
+        "a 400 HTML page",
+        { status: 400, body: "<html><body>Bad Request</body></html>", contentType: "text/html" },
+      ],
+      ["a proxy's 404", { status: 404, body: "Not Found", contentType: "text/plain" }],
+      ["a 401 JSON body whose error is no string", { status: 401, body: '{"error":{"code":401}}' }],
+    ] as const;
+
+    it.each(noOAuthError)(
+      "%s: a token in its last minute keeps serving, the refresh is tried again after 30 s, the saved login is untouched",
+      async (_, refreshError) => {
+        const { as, url } = await loggedIn({ refreshError });
+        const saved = jobAt(url, 0).store.readTokens() as NonNullable<ReturnType<TokenStore["readTokens"]>>;
+        const t0 = (saved.expires_at as number) - 50_000;
+        const refreshes = () => as.seen.filter((r) => r.body.get("grant_type") === "refresh_token").length;
+        for (const at of [t0, t0, t0 + REFRESH_RETRY_MS - 1])
+          expect((await usableTokens(jobAt(url, at))).access_token).toBe(as.issued[0]);
+        expect(refreshes()).toBe(1);
+        expect((await usableTokens(jobAt(url, t0 + REFRESH_RETRY_MS))).access_token).toBe(as.issued[0]);
+        expect(refreshes()).toBe(2);
+        const job = jobAt(url, 0);
+        expect(job.store.readTokens()).toEqual(saved);
+        expect(job.store.readClient()?.kind).toBe("dcr");
+      },
+    );
+
+    it.each(noOAuthError)(
+      "%s: an expired token fails the connect naming the answer, keeping the saved login and asking for none; the next connect tries again",
+      async (_, refreshError) => {
+        const { as, url } = await loggedIn({ refreshError });
+        const later = Date.now() + 2 * 3600_000;
+        const job = jobAt(url, later);
+        const saved = job.store.readTokens();
+        const err = (await usableTokens(job).catch((e: unknown) => e)) as Error;
+        expect(err.message).toMatch(
+          new RegExp(
+            `^srv: token refresh failed — \\S+/token answered ${refreshError.status}.* — the saved login is kept; svc tries again on the next connect$`,
+          ),
+        );
+        expect(err.message).not.toMatch(/svc mcp login/);
+        expect(job.store.readTokens()).toEqual(saved);
+        expect(job.store.readClient()?.kind).toBe("dcr");
+        await expect(usableTokens(jobAt(url, later))).rejects.toThrow(/the saved login is kept/);
+        expect(as.seen.filter((r) => r.body.get("grant_type") === "refresh_token")).toHaveLength(2);
+      },
+    );
+
+    it("an interactive connect does not open a browser when the token endpoint answers a firewall's 403 page", async () => {
+      const { url } = await loggedIn({
+        refreshError: {
+          status: 403,
+          body: "<html>Request blocked by firewall</html>",
+          contentType: "text/html",
+        },
+      });
+      const opened: string[] = [];
+      const printed: string[] = [];
+      const provider = oauthProviderFor(
+        "srv",
+        { url, auth: "oauth", oauth: { cimd: false } },
+        {
+          interactive: true,
+          isTTY: true,
+          paths: svcPaths(home.dir),
+          now: () => Date.now() + 2 * 3600_000,
+          print: (line) => printed.push(line),
+          openBrowser: async (u) => {
+            opened.push(u);
+          },
+        },
+      );
+      await expect(provider.tokens()).rejects.toThrow(
+        /^srv: token refresh failed — \S+\/token answered 403: <html>Request blocked by firewall<\/html> — the saved login is kept; svc tries again on the next connect$/,
+      );
+      expect(opened).toHaveLength(0);
+      expect(printed).toEqual([]);
     });
 
     it("an interactive connect does not open a browser when the authorization server is unreachable", async () => {
