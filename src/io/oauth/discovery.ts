@@ -351,7 +351,7 @@ async function resourceChallenge(serverUrl: string, fetches: OAuthFetches): Prom
  * locations. Its `resource` must cover the configured URL (RFC 9728 section 3.3: same origin, the
  * URL's path under the resource's), or a server could obtain tokens meant for another resource.
  * Undefined when there is none: the server's origin is then its own authorization server (MCP
- * 2025-03-26 fallback).
+ * 2025-03-26 fallback). With the URL that served it, for an error about its content.
  */
 async function protectedResourceMetadata(
   serverName: string,
@@ -359,7 +359,7 @@ async function protectedResourceMetadata(
   fetches: OAuthFetches,
   advertised: URL | undefined,
   invalid: string[],
-): Promise<OAuthProtectedResourceMetadata | undefined> {
+): Promise<{ readonly metadata: OAuthProtectedResourceMetadata; readonly url: string } | undefined> {
   let metadata: OAuthProtectedResourceMetadata | undefined;
   // The location that answered, so a document that fails validation can be named.
   let answered = "";
@@ -399,7 +399,7 @@ async function protectedResourceMetadata(
       `${serverName}: the server's protected resource metadata names resource "${String(metadata.resource)}", which does not cover ${withoutQuery(serverUrl)} — login refused (RFC 9728 section 3.3). Check mcp_servers.${serverName}.url.`,
     );
   }
-  return metadata;
+  return { metadata, url: answered };
 }
 
 /**
@@ -435,17 +435,24 @@ export async function discoverForFlow(
   /** Metadata that was fetched but failed validation (the fetch failures say nothing about it). */
   const invalid: string[] = [];
   const challenge = await resourceChallenge(serverUrl, fetches);
-  const resourceMetadata = await protectedResourceMetadata(
+  const served = await protectedResourceMetadata(
     serverName,
     serverUrl,
     fetches,
     challenge.metadataUrl,
     invalid,
   );
-  const fallback = !resourceMetadata?.authorization_servers?.length;
-  const advertised = fallback
-    ? [new URL(serverUrl).origin]
-    : (resourceMetadata?.authorization_servers as string[]);
+  const resourceMetadata = served?.metadata;
+  // Only a server without protected-resource metadata is its own authorization server (MCP 2025-03-26): one
+  // whose document names none has said nothing of where to log in, and its origin is no better a guess
+  // than any other (a registration POSTed there goes to the resource server).
+  if (served !== undefined && !served.metadata.authorization_servers?.length)
+    throw new SvcError(
+      "oauth",
+      `${serverName}: OAuth discovery failed — ${shownUrl(served.url)}: protected resource metadata lists no authorization_servers — the server's operator must name its authorization server`,
+    );
+  const fallback = resourceMetadata === undefined;
+  const advertised = resourceMetadata?.authorization_servers ?? [new URL(serverUrl).origin];
   const rejected: string[] = [];
   /** Rejections for clear text alone: the advice is then the operator's https, whatever the flow. */
   let cleartext = 0;

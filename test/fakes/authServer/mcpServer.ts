@@ -7,6 +7,8 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 export interface ProtectedMcp {
   readonly url: string;
   readonly authHeaders: string[];
+  /** Every request, as `METHOD /path`. */
+  readonly requests: string[];
   close(): Promise<void>;
 }
 
@@ -14,23 +16,28 @@ export interface ProtectedMcp {
  * A real MCP server (SDK McpServer over Streamable HTTP on node:http) that only answers requests with
  * a bearer token `check` accepts, and publishes RFC 9728 metadata naming `issuer`. With `keyHeader`
  * (`x-api-key`) the token is that header's whole value instead, as API-key servers take it.
+ * `metadataFields` replace the document's (`authorization_servers: []`, or `undefined` to leave it out).
  */
 export async function startProtectedMcp(
   issuer: () => string,
   check: (token: string, resource: string) => Promise<boolean>,
   keyHeader?: string,
+  options: { readonly metadataFields?: Record<string, unknown> } = {},
 ): Promise<ProtectedMcp> {
   const transports = new Map<string, StreamableHTTPServerTransport>();
   const authHeaders: string[] = [];
+  const requests: string[] = [];
   let base = "";
   const server: Server = createServer(async (req, res) => {
     const url = new URL(req.url ?? "/", base);
+    requests.push(`${req.method} ${url.pathname}`);
     if (url.pathname.startsWith("/.well-known/oauth-protected-resource")) {
       res.writeHead(200, { "content-type": "application/json" }).end(
         JSON.stringify({
           resource: `${base}/mcp`,
           authorization_servers: [issuer()],
           scopes_supported: ["mcp"],
+          ...options.metadataFields,
         }),
       );
       return;
@@ -68,6 +75,7 @@ export async function startProtectedMcp(
   return {
     url: `${base}/mcp`,
     authHeaders,
+    requests,
     close: async () => {
       for (const t of transports.values()) await t.close().catch(() => {});
       server.closeAllConnections();

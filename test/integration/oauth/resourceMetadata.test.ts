@@ -1,13 +1,58 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { startProtectedMcp } from "../../fakes/authServer/mcpServer.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { harness, loginWith, oauthFakesPerTest } from "./helpers.js";
 
 /** RFC 9728 protected-resource metadata as a real MCP server publishes it (spec 5.3 "metadata discovery"). */
 let home: TempHome;
-const { as, resource } = oauthFakesPerTest();
+const { as, resource, closeLater } = oauthFakesPerTest();
 afterEach(() => home?.cleanup());
 
 describe("protected resource metadata (RFC 9728)", () => {
+  const namesNone = (name: string, metadataUrl: string) =>
+    `${name}: OAuth discovery failed — ${metadataUrl}: protected resource metadata lists no authorization_servers — the server's operator must name its authorization server`;
+
+  it.each([
+    ["an empty authorization_servers", { authorization_servers: [] }],
+    ["no authorization_servers", { authorization_servers: undefined }],
+  ])(
+    "a document with %s fails the login naming it: the MCP server's origin is not taken for the authorization server (no metadata asked there, no registration POSTed to it)",
+    async (_, metadataFields) => {
+      home = tempHome();
+      const auth = await as();
+      const mcp = await startProtectedMcp(
+        () => auth.url,
+        async (token) => auth.issued.includes(token),
+        undefined,
+        { metadataFields },
+      );
+      closeLater(mcp.close);
+      const h = harness(home.dir, "srv", mcp.url, { cimd: false });
+      const origin = new URL(mcp.url).origin;
+      await expect(loginWith(h)).rejects.toThrow(
+        namesNone("srv", `${origin}/.well-known/oauth-protected-resource/mcp`),
+      );
+      expect(mcp.requests.filter((r) => /oauth-authorization-server|openid-configuration/.test(r))).toEqual(
+        [],
+      );
+      expect(mcp.requests).not.toContain("POST /register");
+      expect(auth.seen).toEqual([]);
+      expect(h.opened).toHaveLength(0);
+      expect(h.job.store.readMetadata()).toBeUndefined();
+    },
+  );
+
+  it("names the document the 401 challenge pointed to when it lists no authorization server; the device flow fails the same way", async () => {
+    home = tempHome();
+    const rs = await resource([], { metadataPath: "/meta/prm.json" });
+    const metadataUrl = `${new URL(rs.url).origin}/meta/prm.json`;
+    const h = harness(home.dir, "custom", rs.url, { cimd: false });
+    await expect(loginWith(h)).rejects.toThrow(namesNone("custom", metadataUrl));
+    await expect(loginWith(h, "device")).rejects.toThrow(namesNone("custom", metadataUrl));
+    expect(rs.seen.filter((r) => r.method === "POST")).toEqual([]);
+    expect(rs.seen.filter((r) => r.path.includes("oauth-authorization-server"))).toEqual([]);
+  });
+
   it("follows the resource_metadata URL of the server's 401 challenge (section 5.1), not only well-known paths", async () => {
     home = tempHome();
     const auth = await as();
