@@ -4,6 +4,7 @@ import { DEFAULT_BASE_URLS, modelBaseUrl } from "./sections/agent.js";
 import { CLIENT_SET_HEADERS, type McpServerEntry } from "./sections/mcp.js";
 import { TOOLSETS_WITHOUT_TOOLS } from "./sections/tools.js";
 import { routeKey, settingKey, shadowedRoutes, shadowedSettings } from "./sections/webhook.js";
+import { tokenPrefixWarnings } from "./tokenPrefixes.js";
 import { unsetPlatformVariableWarnings, unsetRouteVariableWarnings } from "./unsetPlatformVariables.js";
 import { textWithoutUrlCredentials } from "./urlCredentials.js";
 
@@ -40,7 +41,7 @@ function agentCommandWarning(config: Config, file: string): string | undefined {
  * provider (a forgotten `provider: command`), `state.redis_url` with the local backend,
  * `platforms.webhook.workers` with `http_server: node`, a route's
  * `toolsets` naming a toolset a model run gets no tool for; and a delivery platform's `${VAR}` that nothing
- * sets. The gateway runs without them, so it says so at start rather than dropping them without a word.
+ * sets or token pasted with the prefix svc adds itself. The gateway runs without them, so it says so at start rather than dropping them without a word.
  */
 export function unusedSettingWarnings(config: Config, file: string): string[] {
   const warnings: string[] = [];
@@ -85,6 +86,7 @@ export function unusedSettingWarnings(config: Config, file: string): string[] {
   for (const [name, entry] of Object.entries(config.mcp_servers))
     warnings.push(...unusedMcpKeys(entry).map((problem) => `[mcp] ${file}: mcp_servers.${name}: ${problem}`));
   warnings.push(...unsetPlatformVariableWarnings(config, file));
+  warnings.push(...tokenPrefixWarnings(config, file));
   warnings.push(...unsetRouteVariableWarnings(config, file));
   // Never the values: a secret may be among them.
   for (const key of shadowedSettings(config.platforms.webhook))

@@ -6,7 +6,8 @@ import { type FakeApi, startFakeApi } from "./httpFake.js";
  * 400 for a text that is empty after trimming, longer than 4096 characters or not valid UTF-8, and for
  * `message_thread_id: 1`, the General topic, which a message reaches by naming no topic, and for a
  * deleted topic; 400 "chat_id is empty" without a chat, and "can't parse entities" for a `parse_mode` text
- * whose formatting does not parse; 401 "Unauthorized" for another bot token than `token`, when given).
+ * whose formatting does not parse; when `token` is given, 401 "Unauthorized" for another bot token than it,
+ * and 404 "Not Found" for one not shaped `<bot id>:<secret>` (`bot123:…`), as the Bot API answers those).
  * Point `platforms.telegram.base_url` at `fake.url`. Use `enqueue` to make the next call fail, e.g.
  * `{status: 400, json: {ok: false, error_code: 400, description: "Bad Request: chat not found"}}`.
  */
@@ -27,8 +28,12 @@ export async function startFakeTelegram(
 ): Promise<FakeApi> {
   let nextId = 1;
   return startFakeApi((request) => {
-    if (options.token !== undefined && !request.path.startsWith(`/bot${options.token}/`))
-      return { status: 401, json: { ok: false, error_code: 401, description: "Unauthorized" } };
+    if (options.token !== undefined && !request.path.startsWith(`/bot${options.token}/`)) {
+      const sent = /^\/bot([^/]*)\//.exec(request.path)?.[1] ?? "";
+      return /^\d+:[A-Za-z0-9_-]+$/.test(sent)
+        ? { status: 401, json: { ok: false, error_code: 401, description: "Unauthorized" } }
+        : { status: 404, json: { ok: false, error_code: 404, description: "Not Found" } };
+    }
     if (request.path.endsWith("/getMe"))
       return { json: { ok: true, result: { id: 42, is_bot: true, username: "svc_test_bot" } } };
     if (request.path.endsWith("/sendMessage")) {

@@ -28,6 +28,7 @@ export interface ClientSettings {
   readonly throttled?: HttpCall["throttled"];
   readonly answers?: HttpCall["answers"];
   readonly credentials?: HttpCall["credentials"];
+  readonly credentialStatuses?: HttpCall["credentialStatuses"];
 }
 
 /** `.`, `..` and their percent-encoded spellings, which URL parsing resolves (WHATWG URL "dot segments"). */
@@ -70,6 +71,7 @@ export function platformClient(platform: string, settings: ClientSettings): Plat
         throttled: settings.throttled,
         answers: settings.answers,
         credentials: settings.credentials,
+        credentialStatuses: settings.credentialStatuses,
         ...(absolute ? {} : { baseUrlKey: `platforms.${platform}.base_url` }),
       });
     },

@@ -36,6 +36,11 @@ export interface HttpCall {
   /** The config keys holding the credentials, named when the platform refuses them (HTTP 401). */
   readonly credentials?: string | undefined;
   /**
+   * The statuses that refuse the credentials, when not 401 alone: the Telegram Bot API answers a malformed
+   * token (`bot123:…` pasted with the prefix svc adds) 404 Not Found.
+   */
+  readonly credentialStatuses?: readonly number[] | undefined;
+  /**
    * The key `url` was built from (`platforms.slack.base_url`), named when nothing answers at its host and
    * port; absent for a URL the platform's answers gave (a token endpoint), which no key sets.
    */
@@ -238,7 +243,9 @@ export async function httpCall(call: HttpCall): Promise<HttpAnswer> {
   }
   const detail = platformErrorText(parsed, text, call.secrets);
   const message = `${where}: HTTP ${response.status} — ${detail}${
-    response.status === 401 && call.credentials !== undefined ? credentialsNote(call.credentials) : ""
+    (call.credentialStatuses ?? [401]).includes(response.status) && call.credentials !== undefined
+      ? credentialsNote(call.credentials)
+      : ""
   }`;
   const throttle = call.throttled?.(response.status, parsed, response.headers);
   if (response.status === 429 || throttle !== undefined) {

@@ -69,6 +69,9 @@ export function telegramTarget(settings: PlatformConfig<"telegram">, deps: Targe
     timeoutSeconds: settings.timeout_seconds,
     secrets,
     credentials: "platforms.telegram.token",
+    // The Bot API answers a token it cannot parse (`bot123:…`, a part missing) 404 Not Found, a well-formed
+    // one it does not know 401: both are the token's fault.
+    credentialStatuses: [401, 404],
   });
 
   // The token is part of the path; httpCall never puts URLs into errors, and scrubs the token from platform text.

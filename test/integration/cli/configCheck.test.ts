@@ -233,6 +233,47 @@ describe("svc config check: the whole configuration, nothing started", { timeout
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
     expect(result.stderr).toContain("mcp_servers.gh: ${GH_TOKEN} is not set — add GH_TOKEN=...");
   });
+  it("names a token pasted with the prefix svc adds itself (bot, Bot, Bearer), never the token", async () => {
+    home = tempHome();
+    home.write(
+      ".env",
+      "TG_TOKEN=bot123456:AAH-tg-secret\nDISCORD_TOKEN='Bot MTIz.dc-secret'\nSLACK_TOKEN='Bearer xoxb-sl-secret'\n",
+      0o600,
+    );
+    const platform = (variable: string) => ({
+      enabled: true,
+      token: `\${${variable}}`,
+      home_channel: "1",
+    });
+    home.write(
+      "config.yaml",
+      stringify(
+        webhookConfig(
+          { ci: { secret: "s3cret", deliver: "telegram" } },
+          {},
+          {
+            platforms: {
+              telegram: platform("TG_TOKEN"),
+              discord: platform("DISCORD_TOKEN"),
+              slack: platform("SLACK_TOKEN"),
+            },
+          },
+        ),
+      ),
+      0o600,
+    );
+    const result = await svc(home, ["config", "check"]);
+    expect(result.code).toBe(0);
+    const config = join(home.dir, "config.yaml");
+    const warnings = result.stderr.split("\n").filter((line) => line.includes(".token: "));
+    expect(warnings).toEqual([
+      `Warning: ${config}: platforms.telegram.token: starts with "bot" — svc adds the prefix itself (its requests go to /bot<token>/...): write the token without it, as @BotFather gives it (<bot id>:<secret>); as written, Telegram answers every request 404 Not Found`,
+      `Warning: ${config}: platforms.discord.token: starts with "Bot " — svc adds the prefix itself (Authorization: Bot <token>): write the token without it; as written, Discord refuses every request (401 Unauthorized)`,
+      `Warning: ${config}: platforms.slack.token: starts with "Bearer " — svc adds the prefix itself (Authorization: Bearer <token>): write the token without it; as written, slack refuses every request as unauthorized`,
+    ]);
+    expect(result.stderr).not.toMatch(/tg-secret|dc-secret|sl-secret/);
+  });
+
   it("prints what the gateway would warn about its routes: a profile binding, a script, a cron job, a secret, a toolset", async () => {
     home = tempHome();
     home.write(

@@ -44,6 +44,21 @@ describe("a refused credential names its config key", () => {
     expect(error.message).not.toContain("revoked-token-value");
   });
 
+  it("telegram: a token pasted with its bot prefix (the Bot API's 404 Not Found) names platforms.telegram.token", async () => {
+    const registry = telegramWith(`bot${TOKEN}`);
+    const checked = await registry
+      .get("telegram")
+      ?.check?.()
+      .catch((e: unknown) => e);
+    expect((checked as Error).message).toBe(
+      "telegram: getMe: HTTP 404 — Not Found — the platform refused the credentials: check platforms.telegram.token",
+    );
+    const error = (await sendError(registry, "telegram", message("x"))) as Error;
+    expect(error.message).toBe(
+      "telegram: sendMessage: HTTP 404 — Not Found — the platform refused the credentials: check platforms.telegram.token",
+    );
+  });
+
   it("discord and mattermost: a 401 names platforms.<platform>.token", async () => {
     const discord = await startFakeDiscord("right-token");
     try {

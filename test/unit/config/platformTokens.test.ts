@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { loadConfig } from "../../../src/config/load.js";
+import { type LoadedConfig, loadConfig } from "../../../src/config/load.js";
+import { unusedSettingWarnings } from "../../../src/config/unusedSettings.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
 /**
@@ -43,5 +44,60 @@ describe("platform tokens", () => {
   it("a printable ASCII token loads, spaces and punctuation included", () => {
     for (const platform of ["discord", "matrix", "home_automation"])
       expect(load(platform, "syt_a+b/c=d e~f")).not.toBeInstanceOf(Error);
+  });
+});
+
+/**
+ * A token pasted with the prefix svc puts before it itself (Telegram's `bot` of `/bot<token>/`, an
+ * Authorization header's `Bot ` or `Bearer `) passed the load and svc config check; every request then
+ * failed with an answer that did not say why (Telegram's 404 Not Found, a 401).
+ */
+describe("a token pasted with the prefix svc adds itself", () => {
+  /** The start's warnings about the platforms' tokens, each given by `.env` as `${TOKEN_<platform>}`. */
+  function tokenWarnings(tokens: Record<string, string>): string[] {
+    home = tempHome();
+    const platforms = Object.keys(tokens)
+      .map(
+        (name) => `  ${name}: {enabled: true, token: '\${TOKEN_${name}}', base_url: 'https://x.example'}\n`,
+      )
+      .join("");
+    home.write("config.yaml", `platforms:\n${platforms}`);
+    const env = Object.fromEntries(Object.entries(tokens).map(([name, token]) => [`TOKEN_${name}`, token]));
+    const loaded: LoadedConfig = loadConfig({ home: home.dir, env });
+    return unusedSettingWarnings(loaded.config, loaded.paths.config).filter((w) => w.includes(".token: "));
+  }
+
+  it("is named at load with the key and the fix, never the token", () => {
+    const tokens = {
+      telegram: "bot123456:AAH-secret-telegram",
+      discord: "Bot MTIz.secret-discord",
+      slack: "Bearer xoxb-secret-slack",
+      mattermost: "bearer secret-mattermost",
+    };
+    const warnings = tokenWarnings(tokens);
+    const file = `${home?.dir}/config.yaml`;
+    expect(warnings).toEqual([
+      `[delivery] ${file}: platforms.telegram.token: starts with "bot" — svc adds the prefix itself (its requests go to /bot<token>/...): write the token without it, as @BotFather gives it (<bot id>:<secret>); as written, Telegram answers every request 404 Not Found`,
+      `[delivery] ${file}: platforms.discord.token: starts with "Bot " — svc adds the prefix itself (Authorization: Bot <token>): write the token without it; as written, Discord refuses every request (401 Unauthorized)`,
+      `[delivery] ${file}: platforms.slack.token: starts with "Bearer " — svc adds the prefix itself (Authorization: Bearer <token>): write the token without it; as written, slack refuses every request as unauthorized`,
+      `[delivery] ${file}: platforms.mattermost.token: starts with "Bearer " — svc adds the prefix itself (Authorization: Bearer <token>): write the token without it; as written, mattermost refuses every request as unauthorized`,
+    ]);
+    for (const token of Object.values(tokens)) expect(warnings.join("\n")).not.toContain(token.slice(4));
+  });
+
+  it("a Telegram token of another shape than <bot id>:<secret> is named; tokens as the platforms give them are not", () => {
+    const file = () => `${home?.dir}/config.yaml`;
+    expect(tokenWarnings({ telegram: "AAH-secret-without-id" })).toEqual([
+      `[delivery] ${file()}: platforms.telegram.token: is not shaped as a Telegram bot token, <bot id>:<secret> (digits, a colon, then letters, digits, - and _) — copy it again from @BotFather (/mybots → the bot → API Token); Telegram answers a malformed token 404 Not Found`,
+    ]);
+    home?.cleanup();
+    expect(
+      tokenWarnings({
+        telegram: "123456:AAH-bot_token",
+        discord: "MTIz.Bot.secret",
+        slack: "xoxb-1-Bearer",
+        matrix: "syt_Bearer",
+      }),
+    ).toEqual([]);
   });
 });
