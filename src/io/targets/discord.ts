@@ -3,6 +3,7 @@ import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { VERSION } from "../version.js";
 import { chatTarget, hashedPartKey, threadOf } from "./chat.js";
 import { platformClient, stringField } from "./client.js";
+import { defuseMaskedLinks } from "./maskedLinks.js";
 import type { DeliveryTarget, TargetDeps } from "./target.js";
 
 /** https://discord.com/developers/docs/resources/message#create-message (content up to 2000 characters). */
@@ -62,6 +63,8 @@ export function discordTarget(settings: PlatformConfig<"discord">, deps: TargetD
     name: "discord",
     sleep: deps.sleep,
     limit: DISCORD_LIMIT,
+    // Payload text is untrusted: a masked link in it (`[Approve](https://evil.example)`) shows as written.
+    prepare: defuseMaskedLinks,
     markdown: true,
     homeChannel: settings.home_channel,
     threadIsChannel: true,

@@ -1,6 +1,7 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { chatTarget, hashedPartKey, rememberGoneThread, threadOf } from "./chat.js";
 import { stringField, tokenClient } from "./client.js";
+import { defuseMaskedLinks } from "./maskedLinks.js";
 import { DeliveryError, type DeliveryTarget, type TargetDeps } from "./target.js";
 
 /** REST API v4 `POST /api/v4/posts`; a post's `message` holds up to 16383 characters. */
@@ -41,7 +42,8 @@ export function mattermostTarget(settings: PlatformConfig<"mattermost">, deps: T
     name: "mattermost",
     sleep: deps.sleep,
     limit: MATTERMOST_LIMIT,
-    prepare: defuseChannelMentions,
+    // Payload text is untrusted: it notifies no channel, and a masked link in it shows as written.
+    prepare: (text) => defuseMaskedLinks(defuseChannelMentions(text)),
     markdown: true,
     homeChannel: settings.home_channel,
     check: async (signal) =>
