@@ -347,7 +347,8 @@ export async function usableTokens(
           const unavailable = new RefreshUnavailableError(
             "mcp_connect",
             `${failure.message} — the saved login is kept; svc tries again on the next connect`,
-            { cause: err },
+            // Not the SDK's error, which quotes the endpoint's body whole (see tokenEndpointError).
+            { cause: failure.cause },
           );
           const key = refreshKey(current.issuer, refreshToken);
           if (unanswered.size >= MAX_REMEMBERED_REFUSALS) unanswered.clear();

@@ -33,6 +33,10 @@ export function lastFailureAt(
 /**
  * Spec 7: a failed token exchange reports the status and a short redacted excerpt of the body (and what
  * svc found wrong in an answer it cannot use); `advice` (what the user can do about it) follows them.
+ * The library's error is its cause only when the endpoint was not reached (a network error: its codes tell
+ * a refused connection from a timeout): once it answered, the library's message restates the answer with
+ * the body whole and unredacted (the MCP SDK's "Invalid OAuth error response: … Raw body: <html>…"), and a
+ * message built with its causes (a tool call's error, the log) would carry it past the excerpt.
  */
 export function tokenEndpointError(
   serverName: string,
@@ -49,9 +53,11 @@ export function tokenEndpointError(
       : failure.status === 0
         ? `${endpoint} unreachable (${failure.excerpt})`
         : `${endpoint} answered ${failure.status}${failure.excerpt ? `: ${failure.excerpt}` : ""}${failure.problem ? ` (${failure.problem})` : ""}`;
-  return new SvcError("oauth", `${serverName}: ${what} failed — ${detail}${advice ? ` — ${advice}` : ""}`, {
-    cause: err,
-  });
+  return new SvcError(
+    "oauth",
+    `${serverName}: ${what} failed — ${detail}${advice ? ` — ${advice}` : ""}`,
+    failure?.status === 0 ? { cause: err } : {},
+  );
 }
 
 /** The login that gives this server (of this named profile) tokens: its own profile's, not the default's. */

@@ -1,0 +1,109 @@
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { SimulatedClock } from "xstate";
+import { policyApprovals } from "../../../src/actors/mcp/approvals.js";
+import { McpHub } from "../../../src/actors/mcp/hub.js";
+import { oauthProviderFor } from "../../../src/actors/oauth/provider.js";
+import { svcPaths } from "../../../src/config/paths.js";
+import { mcpServerSchema } from "../../../src/config/sections/mcp.js";
+import { startProtectedMcp } from "../../fakes/authServer/mcpServer.js";
+import { captureLogger } from "../../fakes/logCapture.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { loadInProcessCli, runInProcess } from "../../helpers/inProcessCli.js";
+import { harness, loginWith, oauthFakesPerTest } from "./helpers.js";
+
+/**
+ * A token endpoint that answers a refresh with a page of its own (a firewall's 403, a proxy's 503) may quote
+ * the request it refused. svc names the answer by its status and a redacted excerpt; the MCP SDK's own error
+ * for it ("Invalid OAuth error response: … Raw body: <the page>") never reaches a tool call's error (what the
+ * agent is told), the log or `svc mcp list`.
+ */
+let home: TempHome;
+const { as, closeLater } = oauthFakesPerTest();
+// The CLI's first load in this worker, outside any test's 30 s.
+beforeAll(() => loadInProcessCli("mcp"), 120_000);
+afterEach(() => home?.cleanup());
+
+const PAGE =
+  "<html><head><title>Request blocked</title></head><body><p>Your request was blocked.</p>" +
+  "<pre>POST /token grant_type=refresh_token&client_secret=SEKRET123&refresh_token=RT-SEKRET</pre></body></html>";
+const SECRETS = /SEKRET123|RT-SEKRET/;
+
+const pages = [
+  ["a firewall's 403 page", { status: 403, body: PAGE, contentType: "text/html" }],
+  ["a proxy's 503 page", { status: 503, body: PAGE, contentType: "text/html" }],
+] as const;
+
+describe("a token endpoint's error page that quotes the refresh request", () => {
+  it.each(pages)(
+    "%s: the tool call's error, the log and svc mcp list name the answer without the page's secrets",
+    async (_, refreshError) => {
+      home = tempHome();
+      const settings: { refreshError?: { status: number; body: string; contentType?: string } } = {};
+      const auth = await as(settings);
+      const mcp = await startProtectedMcp(
+        () => auth.url,
+        async (token) => auth.issued.includes(token) && auth.active(token),
+      );
+      closeLater(mcp.close);
+      const oauth = { cimd: false };
+      const h = harness(home.dir, "notes", mcp.url, oauth);
+      await loginWith(h);
+      const log = captureLogger();
+      const hub = new McpHub({
+        servers: { notes: mcpServerSchema.parse({ url: mcp.url, auth: "oauth", oauth }) },
+        cacheDir: `${home.dir}/mcp-cache`,
+        scope: () => ({ secrets: {}, env: {} }),
+        logger: log.logger,
+        approvals: policyApprovals("deny", log.logger),
+        clock: new SimulatedClock(),
+        oauthProviderFor: (server, e, { interactive }) =>
+          oauthProviderFor(server, e, { interactive, paths: svcPaths(home.dir), logger: log.logger }),
+      });
+      closeLater(() => hub.stop());
+      hub.start();
+      expect((await hub.settled("notes")).state).toBe("connected");
+      const saved = h.job.store.readTokens();
+      if (saved === undefined) throw new Error("no saved login");
+
+      // A token in its last minute keeps serving: the failed refresh is logged.
+      h.job.store.saveTokens({
+        ...saved,
+        obtained_at: Date.now() - 3570_000,
+        expires_at: Date.now() + 30_000,
+      });
+      settings.refreshError = refreshError;
+      await hub.call("notes", "whoami", {});
+      expect(log.messages()).toContain(
+        "[oauth] token refresh failed; using the current token, and trying again in 30 s",
+      );
+
+      // An expired one fails the call, whose error is what the agent gets.
+      h.job.store.saveTokens({ ...saved, expires_at: Date.now() - 1000 });
+      const err = (await hub.call("notes", "whoami", {}).catch((e: unknown) => e)) as Error;
+      expect(err.message).toMatch(
+        new RegExp(
+          `notes: token refresh failed — \\S+/token answered ${refreshError.status}: <html>.*client_secret=\\[redacted\\]&refresh_token=\\[redacted\\].* — the saved login is kept; svc tries again on the next connect$`,
+        ),
+      );
+      expect(err.message).not.toMatch(/Raw body|Invalid OAuth error response/);
+      expect(err.message).not.toMatch(SECRETS);
+      expect(log.lines().join("\n")).not.toMatch(SECRETS);
+
+      home.write(
+        "config.yaml",
+        `mcp_servers:\n  notes:\n    url: ${mcp.url}\n    auth: oauth\n    oauth:\n      cimd: false\n`,
+      );
+      const inherited = Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined);
+      const list = await runInProcess(["mcp", "list"], {
+        ...Object.fromEntries(inherited),
+        SVC_HOME: home.dir,
+      });
+      expect(list.stdout).toMatch(
+        new RegExp(
+          `notes .*failed: notes: token refresh failed — \\S+/token answered ${refreshError.status}`,
+        ),
+      );
+      expect(list.stdout + list.stderr).not.toMatch(SECRETS);
+    },
+  );
+});
