@@ -33,6 +33,12 @@ export type PollResult =
   /** No OAuth answer (network failure, 5xx, 429): retried with backoff a few times (RFC 8628 3.5). */
   /** `message` ends the login (with what to do); `reason` is the failure alone, for a retry's warning. */
   | { readonly kind: "unreachable"; readonly message: string; readonly reason: string }
+  /**
+   * Any other answer without an OAuth error (a firewall's 403 page, a proxy's 404): not the authorization
+   * server's word on the code, so polling goes on at the interval until the code expires. `answer` is
+   * "<endpoint> answered <status>: <excerpt>".
+   */
+  | { readonly kind: "not_oauth"; readonly status: number; readonly answer: string }
   | { readonly kind: "expired"; readonly message: string };
 
 interface Context {
@@ -42,6 +48,10 @@ interface Context {
   readonly polls: number;
   /** Consecutive polls that got no OAuth answer. */
   readonly unreachable: number;
+  /** The last poll's answer, when it carried no OAuth error (`not_oauth`); cleared by an OAuth answer. */
+  readonly notOAuth?: string | undefined;
+  /** Whether an answer without an OAuth error was said already (once a login). */
+  readonly notOAuthSaid?: boolean;
   readonly tokens?: unknown;
   readonly result?: unknown;
   readonly error?: LoginFailure;
@@ -66,10 +76,13 @@ function timeoutFailure(context: Context): LoginFailure {
   const command = context.input.loginCommand ?? `svc mcp login ${name} --flow device`;
   const codeLimited =
     (context.device?.expiresIn ?? Number.POSITIVE_INFINITY) * 1000 <= context.input.timeoutMs;
+  // Polls the authorization server never answered: the code may have been approved meanwhile.
+  const lastPoll =
+    context.notOAuth !== undefined ? ` — the last poll got no OAuth answer (${context.notOAuth})` : "";
   return {
     message: codeLimited
-      ? `${name}: the device code expired before it was approved — run \`${command}\` again`
-      : `${name}: no approval within ${Math.round(context.input.timeoutMs / 1000)} s (oauth.timeout) — run \`${command}\` again, or raise oauth.timeout`,
+      ? `${name}: the device code expired before it was approved${lastPoll} — run \`${command}\` again`
+      : `${name}: no approval within ${Math.round(context.input.timeoutMs / 1000)} s (oauth.timeout)${lastPoll} — run \`${command}\` again, or raise oauth.timeout`,
   };
 }
 
@@ -89,6 +102,14 @@ export const deviceLoginMachine = setup({
     announce: (_args, _params: { device: DeviceCode }) => {},
     /** A poll that got no OAuth answer is tried again after `waitMs`; the runner logs it. */
     retrying: (_args, _params: { reason: string; waitMs: number }) => {},
+    /** The first poll answered without an OAuth error; polling goes on every `intervalMs`. The runner logs it. */
+    notOAuth: (_args, _params: { status: number; answer: string; intervalMs: number }) => {},
+    keepNotOAuth: assign({
+      polls: ({ context }) => context.polls + 1,
+      unreachable: 0,
+      notOAuth: ({ event }) => (event as unknown as { output: { answer: string } }).output.answer,
+      notOAuthSaid: true,
+    }),
   },
   delays: {
     pollInterval: ({ context }: { context: Context }) => context.intervalMs,
@@ -131,7 +152,33 @@ export const deviceLoginMachine = setup({
               {
                 guard: ({ event }) => event.output.kind === "pending",
                 target: "waiting",
-                actions: assign({ polls: ({ context }) => context.polls + 1, unreachable: 0 }),
+                actions: assign({
+                  polls: ({ context }) => context.polls + 1,
+                  unreachable: 0,
+                  notOAuth: undefined,
+                }),
+              },
+              {
+                // Polled again at the same interval, without a bound: only the code's lifetime (or
+                // oauth.timeout) ends the wait, as authorization_pending does. Said the first time only.
+                guard: ({ context, event }) =>
+                  event.output.kind === "not_oauth" && context.notOAuthSaid !== true,
+                target: "waiting",
+                actions: [
+                  {
+                    type: "notOAuth",
+                    params: ({ context, event }) => ({
+                      ...(event.output as { status: number; answer: string }),
+                      intervalMs: context.intervalMs,
+                    }),
+                  },
+                  "keepNotOAuth",
+                ],
+              },
+              {
+                guard: ({ event }) => event.output.kind === "not_oauth",
+                target: "waiting",
+                actions: "keepNotOAuth",
               },
               {
                 guard: ({ context, event }) =>
@@ -158,6 +205,7 @@ export const deviceLoginMachine = setup({
                 actions: assign({
                   polls: ({ context }) => context.polls + 1,
                   unreachable: 0,
+                  notOAuth: undefined,
                   intervalMs: ({ context, event }) =>
                     Math.max(
                       context.intervalMs + SLOW_DOWN_STEP_MS,

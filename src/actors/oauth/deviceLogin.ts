@@ -164,6 +164,22 @@ async function poll({
     const transient = h.fetches.failures
       .slice(seen)
       .some((f) => f.status === 0 || f.status === 429 || f.status >= 500);
+    const answered = h.fetches.failures.length > seen ? lastFailureAt(h.fetches, endpoint) : undefined;
+    // Any other non-2xx answer without an OAuth error (a firewall's 403 page, a proxy's 404) is not the
+    // authorization server's: the code may still be approved, so polling goes on at the interval.
+    if (
+      !transient &&
+      !(err instanceof oauth.ResponseBodyError) &&
+      answered !== undefined &&
+      answered.status >= 300 &&
+      answered.error === undefined
+    ) {
+      return {
+        kind: "not_oauth",
+        status: answered.status,
+        answer: `${endpoint} answered ${answered.status}${answered.excerpt ? `: ${answered.excerpt}` : ""}`,
+      };
+    }
     if (transient && !(err instanceof oauth.ResponseBodyError)) {
       // The machine decides whether it polls again (RFC 8628 3.5 backoff, a bounded number of times): the
       // retry is logged by its `retrying` action, so the failure that ends the login is not called one.
@@ -235,6 +251,11 @@ export const deviceLoginLogic = deviceLoginMachine.provide({
       (context.input.job as OAuthJob).logger.warn(
         { server: context.input.serverName, err: params.reason },
         `[oauth] device poll failed; retrying in ${Math.round(params.waitMs / 1000)} s`,
+      ),
+    notOAuth: ({ context }, params: { status: number; answer: string; intervalMs: number }) =>
+      (context.input.job as OAuthJob).logger.warn(
+        { server: context.input.serverName, err: params.answer },
+        `[oauth] the token endpoint answered a device poll ${params.status} without an OAuth error; polling on every ${Math.round(params.intervalMs / 1000)} s until the code expires`,
       ),
   },
 });

@@ -36,6 +36,13 @@ export interface FakeAsOptions {
   readonly verificationUrlField?: boolean;
   /** The first this many device polls get their connection closed without an answer. */
   readonly dropPolls?: number;
+  /** The first `count` device polls (after the dropped ones) get this answer: a firewall's page, a proxy's 404. */
+  readonly blockedPolls?: {
+    readonly count: number;
+    readonly status: number;
+    readonly body: string;
+    readonly contentType?: string;
+  };
   /** `interval` sent with `slow_down` (GitHub states the new interval there). */
   readonly slowDownInterval?: number;
   /** Metadata endpoint status (e.g. 500 to make discovery fail). */
@@ -180,6 +187,8 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
   };
   const polls = [...(options.devicePolls ?? [])];
   let drops = options.dropPolls ?? 0;
+  /** Device polls answered `blockedPolls` so far. */
+  let blocked = 0;
   let base = "";
   const newTokens = (scope = "", family = nextFamily++) => {
     const access = `at-${randomBytes(8).toString("hex")}`;
@@ -421,6 +430,15 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
         if (drops > 0) {
           drops--;
           req.socket.destroy();
+          return;
+        }
+        if (options.blockedPolls !== undefined && blocked < options.blockedPolls.count) {
+          blocked++;
+          res
+            .writeHead(options.blockedPolls.status, {
+              "content-type": options.blockedPolls.contentType ?? "text/html",
+            })
+            .end(options.blockedPolls.body);
           return;
         }
         const next = polls.shift();

@@ -156,6 +156,61 @@ describe("device authorization (RFC 8628) against a loopback authorization serve
     expect(JSON.parse(retries[0] as string).err).not.toContain("svc mcp login");
   });
 
+  const FIREWALL_PAGE = "<html><body>Request blocked by firewall</body></html>";
+
+  it.each([
+    ["a firewall's 403 page", 403, FIREWALL_PAGE],
+    ["a proxy's 404", 404, "Not Found"],
+    ["a 400 with an empty body", 400, ""],
+  ])(
+    "%s while polling is no OAuth answer: polling goes on at the interval, said once, and the login succeeds once the server answers",
+    async (_, status, body) => {
+      home = tempHome();
+      const auth = await as({
+        device: true,
+        deviceInterval: 1,
+        devicePolls: ["authorization_pending"],
+        blockedPolls: { count: 5, status, body },
+      });
+      const rs = await resource([auth.url]);
+      const log = captureLogger();
+      const h = harness(home.dir, "walled", rs.url, {}, { logger: log.logger });
+      const { output, waits } = await drive(h);
+      expect(output?.ok).toBe(true);
+      // Five blocked polls, one pending, then the tokens: no backoff, no bound of retries.
+      expect(waits).toEqual([1000, 1000, 1000, 1000, 1000, 1000, 1000]);
+      expect(h.job.store.readTokens()?.access_token).toBe(auth.issued[0]);
+      const warned = log
+        .lines()
+        .map((line) => JSON.parse(line) as { level: number; msg: string; err?: string });
+      expect(warned.filter((l) => l.level >= 40)).toEqual([
+        expect.objectContaining({
+          msg: `[oauth] the token endpoint answered a device poll ${status} without an OAuth error; polling on every 1 s until the code expires`,
+          err: `${auth.url}/token answered ${status}${body === "" ? "" : `: ${body}`}`,
+        }),
+      ]);
+    },
+  );
+
+  it("a firewall's 403 page on every poll ends the login only when the code expires, naming the last answer", async () => {
+    home = tempHome();
+    const auth = await as({
+      device: true,
+      deviceInterval: 1,
+      deviceResponse: (fields) => ({ ...fields, expires_in: 6 }),
+      blockedPolls: { count: 100, status: 403, body: FIREWALL_PAGE },
+    });
+    const rs = await resource([auth.url]);
+    const log = captureLogger();
+    const { output, waits } = await drive(harness(home.dir, "walled", rs.url, {}, { logger: log.logger }));
+    expect(output && !output.ok && output.error.message).toBe(
+      `walled: the device code expired before it was approved — the last poll got no OAuth answer (${auth.url}/token answered 403: ${FIREWALL_PAGE}) — run \`svc mcp login walled --flow device\` again`,
+    );
+    expect(waits.every((w) => w === 1000)).toBe(true);
+    expect(auth.seen.filter((r) => r.path === "/token").length).toBeGreaterThanOrEqual(5);
+    expect(log.lines().filter((line) => JSON.parse(line).level >= 40)).toHaveLength(1);
+  });
+
   it("a poll refused with another OAuth error (invalid_client) ends the login with the answer and what to do", async () => {
     home = tempHome();
     const auth = await as({ device: true, deviceInterval: 1, devicePolls: ["invalid_client"] });
