@@ -79,7 +79,8 @@ export function listedTools(entries: readonly unknown[], page: number): { tools:
  * A `tools/call` result read with a key sent as `null` (a Python server's None: `isError`,
  * `structuredContent`, a content block's `annotations` or `mimeType`) left out, at the top and in each
  * content block, where the SDK's schema failed the call; what `structuredContent` holds is the tool's own
- * data and stays as sent. A result nested deeper than `MAX_RESULT_DEPTH` fails the call (`ResultTooDeepError`).
+ * data and stays as sent. A content block svc cannot read costs that block, not the call (`readable`).
+ * A result nested deeper than `MAX_RESULT_DEPTH` fails the call (`ResultTooDeepError`).
  */
 export const LooseCallToolResultSchema = z.preprocess((value) => {
   // Before `nullsLeftOut` walks it: a result thousands of levels deep is refused, not a stack overflow.
@@ -87,9 +88,38 @@ export const LooseCallToolResultSchema = z.preprocess((value) => {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
   const top = Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null));
   return Array.isArray(top.content)
-    ? { ...top, content: top.content.map((block) => labelled(nullsLeftOut(block))) }
+    ? { ...top, content: top.content.map((block) => labelled(readable(nullsLeftOut(block)))) }
     : top;
 }, CallToolResultSchema);
+
+/** The content block types MCP defines, which the SDK's schema reads. */
+const BLOCK_TYPES: ReadonlySet<unknown> = new Set(["text", "image", "audio", "resource_link", "resource"]);
+
+/** How much of a block type svc does not read its line quotes. */
+const SHOWN_TYPE_CHARS = 40;
+
+/**
+ * A block the SDK's schema failed the whole call for, though the tool ran and its other blocks are
+ * readable, as the model and `svc mcp call` can use them: a type MCP does not define (`"video"`, `"Text"`)
+ * (or none) becomes a line naming it, as audio gets one; a text block's `text` sent as `null` (or left
+ * out) is empty text; a resource link without a name is named by its uri.
+ */
+function readable(block: unknown): unknown {
+  if (typeof block !== "object" || block === null || Array.isArray(block)) return block;
+  const b = block as Record<string, unknown>;
+  if (!BLOCK_TYPES.has(b.type)) {
+    const type =
+      typeof b.type === "string"
+        ? JSON.stringify(b.type.length > SHOWN_TYPE_CHARS ? `${b.type.slice(0, SHOWN_TYPE_CHARS)}…` : b.type)
+        : undefined;
+    const what = type === undefined ? "content block without a type name" : `content block of type ${type}`;
+    return { type: "text", text: `[${what} — not shown: svc does not read this MCP content type]` };
+  }
+  if (b.type === "text" && b.text === undefined) return { ...b, text: "" };
+  if (b.type === "resource_link" && b.name === undefined && typeof b.uri === "string")
+    return { ...b, name: b.uri };
+  return block;
+}
 
 /**
  * An image or audio block without a `mimeType` (sent as `null`) is labelled by what its bytes show, or as

@@ -97,6 +97,34 @@ export function describeMalformed(err: unknown, what = "the server's answer"): s
 }
 
 /**
+ * A server's error answer quoting zod's issues as JSON, as an MCP SDK server refuses a result of its own
+ * tool (`Invalid tools/call result: [ { "code": "invalid_union", … ` over some 150 lines) or a request
+ * (`Invalid tools/call request: …`): the issues as one line, as describeMalformed gives them; a tool's
+ * result so refused says that the tool ran. Undefined for any other text.
+ */
+export function summarizedIssueDump(text: string): string | undefined {
+  const found = /^([\s\S]*?\bInvalid ([\w/ ]+?) (result|request): )(\[[\s\S]*\])\s*$/.exec(text);
+  if (found === null) return undefined;
+  const [, head = "", method = "", what = "", dump = ""] = found;
+  let issues: unknown;
+  try {
+    issues = JSON.parse(dump);
+  } catch {
+    return undefined;
+  }
+  const issueList =
+    Array.isArray(issues) &&
+    issues.length > 0 &&
+    issues.every((i) => typeof i === "object" && i !== null && typeof (i as Issue).code === "string");
+  if (!issueList) return undefined;
+  const ran =
+    method === "tools/call" && what === "result"
+      ? " — the server's MCP SDK refused the result its own tool returned, so the tool ran but its result was not sent (a fault of the server)"
+      : "";
+  return `${head}${summarizeIssues(issues as Issue[])}${ran}`;
+}
+
+/**
  * An error svc raised about server `name` while the SSE transport opened its event stream (the OAuth
  * provider's `sp: not logged in — run …`, `sp: token refresh failed — …`): the stream's EventSource
  * flattens it into the SDK's `SSE error: <message>`, while Streamable HTTP passes the same error through.
@@ -183,13 +211,14 @@ export function describeTransportError(err: unknown): string {
   // client adds the prefix again: "MCP error -32002: MCP error -32002: Resource ... not found".
   // The SSE stream's EventSource flattens a fetch that failed (a refused connection, DNS) into
   // "SSE error: TypeError: fetch failed: ...", where Streamable HTTP says "fetch failed: ...": read alike.
-  const text = shortBody(
-    describeWithCauses(err)
-      .replace(/(MCP error -?\d+: )\1+/g, "$1")
-      .replace(/^SSE error: TypeError: (?=fetch failed\b)/, "")
-      // The MCP SDK names its own option, which svc does not expose (connect.ts's redirectHint says what to do).
-      .replace(/ \(redirectPolicy: 'same-origin'\)/g, ""),
-  );
+  const described = describeWithCauses(err)
+    .replace(/(MCP error -?\d+: )\1+/g, "$1")
+    .replace(/^SSE error: TypeError: (?=fetch failed\b)/, "")
+    // The MCP SDK names its own option, which svc does not expose (connect.ts's redirectHint says what to do).
+    .replace(/ \(redirectPolicy: 'same-origin'\)/g, "");
+  const refused = err instanceof McpError ? summarizedIssueDump(described) : undefined;
+  if (refused !== undefined) return refused;
+  const text = shortBody(described);
   const status = httpStatusOf(err);
   // Said already: "(HTTP 404)" (SSE POST and stream), "status code (401)"; a body's digits do not count.
   if (status === undefined || new RegExp(`HTTP ${status}\\b|status code \\(${status}\\)`).test(text))
