@@ -9,6 +9,7 @@ import { envValue } from "../../io/envValue.js";
 import { commandLineSecrets } from "../../io/mcp/entrySecrets.js";
 import { runProcess } from "../../io/process.js";
 import type { ProcessGroups } from "../../io/processGroups.js";
+import { stderrTail } from "../../io/stderrTail.js";
 import { withSkill } from "./echo.js";
 import type { AgentRequest, AgentRunner } from "./runner.js";
 
@@ -198,15 +199,15 @@ export function commandRunner(options: CommandRunnerOptions): AgentRunner {
             "agent_failed",
             `agent command's standard output passed ${result.stdoutOver} — the command was stopped; nothing was delivered`,
           );
-        const detail = result.stderr.trim().split("\n").slice(-3).join(" | ");
+        const hiddenInError = [...credentials, ...secrets];
+        // Its last lines, a Node.js script's stack of frames and version line left out, so its error line is
+        // kept; scrubbed before they are cut to their last characters, which could keep half a secret.
+        const detail = stderrTail(scrub(result.stderr, hiddenInError));
         // Named as a model run's timeout is, so the message says which setting stopped it.
         const why = result.timedOut
           ? `was stopped: the run took longer than agent.timeout_seconds (${options.timeoutMs / 1000} s)`
           : result.why;
-        const message = scrub(`agent command ${why}${detail ? `: ${detail}` : ""}`, [
-          ...credentials,
-          ...secrets,
-        ]);
+        const message = scrub(`agent command ${why}${detail ? `: ${detail}` : ""}`, hiddenInError);
         const killedBy = result.killedBy ?? signalOfExitCode(result.exitCode);
         throw killedBy === undefined
           ? new SvcError("agent_failed", message)

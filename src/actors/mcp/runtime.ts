@@ -9,9 +9,7 @@ import { scrub } from "../../io/credentials.js";
 import {
   type ConnectOptions,
   connectServer,
-  keepStderrLine,
   NO_ENDPOINT_EVENT,
-  STDERR_TAIL_LINES,
   withStderrSoFar,
 } from "../../io/mcp/connect.js";
 import type { ConnectStall } from "../../io/mcp/connectAttempts.js";
@@ -22,6 +20,7 @@ import { writeSchemaCache } from "../../io/mcp/schemaCache.js";
 import type { McpSession } from "../../io/mcp/session.js";
 import { describeTransportError, refusedAfterInitialize } from "../../io/mcp/transportErrors.js";
 import { BROWSER_LOGIN_TIMEOUT_MS } from "../../io/oauth/settings.js";
+import { keepStderrLine, STDERR_TAIL_LINES } from "../../io/stderrTail.js";
 import { storeProblem } from "../../io/stores/atomicFile.js";
 import {
   type Connected,

@@ -18,6 +18,7 @@ import {
 import { openFilesProblem } from "../openFiles.js";
 import type { GroupNote } from "../processGroups.js";
 import { shellAssignmentName } from "../shellAssignment.js";
+import { joinStderr, keepStderrLine, STDERR_TAIL_LINES } from "../stderrTail.js";
 import { blockedPortHint } from "./blockedPort.js";
 import type { ConnectStall } from "./connectAttempts.js";
 import { entrySecrets, referencedSecrets, withoutSecrets } from "./entrySecrets.js";
@@ -287,35 +288,6 @@ interface ChildReport {
   brokeProtocol?: string;
   /** `brokeProtocol` is a message over the size limit (a replay would get it again), not a closed stdout. */
   tooLong?: boolean;
-}
-
-/** How many of a stdio server's last stderr lines a message quotes. */
-export const STDERR_TAIL_LINES = 5;
-
-const STACK_FRAME = /^\s+at \S/;
-const NODE_TRAILER = /^Node\.js v\d+\.\d+\.\d+$/;
-
-/**
- * Keeps a stderr line in the tail a message quotes (the last STDERR_TAIL_LINES). A Node.js server that
- * throws prints its error, then a stack of `    at ...` frames and `Node.js v20...`: only the first frame
- * of a run of them is kept and the version line is left out, so the error line stays in the tail.
- */
-export function keepStderrLine(tail: string[], line: string): void {
-  if (NODE_TRAILER.test(line)) return;
-  const last = tail.at(-1);
-  if (STACK_FRAME.test(line) && last !== undefined && STACK_FRAME.test(last)) return;
-  tail.push(line);
-  if (tail.length > STDERR_TAIL_LINES) tail.shift();
-}
-const STDERR_TAIL_CHARS = 400;
-
-/** The last stderr lines of a server process as a message quotes them: joined with ` | `, the last 400 characters. */
-export function joinStderr(lines: readonly string[]): string {
-  const stderr = lines.join(" | ");
-  if (stderr.length <= STDERR_TAIL_CHARS) return stderr;
-  // One fewer where the cut would keep the second half of an emoji alone (shown as U+FFFD).
-  const first = stderr.charCodeAt(stderr.length - STDERR_TAIL_CHARS);
-  return `...${stderr.slice(first >= 0xdc00 && first <= 0xdfff ? 1 - STDERR_TAIL_CHARS : -STDERR_TAIL_CHARS)}`;
 }
 
 /**

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { commandRunner } from "../../../src/actors/agent/command.js";
+import { tempHome } from "../../helpers/home.js";
 
 /** Why a failed `command` agent run failed, as the log, the delivery history and the run journal name it. */
 describe("a command agent that fails", () => {
@@ -32,6 +33,29 @@ describe("a command agent that fails", () => {
     expect(await failure("cat >/dev/null; echo 'crash-probe exploded' >&2; exit 7")).toBe(
       "agent command exited with code 7: crash-probe exploded",
     );
+  });
+
+  it("a Node.js script that throws: names its error, not the stack's last frames and Node's version line", async () => {
+    const home = tempHome();
+    try {
+      const script = home.write(
+        "agent.mjs",
+        [
+          'let prompt = ""; for await (const chunk of process.stdin) prompt += chunk;',
+          'function connect() { throw new Error("ANTHROPIC_API_KEY is not set: export it before starting the agent"); }',
+          "connect();",
+          "",
+        ].join("\n"),
+      );
+      const message = await failure("", 10_000, [process.execPath, script]);
+      // Node prints where it threw, the error, a blank line, its stack and `Node.js v20...`: the error and
+      // the stack's first frame are quoted, blank lines and the version line left out.
+      expect(message).toMatch(
+        /^agent command exited with code 1: file:\/\/\S+agent\.mjs:2 \| function connect\(\) .* \| +\^ \| Error: ANTHROPIC_API_KEY is not set: export it before starting the agent \| +at connect \(file:\/\/\S+agent\.mjs:2:\d+\)$/,
+      );
+    } finally {
+      home.cleanup();
+    }
   });
 
   it("passing agent.timeout_seconds: names the setting and its value, as a model run's timeout does", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { joinStderr, keepStderrLine, STDERR_TAIL_LINES } from "../../../src/io/mcp/connect.js";
+import { joinStderr, keepStderrLine, STDERR_TAIL_LINES } from "../../../src/io/stderrTail.js";
 
 const tailOf = (lines: readonly string[]) => {
   const tail: string[] = [];

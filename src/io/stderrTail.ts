@@ -1,0 +1,40 @@
+/**
+ * The last lines a failed process wrote on stderr, as a message quotes them: a stdio MCP server's
+ * (`io/mcp/connect.ts`), a command agent's (`actors/agent/command.ts`). Often they say why it failed.
+ */
+
+/** How many of a process's last stderr lines a message quotes. */
+export const STDERR_TAIL_LINES = 5;
+
+const STACK_FRAME = /^\s+at \S/;
+const NODE_TRAILER = /^Node\.js v\d+\.\d+\.\d+$/;
+
+/**
+ * Keeps a stderr line in the tail a message quotes (the last STDERR_TAIL_LINES). A Node.js program that
+ * throws prints its error, then a stack of `    at ...` frames and `Node.js v20...`: only the first frame
+ * of a run of them is kept and the version line is left out, so the error line stays in the tail.
+ */
+export function keepStderrLine(tail: string[], line: string): void {
+  if (NODE_TRAILER.test(line)) return;
+  const last = tail.at(-1);
+  if (STACK_FRAME.test(line) && last !== undefined && STACK_FRAME.test(last)) return;
+  tail.push(line);
+  if (tail.length > STDERR_TAIL_LINES) tail.shift();
+}
+const STDERR_TAIL_CHARS = 400;
+
+/** The last stderr lines of a process as a message quotes them: joined with ` | `, the last 400 characters. */
+export function joinStderr(lines: readonly string[]): string {
+  const stderr = lines.join(" | ");
+  if (stderr.length <= STDERR_TAIL_CHARS) return stderr;
+  // One fewer where the cut would keep the second half of an emoji alone (shown as U+FFFD).
+  const first = stderr.charCodeAt(stderr.length - STDERR_TAIL_CHARS);
+  return `...${stderr.slice(first >= 0xdc00 && first <= 0xdfff ? 1 - STDERR_TAIL_CHARS : -STDERR_TAIL_CHARS)}`;
+}
+
+/** All a process wrote on stderr, quoted as its last lines are (blank lines left out): "" for none. */
+export function stderrTail(stderr: string): string {
+  const tail: string[] = [];
+  for (const line of stderr.split(/\r?\n/)) if (line.trim() !== "") keepStderrLine(tail, line);
+  return joinStderr(tail);
+}
