@@ -138,11 +138,20 @@ export interface CronSchedulerOptions {
    */
   readonly heldAhead?: (profile: string, jobId: string, dueAt: string) => Promise<boolean>;
   /**
-   * The due times of a job some instance claimed whose claims are still kept (minutes at least): a catch-up
-   * says as missed only the due times after the latest of them, the ones no instance ran. Without it (or
-   * when none is kept: every instance was away longer than that) they count from the store's `next_run`.
+   * The latest of a job's due times (given latest first, each with the one after it) that some instance
+   * claimed, read while their claims may still be kept (minutes at least): a catch-up says as missed only the
+   * due times after it, the ones no instance ran. With none found, the latest one not read (its claim lapsed
+   * by now) and how long a claim is kept. Without it they count from the store's `next_run`.
    */
-  readonly claimedDueTimes?: (profile: string, jobId: string) => Promise<readonly string[]>;
+  readonly claimedDueTimes?: (
+    profile: string,
+    jobId: string,
+    dueTimes: Iterable<{ readonly dueAt: string; readonly nextDueAt: string }>,
+    now: number,
+  ) => Promise<{
+    readonly latest?: string;
+    readonly unread?: { readonly dueAt: string; readonly keptMs: number };
+  }>;
   /**
    * What this process's claims hold (`claim`): noted with a scheduled run, so the start after a kill may
    * give back the due time it claimed (`recordCutOffRuns`). Without it such a run is not caught up.
@@ -238,6 +247,20 @@ const REAL_CLOCK: CronClock = {
   setTimeout: (fn, ms) => setTimeout(fn, ms),
   clearTimeout: (id) => clearTimeout(id as NodeJS.Timeout),
 };
+
+/** How long a claim is kept, said in its largest whole unit (`5 minutes`, `2 hours`, `2 days`). */
+function keptText(ms: number): string {
+  const units: [number, string][] = [
+    [86_400_000, "day"],
+    [3_600_000, "hour"],
+    [60_000, "minute"],
+    [1000, "second"],
+  ];
+  for (const [size, unit] of units) {
+    if (ms >= size && ms % size === 0) return `${ms / size} ${unit}${ms === size ? "" : "s"}`;
+  }
+  return `${Math.ceil(ms / 1000)} seconds`;
+}
 
 export function createCronScheduler(options: CronSchedulerOptions): CronScheduler {
   const clock = options.clock ?? REAL_CLOCK;
@@ -829,11 +852,17 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
                 ? "(the gateway was not running, or its clock stepped forward)"
                 : "(none was running, or the clocks stepped forward)"));
         const count = unrun.missed >= 100 ? "100 or more" : unrun.missed;
+        const said =
+          claimedDueAt === undefined
+            ? ` ${why}`
+            : unrun.unreadable !== undefined
+              ? `: whether an instance sharing the state ran some of them is not known — their claims could not be read from Redis (${unrun.unreadable})`
+              : unrun.lapsedAfterMs === undefined
+                ? `: no gateway instance sharing the state ran them ${why}`
+                : `: none has a claim left in Redis — no gateway instance sharing the state ran them ${why}, or one ran them more than ${keptText(unrun.lapsedAfterMs)} ago (a claim is kept that long)`;
         logger.warn(
           { job: job.id, profile, missed: unrun.missed },
-          claimedDueAt === undefined
-            ? `[cron] ${job.name}${inProfile(profile)}: ${count} scheduled runs were missed since ${unrun.since} ${why}; they are not run one by one — one catch-up run now, then the schedule goes on`
-            : `[cron] ${job.name}${inProfile(profile)}: ${count} scheduled runs were missed since ${unrun.since}: no gateway instance sharing the state ran them ${why}; they are not run one by one — one catch-up run now, then the schedule goes on`,
+          `[cron] ${job.name}${inProfile(profile)}: ${count} scheduled runs were missed since ${unrun.since}${said}; they are not run one by one — one catch-up run now, then the schedule goes on`,
         );
       }
       await startScheduled(profile, store, key, job, now, {
@@ -1202,8 +1231,10 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
    * The runs a catch-up won among instances stands for (`missed`, counted from the store's `next_run`, and
    * the first of them): the due times up to now that no instance claimed, those after the latest due time
    * before `dueAt` (the one claimed now) that one did — other instances ran the job while this one was away.
-   * Counted from `next_run` as before when no claim since it is kept (every instance was away longer than a
-   * claim is kept, minutes at least) or the claims cannot be read.
+   * The due times before `dueAt` are worked out from the schedule and read latest first, only as far back as
+   * their claims may still be kept. Counted from `next_run` when none of them is claimed; `lapsedAfterMs`
+   * when some of those could have had a claim that lapsed (kept that long), not read; `unreadable` (Redis's
+   * error) when the claims cannot be read.
    */
   async function unclaimed(
     profile: string,
@@ -1212,21 +1243,31 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     dueAt: string,
     missed: number,
     now: number,
-  ): Promise<{ missed: number; since: string }> {
+  ): Promise<{ missed: number; since: string; lapsedAfterMs?: number; unreadable?: string }> {
     if (options.claimedDueTimes === undefined) return { missed, since: nextRun };
     const from = nextRunTime(nextRun);
-    const claimedNow = nextRunTime(dueAt);
-    let latest: number | undefined;
-    try {
-      for (const claimedAt of await options.claimedDueTimes(profile, job.id)) {
-        const at = Date.parse(claimedAt);
-        if (at >= from && at < claimedNow && (latest === undefined || at > latest)) latest = at;
+    const schedule = job.schedule;
+    // Latest first, from the one before `dueAt` back to `next_run`; taken only as far as they are read.
+    function* dueTimes(): Generator<{ dueAt: string; nextDueAt: string }> {
+      let after = nextRunTime(dueAt);
+      for (;;) {
+        const at = lastRunAtOrBefore(schedule, after - 1, from);
+        if (at === undefined || !(at >= from) || !(at < after)) return;
+        yield { dueAt: new Date(at).toISOString(), nextDueAt: new Date(after).toISOString() };
+        after = at;
       }
-      if (latest === undefined) return { missed, since: nextRun };
-      const first = nextRunAfter(job.schedule, latest);
-      return { missed: occurrencesBetween(job.schedule, first, now), since: new Date(first).toISOString() };
-    } catch {
-      return { missed, since: nextRun };
+    }
+    try {
+      const read = await options.claimedDueTimes(profile, job.id, dueTimes(), now);
+      if (read.latest !== undefined) {
+        const first = nextRunAfter(schedule, Date.parse(read.latest));
+        return { missed: occurrencesBetween(schedule, first, now), since: new Date(first).toISOString() };
+      }
+      return read.unread === undefined
+        ? { missed, since: nextRun }
+        : { missed, since: nextRun, lapsedAfterMs: read.unread.keptMs };
+    } catch (err) {
+      return { missed, since: nextRun, unreadable: (err as Error).message };
     }
   }
 

@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import {
   type CronClock,
   type CronScheduler,
+  type CronSchedulerOptions,
   createCronScheduler,
   cronActor,
   runCronJob,
@@ -42,8 +43,8 @@ export interface CronDeps {
   readonly release?: ((profile: string, jobId: string, dueAt: string) => Promise<void>) | undefined;
   /** Whether a due time not won is only held ahead by another instance (its run went on), or free by now. */
   readonly heldAhead?: ((profile: string, jobId: string, dueAt: string) => Promise<boolean>) | undefined;
-  /** The due times of a job some instance claimed, still kept: a catch-up counts as missed only the others. */
-  readonly claimedDueTimes?: ((profile: string, jobId: string) => Promise<readonly string[]>) | undefined;
+  /** The latest due time of a job some instance claimed, still kept: a catch-up counts as missed only the later ones. */
+  readonly claimedDueTimes?: CronSchedulerOptions["claimedDueTimes"] | undefined;
   /** What this process's claims hold: noted with each scheduled run it claimed (`recordCutOffRuns`). */
   readonly claimHolder?: string | undefined;
   /** A job's target problems under the gateway's config (logged once per job by the scheduler). */

@@ -54,19 +54,35 @@ return 0
 `;
 
 /**
- * `claimedDueTimes` reads the job's leases with SCAN, which walks the whole keyspace: at most this many
- * calls of SCAN_COUNT keys each (a job `every 1s` keeps about 300 leases; the bound only keeps a Redis of
- * millions of keys from holding the check up).
+ * How far back `claimedDueTimes` reads: at most this many due times, in one MGET. A job `every 1s` has about
+ * 600 whose claims may still be kept (5 minutes, and as long again for clocks that disagree).
  */
-const SCAN_CALLS = 200;
-const SCAN_COUNT = 1000;
+const MAX_READ = 1000;
 
-/** A due time as svc writes it (and a key of another job, whose id begins with this one's and `:`, is not). */
-const DUE_TIME = /^\d{4}-\d\d-\d\dT/;
+/**
+ * Whether a claim of `dueAt` may still be kept at `now`: an instance claims a due time by the time the next
+ * one comes (later, it claims that one instead), and keeps it `leaseMs` from then; with as long again as the
+ * shortest lease for clocks that disagree.
+ */
+function mayBeKept(dueAt: string, nextDueAt: string, now: number): boolean {
+  return Date.parse(nextDueAt) + leaseMs(dueAt, nextDueAt) + MIN_LEASE_MS > now;
+}
 
-/** `text` matched literally by a SCAN MATCH pattern. */
-function globLiteral(text: string): string {
-  return text.replace(/[*?[\]\\]/g, "\\$&");
+/** A due time of a job and the one after it, which bounds how long its claim is kept. */
+export interface DueTime {
+  readonly dueAt: string;
+  readonly nextDueAt: string;
+}
+
+/** What `claimedDueTimes` found among the due times it was given. */
+export interface ClaimsRead {
+  /** The latest of them some instance claimed (every one after it was read and has no claim). */
+  readonly latest?: string;
+  /**
+   * With no claim found: the latest due time not read, its claim lapsed by now (or past the MAX_READ read),
+   * and how long such a claim is kept. Undefined when every one given was read.
+   */
+  readonly unread?: { readonly dueAt: string; readonly keptMs: number };
 }
 
 type LeaseRedis = Redis & {
@@ -104,13 +120,18 @@ export interface CronLease {
    */
   heldAhead(profile: string, jobId: string, dueAt: string): Promise<boolean>;
   /**
-   * The due times of a job whose lease any instance still keeps (claimed for a run, kept at least 5 minutes
-   * and twice the time to the next one, or held ahead): the occurrences some instance ran, for a catch-up
-   * that counts the ones none did. Read with a bounded SCAN: in a Redis of more keys than it reads, some
-   * may be left out (never one that is not claimed). Rejects with Redis's error when it does not answer the
-   * SCAN (unreachable, or an ACL that refuses it), which the Redis health does not count.
+   * The latest of a job's due times that some instance claimed, among `dueTimes` (latest first, each with the
+   * one after it): read while a claim of theirs may still be kept at `now` (5 minutes at least, twice the
+   * time to the next one), at most MAX_READ of them, in one MGET of their keys — no SCAN, so the size of the
+   * keyspace and an ACL that refuses SCAN do not matter. `dueTimes` is taken lazily, no further than read.
+   * Rejects with Redis's error when it does not answer, which the Redis health does not count.
    */
-  claimedDueTimes(profile: string, jobId: string): Promise<string[]>;
+  claimedDueTimes(
+    profile: string,
+    jobId: string,
+    dueTimes: Iterable<DueTime>,
+    now: number,
+  ): Promise<ClaimsRead>;
 }
 
 export function createCronLease(redis: Redis, keys: RedisKeys, health: RedisHealth): CronLease {
@@ -149,24 +170,24 @@ export function createCronLease(redis: Redis, keys: RedisKeys, health: RedisHeal
         return health.fail(err);
       }
     },
-    async claimedDueTimes(profile, jobId) {
-      const prefix = keys.cronLease(profile, jobId, "");
-      const match = `${globLiteral(prefix)}*`;
-      const found = new Set<string>();
-      // Its failure is not the state's (a SCAN an ACL refuses does not make Redis read as refusing writes):
-      // the count it serves is then made without it.
-      let cursor = "0";
-      for (let calls = 0; calls < SCAN_CALLS; calls++) {
-        const [next, batch] = await client.scan(cursor, "MATCH", match, "COUNT", SCAN_COUNT);
-        for (const key of batch) {
-          const dueAt = key.slice(prefix.length);
-          if (key.startsWith(prefix) && DUE_TIME.test(dueAt) && Number.isFinite(Date.parse(dueAt)))
-            found.add(dueAt);
+    async claimedDueTimes(profile, jobId, dueTimes, now) {
+      const read: string[] = [];
+      let unread: ClaimsRead["unread"];
+      for (const { dueAt, nextDueAt } of dueTimes) {
+        if (read.length >= MAX_READ || !mayBeKept(dueAt, nextDueAt, now)) {
+          unread = { dueAt, keptMs: leaseMs(dueAt, nextDueAt) };
+          break;
         }
-        cursor = next;
-        if (cursor === "0") break;
+        read.push(dueAt);
       }
-      return [...found];
+      if (read.length === 0) return unread === undefined ? {} : { unread };
+      // Its failure is not the state's (a read refused does not make Redis read as refusing writes): the count
+      // it serves is then made without it.
+      const held = await client.mget(...read.map((dueAt) => keys.cronLease(profile, jobId, dueAt)));
+      const at = held.findIndex((holder) => holder !== null);
+      const latest = at < 0 ? undefined : read[at];
+      if (latest !== undefined) return { latest };
+      return unread === undefined ? {} : { unread };
     },
     async release(profile, jobId, dueAt) {
       try {

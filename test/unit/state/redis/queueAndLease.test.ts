@@ -677,7 +677,7 @@ describe("runs missed while every instance was down (state.backend: redis)", () 
     expect([a.ran, b.ran]).toEqual([["hourly"], []]);
     const missed = (log: typeof a.log) => log.messages().filter((m) => m.includes("missed"));
     expect(missed(a.log)).toEqual([
-      `[cron] hourly: 6 scheduled runs were missed since ${job.next_run}: no gateway instance sharing the state ran them (none was running, or the clocks stepped forward); they are not run one by one — one catch-up run now, then the schedule goes on`,
+      `[cron] hourly: 6 scheduled runs were missed since ${job.next_run}: none has a claim left in Redis — no gateway instance sharing the state ran them (none was running, or the clocks stepped forward), or one ran them more than 2 hours ago (a claim is kept that long); they are not run one by one — one catch-up run now, then the schedule goes on`,
     ]);
     expect(missed(b.log)).toEqual([]);
     expect(b.log.messages()).toContain(
@@ -695,13 +695,21 @@ describe("runs missed by one instance while another ran them (state.backend: red
   const start = Date.parse("2026-11-23T12:00:00.000Z");
   const job = { ...everyMinuteJob(start), id: "often", name: "often", schedule: "every 5s" };
 
-  /** A gateway of its own home on the file's Redis (`keys`), its store's next_run `start`, on `clock`. */
-  async function instance(keys: ReturnType<typeof redisKeys>, name: string, clock: { now(): number }) {
+  /**
+   * A gateway of its own home on the file's Redis (`keys`, through `client`), its store's next_run `start`,
+   * on `clock`.
+   */
+  async function instance(
+    keys: ReturnType<typeof redisKeys>,
+    name: string,
+    clock: { now(): number },
+    client: Redis = redis,
+  ) {
     const store = cronStore(join(home?.dir ?? "", name, "cron", "jobs.json"));
     await store.update((records) => {
       records[job.id] = { ...job };
     });
-    const lease = createCronLease(redis, keys, createRedisHealth("test", silentLogger()));
+    const lease = createCronLease(client, keys, createRedisHealth("test", silentLogger()));
     const ran: string[] = [];
     const log = captureLogger();
     const scheduler = createCronScheduler({
@@ -733,37 +741,100 @@ describe("runs missed by one instance while another ran them (state.backend: red
     expect(b.missed()).toEqual([]);
   }
 
-  it("a job's claimed due times are listed from its leases alone, under a key prefix with glob characters", async () => {
-    const keys = redisKeys(`c[1]*?\\${randomUUID()}`);
-    const lease = createCronLease(redis, keys, createRedisHealth("test", silentLogger()));
-    const [first, second] = ["2026-11-23T12:00:00.000Z", "2026-11-23T12:00:05.000Z"];
-    expect(await lease.claim("default", "j1", first, false, second)).toBe(true);
-    expect(await lease.claim("default", "j1", second, true)).toBe(true);
-    await lease.claim("default", "j1:x", first);
-    await lease.claim("default", "j2", first);
-    await lease.claim("work", "j1", first);
-    await redis.set(keys.cronLease("default", "j1", "not-a-time"), "x", "PX", 60_000);
-    expect((await lease.claimedDueTimes("default", "j1")).sort()).toEqual([first, second]);
-  });
-
-  it("a SCAN an ACL refuses rejects with its NOPERM, and Redis does not read as refusing writes for it", async () => {
-    const keys = redisKeys(`c${randomUUID()}`);
-    home = tempHome();
-    const user = `noscan${randomUUID().slice(0, 8)}`;
-    await redis.call("ACL", "SETUSER", user, "on", ">pw", "~*", "&*", "+@all", "-scan");
+  /** A connection to the file's Redis as a user whose ACL refuses `refused` (removed after `use`). */
+  async function refusing<T>(refused: string, use: (client: Redis) => Promise<T>): Promise<T> {
+    const user = `no${refused}${randomUUID().slice(0, 8)}`;
+    await redis.call("ACL", "SETUSER", user, "on", ">pw", "~*", "&*", "+@all", `-${refused}`);
     const url = new URL(server.url);
     url.username = user;
     url.password = "pw";
     const client = await connectRedis(url.toString(), "config.yaml", commandOptions());
     try {
-      const health = createRedisHealth("test", silentLogger());
-      const lease = createCronLease(client, keys, health);
-      await expect(lease.claimedDueTimes("default", job.id)).rejects.toThrow(/NOPERM/);
-      expect(health.refusing()).toBe(false);
+      return await use(client);
     } finally {
       client.disconnect();
       await redis.call("ACL", "DELUSER", user);
     }
+  }
+
+  it("the latest claimed of the due times given is read from their own keys, only as far back as a claim may be kept", async () => {
+    const keys = redisKeys(`c${randomUUID()}`);
+    const lease = createCronLease(redis, keys, createRedisHealth("test", silentLogger()));
+    const at = (s: number) => new Date(start + s * 1000).toISOString();
+    /** `every 5s`'s due times before `beforeS`, latest first, down to `start`. */
+    const dueTimesBefore = (beforeS: number) =>
+      Array.from({ length: beforeS / 5 }, (_, n) => ({
+        dueAt: at(beforeS - 5 * (n + 1)),
+        nextDueAt: at(beforeS - 5 * n),
+      }));
+    expect(await lease.claim("default", "j1", at(10), false, at(15))).toBe(true);
+    expect(await lease.claim("default", "j1", at(20), true)).toBe(true);
+    await lease.claim("default", "j1:x", at(25));
+    await lease.claim("default", "j2", at(25));
+    await lease.claim("work", "j1", at(25));
+    expect(await lease.claimedDueTimes("default", "j1", dueTimesBefore(30), start + 30_000)).toEqual({
+      latest: at(20),
+    });
+    expect(await lease.claimedDueTimes("default", "j1", dueTimesBefore(20), start + 30_000)).toEqual({
+      latest: at(10),
+    });
+    expect(await lease.claimedDueTimes("default", "j1", dueTimesBefore(10), start + 30_000)).toEqual({});
+    // 11 minutes on, a claim of a due time (taken by the next one, kept 5 minutes, and 5 for the clocks) may
+    // be kept only when the next came within the last 10 minutes: the due times before start+90s are not
+    // read, though the keys of 10 and 20 are still there.
+    const later = start + 30_000 + 11 * 60_000;
+    const since = dueTimesBefore(30 + 11 * 60);
+    const read = await lease.claimedDueTimes("default", "j1", since, later);
+    expect(read).toEqual({ unread: { dueAt: at(30 + 60 - 5), keptMs: 5 * 60_000 } });
+    // Taken no further than read: the 120 read and the one that stopped it.
+    let taken = 0;
+    const counted = (function* () {
+      for (const due of since) {
+        taken += 1;
+        yield due;
+      }
+    })();
+    await lease.claimedDueTimes("default", "j1", counted, later);
+    expect(taken).toBe(121);
+  });
+
+  it("reads no SCAN: a Redis user whose ACL refuses SCAN still gets the count of the runs no instance ran", async () => {
+    const keys = redisKeys(`c${randomUUID()}`);
+    home = tempHome();
+    await bRuns(keys, 9); // start … start+40s
+    await refusing("scan", async (client) => {
+      const a = await instance(keys, "a", { now: () => start + 50_000 + 100 }, client);
+      await a.scheduler.tick();
+      await a.scheduler.idle();
+      expect(a.ran).toEqual(["often"]);
+      expect(a.missed()).toEqual([
+        `[cron] often: 2 scheduled runs were missed since ${new Date(start + 45_000).toISOString()}: no gateway instance sharing the state ran them (none was running, or the clocks stepped forward); they are not run one by one — one catch-up run now, then the schedule goes on`,
+      ]);
+    });
+  });
+
+  it("claims that cannot be read (an ACL refusing MGET): rejects with its NOPERM, Redis does not read as refusing writes, and the WARN says it does not know", async () => {
+    const keys = redisKeys(`c${randomUUID()}`);
+    home = tempHome();
+    await bRuns(keys, 9);
+    await refusing("mget", async (client) => {
+      const health = createRedisHealth("test", silentLogger());
+      const lease = createCronLease(client, keys, health);
+      const due = { dueAt: new Date(start).toISOString(), nextDueAt: new Date(start + 5_000).toISOString() };
+      await expect(lease.claimedDueTimes("default", job.id, [due], start + 10_000)).rejects.toThrow(/NOPERM/);
+      expect(health.refusing()).toBe(false);
+      const a = await instance(keys, "a", { now: () => start + 50_000 + 100 }, client);
+      await a.scheduler.tick();
+      await a.scheduler.idle();
+      expect(a.ran).toEqual(["often"]);
+      expect(a.missed()).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^\\[cron\\] often: 11 scheduled runs were missed since ${job.next_run}: whether an instance sharing the state ran some of them is not known — their claims could not be read from Redis \\(NOPERM[^)]*mget[^)]*\\); they are not run one by one`,
+          ),
+        ),
+      ]);
+    });
   });
 
   it("the instance back with its store's next_run 50 s old says only the runs no instance ran (2 of 11)", async () => {
@@ -804,6 +875,19 @@ describe("runs missed by one instance while another ran them (state.backend: red
     await a.scheduler.idle();
     expect(a.missed()).toEqual([
       `[cron] often: 11 scheduled runs were missed since ${job.next_run}: no gateway instance sharing the state ran them (none was running, or the clocks stepped forward); they are not run one by one — one catch-up run now, then the schedule goes on`,
+    ]);
+  });
+
+  it("back after longer than a claim is kept: counted from next_run, said as no claim left rather than as none ran them", async () => {
+    const keys = redisKeys(`c${randomUUID()}`);
+    home = tempHome();
+    await bRuns(keys, 9); // start … start+40s, 20 minutes before A is back
+    const a = await instance(keys, "a", { now: () => start + 20 * 60_000 + 100 });
+    await a.scheduler.tick();
+    await a.scheduler.idle();
+    expect(a.ran).toEqual(["often"]);
+    expect(a.missed()).toEqual([
+      `[cron] often: 100 or more scheduled runs were missed since ${job.next_run}: none has a claim left in Redis — no gateway instance sharing the state ran them (none was running, or the clocks stepped forward), or one ran them more than 5 minutes ago (a claim is kept that long); they are not run one by one — one catch-up run now, then the schedule goes on`,
     ]);
   });
 });
