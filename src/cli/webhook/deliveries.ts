@@ -311,18 +311,18 @@ function runNotEnded({ request, run }: DeliverySummary, shared: boolean): boolea
 export const SHARED_COALESCED_NOTE = `${COALESCED_NOTE}, in the history of the instance that runs the group (state.backend: redis)`;
 
 /**
- * A duplicate's NOTE when its ID's run is in this history without a request (one gateway's history) and
- * after the first record of a history that may have lost older ones: the gateway recorded the event and
- * was killed before it answered, and the event ran after its restart. The duplicate keeps a payload of its
+ * A duplicate's NOTE when its ID's run is in this history without a request (one gateway's history) that
+ * cannot have left it (`requestMayBeGone`): the gateway recorded the event and was killed before it
+ * answered, and the event ran after its restart. The duplicate keeps a payload of its
  * own, which may be another body than the one that ran.
  */
 export const KILLED_BEFORE_ANSWER_NOTE =
   "its delivery ID was received before, by a gateway killed after recording the event and before answering it: its run ran (the row of this ID with no request), and the payload it ran with was never kept (this duplicate's may be another body), so it cannot be redelivered";
 
 /**
- * A duplicate's NOTE when its ID's run is in this history without a request, and no later than the first
- * record of a history that may have lost older ones: the request was answered and ran, and has left the
- * history since (rotated out, or past the retention).
+ * A duplicate's NOTE when its ID's run is in this history without a request that may have left it
+ * (`requestMayBeGone`: received before the retention, or no later than the first record of a history whose
+ * older generation was rotated out): the request was answered and ran, and has left the history since.
  */
 export const ROTATED_OUT_NOTE = `its delivery ID was received before: that request ran (the row of this ID with no request) and has been rotated out of the history since (${HISTORY_KEEPS}), with the payload it ran with (this duplicate's may be another body), so it cannot be redelivered`;
 
@@ -339,7 +339,7 @@ function requestNote(
   /** The run of this ID shown without its request, when there is one. */
   ranUnanswered: RunRecord | undefined = undefined,
   notEnded = false,
-  /** keptFrom: the first record of a history that may have lost older ones. */
+  /** keptFrom: the first record of a history whose older generation was rotated out. */
   from: string | undefined = undefined,
 ): string {
   const redelivery =
@@ -397,7 +397,7 @@ export function deliveriesTable(
   shown: readonly DeliverySummary[],
   unanswered: string,
   shared = false,
-  /** keptFrom: the first record of a history that may have lost older ones (undefined: none lost). */
+  /** keptFrom: the first record of a history whose older generation was rotated out (undefined: none was). */
   from: string | undefined = undefined,
 ): string {
   const text = (value: string) => terminalText(value);

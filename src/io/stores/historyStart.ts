@@ -18,21 +18,19 @@ const CHUNK_BYTES = 64 * 1024;
 export const HISTORY_KEEPS = `records are kept 7 days, and no more than the last ~${(2 * HISTORY_FILE_BYTES) / 2 ** 20} MiB of them`;
 
 /**
- * The time from which the history may hold every record: the first record within the retention of its
- * oldest file, when records before it may be gone (the oldest file is a rotated generation,
- * `history.1.jsonl`, which may have replaced an older one; or records before it are past the retention).
- * Undefined when nothing can be gone: one file that holds every record it was given, or no record.
+ * The time of the first record of a history whose older generation was rotated out: `history.1.jsonl` is
+ * there (a rotated generation, which may have replaced an older one), so records before its first may be
+ * gone. Read at any age: a record past the retention is only skipped by readers, never dropped, so it
+ * still marks where the kept records begin. Undefined when nothing was rotated out (one file, which holds
+ * every record it was given, or no record): records past the retention are `requestMayBeGone`'s other
+ * cause, told by their time alone.
  */
-export function keptFrom(
-  dir: string,
-  now: number = Date.now(),
-  options: ScanOptions = {},
-): string | undefined {
+export function keptFrom(dir: string, options: ScanOptions = {}): string | undefined {
   const generation = openGeneration(dir, HISTORY_PREVIOUS_FILE, HISTORY_FILE, options.opened);
   try {
-    let cut = generation.files.some((file) => file.path === join(dir, HISTORY_PREVIOUS_FILE));
+    if (!generation.files.some((file) => file.path === join(dir, HISTORY_PREVIOUS_FILE))) return undefined;
     for (const file of generation.files) {
-      // Oldest first, from the file's start, a chunk at a time: the first record within the retention.
+      // Oldest first, from the file's start, a chunk at a time: the first record, at any age.
       let carried = Buffer.alloc(0);
       for (let position = 0; position < file.size; ) {
         const chunk = Buffer.alloc(Math.min(CHUNK_BYTES, file.size - position));
@@ -42,17 +40,15 @@ export function keptFrom(
         const bytes = Buffer.concat([carried, chunk.subarray(0, read)]);
         let start = 0;
         for (let end = bytes.indexOf(LF); end >= 0; end = bytes.indexOf(LF, start)) {
-          const found = firstKept(bytes.toString("utf8", start, end), now);
-          if (found === "expired") cut = true;
-          else if (found !== undefined) return cut ? found.at : undefined;
+          const found = anyAge(bytes.toString("utf8", start, end));
+          if (found !== undefined) return found.at;
           start = end + 1;
         }
         carried = bytes.subarray(start);
       }
       // The file's last line, being written or cut short: read as the other readers read it.
-      const found = firstKept(carried.toString("utf8"), now);
-      if (found === "expired") cut = true;
-      else if (found !== undefined) return cut ? found.at : undefined;
+      const found = anyAge(carried.toString("utf8"));
+      if (found !== undefined) return found.at;
     }
     return undefined;
   } finally {
@@ -60,30 +56,27 @@ export function keptFrom(
   }
 }
 
-/** A line's record within the retention; `expired` for one past it; undefined for no record. */
-function firstKept(line: string, now: number): HistoryRecord | "expired" | undefined {
-  const record = recordOf(line, now);
-  if (record !== undefined) return record;
-  // Read at any age (a time ago of minus infinity is within every retention): one past the retention.
-  return recordOf(line, Number.NEGATIVE_INFINITY) === undefined ? undefined : "expired";
-}
+/** A line's record at any age (a time ago of minus infinity is within every retention); undefined for none. */
+const anyAge = (line: string): HistoryRecord | undefined => recordOf(line, Number.NEGATIVE_INFINITY);
 
 /**
  * Whether the request of a run the history holds without its request may have been dropped from it
- * (rotated out, or past the retention) rather than never recorded (the gateway killed after recording the
- * event and before answering it): the request was received no later than the first record of a history
- * that may have lost older ones (`keptFrom`), so its record, written once it was answered, may lie before
- * it. A request received after that record would be recorded after it, in the history kept. A run an
- * older svc recorded keeps no receive time: the run's own time stands for it (a run of a rotated-out
- * request that ended after the first kept record is then said never answered).
+ * rather than never recorded (the gateway killed after recording the event and before answering it). Two
+ * causes, each enough: the request was received before the retention (its record, written once it was
+ * answered, may be past it: readers skip it); or it was received no later than the first record of a
+ * history whose older generation was rotated out (`keptFrom`), so its record may lie in the generation
+ * dropped. A request received later, within the retention, would be recorded after that record, in the
+ * history kept. A run an older svc recorded keeps no receive time: the run's own time stands for it (a
+ * run of a rotated-out request that ended after the first kept record is then said never answered).
  */
 export function requestMayBeGone(
   run: Pick<RunRecord, "at" | "received_at">,
   from: string | undefined,
+  now: number = Date.now(),
 ): boolean {
-  if (from === undefined) return false;
   const received = run.received_at ?? Date.parse(run.at);
-  return !(received > Date.parse(from));
+  if (received < now - HISTORY_RETENTION_MS) return true;
+  return from !== undefined && !(received > Date.parse(from));
 }
 
 /**
@@ -101,7 +94,7 @@ export function holdsExpiredRecords(
     let found = false;
     const lines = linesNewestFirst(generation, options.chunkBytes);
     const visit: LineVisit = (buf, start, end) => {
-      // At any age (see firstKept): only records past the retention are left when none is shown.
+      // At any age (see anyAge): only records past the retention are left when none is shown.
       const record = recordOf(buf.toString("utf8", start, end), Number.NEGATIVE_INFINITY);
       found =
         record !== undefined &&
