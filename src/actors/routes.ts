@@ -1,7 +1,12 @@
 import { fromCallback } from "xstate";
 import { DEFAULT_PROFILE } from "../config/paths.js";
 import type { Config } from "../config/schema.js";
-import { globalSecretKey, type Route } from "../config/sections/webhook.js";
+import {
+  globalSecretKey,
+  type Route,
+  type SecretWriting,
+  secretWriting,
+} from "../config/sections/webhook.js";
 import type { ResolvedRoute, RouteStanding } from "../streams/context.js";
 
 /** Routes from somewhere other than config.yaml (dynamic subscriptions); a static route of the same name wins. */
@@ -25,6 +30,8 @@ export interface RouteTable {
   readonly globalSecret: string | undefined;
   /** Where the global secret is written, for messages (`platforms.webhook.secret` or `...extra.secret`). */
   readonly globalSecretKey?: string;
+  /** How the global secret is written, for the warnings about a `$NAME` (holds no text of it). */
+  readonly globalSecretWriting?: SecretWriting | undefined;
   readonly staticRoutes: ReadonlyMap<string, ResolvedRoute>;
   /** Shared by its static routes: retired when the registry replaces this table (see `ResolvedRoute.standing`). */
   readonly standing?: TableStanding;
@@ -59,6 +66,7 @@ export function routeTable(config: Config): RouteTable {
     scriptTimeoutMs: webhook.script_timeout_seconds * 1000,
     globalSecret: webhook.secret,
     globalSecretKey: globalSecretKey(webhook),
+    globalSecretWriting: secretWriting(webhook),
     staticRoutes,
     standing,
   };

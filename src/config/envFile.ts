@@ -259,6 +259,29 @@ export function writtenEnvLines(path: string): Array<{ name: string; verbatim: b
 }
 
 /**
+ * The value the last line of a `.env` that sets `name` writes, read as readEnvFile reads it but before its
+ * `${NAME}` are replaced (what the line itself says), and whether it is taken as written ('single quotes',
+ * backticks); undefined when no line sets it.
+ */
+export function writtenEnvValue(
+  path: string,
+  name: string,
+): { value: string; verbatim: boolean } | undefined {
+  if (!isPresent(path, WITHOUT_ENV)) return undefined;
+  let written: { value: string; verbatim: boolean } | undefined;
+  for (const assignment of envAssignments(readUtf8(path))) {
+    const read = {
+      ...parseEnv(assignment),
+      ...unquotedHashValue(assignment),
+      ...doubleQuotedValue(assignment),
+    };
+    const value = read[name];
+    if (value !== undefined) written = { value, verbatim: isVerbatim(assignment) };
+  }
+  return written;
+}
+
+/**
  * Why a reload refuses `.env` as it is now: present but setting no variable (empty, or comments only, as an
  * editor that truncates the file before writing it leaves it for a moment; a line that sets nothing is
  * named as such) while the running config read

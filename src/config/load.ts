@@ -17,9 +17,9 @@ import {
 import type { z } from "zod";
 import { SvcError } from "../errors.js";
 import { notUtf8Text } from "../io/textEncoding.js";
-import { asWrittenScope, noteAsWritten } from "./asWritten.js";
+import { asWritten, asWrittenScope, noteAsWritten } from "./asWritten.js";
 import { isPresent, readUtf8 } from "./configFileRead.js";
-import { checkEnvFile, secretScope, writtenEnvLines } from "./envFile.js";
+import { checkEnvFile, secretScope, writtenEnvLines, writtenEnvValue } from "./envFile.js";
 import { exactIntegers, type LongInteger, longIntegersAsText } from "./exactIntegers.js";
 import { filterPathAsWritten, noteFiltersAsWritten } from "./filtersWrittenAsOne.js";
 import { formatIssues, WrittenAs } from "./format.js";
@@ -29,10 +29,12 @@ import { renderLoadTimeKeys, withUnsetLoadTimeKeys } from "./mcpLoadKeys.js";
 import { nearMiss } from "./nearMiss.js";
 import { type SvcPaths, svcHome, svcPaths } from "./paths.js";
 import { type Config, configSchema } from "./schema.js";
+import { writtenAsBareVariable } from "./secretWarnings.js";
 import {
   noteSecretAsWritten,
   noteSecretChecked,
   noteSecretFrom,
+  noteSecretWriting,
   noteShadowedRoutes,
   noteShadowedSettings,
   type Route,
@@ -734,6 +736,34 @@ function noteConfigAsWritten(
   noteAsWritten(config, view.data);
 }
 
+/**
+ * Notes on the global secret and each route's own whether it is written as a shell's `$NAME`
+ * (secretWarnings.ts), judged on config.yaml's own text (asWritten: `secret: ${GS}` with `.env`'s
+ * `GS='$Abc…'` is no such form), or, for a global secret WEBHOOK_SECRET gave, on that variable's: the
+ * environment's value as it was passed (nothing replaces a variable there), `.env`'s line before its
+ * `${NAME}` are replaced, none in 'single quotes' (taken as written, as svc advises for a value with a `$`).
+ */
+function noteSecretsWriting(config: Config, variable: ReturnType<typeof lookupVar>, envFile: string): void {
+  const { webhook } = config.platforms;
+  const view = asWritten(config).platforms.webhook;
+  const bare = (text: string | undefined) => text !== undefined && writtenAsBareVariable(text);
+  for (const [name, route] of Object.entries(webhook.routes))
+    if (route.secret !== undefined)
+      noteSecretWriting(route, { bareVariable: bare(view.routes[name]?.secret ?? route.secret) });
+  if (webhook.secret === undefined) return;
+  if (variable === undefined) {
+    noteSecretWriting(webhook, { bareVariable: bare(view.secret ?? webhook.secret) });
+    return;
+  }
+  const written = variable.inEnvFile
+    ? writtenEnvValue(envFile, "WEBHOOK_SECRET")
+    : { value: variable.value, verbatim: false };
+  noteSecretWriting(webhook, {
+    bareVariable: written !== undefined && !written.verbatim && bare(written.value),
+    from: variable.from,
+  });
+}
+
 /** Reads config.yaml (or the embedded default), `.env` and the environment, and validates the result. */
 export function loadConfig(
   options: {
@@ -818,6 +848,7 @@ export function loadConfig(
   noteSecretsChecked(rest, parsed.data.platforms.webhook, scope, paths.env, secretVariable !== undefined);
   if (read.serverOrder !== undefined) withWrittenOrder(parsed.data.mcp_servers, read.serverOrder);
   noteConfigAsWritten(parsed.data, rest, mcp.servers, scope, paths.env);
+  noteSecretsWriting(parsed.data, secretVariable, paths.env);
   // The startup rules still judge the rest (WEBHOOK_SECRET's `${NAME}` that nothing set, a route's secret, ...).
   if (variableProblems.length > 0)
     throw new ConfigInvalidError(variableProblems.join("\n"), paths.config, parsed.data);

@@ -1,7 +1,7 @@
 import { isPublicKeySecret, whpkKey } from "../streams/publicKeySignature.js";
 import { readableInHeader } from "../streams/signatureChecks.js";
 import { whsecKey } from "../streams/signatures.js";
-import { INSECURE_NO_AUTH, routeKey } from "./sections/webhook.js";
+import { INSECURE_NO_AUTH, routeKey, type SecretWriting, secretWriting } from "./sections/webhook.js";
 
 /** A route and the secret it checks requests with: its own (`route.secret`), or the global one. */
 export interface SecretRoute {
@@ -52,9 +52,20 @@ export function sentinelSpellingProblem(secret: string): string | undefined {
 /** `$GH_SECRET`: a variable as a shell or docker compose writes it without braces, which svc does not replace. */
 const BARE_VARIABLE = /^\$[A-Za-z_][A-Za-z0-9_]*$/;
 
+/** Whether a secret's text is a whole `$NAME` (a shell's variable form), which svc does not replace. */
+export const writtenAsBareVariable = (text: string): boolean => BARE_VARIABLE.test(text);
+
 // The value is never quoted: it may be the secret itself.
 const BARE_VARIABLE_PROBLEM =
   'is a $ followed by a name, as a shell or docker compose writes a variable, but svc replaces only ${NAME} (with braces): the text itself is the secret, so every signature and token from a sender keyed with the variable\'s value is answered 401 — write it as ${NAME}, in quotes (secret: "${NAME}")';
+
+/** BARE_VARIABLE_PROBLEM for WEBHOOK_SECRET written so in `.env`, which replaces only `${NAME}` too. */
+const BARE_IN_ENV_FILE_PROBLEM =
+  "is a $ followed by a name, as a shell or docker compose writes a variable, but svc replaces only ${NAME} (with braces) in .env: the text itself is the secret, so every signature and token from a sender keyed with the variable's value is answered 401 — write it as ${NAME} (NAME set on a line above it, or in the environment), or in 'single quotes' if this text is the secret itself";
+
+/** BARE_VARIABLE_PROBLEM for WEBHOOK_SECRET so in the environment, whose values nothing renders. */
+const BARE_IN_ENVIRONMENT_PROBLEM =
+  "is a $ followed by a name, as a shell or docker compose writes a variable, but nothing replaced it (the tool that started svc passed it as written, as systemd's Environment= does): the text itself is the secret, so every signature and token from a sender keyed with the variable's value is answered 401 — give WEBHOOK_SECRET the secret itself";
 
 /** `${NAME}`, `${NAME:-fallback}` or a whole `$NAME`: a variable as config.yaml, a shell or compose writes one. */
 const VARIABLE_FORM = /\$\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\}|^\$[A-Za-z_][A-Za-z0-9_]*$/;
@@ -105,22 +116,38 @@ export function secretLineBreakProblem(secret: string): string | undefined {
     : undefined;
 }
 
-/** What secretCharacterWarnings says of one secret, `key` naming where it is written (none when nothing). */
-function secretCharacterProblems(secret: string, key: string): string[] {
+/**
+ * What secretCharacterWarnings says of one secret, `at` naming where it is written (`<file>: <key>`; none
+ * when nothing). A `$NAME` is judged on the text that wrote the secret when `writing` says how (a value a
+ * variable gave is text, never a variable's form), named at WEBHOOK_SECRET when that variable gave it
+ * (`usedBy`: who uses it); on the value otherwise.
+ */
+function secretCharacterProblems(
+  secret: string,
+  at: string,
+  writing: SecretWriting | undefined,
+  usedBy: string,
+): string[] {
   const sentinel = sentinelSpellingProblem(secret);
-  if (sentinel !== undefined) return [`${key} ${sentinel}`];
+  if (sentinel !== undefined) return [`${at} ${sentinel}`];
   const problems: string[] = [];
   const publicKey = publicKeySecretProblem(secret);
-  if (publicKey !== undefined) problems.push(`${key} ${publicKey}`);
+  if (publicKey !== undefined) problems.push(`${at} ${publicKey}`);
   const signing = signingSecretProblem(secret);
-  if (signing !== undefined) problems.push(`${key} ${signing}`);
-  if (BARE_VARIABLE.test(secret)) return [...problems, `${key} ${BARE_VARIABLE_PROBLEM}`];
+  if (signing !== undefined) problems.push(`${at} ${signing}`);
+  if (writing === undefined ? BARE_VARIABLE.test(secret) : writing.bareVariable)
+    return [
+      ...problems,
+      writing?.from === undefined
+        ? `${at} ${BARE_VARIABLE_PROBLEM}`
+        : `${writing.from} (the global secret; ${usedBy}) ${writing.from.startsWith("environment variable") ? BARE_IN_ENVIRONMENT_PROBLEM : BARE_IN_ENV_FILE_PROBLEM}`,
+    ];
   const lineBreak = secretLineBreakProblem(secret);
-  if (lineBreak !== undefined) return [...problems, `${key} ${lineBreak}`];
+  if (lineBreak !== undefined) return [...problems, `${at} ${lineBreak}`];
   const problem = secretHeaderProblem(secret);
   if (problem !== undefined)
     problems.push(
-      `${key} ${problem}, so a sender that sends the secret itself (X-Gitlab-Token, Authorization: Bearer) is always answered 401; HMAC signatures and Basic credentials still verify — use a printable ASCII secret without edge spaces (svc gateway setup generates one) if this route takes tokens`,
+      `${at} ${problem}, so a sender that sends the secret itself (X-Gitlab-Token, Authorization: Bearer) is always answered 401; HMAC signatures and Basic credentials still verify — use a printable ASCII secret without edge spaces (svc gateway setup generates one) if this route takes tokens`,
     );
   return problems;
 }
@@ -131,29 +158,44 @@ function secretCharacterProblems(secret: string, key: string): string[] {
  * secret itself: token and `Bearer` headers are printable ASCII, and HTTP strips their edge spaces. Named at startup, without the secret,
  * so that such a route is not left answering 401 to every GitLab token without a word. `subscriptionSecret`:
  * the global secret while the adapter is on, which every subscription without a secret of its own falls back
- * to: judged too when no route of `routes` uses it (`secret: $GLOBAL_SEC` would be their HMAC key).
+ * to: judged too when no route of `routes` uses it (`secret: $GLOBAL_SEC` would be their HMAC key). A `$NAME`
+ * is judged on the text that wrote each secret (secretWriting, `globalWriting`), never on a value a variable
+ * gave (`secret: ${GS}`, `.env`'s `GS='$Abc…'`); WEBHOOK_SECRET written so is named as that variable.
  */
 export function secretCharacterWarnings(
   routes: Iterable<SecretRoute>,
   file: string,
   globalKey = "platforms.webhook.secret",
   subscriptionSecret?: string,
+  /** How the global secret is written (noted at load on platforms.webhook: the route table's `globalSecretWriting`). */
+  globalWriting?: SecretWriting,
 ): string[] {
   const warnings: string[] = [];
   let global = false;
   for (const { name, secret, route } of routes) {
     global ||= route.secret === undefined;
-    const key =
+    const usedBy = `route ${name} uses it`;
+    const problems =
       route.secret === undefined
-        ? `${globalKey} (the global secret or WEBHOOK_SECRET, which overrides it; route ${name} uses it)`
-        : `${routeKey(name, route)}.secret`;
-    for (const problem of secretCharacterProblems(secret, key))
-      warnings.push(`[webhook] ${file}: ${problem}`);
+        ? secretCharacterProblems(
+            secret,
+            `${file}: ${globalKey} (the global secret or WEBHOOK_SECRET, which overrides it; ${usedBy})`,
+            globalWriting,
+            usedBy,
+          )
+        : secretCharacterProblems(
+            secret,
+            `${file}: ${routeKey(name, route)}.secret`,
+            secretWriting(route),
+            usedBy,
+          );
+    for (const problem of problems) warnings.push(`[webhook] ${problem}`);
   }
   if (!global && subscriptionSecret !== undefined) {
-    const key = `${globalKey} (the global secret or WEBHOOK_SECRET, which overrides it; every subscription without a secret of its own uses it)`;
-    for (const problem of secretCharacterProblems(subscriptionSecret, key))
-      warnings.push(`[webhook] ${file}: ${problem}`);
+    const usedBy = "every subscription without a secret of its own uses it";
+    const at = `${file}: ${globalKey} (the global secret or WEBHOOK_SECRET, which overrides it; ${usedBy})`;
+    for (const problem of secretCharacterProblems(subscriptionSecret, at, globalWriting, usedBy))
+      warnings.push(`[webhook] ${problem}`);
   }
   return warnings;
 }

@@ -212,6 +212,7 @@ export function staticRouteWarnings(
         paths.config,
         table.globalSecretKey,
         adapterOn ? table.globalSecret : undefined,
+        table.globalSecretWriting,
       ),
       ...toolsetWarnings(table, mcpServers, paths.config),
       ...shadowedToolsetWarnings(mcpServers, paths.config),

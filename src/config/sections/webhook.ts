@@ -366,6 +366,29 @@ export function secretFrom(webhook: object): string | undefined {
   return (webhook as { [SECRET_FROM]?: string })[SECRET_FROM];
 }
 
+const SECRET_WRITING = Symbol("how a secret is written, for the $NAME check");
+
+/**
+ * Whether a secret (a route's, or the global one) is written as a shell's `$NAME`, judged on the text that
+ * wrote it, never on a value a variable gave: config.yaml's own text, or, for a global secret WEBHOOK_SECRET
+ * gave, that variable's as the environment or `.env` wrote it, `from` naming it (as noteSecretFrom notes it).
+ * Holds no text of the secret.
+ */
+export interface SecretWriting {
+  readonly bareVariable: boolean;
+  readonly from?: string | undefined;
+}
+
+/** Notes how a secret is written (see SecretWriting) on the route or `platforms.webhook` that holds it. */
+export function noteSecretWriting(target: object, writing: SecretWriting): void {
+  Object.defineProperty(target, SECRET_WRITING, { value: writing, enumerable: false });
+}
+
+/** What noteSecretWriting noted, or undefined (then the secret's value is judged). */
+export function secretWriting(target: object): SecretWriting | undefined {
+  return (target as { [SECRET_WRITING]?: SecretWriting })[SECRET_WRITING];
+}
+
 /** `webhook` with another bind host, still naming its keys where they were written. */
 export function withHost<T extends { host: string }>(webhook: T, host: string): T {
   const copy = { ...webhook, host };
@@ -374,6 +397,8 @@ export function withHost<T extends { host: string }>(webhook: T, host: string): 
   if (checked !== undefined) noteSecretChecked(copy, checked);
   const from = secretFrom(webhook);
   if (from !== undefined) noteSecretFrom(copy, from);
+  const writing = secretWriting(webhook);
+  if (writing !== undefined) noteSecretWriting(copy, writing);
   const at = (webhook as Noted)[WRITTEN_AT];
   return at === undefined ? copy : Object.defineProperty(copy, WRITTEN_AT, { value: at, enumerable: false });
 }
