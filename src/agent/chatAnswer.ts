@@ -1,3 +1,4 @@
+import { stringifyJson } from "../streams/jsonNumbers/index.js";
 import { withFlatContent } from "./chatContentParts.js";
 import { thinkingInText } from "./thinkText.js";
 import { argumentsNestTooDeep, TOO_DEEP_ARGUMENTS_TEXT } from "./toolCallInputs.js";
@@ -145,8 +146,10 @@ function withTextArguments(call: unknown): unknown {
   if (inner !== undefined) return { ...record, function: { ...record.function, arguments: inner } };
   const args = record.function.arguments;
   // JSON.stringify cannot write arguments nested some thousands of levels deep: they stand as a text
-  // nested past the limit, which the tool loop refuses as it would their own (`deepArgumentsMiddleware`).
+  // nested past the limit, which the tool loop refuses as it would their own (`unreadableArgumentsMiddleware`).
+  // Written with the numbers' texts as the server sent them, so one a double does not hold (an id past 2^53)
+  // is refused there too, not passed on rounded.
   const text =
-    args === undefined ? "" : argumentsNestTooDeep(args) ? TOO_DEEP_ARGUMENTS_TEXT : JSON.stringify(args);
+    args === undefined ? "" : argumentsNestTooDeep(args) ? TOO_DEEP_ARGUMENTS_TEXT : stringifyJson(args);
   return { ...record, function: { ...record.function, arguments: text } };
 }

@@ -6,7 +6,6 @@ import { MODEL_IMAGE_TYPES_NAMED, modelImageType, sniffedImageType } from "./mod
 import { modelToolSchema, withLeftOut } from "./modelSchema.js";
 import { originalArguments, withSafePropertyKeys } from "./propertyKeys.js";
 import { NOT_RUN_AT_MAX_STEPS, type ToolCallRecord } from "./runRecord.js";
-import { TOO_DEEP } from "./toolCallInputs.js";
 import { recordedToolName } from "./toolCallNames.js";
 import { cutToolContent, cutToolText } from "./toolResultCap.js";
 import { FAILED_WITHOUT_WHY } from "./tools/outcome.js";
@@ -26,8 +25,11 @@ export class ToolCallLog {
   private readonly seen = new Set<string>();
   /** The error each failed call is recorded with, as the model is sent it (`errorOf`). */
   private readonly errors = new Map<string, string>();
-  /** Calls whose arguments nested too deep, sent to the tool loop as `{}` (`deepArgumentsMiddleware`). */
-  private readonly tooDeep = new Set<string>();
+  /**
+   * Calls whose arguments the tool is not run on (nested too deep, holding a number a double does not hold),
+   * sent to the tool loop as `{}` (`unreadableArgumentsMiddleware`), with the error the model gets.
+   */
+  private readonly refused = new Map<string, string>();
   /** Offered name → registered name, for the tools offered under a shortened name (`modelToolName`). */
   private readonly registered = new Map<string, string>();
 
@@ -56,12 +58,13 @@ export class ToolCallLog {
   errorOf(callId: string): string | undefined {
     return this.errors.get(callId);
   }
-  /** Notes that the model wrote call `callId` with arguments nested too deep: the tool is not run on it. */
-  refuseTooDeep(callId: string): void {
-    this.tooDeep.add(callId);
+  /** Notes that the model wrote call `callId` with arguments the tool is not run on, and why (`error`). */
+  refuse(callId: string, error: string): void {
+    this.refused.set(callId, error);
   }
-  isTooDeep(callId: string): boolean {
-    return this.tooDeep.has(callId);
+  /** Why call `callId` is not run (`refuse`), or undefined. */
+  refusal(callId: string): string | undefined {
+    return this.refused.get(callId);
   }
   /** Notes that the tool registered as `registered` is offered to the model as `offered`. */
   offeredAs(offered: string, registered: string): void {
@@ -266,9 +269,10 @@ export function sdkTools(
           });
           throw new Error(NOT_RUN_AT_MAX_STEPS);
         }
-        if (log.isTooDeep(options.toolCallId)) {
-          log.add(options.toolCallId, { name: agentTool.name, ms: 0, ok: false, error: TOO_DEEP });
-          throw new Error(TOO_DEEP);
+        const refusal = log.refusal(options.toolCallId);
+        if (refusal !== undefined) {
+          log.add(options.toolCallId, { name: agentTool.name, ms: 0, ok: false, error: refusal });
+          throw new Error(refusal);
         }
         const called = elapsed();
         let sentAt: number | undefined;

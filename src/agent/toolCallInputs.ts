@@ -1,5 +1,11 @@
 import { generateId, type wrapLanguageModel } from "ai";
-import { NESTED_TOO_DEEP, scanJsonText } from "../streams/jsonNumbers/index.js";
+import {
+  ALTERED_NUMBERS,
+  NESTED_TOO_DEEP,
+  scanJsonText,
+  stringifyJson,
+} from "../streams/jsonNumbers/index.js";
+import { inexactNumber, inexactNumberIn } from "../streams/jsonNumbers/inexact.js";
 import { nestedDeeperThan } from "../streams/nestedDepth.js";
 import type { ProviderModel } from "./retry.js";
 import { thinkingInText } from "./thinkText.js";
@@ -84,7 +90,11 @@ export const TOO_DEEP_ARGUMENTS_TEXT = `${"[".repeat(MAX_ARGUMENT_DEPTH + 1)}${"
  * - a `tool_use` without an `input`, or with an empty or blank text for it, as proxies that write the API's
  *   answers from their own types (Go's `json:"input,omitempty"`) send a call of a tool without arguments:
  *   `{}`, as the Chat Completions path reads empty arguments. The SDK refused the whole answer for want of
- *   it, failing the run, and took `""` for arguments that are no object (a tool error).
+ *   it, failing the run, and took `""` for arguments that are no object (a tool error);
+ * - a `tool_use` input holding a number a double does not hold (an id past 2^53, read with `parseJson` so its
+ *   text is known): the input's text as written, as a string (the SDK would write the input back out with
+ *   the neighbouring number), which the tool loop refuses naming the number (`argumentsRefusal`); a
+ *   double-encoded input holding one stays the string it is.
  */
 export function normalizedMessagesAnswer(
   answer: unknown,
@@ -109,6 +119,9 @@ export function normalizedMessagesAnswer(
   const noInput = (part: unknown) =>
     (part as { type?: unknown } | null)?.type === "tool_use" &&
     blankInput((part as { input?: unknown }).input);
+  const inexact = (part: unknown) =>
+    (part as { type?: unknown } | null)?.type === "tool_use" &&
+    inexactNumberIn((part as { input?: unknown }).input) !== undefined;
   const nullCitations = (part: unknown) =>
     (part as { type?: unknown } | null)?.type === "text" &&
     (part as { citations?: unknown }).citations === null;
@@ -127,7 +140,8 @@ export function normalizedMessagesAnswer(
         nullCitations(part) ||
         noId(part) ||
         unnamed(part) ||
-        noInput(part),
+        noInput(part) ||
+        inexact(part),
     )
   )
     return undefined;
@@ -156,6 +170,8 @@ export function normalizedMessagesAnswer(
       const identified = noId(part) ? { ...(part as object), id: generateId() } : part;
       const named = unnamed(identified) ? { ...(identified as object), name: "" } : identified;
       if (noInput(named)) return { ...(named as object), input: {} };
+      if (inexact(named))
+        return { ...(named as object), input: stringifyJson((named as { input: unknown }).input) };
       const input = encoded(named)
         ? { ...(named as object), input: JSON.parse(objectText((named as { input: unknown }).input) ?? "{}") }
         : named;
@@ -180,7 +196,7 @@ function blankInput(input: unknown): boolean {
 function objectText(input: unknown): string | undefined {
   if (typeof input !== "string") return undefined;
   try {
-    return isObject(JSON.parse(input)) ? input : undefined;
+    return isObject(JSON.parse(input)) && inexactNumber(input) === undefined ? input : undefined;
   } catch {
     return undefined;
   }
@@ -207,20 +223,58 @@ export function argumentsNestTooDeep(args: unknown): boolean {
 }
 
 /**
- * Each answer's tool calls whose arguments nest deeper than `MAX_ARGUMENT_DEPTH` get `{}` for arguments
- * before the AI SDK reads them, and `refuse` is told their ids: the tool is not run on them (the model gets
- * `TOO_DEEP` as the tool's error) and the turn goes back to the model with `{}`, as a call whose arguments
- * are not JSON does. Listed before `uniqueToolCallIdsMiddleware`, so it sees the ids the run uses.
+ * What the model (or a command agent) gets for a call whose arguments hold `number`, which a double does not
+ * hold (an integer past 2^53, `1e400`): the tool would get a neighbouring number (another id) or null.
  */
-export function deepArgumentsMiddleware(refuse: (toolCallId: string) => void): Middleware {
+export function inexactArguments(number: string): string {
+  const integer = /^-?\d+$/.test(number);
+  return `arguments hold ${number}, ${integer ? "an integer past 2^53" : "a number"} that svc cannot pass exactly; the tool was not run — write it as a string ("${number}")`;
+}
+
+/**
+ * Why the tool is not run on a call's arguments text, or undefined: JSON nested deeper than
+ * `MAX_ARGUMENT_DEPTH` (`TOO_DEEP`), or holding a number a double does not hold (`inexactArguments`), also
+ * where the text is a JSON string holding the object's text (a Messages API input kept so, below). Text that
+ * is not JSON is the SDK's to refuse.
+ */
+export function argumentsRefusal(input: string): string | undefined {
+  if (tooDeep(input)) return TOO_DEEP;
+  if ((scanJsonText(input, MAX_ARGUMENT_DEPTH) & ALTERED_NUMBERS) === 0 && !/^\s*"/.test(input))
+    return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(input);
+  } catch {
+    return undefined;
+  }
+  const number = inexactNumber(typeof parsed === "string" ? parsed : input);
+  return number === undefined ? undefined : inexactArguments(number);
+}
+
+/**
+ * Each answer's tool calls with arguments the tool is not run on (`argumentsRefusal`) get `{}` for arguments
+ * before the AI SDK reads them, and `refuse` is told their ids and why: the tool is not run on them (the
+ * model gets the reason as the tool's error) and the turn goes back to the model with `{}`, as a call whose
+ * arguments are not JSON does. Arguments nested some thousands of levels would fail the whole run in the
+ * SDK's copies of the turn; a number such as an id past 2^53 would reach the tool as a neighbouring one
+ * (JSON.parse reads it as the nearest double). Listed before `uniqueToolCallIdsMiddleware`, so it sees the
+ * ids the run uses.
+ */
+export function unreadableArgumentsMiddleware(
+  refuse: (toolCallId: string, error: string) => void,
+): Middleware {
   return {
     specificationVersion: "v3",
     wrapGenerate: async ({ doGenerate }) => {
       const result = await doGenerate();
-      if (!result.content.some((part) => part.type === "tool-call" && tooDeep(part.input))) return result;
-      const content = result.content.map((part) => {
-        if (part.type !== "tool-call" || !tooDeep(part.input)) return part;
-        refuse(part.toolCallId);
+      const refusals = result.content.map((part) =>
+        part.type === "tool-call" ? argumentsRefusal(part.input) : undefined,
+      );
+      if (refusals.every((refusal) => refusal === undefined)) return result;
+      const content = result.content.map((part, i) => {
+        const refusal = refusals[i];
+        if (part.type !== "tool-call" || refusal === undefined) return part;
+        refuse(part.toolCallId, refusal);
         return { ...part, input: "{}" };
       });
       return { ...result, content };

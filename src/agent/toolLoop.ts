@@ -4,7 +4,7 @@ import type { ProviderModel } from "./retry.js";
 import { promptToChange } from "./runPrompt.js";
 import type { ToolCallLog } from "./sdkTools.js";
 import { toolCallsFinishMiddleware, uniqueToolCallIdsMiddleware } from "./toolCallIds.js";
-import { deepArgumentsMiddleware } from "./toolCallInputs.js";
+import { unreadableArgumentsMiddleware } from "./toolCallInputs.js";
 import { toolErrorText } from "./toolCallNames.js";
 import { recordedToolErrorsMiddleware, unofferedToolsMiddleware } from "./toolErrorResults.js";
 import { cutToolText } from "./toolResultCap.js";
@@ -145,7 +145,7 @@ export async function runToolLoop(input: ToolLoopInput, progress: LoopProgress):
       model: input.model,
       // A paused turn is continued below the others, so its continuation is part of the one turn they see.
       middleware: [
-        deepArgumentsMiddleware((id) => input.log.refuseTooDeep(id)),
+        unreadableArgumentsMiddleware((id, error) => input.log.refuse(id, error)),
         uniqueToolCallIdsMiddleware(),
         toolCallsFinishMiddleware,
         pausedTurnsMiddleware((end) => {

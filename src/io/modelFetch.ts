@@ -1,5 +1,6 @@
 import type { Dispatcher } from "undici";
 import { SvcError } from "../errors.js";
+import { parseKeepingNumbers } from "../streams/jsonNumbers/inexact.js";
 import { importExternal } from "./importExternal.js";
 import { secureContextFor, systemCaCertificates } from "./mcp/systemCas.js";
 import { answerTooLarge, cappedAnswer } from "./modelAnswerCap.js";
@@ -278,8 +279,9 @@ async function normalizedAnswer(response: Response, read: AnswerReading): Promis
     answer = assembled.answer;
   } else {
     if (stream) headers.set("content-type", "application/json");
+    // Numbers' texts kept: a tool call's arguments holding one a double does not hold are refused by it.
     try {
-      answer = JSON.parse(stream ? withoutDoneMarker(text) : text);
+      answer = parseKeepingNumbers(stream ? withoutDoneMarker(text) : text);
     } catch {
       // Not JSON: the SDK reports the body as it is.
       return new Response(text, kept);

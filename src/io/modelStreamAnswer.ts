@@ -1,3 +1,4 @@
+import { parseKeepingNumbers } from "../streams/jsonNumbers/inexact.js";
 import { cutText } from "./cutText.js";
 
 /**
@@ -164,7 +165,7 @@ function parsedEvents(events: readonly ServerEvent[], protocol: StreamProtocol):
   for (const [i, event] of events.entries()) {
     if (event.data.trim() === "[DONE]") return { events: [...parsed, END] };
     try {
-      const data: unknown = JSON.parse(event.data);
+      const data: unknown = parseKeepingNumbers(event.data);
       parsed.push(event.name === "error" ? asError(data, protocol) : data);
     } catch {
       // An unfinished last event: the stream was cut in the middle of it.
@@ -540,7 +541,7 @@ function messagesAnswer(events: readonly unknown[], cut: boolean): StreamAssembl
     inputs.delete(index);
     if (json === undefined || json.trim() === "" || block === undefined) return;
     try {
-      block.input = JSON.parse(json);
+      block.input = parseKeepingNumbers(json);
     } catch {
       const name = typeof block.name === "string" ? ` ("${block.name}")` : "";
       unfinished.set(

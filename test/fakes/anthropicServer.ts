@@ -44,6 +44,16 @@ function signatureType(head: Buffer): string | undefined {
  * a tool whose input schema has allOf, anyOf or oneOf at its top level, or a top-level argument name
  * outside `[a-zA-Z0-9_.-]{1,64}`, or one whose history holds a `tool_use` named outside `^[a-zA-Z0-9_-]{1,64}$`.
  */
+/** Whether a block's input is the stand-in for a `rawObject` call's arguments (`rawArgumentsMark`). */
+const isRawMark = (input: unknown): input is string =>
+  typeof input === "string" && input.startsWith(rawArgumentsMark(0).slice(0, -1));
+
+/** The JSON text a `rawObject` call's stand-in stands for. */
+function rawText(turn: { readonly toolCalls?: ReadonlyArray<{ args: unknown }> }, mark: string): string {
+  const index = Number(mark.slice(rawArgumentsMark(0).length - 1));
+  return String(turn.toolCalls?.[index]?.args);
+}
+
 export function startFakeAnthropic(options: FakeModelOptions = {}): Promise<FakeModel> {
   return startScriptedModel("/messages", (turn, request, res, index) => {
     const mediaTypes = [...JSON.stringify(request.json.messages ?? []).matchAll(/"media_type":"([^"]*)"/g)];
@@ -322,7 +332,7 @@ export function startFakeAnthropic(options: FakeModelOptions = {}): Promise<Fake
             data: { type: "content_block_delta", index: i, delta: { type: "text_delta", text } },
           })),
         );
-      } else if (!("input" in block) || typeof block.input === "string") {
+      } else if (!("input" in block) || (typeof block.input === "string" && !isRawMark(block.input))) {
         // A call written without an input, or with a text for it: so in its start, with no input deltas.
         events.push({
           event: "content_block_start",
@@ -335,7 +345,8 @@ export function startFakeAnthropic(options: FakeModelOptions = {}): Promise<Fake
             event: "content_block_start",
             data: { type: "content_block_start", index: i, content_block: { ...start, input: {} } },
           },
-          ...halves(JSON.stringify(input)).map((partial_json) => ({
+          // A `rawObject` call's input deltas are its JSON text as written.
+          ...halves(isRawMark(input) ? rawText(turn, input) : JSON.stringify(input)).map((partial_json) => ({
             event: "content_block_delta",
             data: {
               type: "content_block_delta",

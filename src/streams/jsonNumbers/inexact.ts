@@ -1,0 +1,78 @@
+/**
+ * Numbers a double does not hold: `1234567890123456789` (an id past 2^53) is read by `JSON.parse` as
+ * `1234567890123456800` and written back so, `1e400` as Infinity (written `null`). `1.0`, `1e3` or `0.1`
+ * print differently but stand for the same value, and pass.
+ */
+import { Keeps } from "./kept.js";
+import { JsonTooDeep, parseJson } from "./parse.js";
+import { isNumberPart, isNumberStart, plainToken, QUOTE, skipString } from "./scan.js";
+
+/** A decimal's value as sign, significant digits (no leading or trailing zeros) and exponent. */
+function decimal(token: string): string {
+  const match = /^(-?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(token);
+  if (match === null) return token;
+  const [, sign = "", whole = "", fraction = "", exponent = "0"] = match;
+  const all = `${whole}${fraction}`.replace(/^0+/, "");
+  const digits = all.replace(/0+$/, "");
+  if (digits === "") return "0";
+  const exp = BigInt(exponent) - BigInt(fraction.length) + BigInt(all.length - digits.length);
+  return `${sign}${digits}e${exp}`;
+}
+
+/** Whether the JSON number token `token` stands for another value once read as a double and written back. */
+export function inexactToken(token: string): boolean {
+  if (plainToken(token, 0, token.length)) return false;
+  const value = Number(token);
+  return !Number.isFinite(value) || decimal(String(value)) !== decimal(token);
+}
+
+/** The first number token (outside strings) of the JSON text `text` that a double does not hold, or undefined. */
+export function inexactNumber(text: string): string | undefined {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === QUOTE) {
+      const end = skipString(text, i);
+      if (end === -1) return undefined;
+      i = end - 1;
+    } else if (isNumberStart(code)) {
+      let end = i + 1;
+      while (end < text.length && isNumberPart(text.charCodeAt(end))) end++;
+      const token = text.slice(i, end);
+      if (inexactToken(token)) return token;
+      i = end - 1;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The first number a double does not hold inside `value`, a tree `parseJson` read (where the text of each
+ * number that prints differently is kept), as it was written; undefined when none (or for a tree read
+ * otherwise).
+ */
+export function inexactNumberIn(value: unknown): string | undefined {
+  if (value === null || typeof value !== "object") return undefined;
+  const kept = Keeps.get(value);
+  // No record on a container: nothing inside it was kept.
+  if (kept === undefined) return undefined;
+  for (const text of [...(kept.items ?? []), ...kept.namedTexts().map(([, text]) => text)])
+    if (text !== undefined && inexactToken(text)) return text;
+  for (const item of Array.isArray(value) ? value : Object.values(value)) {
+    const found = inexactNumberIn(item);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/**
+ * `parseJson(text)`, so `inexactNumberIn` can find such numbers in what it gives; text nested deeper than
+ * `parseJson` reads is read by `JSON.parse` (without the texts). Throws like `JSON.parse` on invalid JSON.
+ */
+export function parseKeepingNumbers(text: string): unknown {
+  try {
+    return parseJson(text);
+  } catch (error) {
+    if (error instanceof JsonTooDeep) return JSON.parse(text);
+    throw error;
+  }
+}
