@@ -8,7 +8,8 @@ import {
 import { z } from "zod";
 import { InvalidParamsError } from "../../io/mcp/invalidParams.js";
 import { summarizeZodError } from "../../io/mcp/transportErrors.js";
-import { argumentsNestTooDeep, TOO_DEEP } from "../toolCallInputs.js";
+import { INEXACT_NUMBER_META } from "../../io/mcpEndpoint/httpHost.js";
+import { argumentsNestTooDeep, inexactArguments, TOO_DEEP } from "../toolCallInputs.js";
 import { FAILED_WITHOUT_WHY } from "../tools/outcome.js";
 import type { AgentTool, ToolContext, ToolOutcome } from "../tools/tool.js";
 import type { UnofferedTools } from "../unofferedTools.js";
@@ -66,7 +67,8 @@ function callContext(context: ToolContext, signal: AbortSignal): ToolContext {
  * another POST is running. A call naming a tool the run was not offered is answered with `unoffered`'s
  * reason when it has one (the tool's MCP server was not connected when the run began: which, why, what to
  * run), as a model run's call is; with "unknown tool" otherwise. Arguments nested deeper than a model run's
- * may be (`argumentsNestTooDeep`) are refused with its message, and the tool is not run.
+ * may be (`argumentsNestTooDeep`), or holding a number a double does not hold (`INEXACT_NUMBER_META`), are
+ * refused with its message, and the tool is not run.
  */
 export function toolServer(
   tools: readonly AgentTool[],
@@ -101,6 +103,9 @@ export function toolServer(
     const args = request.params.arguments ?? {};
     // Refused as a model run's call is: a server (or a tool's own copy of them) may not take any depth.
     if (argumentsNestTooDeep(args)) return asCallResult({ ok: false, error: TOO_DEEP });
+    // Nor a neighbouring number for the one the client wrote (an id past 2^53), which the body's reader marked.
+    const inexact = request.params._meta?.[INEXACT_NUMBER_META];
+    if (typeof inexact === "string") return asCallResult({ ok: false, error: inexactArguments(inexact) });
     const id = String(extra.requestId);
     const canceled = new AbortController();
     calls.set(id, canceled);

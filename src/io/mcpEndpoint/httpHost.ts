@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import type { Server as McpServer } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { inexactNumberIn, parseKeepingNumbers } from "../../streams/jsonNumbers/inexact.js";
 
 /** The MCP server for one authorized request, or a refusal. */
 export type Authorize = (runKey: string, authorization: string | undefined) => McpServer | undefined;
@@ -36,7 +37,34 @@ async function readJson(req: IncomingMessage, maxBody: number): Promise<unknown>
     if (size > maxBody) throw new RangeError("too large");
     chunks.push(chunk);
   }
-  return JSON.parse(Buffer.concat(chunks).toString("utf8"));
+  return parseKeepingNumbers(Buffer.concat(chunks).toString("utf8"));
+}
+
+/**
+ * The `_meta` key of a `tools/call` whose arguments hold a number a double does not hold (an id past 2^53,
+ * `1e400`): that number as the client wrote it. The SDK's server reads the body as JavaScript numbers, and the
+ * tool would get the neighbouring one (another id); the run's server refuses the call naming it. Set by svc
+ * alone: one a client sent is dropped.
+ */
+export const INEXACT_NUMBER_META = "svc/inexact-number";
+
+/** Marks each `tools/call` of `body` (one message or a batch) whose arguments hold such a number. */
+function markInexactArguments(body: unknown): void {
+  for (const message of Array.isArray(body) ? body : [body]) {
+    const params = (message as { method?: unknown; params?: unknown } | null)?.params;
+    if (
+      (message as { method?: unknown }).method !== "tools/call" ||
+      params === null ||
+      typeof params !== "object"
+    )
+      continue;
+    const call = params as { arguments?: unknown; _meta?: unknown };
+    const meta = call._meta !== null && typeof call._meta === "object" ? { ...call._meta } : undefined;
+    if (meta !== undefined) delete (meta as Record<string, unknown>)[INEXACT_NUMBER_META];
+    const number = inexactNumberIn(call.arguments);
+    if (number === undefined && meta === undefined) continue;
+    call._meta = number === undefined ? meta : { ...meta, [INEXACT_NUMBER_META]: number };
+  }
 }
 
 /** Names a local client reaches the endpoint by; a web page's (a rebound DNS name) is none of them. */
@@ -90,6 +118,7 @@ async function handle(
     if (!(err instanceof RangeError)) return jsonRpcError(res, 400, "Parse error: Invalid JSON", {}, -32700);
     return jsonRpcError(res, 413, `Body too large: more than ${maxBody} bytes`);
   }
+  markInexactArguments(body);
   // No sessionIdGenerator: stateless mode.
   const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
   res.on("close", () => {
