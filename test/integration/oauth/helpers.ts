@@ -1,10 +1,14 @@
-import { afterAll, afterEach, beforeAll } from "vitest";
+import { afterAll, afterEach, beforeAll, expect } from "vitest";
 import { createActor, SimulatedClock, waitFor } from "xstate";
+import { policyApprovals } from "../../../src/actors/mcp/approvals.js";
+import { McpHub } from "../../../src/actors/mcp/hub.js";
 import { makeJob, type OAuthJob } from "../../../src/actors/oauth/context.js";
 import { deviceLoginLogic } from "../../../src/actors/oauth/deviceLogin.js";
+import { oauthProviderFor } from "../../../src/actors/oauth/provider.js";
 import { runLogin } from "../../../src/actors/oauth/runLogin.js";
 import { type GatewaySystem, startSystem } from "../../../src/actors/system.js";
 import { svcPaths } from "../../../src/config/paths.js";
+import { mcpServerSchema } from "../../../src/config/sections/mcp.js";
 import { silentLogger } from "../../../src/io/log.js";
 import type { OAuthSettings } from "../../../src/io/oauth/settings.js";
 import type { StoredTokens } from "../../../src/io/oauth/tokenStore.js";
@@ -17,6 +21,8 @@ import {
 } from "../../fakes/authServer/fakeAs.js";
 import { type ProtectedMcp, startProtectedMcp } from "../../fakes/authServer/mcpServer.js";
 import { type OidcServer, startOidc } from "../../fakes/authServer/oidc.js";
+import { captureLogger } from "../../fakes/logCapture.js";
+import type { TempHome } from "../../helpers/home.js";
 
 export interface JobHarness {
   readonly job: OAuthJob;
@@ -153,5 +159,55 @@ export function oidcWithMcpPerFile(): { readonly mcp: ProtectedMcp } {
       if (started === undefined) throw new Error("oidcWithMcpPerFile: used outside a test");
       return started.mcp;
     },
+  };
+}
+
+/** A real MCP server behind the fake authorization server, logged in, and a gateway's hub connected to it. */
+export async function connectedOAuthGateway(
+  home: TempHome,
+  { as, closeLater }: ReturnType<typeof oauthFakesPerTest>,
+) {
+  const settings: { refreshError?: { status: number; body: string; contentType?: string } } = {};
+  const auth = await as(settings);
+  const mcp = await startProtectedMcp(
+    () => auth.url,
+    async (token) => auth.issued.includes(token) && auth.active(token),
+  );
+  closeLater(mcp.close);
+  const oauth = { cimd: false };
+  const h = harness(home.dir, "notes", mcp.url, oauth);
+  await loginWith(h);
+  const log = captureLogger();
+  const hub = new McpHub({
+    servers: { notes: mcpServerSchema.parse({ url: mcp.url, auth: "oauth", oauth }) },
+    cacheDir: `${home.dir}/mcp-cache`,
+    scope: () => ({ secrets: {}, env: {} }),
+    logger: log.logger,
+    approvals: policyApprovals("deny", log.logger),
+    clock: new SimulatedClock(),
+    oauthProviderFor: (server, e, { interactive }) =>
+      oauthProviderFor(server, e, { interactive, paths: svcPaths(home.dir), logger: log.logger }),
+  });
+  closeLater(() => hub.stop());
+  hub.start();
+  expect((await hub.settled("notes")).state).toBe("connected");
+  const saved = h.job.store.readTokens();
+  if (saved === undefined) throw new Error("no saved login");
+  return {
+    auth,
+    mcp,
+    hub,
+    log,
+    harness: h,
+    settings,
+    saved,
+    store: h.job.store,
+    refreshes: () => auth.seen.filter((r) => r.body.get("grant_type") === "refresh_token").length,
+    logins: () => auth.seen.filter((r) => r.body.get("grant_type") === "authorization_code").length,
+    warned: () =>
+      log
+        .lines()
+        .map((line) => JSON.parse(line) as { level: number; msg: string; err?: string })
+        .filter((l) => l.level >= 40),
   };
 }

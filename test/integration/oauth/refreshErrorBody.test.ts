@@ -1,15 +1,7 @@
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { SimulatedClock } from "xstate";
-import { policyApprovals } from "../../../src/actors/mcp/approvals.js";
-import { McpHub } from "../../../src/actors/mcp/hub.js";
-import { oauthProviderFor } from "../../../src/actors/oauth/provider.js";
-import { svcPaths } from "../../../src/config/paths.js";
-import { mcpServerSchema } from "../../../src/config/sections/mcp.js";
-import { startProtectedMcp } from "../../fakes/authServer/mcpServer.js";
-import { captureLogger } from "../../fakes/logCapture.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { loadInProcessCli, runInProcess } from "../../helpers/inProcessCli.js";
-import { harness, loginWith, oauthFakesPerTest } from "./helpers.js";
+import { connectedOAuthGateway, oauthFakesPerTest } from "./helpers.js";
 
 /**
  * A token endpoint that answers a refresh with a page of its own (a firewall's 403, a proxy's 503) may quote
@@ -18,7 +10,7 @@ import { harness, loginWith, oauthFakesPerTest } from "./helpers.js";
  * agent is told), the log or `svc mcp list`.
  */
 let home: TempHome;
-const { as, closeLater } = oauthFakesPerTest();
+const fakes = oauthFakesPerTest();
 // The CLI's first load in this worker, outside any test's 30 s.
 beforeAll(() => loadInProcessCli("mcp"), 120_000);
 afterEach(() => home?.cleanup());
@@ -38,32 +30,7 @@ describe("a token endpoint's error page that quotes the refresh request", () => 
     "%s: the tool call's error, the log and svc mcp list name the answer without the page's secrets",
     async (_, refreshError) => {
       home = tempHome();
-      const settings: { refreshError?: { status: number; body: string; contentType?: string } } = {};
-      const auth = await as(settings);
-      const mcp = await startProtectedMcp(
-        () => auth.url,
-        async (token) => auth.issued.includes(token) && auth.active(token),
-      );
-      closeLater(mcp.close);
-      const oauth = { cimd: false };
-      const h = harness(home.dir, "notes", mcp.url, oauth);
-      await loginWith(h);
-      const log = captureLogger();
-      const hub = new McpHub({
-        servers: { notes: mcpServerSchema.parse({ url: mcp.url, auth: "oauth", oauth }) },
-        cacheDir: `${home.dir}/mcp-cache`,
-        scope: () => ({ secrets: {}, env: {} }),
-        logger: log.logger,
-        approvals: policyApprovals("deny", log.logger),
-        clock: new SimulatedClock(),
-        oauthProviderFor: (server, e, { interactive }) =>
-          oauthProviderFor(server, e, { interactive, paths: svcPaths(home.dir), logger: log.logger }),
-      });
-      closeLater(() => hub.stop());
-      hub.start();
-      expect((await hub.settled("notes")).state).toBe("connected");
-      const saved = h.job.store.readTokens();
-      if (saved === undefined) throw new Error("no saved login");
+      const { harness: h, hub, log, mcp, saved, settings } = await connectedOAuthGateway(home, fakes);
 
       // A token in its last minute keeps serving: the failed refresh is logged.
       h.job.store.saveTokens({

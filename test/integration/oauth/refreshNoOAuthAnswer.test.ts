@@ -1,14 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { SimulatedClock } from "xstate";
-import { policyApprovals } from "../../../src/actors/mcp/approvals.js";
-import { McpHub } from "../../../src/actors/mcp/hub.js";
-import { oauthProviderFor } from "../../../src/actors/oauth/provider.js";
-import { svcPaths } from "../../../src/config/paths.js";
-import { mcpServerSchema } from "../../../src/config/sections/mcp.js";
-import { startProtectedMcp } from "../../fakes/authServer/mcpServer.js";
-import { captureLogger } from "../../fakes/logCapture.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { harness, loginWith, oauthFakesPerTest } from "./helpers.js";
+import { connectedOAuthGateway, oauthFakesPerTest } from "./helpers.js";
 
 /**
  * A token refresh answered 4xx by something other than the authorization server (a firewall's page, a proxy's
@@ -17,7 +9,7 @@ import { harness, loginWith, oauthFakesPerTest } from "./helpers.js";
  * is not failed for a login, and once the token endpoint answers again the refresh goes through, no login.
  */
 let home: TempHome;
-const { as, closeLater } = oauthFakesPerTest();
+const fakes = oauthFakesPerTest();
 afterEach(() => home?.cleanup());
 
 const text = (r: { content: unknown }) => (r.content as Array<{ text: string }>)[0]?.text;
@@ -31,56 +23,12 @@ const noOAuthError = [
   ["a proxy's 404", { status: 404, body: "Not Found", contentType: "text/plain" }],
 ] as const;
 
-/** A real MCP server behind the fake authorization server, logged in, and a gateway's hub connected to it. */
-async function connectedGateway() {
-  home = tempHome();
-  const settings: { refreshError?: { status: number; body: string; contentType?: string } } = {};
-  const auth = await as(settings);
-  const mcp = await startProtectedMcp(
-    () => auth.url,
-    async (token) => auth.issued.includes(token) && auth.active(token),
-  );
-  closeLater(mcp.close);
-  const oauth = { cimd: false };
-  const h = harness(home.dir, "notes", mcp.url, oauth);
-  await loginWith(h);
-  const log = captureLogger();
-  const hub = new McpHub({
-    servers: { notes: mcpServerSchema.parse({ url: mcp.url, auth: "oauth", oauth }) },
-    cacheDir: `${home.dir}/mcp-cache`,
-    scope: () => ({ secrets: {}, env: {} }),
-    logger: log.logger,
-    approvals: policyApprovals("deny", log.logger),
-    clock: new SimulatedClock(),
-    oauthProviderFor: (server, e, { interactive }) =>
-      oauthProviderFor(server, e, { interactive, paths: svcPaths(home.dir), logger: log.logger }),
-  });
-  closeLater(() => hub.stop());
-  hub.start();
-  expect((await hub.settled("notes")).state).toBe("connected");
-  const saved = h.job.store.readTokens();
-  if (saved === undefined) throw new Error("no saved login");
-  return {
-    auth,
-    hub,
-    settings,
-    saved,
-    store: h.job.store,
-    refreshes: () => auth.seen.filter((r) => r.body.get("grant_type") === "refresh_token").length,
-    logins: () => auth.seen.filter((r) => r.body.get("grant_type") === "authorization_code").length,
-    warned: () =>
-      log
-        .lines()
-        .map((line) => JSON.parse(line) as { level: number; msg: string; err?: string })
-        .filter((l) => l.level >= 40),
-  };
-}
-
 describe("a token refresh answered 4xx without an OAuth error, in a gateway", () => {
   it.each(noOAuthError)(
     "%s: a token in its last minute keeps serving the calls; the server stays connected, the saved login untouched",
     async (_, refreshError) => {
-      const g = await connectedGateway();
+      home = tempHome();
+      const g = await connectedOAuthGateway(home, fakes);
       // In its last minute of an hour's lifetime.
       const expiring = { ...g.saved, obtained_at: Date.now() - 3570_000, expires_at: Date.now() + 30_000 };
       g.store.saveTokens(expiring);
@@ -107,7 +55,8 @@ describe("a token refresh answered 4xx without an OAuth error, in a gateway", ()
   it.each(noOAuthError)(
     "%s: an expired token fails the call saying the saved login is kept, without failing the server for a login; once the token endpoint answers, the refresh goes through",
     async (_, refreshError) => {
-      const g = await connectedGateway();
+      home = tempHome();
+      const g = await connectedOAuthGateway(home, fakes);
       g.store.saveTokens({ ...g.saved, expires_at: Date.now() - 1000 });
       g.settings.refreshError = refreshError;
 
