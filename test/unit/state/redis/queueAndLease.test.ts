@@ -728,6 +728,14 @@ describe("runs missed by one instance while another ran them (state.backend: red
     return { scheduler, ran, missed };
   }
 
+  /** A, back at `at` with its store's `next_run` where it was: its first check (the catch-up) made. */
+  async function aBackAt(keys: ReturnType<typeof redisKeys>, at: number, client: Redis = redis) {
+    const a = await instance(keys, "a", { now: () => at }, client);
+    await a.scheduler.tick();
+    await a.scheduler.idle();
+    return a;
+  }
+
   /** B alone runs the job's first `runs` occurrences (from `start`, every 5 s), then stops. */
   async function bRuns(keys: ReturnType<typeof redisKeys>, runs: number) {
     let now = start;
@@ -803,9 +811,7 @@ describe("runs missed by one instance while another ran them (state.backend: red
     home = tempHome();
     await bRuns(keys, 9); // start … start+40s
     await refusing("scan", async (client) => {
-      const a = await instance(keys, "a", { now: () => start + 50_000 + 100 }, client);
-      await a.scheduler.tick();
-      await a.scheduler.idle();
+      const a = await aBackAt(keys, start + 50_000 + 100, client);
       expect(a.ran).toEqual(["often"]);
       expect(a.missed()).toEqual([
         `[cron] often: 2 scheduled runs were missed since ${new Date(start + 45_000).toISOString()}: no gateway instance sharing the state ran them (none was running, or the clocks stepped forward); they are not run one by one — one catch-up run now, then the schedule goes on`,
@@ -823,9 +829,7 @@ describe("runs missed by one instance while another ran them (state.backend: red
       const due = { dueAt: new Date(start).toISOString(), nextDueAt: new Date(start + 5_000).toISOString() };
       await expect(lease.claimedDueTimes("default", job.id, [due], start + 10_000)).rejects.toThrow(/NOPERM/);
       expect(health.refusing()).toBe(false);
-      const a = await instance(keys, "a", { now: () => start + 50_000 + 100 }, client);
-      await a.scheduler.tick();
-      await a.scheduler.idle();
+      const a = await aBackAt(keys, start + 50_000 + 100, client);
       expect(a.ran).toEqual(["often"]);
       expect(a.missed()).toEqual([
         expect.stringMatching(
@@ -841,9 +845,7 @@ describe("runs missed by one instance while another ran them (state.backend: red
     const keys = redisKeys(`c${randomUUID()}`);
     home = tempHome();
     await bRuns(keys, 9); // start … start+40s
-    const a = await instance(keys, "a", { now: () => start + 50_000 + 100 });
-    await a.scheduler.tick();
-    await a.scheduler.idle();
+    const a = await aBackAt(keys, start + 50_000 + 100);
     expect(a.ran).toEqual(["often"]);
     // start+45s and start+50s came due with no instance running: the catch-up (at start+50s) stands for both.
     expect(a.missed()).toEqual([
@@ -855,9 +857,7 @@ describe("runs missed by one instance while another ran them (state.backend: red
     const keys = redisKeys(`c${randomUUID()}`);
     home = tempHome();
     await bRuns(keys, 9);
-    const a = await instance(keys, "a", { now: () => start + 45_000 + 100 });
-    await a.scheduler.tick();
-    await a.scheduler.idle();
+    const a = await aBackAt(keys, start + 45_000 + 100);
     expect(a.ran).toEqual(["often"]);
     expect(a.missed()).toEqual([]);
   });
@@ -870,9 +870,7 @@ describe("runs missed by one instance while another ran them (state.backend: red
     const leases = await redis.keys(`${keys.cronLease("default", job.id, "")}*`);
     expect(leases.length).toBeGreaterThanOrEqual(9);
     await redis.del(...leases);
-    const a = await instance(keys, "a", { now: () => start + 50_000 + 100 });
-    await a.scheduler.tick();
-    await a.scheduler.idle();
+    const a = await aBackAt(keys, start + 50_000 + 100);
     expect(a.missed()).toEqual([
       `[cron] often: 11 scheduled runs were missed since ${job.next_run}: no gateway instance sharing the state ran them (none was running, or the clocks stepped forward); they are not run one by one — one catch-up run now, then the schedule goes on`,
     ]);
@@ -882,9 +880,7 @@ describe("runs missed by one instance while another ran them (state.backend: red
     const keys = redisKeys(`c${randomUUID()}`);
     home = tempHome();
     await bRuns(keys, 9); // start … start+40s, 20 minutes before A is back
-    const a = await instance(keys, "a", { now: () => start + 20 * 60_000 + 100 });
-    await a.scheduler.tick();
-    await a.scheduler.idle();
+    const a = await aBackAt(keys, start + 20 * 60_000 + 100);
     expect(a.ran).toEqual(["often"]);
     expect(a.missed()).toEqual([
       `[cron] often: 100 or more scheduled runs were missed since ${job.next_run}: none has a claim left in Redis — no gateway instance sharing the state ran them (none was running, or the clocks stepped forward), or one ran them more than 5 minutes ago (a claim is kept that long); they are not run one by one — one catch-up run now, then the schedule goes on`,
