@@ -23,7 +23,7 @@ import { checkEnvFile, secretScope, writtenEnvLines, writtenEnvValue } from "./e
 import { exactIntegers, type LongInteger, longIntegersAsText } from "./exactIntegers.js";
 import { filterPathAsWritten, noteFiltersAsWritten } from "./filtersWrittenAsOne.js";
 import { formatIssues, WrittenAs } from "./format.js";
-import { type InterpolationScope, interpolate, interpolateDeep } from "./interpolate.js";
+import { type InterpolationScope, interpolate, interpolateDeep, variableValue } from "./interpolate.js";
 import { knownKeysAt } from "./knownKeys.js";
 import { renderLoadTimeKeys, withUnsetLoadTimeKeys } from "./mcpLoadKeys.js";
 import { nearMiss } from "./nearMiss.js";
@@ -38,6 +38,7 @@ import {
   noteShadowedRoutes,
   noteShadowedSettings,
   type Route,
+  type SecretWriting,
 } from "./sections/webhook.js";
 import { withWrittenOrder } from "./serverOrder.js";
 import {
@@ -426,25 +427,38 @@ function noteSecretsChecked(
     }
   if (Object.keys(verbatim).length === 0) return;
   const standIn: InterpolationScope = { ...scope, secrets: { ...scope.secrets, ...verbatim } };
-  const written = isMapping(raw.platforms) && isMapping(raw.platforms.webhook) ? raw.platforms.webhook : {};
-  const extra = isMapping(written.extra) ? written.extra : {};
-  // The text a secret was written as (under `extra` when written there: it wins), when it renders to `secret`.
-  const note = (target: object, secret: string | undefined, ...texts: unknown[]) => {
-    const text = texts.find((t) => t !== undefined);
+  const texts = writtenSecretTexts(raw);
+  // The text a secret was written as, when it renders to `secret`.
+  const note = (target: object, secret: string | undefined, text: unknown) => {
     if (secret?.includes("${") !== true || typeof text !== "string") return;
     if (interpolate(text, scope).value === secret)
       noteSecretChecked(target, interpolate(text, standIn).value);
   };
-  if (!fromVariable) note(webhook, webhook.secret, extra.secret, written.secret);
+  if (!fromVariable) note(webhook, webhook.secret, texts.global);
+  for (const [name, route] of Object.entries(webhook.routes)) note(route, route.secret, texts.route(name));
+}
+
+/**
+ * The text config.yaml (before rendering) writes the global secret and a route's as, under `extra` when
+ * written there (it wins); undefined where it writes none.
+ */
+function writtenSecretTexts(raw: Record<string, unknown>): {
+  global: unknown;
+  route: (name: string) => unknown;
+} {
+  const written = isMapping(raw.platforms) && isMapping(raw.platforms.webhook) ? raw.platforms.webhook : {};
+  const extra = isMapping(written.extra) ? written.extra : {};
   const routes = isMapping(written.routes) ? written.routes : {};
   const extraRoutes = isMapping(extra.routes) ? extra.routes : {};
-  for (const [name, route] of Object.entries(webhook.routes)) {
-    const at = (routesOf: Record<string, unknown>) => {
-      const entry = Object.hasOwn(routesOf, name) ? routesOf[name] : undefined;
-      return isMapping(entry) ? entry.secret : undefined;
-    };
-    note(route, route.secret, at(extraRoutes), at(routes));
-  }
+  const at = (routesOf: Record<string, unknown>, name: string) => {
+    const entry = Object.hasOwn(routesOf, name) ? routesOf[name] : undefined;
+    return isMapping(entry) ? entry.secret : undefined;
+  };
+  const first = (...texts: unknown[]) => texts.find((text) => text !== undefined);
+  return {
+    global: first(extra.secret, written.secret),
+    route: (name) => first(at(extraRoutes, name), at(routes, name)),
+  };
 }
 
 /** The keys written under `platforms.webhook.extra`; for `routes`, the route names written there. */
@@ -736,32 +750,80 @@ function noteConfigAsWritten(
   noteAsWritten(config, view.data);
 }
 
+/** A whole `${NAME}` (`${env:NAME}`, `${NAME:-fallback}`): the variable whose value it is when NAME is set. */
+const WHOLE_VARIABLE = /^\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-(?:[^{}]|\$\{[^{}]*\})*)?\}$/;
+
+/** Whether a variable's text as written (see noteSecretsWriting) is a shell's `$NAME`. */
+const writtenBare = (written: { value: string; verbatim: boolean } | undefined): boolean =>
+  written !== undefined && !written.verbatim && writtenAsBareVariable(written.value);
+
+/**
+ * How a secret config.yaml writes as a whole `${NAME}` (or `${NAME:-…}` that NAME's value rendered) is
+ * written: as NAME's own text (see noteSecretsWriting), `from` naming where NAME is set; undefined when the
+ * text is other (then config.yaml's own text is judged).
+ */
+function substitutedWriting(
+  text: unknown,
+  secret: string,
+  scope: InterpolationScope,
+  envFile: string,
+): SecretWriting | undefined {
+  const name = typeof text === "string" ? WHOLE_VARIABLE.exec(text)?.[1] : undefined;
+  if (name === undefined || typeof text !== "string") return undefined;
+  const value = variableValue(name, scope);
+  if (value === undefined || value === "" || value !== secret || interpolate(text, scope).value !== secret)
+    return undefined;
+  // As `${NAME}` reads them: `.env` first, then the environment.
+  const inEnvFile = Object.hasOwn(scope.secrets, name);
+  return {
+    bareVariable: writtenBare(inEnvFile ? writtenEnvValue(envFile, name) : { value, verbatim: false }),
+    from: inEnvFile ? `${envFile}: ${name}` : `environment variable ${name}`,
+    substituted: name,
+  };
+}
+
 /**
  * Notes on the global secret and each route's own whether it is written as a shell's `$NAME`
- * (secretWarnings.ts), judged on config.yaml's own text (asWritten: `secret: ${GS}` with `.env`'s
- * `GS='$Abc…'` is no such form), or, for a global secret WEBHOOK_SECRET gave, on that variable's: the
- * environment's value as it was passed (nothing replaces a variable there), `.env`'s line before its
- * `${NAME}` are replaced, none in 'single quotes' (taken as written, as svc advises for a value with a `$`).
+ * (secretWarnings.ts), judged on the text that wrote it, never on a value a `${NAME}` rendered into another
+ * text: config.yaml's own text (asWritten: `secret: "x${GS}"` with `.env`'s `GS='$Abc…'` is no such form);
+ * or, when that text is a whole `${NAME}` (`${NAME:-…}` that NAME rendered), NAME's; or, for a global secret
+ * WEBHOOK_SECRET gave, that variable's. A variable's text is the environment's value as it was passed
+ * (nothing replaces a variable there), or `.env`'s line before its `${NAME}` are replaced, none in
+ * 'single quotes' (taken as written, as svc advises for a value with a `$`): `GS=$Abc` is the secret `$Abc`.
  */
-function noteSecretsWriting(config: Config, variable: ReturnType<typeof lookupVar>, envFile: string): void {
+function noteSecretsWriting(
+  config: Config,
+  raw: Record<string, unknown>,
+  scope: InterpolationScope,
+  variable: ReturnType<typeof lookupVar>,
+  envFile: string,
+): void {
   const { webhook } = config.platforms;
   const view = asWritten(config).platforms.webhook;
+  const texts = writtenSecretTexts(raw);
   const bare = (text: string | undefined) => text !== undefined && writtenAsBareVariable(text);
   for (const [name, route] of Object.entries(webhook.routes))
     if (route.secret !== undefined)
-      noteSecretWriting(route, { bareVariable: bare(view.routes[name]?.secret ?? route.secret) });
+      noteSecretWriting(
+        route,
+        substitutedWriting(texts.route(name), route.secret, scope, envFile) ?? {
+          bareVariable: bare(view.routes[name]?.secret ?? route.secret),
+        },
+      );
   if (webhook.secret === undefined) return;
   if (variable === undefined) {
-    noteSecretWriting(webhook, { bareVariable: bare(view.secret ?? webhook.secret) });
+    noteSecretWriting(
+      webhook,
+      substitutedWriting(texts.global, webhook.secret, scope, envFile) ?? {
+        bareVariable: bare(view.secret ?? webhook.secret),
+      },
+    );
     return;
   }
   const written = variable.inEnvFile
     ? writtenEnvValue(envFile, "WEBHOOK_SECRET")
     : { value: variable.value, verbatim: false };
-  noteSecretWriting(webhook, {
-    bareVariable: written !== undefined && !written.verbatim && bare(written.value),
-    from: variable.from,
-  });
+  noteSecretWriting(webhook, { bareVariable: writtenBare(written), from: variable.from });
 }
 
 /** Reads config.yaml (or the embedded default), `.env` and the environment, and validates the result. */
@@ -848,7 +910,7 @@ export function loadConfig(
   noteSecretsChecked(rest, parsed.data.platforms.webhook, scope, paths.env, secretVariable !== undefined);
   if (read.serverOrder !== undefined) withWrittenOrder(parsed.data.mcp_servers, read.serverOrder);
   noteConfigAsWritten(parsed.data, rest, mcp.servers, scope, paths.env);
-  noteSecretsWriting(parsed.data, secretVariable, paths.env);
+  noteSecretsWriting(parsed.data, rest, scope, secretVariable, paths.env);
   // The startup rules still judge the rest (WEBHOOK_SECRET's `${NAME}` that nothing set, a route's secret, ...).
   if (variableProblems.length > 0)
     throw new ConfigInvalidError(variableProblems.join("\n"), paths.config, parsed.data);

@@ -59,13 +59,30 @@ export const writtenAsBareVariable = (text: string): boolean => BARE_VARIABLE.te
 const BARE_VARIABLE_PROBLEM =
   'is a $ followed by a name, as a shell or docker compose writes a variable, but svc replaces only ${NAME} (with braces): the text itself is the secret, so every signature and token from a sender keyed with the variable\'s value is answered 401 — write it as ${NAME}, in quotes (secret: "${NAME}")';
 
-/** BARE_VARIABLE_PROBLEM for WEBHOOK_SECRET written so in `.env`, which replaces only `${NAME}` too. */
+/**
+ * BARE_VARIABLE_PROBLEM for a variable that wrote a secret (WEBHOOK_SECRET, or the NAME of config.yaml's
+ * whole `${NAME}`) written so in `.env`, which replaces only `${NAME}` too.
+ */
 const BARE_IN_ENV_FILE_PROBLEM =
   "is a $ followed by a name, as a shell or docker compose writes a variable, but svc replaces only ${NAME} (with braces) in .env: the text itself is the secret, so every signature and token from a sender keyed with the variable's value is answered 401 — write it as ${NAME} (NAME set on a line above it, or in the environment), or in 'single quotes' if this text is the secret itself";
 
-/** BARE_VARIABLE_PROBLEM for WEBHOOK_SECRET so in the environment, whose values nothing renders. */
-const BARE_IN_ENVIRONMENT_PROBLEM =
-  "is a $ followed by a name, as a shell or docker compose writes a variable, but nothing replaced it (the tool that started svc passed it as written, as systemd's Environment= does): the text itself is the secret, so every signature and token from a sender keyed with the variable's value is answered 401 — give WEBHOOK_SECRET the secret itself";
+/** BARE_VARIABLE_PROBLEM for such a variable (`name`) so in the environment, whose values nothing renders. */
+const bareInEnvironmentProblem = (name: string): string =>
+  `is a $ followed by a name, as a shell or docker compose writes a variable, but nothing replaced it (the tool that started svc passed it as written, as systemd's Environment= does): the text itself is the secret, so every signature and token from a sender keyed with the variable's value is answered 401 — give ${name} the secret itself`;
+
+/**
+ * The bare-`$NAME` warning for a secret a variable wrote (`writing.from`): WEBHOOK_SECRET, or the NAME of
+ * config.yaml's whole `${NAME}` at `key`; the problem fits where the variable is set.
+ */
+function bareInVariableProblem(
+  writing: SecretWriting & { from: string },
+  key: string,
+  usedBy: string,
+): string {
+  const fromEnvironment = writing.from.startsWith("environment variable");
+  const what = writing.substituted === undefined ? "the global secret" : `substituted by ${key}`;
+  return `${writing.from} (${what}; ${usedBy}) ${fromEnvironment ? bareInEnvironmentProblem(writing.substituted ?? "WEBHOOK_SECRET") : BARE_IN_ENV_FILE_PROBLEM}`;
+}
 
 /** `${NAME}`, `${NAME:-fallback}` or a whole `$NAME`: a variable as config.yaml, a shell or compose writes one. */
 const VARIABLE_FORM = /\$\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\}|^\$[A-Za-z_][A-Za-z0-9_]*$/;
@@ -119,14 +136,16 @@ export function secretLineBreakProblem(secret: string): string | undefined {
 /**
  * What secretCharacterWarnings says of one secret, `at` naming where it is written (`<file>: <key>`; none
  * when nothing). A `$NAME` is judged on the text that wrote the secret when `writing` says how (a value a
- * variable gave is text, never a variable's form), named at WEBHOOK_SECRET when that variable gave it
- * (`usedBy`: who uses it); on the value otherwise.
+ * variable gave is text, never a variable's form), named at the variable that wrote it when one did
+ * (WEBHOOK_SECRET, or the NAME of config.yaml's whole `${NAME}` at `key`; `usedBy`: who uses it); on the
+ * value otherwise.
  */
 function secretCharacterProblems(
   secret: string,
   at: string,
   writing: SecretWriting | undefined,
   usedBy: string,
+  key: string,
 ): string[] {
   const sentinel = sentinelSpellingProblem(secret);
   if (sentinel !== undefined) return [`${at} ${sentinel}`];
@@ -140,7 +159,7 @@ function secretCharacterProblems(
       ...problems,
       writing?.from === undefined
         ? `${at} ${BARE_VARIABLE_PROBLEM}`
-        : `${writing.from} (the global secret; ${usedBy}) ${writing.from.startsWith("environment variable") ? BARE_IN_ENVIRONMENT_PROBLEM : BARE_IN_ENV_FILE_PROBLEM}`,
+        : bareInVariableProblem({ ...writing, from: writing.from }, key, usedBy),
     ];
   const lineBreak = secretLineBreakProblem(secret);
   if (lineBreak !== undefined) return [...problems, `${at} ${lineBreak}`];
@@ -160,7 +179,8 @@ function secretCharacterProblems(
  * the global secret while the adapter is on, which every subscription without a secret of its own falls back
  * to: judged too when no route of `routes` uses it (`secret: $GLOBAL_SEC` would be their HMAC key). A `$NAME`
  * is judged on the text that wrote each secret (secretWriting, `globalWriting`), never on a value a variable
- * gave (`secret: ${GS}`, `.env`'s `GS='$Abc…'`); WEBHOOK_SECRET written so is named as that variable.
+ * gave (`secret: ${GS}`, `.env`'s `GS='$Abc…'`); WEBHOOK_SECRET written so, or GS (`GS=$Abc` unquoted in
+ * `.env`, or in the environment), is named as that variable.
  */
 export function secretCharacterWarnings(
   routes: Iterable<SecretRoute>,
@@ -182,19 +202,22 @@ export function secretCharacterWarnings(
             `${file}: ${globalKey} (the global secret or WEBHOOK_SECRET, which overrides it; ${usedBy})`,
             globalWriting,
             usedBy,
+            `${globalKey}, the global secret`,
           )
         : secretCharacterProblems(
             secret,
             `${file}: ${routeKey(name, route)}.secret`,
             secretWriting(route),
             usedBy,
+            `${routeKey(name, route)}.secret`,
           );
     for (const problem of problems) warnings.push(`[webhook] ${problem}`);
   }
   if (!global && subscriptionSecret !== undefined) {
     const usedBy = "every subscription without a secret of its own uses it";
     const at = `${file}: ${globalKey} (the global secret or WEBHOOK_SECRET, which overrides it; ${usedBy})`;
-    for (const problem of secretCharacterProblems(subscriptionSecret, at, globalWriting, usedBy))
+    const key = `${globalKey}, the global secret`;
+    for (const problem of secretCharacterProblems(subscriptionSecret, at, globalWriting, usedBy, key))
       warnings.push(`[webhook] ${problem}`);
   }
   return warnings;

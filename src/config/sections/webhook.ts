@@ -370,13 +370,16 @@ const SECRET_WRITING = Symbol("how a secret is written, for the $NAME check");
 
 /**
  * Whether a secret (a route's, or the global one) is written as a shell's `$NAME`, judged on the text that
- * wrote it, never on a value a variable gave: config.yaml's own text, or, for a global secret WEBHOOK_SECRET
- * gave, that variable's as the environment or `.env` wrote it, `from` naming it (as noteSecretFrom notes it).
+ * wrote it, never on a value a variable gave: config.yaml's own text, or that of the variable that wrote the
+ * secret as the environment or `.env` wrote it, `from` naming it (as noteSecretFrom notes it): WEBHOOK_SECRET
+ * for a global secret it gave, or NAME when config.yaml's text is a whole `${NAME}` (`substituted`).
  * Holds no text of the secret.
  */
 export interface SecretWriting {
   readonly bareVariable: boolean;
   readonly from?: string | undefined;
+  /** The variable whose value config.yaml's whole `${NAME}` substituted (`from` names where it is set). */
+  readonly substituted?: string | undefined;
 }
 
 /** Notes how a secret is written (see SecretWriting) on the route or `platforms.webhook` that holds it. */

@@ -83,6 +83,49 @@ describe("svc config check: a secret written $NAME, judged as written", { timeou
     expect(substituted.stderr).not.toContain(BARE);
   });
 
+  it("a global and a route secret that config.yaml writes ${NAME}, whose .env line writes $NAME unquoted (the secret is that text), are named as that variable", async () => {
+    home = homeWith(
+      webhookConfig(
+        {
+          gh: { secret: "route-own-secret-123" },
+          pr: { secret: "${RS}" },
+          qa: { secret: "${QS:-fallback-secret-1}" },
+        },
+        { secret: "${GS}" },
+      ),
+      `GS=$Abcdefghijklmnopqrstu\nRS="$RouteSecretValue"\nQS=$QaSecretValue\n`,
+    );
+    const result = await svc(home, ["config", "check"]);
+    expect(result.code).toBe(0);
+    const inEnvFile = (variable: string, what: string) =>
+      `Warning: ${home?.dir}/.env: ${variable} (${what}) is a $ followed by a name, as a shell or docker compose writes a variable, but svc replaces only $\{NAME} (with braces) in .env: the text itself is the secret, so every signature and token from a sender keyed with the variable's value is answered 401 — write it as $\{NAME} (NAME set on a line above it, or in the environment), or in 'single quotes' if this text is the secret itself`;
+    expect(warningsOf(result.stderr)).toEqual([
+      inEnvFile("RS", "substituted by platforms.webhook.routes.pr.secret; route pr uses it"),
+      inEnvFile("QS", "substituted by platforms.webhook.routes.qa.secret; route qa uses it"),
+      inEnvFile(
+        "GS",
+        "substituted by platforms.webhook.secret, the global secret; every subscription without a secret of its own uses it",
+      ),
+    ]);
+    expect(result.stderr).not.toContain("Abcdefghijklmnopqrstu");
+    expect(result.stderr).not.toContain("RouteSecretValue");
+  });
+
+  it("a secret that config.yaml writes ${NAME}, NAME set in the environment as $NAME, is named as that variable", async () => {
+    home = homeWith(webhookConfig({ gh: {}, pr: { secret: "${RS}" } }, { secret: "${GS}" }));
+    const result = await svc(home, ["config", "check"], {
+      env: { GS: DOLLAR_SECRET, RS: "$RouteSecretValue" },
+    });
+    expect(result.code).toBe(0);
+    const inEnvironment = (variable: string, what: string) =>
+      `Warning: environment variable ${variable} (${what}) is a $ followed by a name, as a shell or docker compose writes a variable, but nothing replaced it (the tool that started svc passed it as written, as systemd's Environment= does): the text itself is the secret, so every signature and token from a sender keyed with the variable's value is answered 401 — give ${variable} the secret itself`;
+    expect(warningsOf(result.stderr)).toEqual([
+      inEnvironment("GS", "substituted by platforms.webhook.secret, the global secret; route gh uses it"),
+      inEnvironment("RS", "substituted by platforms.webhook.routes.pr.secret; route pr uses it"),
+    ]);
+    expect(result.stderr).not.toContain("Abcdefghijklmnopqrstu");
+  });
+
   it("WEBHOOK_SECRET in the environment, which nothing renders, is named as that variable, not a config.yaml key", async () => {
     // config.yaml writes no platforms.webhook.secret; a route falls back to the global secret.
     home = homeWith(webhookConfig({ gh: {} }));
