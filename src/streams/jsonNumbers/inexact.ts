@@ -1,29 +1,44 @@
 /**
  * Numbers a double does not hold: `1234567890123456789` (an id past 2^53) is read by `JSON.parse` as
  * `1234567890123456800` and written back so, `1e400` as Infinity (written `null`). `1.0`, `1e3` or `0.1`
- * print differently but stand for the same value, and pass.
+ * print differently but stand for the same value, and pass; so do fractions a double rounds
+ * (`0.10000000000000001`).
  */
 import { Keeps } from "./kept.js";
 import { JsonTooDeep, parseJson } from "./parse.js";
 import { isNumberPart, isNumberStart, plainToken, QUOTE, skipString } from "./scan.js";
 
-/** A decimal's value as sign, significant digits (no leading or trailing zeros) and exponent. */
-function decimal(token: string): string {
+/** A decimal's value as sign, significant digits (no leading or trailing zeros) and exponent; undefined for zero. */
+function decimal(token: string): { sign: string; digits: string; exp: bigint } | undefined {
   const match = /^(-?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(token);
-  if (match === null) return token;
-  const [, sign = "", whole = "", fraction = "", exponent = "0"] = match;
+  const [, sign = "", whole = "", fraction = "", exponent = "0"] = match ?? [];
   const all = `${whole}${fraction}`.replace(/^0+/, "");
   const digits = all.replace(/0+$/, "");
-  if (digits === "") return "0";
-  const exp = BigInt(exponent) - BigInt(fraction.length) + BigInt(all.length - digits.length);
-  return `${sign}${digits}e${exp}`;
+  if (digits === "") return undefined;
+  return {
+    sign,
+    digits,
+    exp: BigInt(exponent) - BigInt(fraction.length) + BigInt(all.length - digits.length),
+  };
 }
 
-/** Whether the JSON number token `token` stands for another value once read as a double and written back. */
+/**
+ * Whether the JSON number token `token` stands for another value once read as a double and written back in a
+ * way that matters: out of a double's range (`1e400`, Infinity; `1e-400`, 0), or a whole number written in
+ * digits (no exponent: `1234567890123456789`, `1234567890123456789.0`) that is sent as another one
+ * (`1234567890123456800`). A fraction, or a number written with an exponent, is rounded to the nearest double
+ * as `0.1` is (`0.10000000000000001`, `3.14159265358979323846`, `1.7976931348623159e308` pass).
+ */
 export function inexactToken(token: string): boolean {
   if (plainToken(token, 0, token.length)) return false;
   const value = Number(token);
-  return !Number.isFinite(value) || decimal(String(value)) !== decimal(token);
+  if (!Number.isFinite(value)) return true;
+  const written = decimal(token);
+  if (written === undefined) return false;
+  if (value === 0) return true;
+  if (written.exp < 0n || /[eE]/.test(token)) return false;
+  const sent = decimal(String(value));
+  return sent === undefined || sent.digits !== written.digits || sent.exp !== written.exp;
 }
 
 /** The first number token (outside strings) of the JSON text `text` that a double does not hold, or undefined. */

@@ -12,7 +12,8 @@ import { telegramMessages } from "../../helpers/telegramMessages.js";
  * A tool call whose arguments hold a number a double does not hold (an id past 2^53, `1e400`) is refused
  * with a tool error naming the number, and the server never gets a neighbouring one (docs/agent-tools.md):
  * JSON.parse read `1234567890123456789` as `1234567890123456800`, and the server got that. The real stdio
- * MCP server's `add` answers with the sum of what it received; numbers a double holds (`1.0`, `1e3`) pass.
+ * MCP server's `add` answers with the sum of what it received; numbers a double holds (`1.0`, `1e3`) pass, and so do
+ * fractions with more digits than a double keeps (`0.10000000000000001`), rounded as `0.1` is.
  * Chat Completions `arguments` as text and as an object, Messages API `input`; answered as JSON and as an
  * event stream. Real sockets on 127.0.0.1: the fake model, a real stdio MCP server, a fake Telegram chat.
  */
@@ -51,7 +52,7 @@ it.each([
   { provider: "anthropic", streamAlways: false, asObject: false },
   { provider: "anthropic", streamAlways: true, asObject: false },
 ] as const)(
-  "$provider (streamed: $streamAlways, arguments as an object: $asObject): a call holding an id past 2^53 or 1e400 is refused naming it; 1.0 and 1e3 reach the server",
+  "$provider (streamed: $streamAlways, arguments as an object: $asObject): a call holding an id past 2^53 or 1e400 is refused naming it; 1.0, 1e3 and fractions longer than a double keeps reach the server",
   async ({ provider, streamAlways, asObject }) => {
     const start = provider === "openai" ? startFakeOpenAI : startFakeAnthropic;
     const model: FakeModel = await start({ streamAlways });
@@ -73,6 +74,9 @@ it.each([
             call('{"a": 1234567890123456789, "b": 0}'),
             call('{"a": 1.0e400, "b": 0}'),
             call('{"a": 1.0, "b": 1e3}'),
+            // Fractions with more digits than a double keeps get the nearest double, as 0.1 does.
+            call('{"a": 0.10000000000000001, "b": 3.14159265358979323846}'),
+            call('{"a": 2.5e-324, "b": 0.12345678901234567}'),
           ],
         },
         { text: "after the calls" },
@@ -84,6 +88,8 @@ it.each([
         refused("1234567890123456789"),
         refused("1.0e400", "a number"),
         "1001",
+        "3.241592653589793",
+        "0.12345678901234566",
       ]);
     } finally {
       await model.close();
