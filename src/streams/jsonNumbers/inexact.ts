@@ -5,7 +5,7 @@
  * (`0.10000000000000001`).
  */
 import { Keeps } from "./kept.js";
-import { JsonTooDeep, parseJson } from "./parse.js";
+import { parseJson } from "./parse.js";
 import { isNumberPart, isNumberStart, plainToken, QUOTE, skipString } from "./scan.js";
 
 /** A decimal's value as sign, significant digits (no leading or trailing zeros) and exponent; undefined for zero. */
@@ -63,31 +63,29 @@ export function inexactNumber(text: string): string | undefined {
 /**
  * The first number a double does not hold inside `value`, a tree `parseJson` read (where the text of each
  * number that prints differently is kept), as it was written; undefined when none (or for a tree read
- * otherwise).
+ * otherwise). With its own stack: a tree read at any depth.
  */
 export function inexactNumberIn(value: unknown): string | undefined {
-  if (value === null || typeof value !== "object") return undefined;
-  const kept = Keeps.get(value);
-  // No record on a container: nothing inside it was kept.
-  if (kept === undefined) return undefined;
-  for (const text of [...(kept.items ?? []), ...kept.namedTexts().map(([, text]) => text)])
-    if (text !== undefined && inexactToken(text)) return text;
-  for (const item of Array.isArray(value) ? value : Object.values(value)) {
-    const found = inexactNumberIn(item);
-    if (found !== undefined) return found;
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const item = pending.pop();
+    if (item === null || typeof item !== "object") continue;
+    const kept = Keeps.get(item);
+    // No record on a container: nothing inside it was kept.
+    if (kept === undefined) continue;
+    for (const text of [...(kept.items ?? []), ...kept.namedTexts().map(([, text]) => text)])
+      if (text !== undefined && inexactToken(text)) return text;
+    const inside: unknown[] = Array.isArray(item) ? item : Object.values(item);
+    for (let i = inside.length - 1; i >= 0; i--) pending.push(inside[i]);
   }
   return undefined;
 }
 
 /**
- * `parseJson(text)`, so `inexactNumberIn` can find such numbers in what it gives; text nested deeper than
- * `parseJson` reads is read by `JSON.parse` (without the texts). Throws like `JSON.parse` on invalid JSON.
+ * `parseJson(text)` at any depth, so `inexactNumberIn` can find such numbers in what it gives: one value
+ * nested deeper than `parseJson` reads elsewhere in a body (a tool call's, a `_meta`) costs the other calls
+ * none of their checks. Throws like `JSON.parse` on invalid JSON.
  */
 export function parseKeepingNumbers(text: string): unknown {
-  try {
-    return parseJson(text);
-  } catch (error) {
-    if (error instanceof JsonTooDeep) return JSON.parse(text);
-    throw error;
-  }
+  return parseJson(text, Number.POSITIVE_INFINITY);
 }

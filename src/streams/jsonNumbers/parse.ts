@@ -21,10 +21,12 @@ export class JsonTooDeep extends Error {
 
 /**
  * `JSON.parse(text)`, remembering the source text of numbers that would not print back as written
- * (`1.0`, `1e3`, integers past 2^53). Throws like `JSON.parse` on invalid JSON, and `JsonTooDeep`.
+ * (`1.0`, `1e3`, integers past 2^53). Throws like `JSON.parse` on invalid JSON, and `JsonTooDeep` for
+ * nesting deeper than `maxDepth` (the walk that remembers has its own stack: a caller that renders none of
+ * the tree may pass Infinity).
  */
-export function parseJson(text: string): unknown {
-  const found = scanJsonText(text, MAX_JSON_DEPTH);
+export function parseJson(text: string, maxDepth = MAX_JSON_DEPTH): unknown {
+  const found = scanJsonText(text, maxDepth);
   if ((found & NESTED_TOO_DEEP) !== 0) throw new JsonTooDeep();
   const parsed: unknown = JSON.parse(text);
   if ((found & (ALTERED_NUMBERS | DIGIT_KEYS)) !== 0 && typeof parsed === "object" && parsed !== null) {

@@ -96,3 +96,46 @@ it.each([
     }
   },
 );
+
+it.each([
+  { provider: "openai", streamAlways: false, asObject: true },
+  { provider: "openai", streamAlways: true, asObject: false },
+  { provider: "anthropic", streamAlways: false, asObject: false },
+  { provider: "anthropic", streamAlways: true, asObject: false },
+] as const)(
+  "$provider (streamed: $streamAlways, arguments as an object: $asObject): a call nested 600 levels deep in the same answer leaves another call's id past 2^53 refused",
+  async ({ provider, streamAlways, asObject }) => {
+    const start = provider === "openai" ? startFakeOpenAI : startFakeAnthropic;
+    const model: FakeModel = await start({ streamAlways });
+    telegram().requests.length = 0;
+    try {
+      const gw = await perTest.start({
+        config: filesToolRouteConfig("ids", provider, model, telegram().url),
+      });
+      const call = (args: string) => ({
+        name: "mcp__files__add",
+        args,
+        ...(provider === "anthropic" || asObject ? { rawObject: true as const } : {}),
+        ...(asObject ? { argumentsAsObject: true as const } : {}),
+      });
+      model.script(
+        {
+          toolCalls: [
+            call(`{"a": ${"[".repeat(600)}${"]".repeat(600)}, "b": 0}`),
+            call('{"a": 1234567890123456789, "b": 0}'),
+          ],
+        },
+        { text: "after the calls" },
+      );
+      expect((await postJson(gw.url("/webhooks/ids"), {})).status).toBe(202);
+      expect(await telegramMessages(telegram(), 1)).toEqual(["after the calls"]);
+      expect(model.requests).toHaveLength(2);
+      expect(results(provider, model.requests[1])).toEqual([
+        "arguments nest objects or arrays deeper than 100 levels; the tool was not run",
+        refused("1234567890123456789"),
+      ]);
+    } finally {
+      await model.close();
+    }
+  },
+);

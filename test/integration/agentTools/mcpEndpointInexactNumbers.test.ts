@@ -75,4 +75,25 @@ describe("the command agents' MCP endpoint and numbers a double does not hold", 
     });
     expect(ran).toEqual([{ id: 1 }, { id: "1234567890123456789" }]);
   });
+  it("refuses an id past 2^53 beside a _meta or another param nested 600 levels deep", async () => {
+    const ran: unknown[] = [];
+    host = createMcpEndpointHost();
+    const endpoint = await host.openRunEndpoint([recordingTool(ran, { id: {} })], toolContext());
+    const deep = `${"[".repeat(600)}${"]".repeat(600)}`;
+    const refusal = {
+      result: {
+        isError: true,
+        content: [
+          { text: expect.stringMatching(/^arguments hold 1234567890123456789, an integer past 2\^53/) },
+        ],
+      },
+    };
+    expect(await post(endpoint, call('{"id": 1234567890123456789}', `"_meta":{"x":${deep}},`))).toMatchObject(
+      refusal,
+    );
+    expect(await post(endpoint, call('{"id": 1234567890123456789}', `"other":${deep},`))).toMatchObject(
+      refusal,
+    );
+    expect(ran).toEqual([]);
+  });
 });
