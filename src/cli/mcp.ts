@@ -8,6 +8,7 @@ import { terminalApprovals } from "../actors/mcp/terminalApprovals.js";
 import { buildToolset } from "../actors/mcp/toolNames.js";
 import { oauthProviderFor } from "../actors/oauth/provider.js";
 import { runsNote } from "../agent/routeTools.js";
+import { inexactArguments } from "../agent/toolCallInputs.js";
 import { secretScope } from "../config/envFile.js";
 import { interpolate } from "../config/interpolate.js";
 import { type LoadedConfig, loadConfig } from "../config/load.js";
@@ -37,6 +38,7 @@ import {
 } from "../io/mcp/statusFile.js";
 import { fileInPlaceOf } from "../io/stores/atomicFile.js";
 import { terminalText } from "../io/terminalText.js";
+import { inexactNumber } from "../streams/jsonNumbers/inexact.js";
 import { cliLogger } from "./cliLogger.js";
 import { refuseCurlFile } from "./curlFileArgument.js";
 import { formatTable } from "./format.js";
@@ -470,6 +472,9 @@ export function parseToolArgs(text: string | undefined): Record<string, unknown>
       `--args: expected a JSON object like '{"text":"hi"}', got ${JSON.stringify(value)}`,
     );
   }
+  // An id past 2^53 or 1e400 would reach the tool as a neighbouring number or null, as in a model run.
+  const inexact = inexactNumber(text);
+  if (inexact !== undefined) throw new SvcError("usage", `--args: ${inexactArguments(inexact)}`);
   return value as Record<string, unknown>;
 }
 

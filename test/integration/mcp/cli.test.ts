@@ -174,6 +174,12 @@ describe("svc mcp (subprocess)", () => {
     const badJson = await run(home, ["mcp", "call", "fx", "echo", "--args", "{text:"]);
     expect(badJson.code).not.toBe(0);
     expect(badJson.stderr).toMatch(/--args: not valid JSON/);
+    // An id past 2^53 would reach the tool as 1234567890123456800: refused before anything starts.
+    const inexact = await run(home, ["mcp", "call", "fx", "echo", "--args", '{"text": 1234567890123456789}']);
+    expect(inexact.code).toBe(2);
+    expect(inexact.stderr).toContain(
+      '--args: arguments hold 1234567890123456789, an integer past 2^53 that svc cannot pass exactly; the tool was not run — write it as a string ("1234567890123456789")',
+    );
     const unknown = await run(home, ["mcp", "call", "nope", "echo"]);
     expect(unknown.code).not.toBe(0);
     expect(unknown.stderr).toMatch(/no MCP server named "nope"/);

@@ -95,6 +95,20 @@ describe("svc mcp call --args", () => {
     );
   });
 
+  it("refuses a number a double does not hold with the model run's wording, and passes 1.0 and fractions", () => {
+    expect(() => parseToolArgs('{"id": 1234567890123456789}')).toThrow(
+      '--args: arguments hold 1234567890123456789, an integer past 2^53 that svc cannot pass exactly; the tool was not run — write it as a string ("1234567890123456789")',
+    );
+    expect(() => parseToolArgs('{"a": [1e400]}')).toThrow(
+      /^--args: arguments hold 1e400, a number that svc cannot pass exactly; the tool was not run/,
+    );
+    expect(parseToolArgs('{"a": 1.0, "b": 0.10000000000000001, "id": "1234567890123456789"}')).toEqual({
+      a: 1,
+      b: 0.1,
+      id: "1234567890123456789",
+    });
+  });
+
   it('refuses an empty --args rather than calling the tool with none (--args "$(cat missing.json)")', () => {
     for (const empty of ["", "  \n"])
       expect(() => parseToolArgs(empty)).toThrow(
