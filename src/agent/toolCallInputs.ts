@@ -5,7 +5,7 @@ import {
   scanJsonText,
   stringifyJson,
 } from "../streams/jsonNumbers/index.js";
-import { inexactNumber, inexactNumberIn } from "../streams/jsonNumbers/inexact.js";
+import { inexactArguments, inexactNumber, inexactNumberIn } from "../streams/jsonNumbers/inexact.js";
 import { nestedDeeperThan } from "../streams/nestedDepth.js";
 import type { ProviderModel } from "./retry.js";
 import { thinkingInText } from "./thinkText.js";
@@ -220,15 +220,6 @@ export const TOO_DEEP = `arguments nest objects or arrays deeper than ${MAX_ARGU
  */
 export function argumentsNestTooDeep(args: unknown): boolean {
   return nestedDeeperThan(args, MAX_ARGUMENT_DEPTH);
-}
-
-/**
- * What the model (or a command agent) gets for a call whose arguments hold `number`, which a double does not
- * hold (an integer past 2^53, `1e400`): the tool would get a neighbouring number (another id) or null.
- */
-export function inexactArguments(number: string): string {
-  const integer = /^-?\d+$/.test(number);
-  return `arguments hold ${number}, ${integer ? "an integer past 2^53" : "a number"} that svc cannot pass exactly; the tool was not run — write it as a string ("${number}")`;
 }
 
 /**

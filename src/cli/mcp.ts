@@ -8,7 +8,6 @@ import { terminalApprovals } from "../actors/mcp/terminalApprovals.js";
 import { buildToolset } from "../actors/mcp/toolNames.js";
 import { oauthProviderFor } from "../actors/oauth/provider.js";
 import { runsNote } from "../agent/routeTools.js";
-import { inexactArguments } from "../agent/toolCallInputs.js";
 import { secretScope } from "../config/envFile.js";
 import { interpolate } from "../config/interpolate.js";
 import { type LoadedConfig, loadConfig } from "../config/load.js";
@@ -38,7 +37,7 @@ import {
 } from "../io/mcp/statusFile.js";
 import { fileInPlaceOf } from "../io/stores/atomicFile.js";
 import { terminalText } from "../io/terminalText.js";
-import { inexactNumber } from "../streams/jsonNumbers/inexact.js";
+import { inexactArguments, inexactNumber } from "../streams/jsonNumbers/inexact.js";
 import { cliLogger } from "./cliLogger.js";
 import { refuseCurlFile } from "./curlFileArgument.js";
 import { formatTable } from "./format.js";

@@ -89,3 +89,12 @@ export function inexactNumberIn(value: unknown): string | undefined {
 export function parseKeepingNumbers(text: string): unknown {
   return parseJson(text, Number.POSITIVE_INFINITY);
 }
+
+/**
+ * What the model (or a command agent) gets for a call whose arguments hold `number`, which a double does not
+ * hold (an integer past 2^53, `1e400`): the tool would get a neighbouring number (another id) or null.
+ */
+export function inexactArguments(number: string): string {
+  const integer = /^-?\d+$/.test(number);
+  return `arguments hold ${number}, ${integer ? "an integer past 2^53" : "a number"} that svc cannot pass exactly; the tool was not run — write it as a string ("${number}")`;
+}
