@@ -96,6 +96,9 @@ export function describeMalformed(err: unknown, what = "the server's answer"): s
   return `${what} is malformed: ${summarizeIssues(issues)}`;
 }
 
+/** The longest error message summarizedIssueDump reads for zod's issues: 256 KiB. */
+const DUMP_CAP = 256 * 1024;
+
 /**
  * A server's error answer quoting zod's issues as JSON, as an MCP SDK server refuses a result of its own
  * tool (`Invalid tools/call result: [ { "code": "invalid_union", … ` over some 150 lines) or a request
@@ -103,9 +106,20 @@ export function describeMalformed(err: unknown, what = "the server's answer"): s
  * result so refused says that the tool ran. Undefined for any other text.
  */
 export function summarizedIssueDump(text: string): string | undefined {
-  const found = /^([\s\S]*?\bInvalid ([\w/ ]+?) (result|request): )(\[[\s\S]*\])\s*$/.exec(text);
+  // Any server's error message reaches here, a tool's included (on the gateway's main thread): the search
+  // must cost in proportion to the text. A cheap look for the marker first; what was invalid is one to
+  // three words ("tools/call", "task creation"), never any run of words, which let a message of "Invalid x "
+  // repeated take seconds to minutes; and a message past DUMP_CAP (a dump is kilobytes) is not read for one.
+  if (text.length > DUMP_CAP) return undefined;
+  if (!text.includes(" result: [") && !text.includes(" request: [")) return undefined;
+  const found = /\bInvalid ([\w/]{1,64}(?: (?!Invalid )[\w/]{1,64}){0,2}) (result|request): (?=\[)/.exec(
+    text,
+  );
   if (found === null) return undefined;
-  const [, head = "", method = "", what = "", dump = ""] = found;
+  const [marker, method = "", what = ""] = found;
+  const head = text.slice(0, found.index + marker.length);
+  const dump = text.slice(head.length).trimEnd();
+  if (!dump.endsWith("]")) return undefined;
   let issues: unknown;
   try {
     issues = JSON.parse(dump);
