@@ -64,7 +64,7 @@ export function discordTarget(settings: PlatformConfig<"discord">, deps: TargetD
     sleep: deps.sleep,
     limit: DISCORD_LIMIT,
     // Payload text is untrusted: a masked link in it (`[Approve](https://evil.example)`) shows as written.
-    prepare: defuseMaskedLinks,
+    prepare: (text) => defuseMaskedLinks(text, "discord"),
     markdown: true,
     homeChannel: settings.home_channel,
     threadIsChannel: true,

@@ -5,17 +5,36 @@
  * backslash between the `]` and the `(` (an escaped `(`, which both show as `(`), and one before the `[` of a
  * `[ref]: url` line, leave the text as it was written; a URL in it stays a plain link, showing its real target.
  *
- * Code spans and fenced blocks are not rendered as links, and a backslash there would show: they are left
- * as they are when both platforms read them as code for certain — their closing backticks are the first
- * after the opening ones, there are as many, no `[` came before them (a link starting there would take
- * them into its text), and the opening backticks start a word (a URL before them would take them in). Any
- * other `](` gets its backslash, in code too.
+ * Code is not rendered as links, and a backslash there would show: code is left as it is where the
+ * platform reads it as code for certain, any other `](` gets its backslash, in code too.
+ * - A fenced block: a line of 3 or more backticks (or tildes, on Mattermost) up to the first line of as
+ *   many or more of the same character and nothing else. On Mattermost whatever came before it (a link's
+ *   text never holds a block); on Discord, which ends a block at the first three backticks and whose link
+ *   text may run over `]` and lines, only with no `[` before it and no three backticks inside it.
+ * - A code span: its closing backticks are the first after the opening ones, there are as many, the
+ *   opening ones start a word (a URL before them would take them in), it holds no blank line nor a line
+ *   that starts a block (Mattermost ends the paragraph there), and no link could take it into its text: no
+ *   `[` before it on Discord; on Mattermost none still open (each `]` closes one, a blank line all).
  */
-export function defuseMaskedLinks(text: string): string {
+export function defuseMaskedLinks(text: string, platform: Platform = "discord"): string {
+  const mattermost = platform === "mattermost";
   let out = "";
-  let bracketSeen = false;
+  // The `[`s a link's text could still start at: on Discord any `[` so far, on Mattermost those not closed.
+  let openBrackets = 0;
+  // The shortest fence of each character no line after closes: a longer one is not looked for again.
+  const unclosed = new Map<string, number>();
   let i = 0;
   while (i < text.length) {
+    if (i === 0 || text[i - 1] === "\n") {
+      if (mattermost && /^[ \t]*(?:\n|$)/.test(text.slice(i, i + 100))) openBrackets = 0;
+      const end = fencedBlockEnd(text, i, mattermost, openBrackets, unclosed);
+      if (end > i) {
+        out += text.slice(i, end);
+        i = end;
+        if (mattermost) openBrackets = 0;
+        continue;
+      }
+    }
     const ch = text[i] as string;
     if (ch === "\\" && i + 1 < text.length && /[!-/:-@[-`{-~]/.test(text[i + 1] as string)) {
       // An escaped character (`\[`, `\]`, a backtick) is a character, never syntax.
@@ -27,7 +46,13 @@ export function defuseMaskedLinks(text: string): string {
       const run = /^`+/.exec(text.slice(i))?.[0].length ?? 1;
       const close = text.indexOf("`", i + run);
       const closeRun = close < 0 ? 0 : (/^`+/.exec(text.slice(close))?.[0].length ?? 0);
-      if (close > i + run && closeRun === run && !bracketSeen && startsWord(text, i)) {
+      if (
+        close > i + run &&
+        closeRun === run &&
+        openBrackets === 0 &&
+        startsWord(text, i) &&
+        !BLOCK_INSIDE.test(text.slice(i + run, close))
+      ) {
         out += text.slice(i, close + run);
         i = close + run;
       } else {
@@ -36,21 +61,71 @@ export function defuseMaskedLinks(text: string): string {
       }
       continue;
     }
-    if (ch === "]" && text[i + 1] === "(") {
-      out += "]\\(";
-      i += 2;
-      continue;
+    if (ch === "]") {
+      if (mattermost && openBrackets > 0) openBrackets -= 1;
+      if (text[i + 1] === "(") {
+        out += "]\\(";
+        i += 2;
+        continue;
+      }
     }
     if (ch === "[") {
       // `[ref]: url` at a line's start defines a reference link (Mattermost); up to 3 spaces before it.
       const lineStart = out.lastIndexOf("\n") + 1;
       if (/^ {0,3}$/.test(out.slice(lineStart)) && /^\[[^\]\n]+\]:/.test(text.slice(i))) out += "\\";
-      bracketSeen = true;
+      openBrackets += 1;
     }
     out += ch;
     i += 1;
   }
   return out;
+}
+
+/** Whose markdown the text is sent to: Discord's is the stricter reading, the default. */
+export type Platform = "discord" | "mattermost";
+
+/**
+ * Inside a code span: a blank line, or a line that starts a block (a fence, a quote, a heading, a list item,
+ * a rule, a table row, HTML), which ends Mattermost's paragraph and so the span.
+ */
+const BLOCK_INSIDE = /\n[ \t]*(?:\n|$)|\n {0,3}(?:```|~~~|[>#*+\-=_<|]|\d{1,9}[.)])/;
+
+/**
+ * Where the fenced code block whose opening line starts at `at` ends (after its closing line), or -1: no
+ * opening fence there, none closing it, or (on Discord) a `[` before it or three backticks inside it.
+ */
+function fencedBlockEnd(
+  text: string,
+  at: number,
+  mattermost: boolean,
+  openBrackets: number,
+  unclosed: Map<string, number>,
+): number {
+  const lineEnd = (from: number) => {
+    const nl = text.indexOf("\n", from);
+    return nl < 0 ? text.length : nl;
+  };
+  const openEnd = lineEnd(at);
+  const opening = /^ {0,3}(`{3,}|~{3,})(.*)$/.exec(text.slice(at, openEnd));
+  if (opening === null) return -1;
+  const [, fence = "", info = ""] = opening;
+  const tick = fence[0] === "`";
+  if ((tick && info.includes("`")) || (!tick && !mattermost)) return -1;
+  if (!mattermost && openBrackets > 0) return -1;
+  if (fence.length >= (unclosed.get(fence[0] as string) ?? Number.POSITIVE_INFINITY)) return -1;
+  const closing = new RegExp(`^ {0,3}${tick ? "`" : "~"}{${fence.length},}[ \\t]*$`);
+  for (let start = openEnd + 1; start <= text.length && openEnd < text.length; ) {
+    const end = lineEnd(start);
+    if (closing.test(text.slice(start, end))) {
+      // Discord ends a block at the first three backticks after its opening ones.
+      if (!mattermost && text.slice(openEnd, start).includes("```")) return -1;
+      return end;
+    }
+    if (end >= text.length) break;
+    start = end + 1;
+  }
+  unclosed.set(fence[0] as string, fence.length);
+  return -1;
 }
 
 /**

@@ -43,7 +43,7 @@ export function mattermostTarget(settings: PlatformConfig<"mattermost">, deps: T
     sleep: deps.sleep,
     limit: MATTERMOST_LIMIT,
     // Payload text is untrusted: it notifies no channel, and a masked link in it shows as written.
-    prepare: (text) => defuseMaskedLinks(defuseChannelMentions(text)),
+    prepare: (text) => defuseMaskedLinks(defuseChannelMentions(text), "mattermost"),
     markdown: true,
     homeChannel: settings.home_channel,
     check: async (signal) =>

@@ -26,6 +26,13 @@ afterAll(async () => {
   await mattermost.close();
 });
 
+/** The text as shown: a backslash before a punctuation character shows that character. */
+const shown = (text: string) => text.replace(/\\([!-/:-@[-`{-~])/g, "$1");
+/** Escaped pairs, taken left to right as the platforms do, are no syntax. */
+const unescaped = (text: string) => text.replace(/\\[!-/:-@[-`{-~]/g, "  ");
+const piece = fc.constantFrom("[", "]", "(", ")", "\\", "a", " ", "\n", ":", "https://e.x", "  ");
+const platform = fc.constantFrom("discord" as const, "mattermost" as const);
+
 let sends = 0;
 /** The text Discord and Mattermost got for `text`. */
 async function sent(text: string): Promise<{ discord: string; mattermost: string }> {
@@ -84,20 +91,56 @@ describe("discord and mattermost: a masked link from payload text shows as writt
   });
 
   it("outside code, no ]( and no [ref]: line is left, and the text shows as the one given", () => {
-    /** The text as shown: a backslash before a punctuation character shows that character. */
-    const shown = (text: string) => text.replace(/\\([!-/:-@[-`{-~])/g, "$1");
-    const piece = fc.constantFrom("[", "]", "(", ")", "\\", "a", " ", "\n", ":", "https://e.x", "  ");
     fc.assert(
-      fc.property(fc.array(piece, { maxLength: 16 }), (pieces) => {
+      fc.property(fc.array(piece, { maxLength: 16 }), platform, (pieces, on) => {
         const text = pieces.join("");
-        const out = defuseMaskedLinks(text);
-        // Escaped pairs, taken left to right as the platforms do, are no syntax.
-        const syntax = out.replace(/\\[!-/:-@[-`{-~]/g, "  ");
+        const out = defuseMaskedLinks(text, on);
+        const syntax = unescaped(out);
         expect(syntax).not.toContain("](");
         expect(syntax).not.toMatch(/^ {0,3}\[[^\]\n]+\]:/m);
         expect(shown(out)).toBe(shown(text));
       }),
       { numRuns: 1000 },
+    );
+  });
+
+  it("mattermost: a fenced block (``` or ~~~) is left as it is whatever came before it; a closed [ lets code after it be", async () => {
+    // Alertmanager's title, then a block: the [ closed at its ], and a link's text never holds a block.
+    const firing = "[FIRING:1] HighCPU on web-1\n```\nhandlers[name](event)\n```";
+    expect((await sent(firing)).mattermost).toBe(firing);
+    const span = "[ERROR] `fns[0](x)` failed";
+    expect((await sent(span)).mattermost).toBe(span);
+    // A backtick inside a block is the block's text, not a span's end.
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a JavaScript template literal in a code block
+    const template = "```js\nconst s = `${a}`; fns[0](s)\n```";
+    expect(await sent(template)).toEqual({ discord: template, mattermost: template });
+    const tildes = "[open\n~~~ts\nfns[0](s)\n~~~~\nafter";
+    expect((await sent(tildes)).mattermost).toBe(tildes);
+    // Discord has no ~~~ blocks and may run a link's text over a ] and lines: the ( gets its backslash.
+    expect((await sent(tildes)).discord).toBe("[open\n~~~ts\nfns[0]\\(s)\n~~~~\nafter");
+    // A [ still open keeps a span after it from being code; a blank line closes it.
+    expect(defuseMaskedLinks("[Approve `x](https://evil.example)`", "mattermost")).toBe(
+      "[Approve `x]\\(https://evil.example)`",
+    );
+    expect(defuseMaskedLinks("[a\n\n`fns[0](x)`", "mattermost")).toBe("[a\n\n`fns[0](x)`");
+    // A span is no code across a blank line or a fence line: Mattermost ends the paragraph there.
+    expect(defuseMaskedLinks("`a\n\n[x](https://evil.example)`", "mattermost")).toBe(
+      "`a\n\n[x]\\(https://evil.example)`",
+    );
+    expect(defuseMaskedLinks("x ``` [a](https://evil.example)\n```\nb\n```", "mattermost")).toBe(
+      "x ``` [a]\\(https://evil.example)\n```\nb\n```",
+    );
+  });
+
+  it("a closed fenced block after any text comes out as it was, and the text before it as alone", () => {
+    const block = fc.constantFrom("```\nfns[0](x)\n```", "````js\na[0](`b`)\n```\n````", "~~~\n[x](y)\n~~~");
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), block, (pieces, fenced) => {
+        const before = pieces.join("");
+        const out = defuseMaskedLinks(`${before}\n${fenced}`, "mattermost");
+        expect(out).toBe(`${defuseMaskedLinks(before, "mattermost")}\n${fenced}`);
+      }),
+      { numRuns: 500 },
     );
   });
 });
