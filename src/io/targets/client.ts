@@ -28,7 +28,7 @@ export interface ClientSettings {
   readonly throttled?: HttpCall["throttled"];
   readonly answers?: HttpCall["answers"];
   readonly credentials?: HttpCall["credentials"];
-  readonly credentialStatuses?: HttpCall["credentialStatuses"];
+  readonly refusalNote?: HttpCall["refusalNote"];
 }
 
 /** `.`, `..` and their percent-encoded spellings, which URL parsing resolves (WHATWG URL "dot segments"). */
@@ -71,7 +71,7 @@ export function platformClient(platform: string, settings: ClientSettings): Plat
         throttled: settings.throttled,
         answers: settings.answers,
         credentials: settings.credentials,
-        credentialStatuses: settings.credentialStatuses,
+        refusalNote: settings.refusalNote,
         ...(absolute ? {} : { baseUrlKey: `platforms.${platform}.base_url` }),
       });
     },

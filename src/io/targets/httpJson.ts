@@ -36,10 +36,11 @@ export interface HttpCall {
   /** The config keys holding the credentials, named when the platform refuses them (HTTP 401). */
   readonly credentials?: string | undefined;
   /**
-   * The statuses that refuse the credentials, when not 401 alone: the Telegram Bot API answers a malformed
-   * token (`bot123:…` pasted with the prefix svc adds) 404 Not Found.
+   * What a refusal with this status and parsed body adds to the platform's words, when not the default: the
+   * credentials' keys (credentialsNote) on a 401. Telegram's Bot API also answers a malformed token
+   * (`bot123:…` pasted with the prefix svc adds) 404 Not Found, in its own JSON.
    */
-  readonly credentialStatuses?: readonly number[] | undefined;
+  readonly refusalNote?: ((status: number, body: unknown) => string) | undefined;
   /**
    * The key `url` was built from (`platforms.slack.base_url`), named when nothing answers at its host and
    * port; absent for a URL the platform's answers gave (a token endpoint), which no key sets.
@@ -242,11 +243,10 @@ export async function httpCall(call: HttpCall): Promise<HttpAnswer> {
     );
   }
   const detail = platformErrorText(parsed, text, call.secrets);
-  const message = `${where}: HTTP ${response.status} — ${detail}${
-    (call.credentialStatuses ?? [401]).includes(response.status) && call.credentials !== undefined
-      ? credentialsNote(call.credentials)
-      : ""
-  }`;
+  const note =
+    call.refusalNote?.(response.status, parsed) ??
+    (response.status === 401 && call.credentials !== undefined ? credentialsNote(call.credentials) : "");
+  const message = `${where}: HTTP ${response.status} — ${detail}${note}`;
   const throttle = call.throttled?.(response.status, parsed, response.headers);
   if (response.status === 429 || throttle !== undefined) {
     // A header saying 0 names no wait (retry.ts): the body's own field may (Telegram's retry_after).

@@ -2,6 +2,7 @@ import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { chatTarget, numericOrString, rememberGoneThread, threadOf } from "./chat.js";
 import { platformClient } from "./client.js";
 import { refused } from "./httpJson.js";
+import { credentialsNote } from "./refusedRecipient.js";
 import { DeliveryError, type DeliveryTarget, type TargetDeps } from "./target.js";
 
 /** Bot API: https://core.telegram.org/bots/api#sendmessage (text 1-4096 characters). */
@@ -56,6 +57,19 @@ function chatRefused(err: DeliveryError): boolean {
   return typeof description === "string" && CHAT_REFUSED.test(description.trim());
 }
 
+/** The public Bot API, base_url's default. */
+const PUBLIC_API = "https://api.telegram.org";
+
+function isPublicApi(baseUrl: string): boolean {
+  return baseUrl.replace(/\/+$/, "").toLowerCase() === PUBLIC_API;
+}
+
+/** Whether `body` is the Bot API's own refusal with this code: `{"ok": false, "error_code": 404, …}`. */
+function botApiAnswer(body: unknown, code: number): boolean {
+  const answer = body as { ok?: unknown; error_code?: unknown } | undefined;
+  return typeof body === "object" && body !== null && answer?.ok === false && answer.error_code === code;
+}
+
 export function telegramTarget(settings: PlatformConfig<"telegram">, deps: TargetDeps): DeliveryTarget {
   /** Chats the Bot API reported as migrated: old id → supergroup id (until the config is updated). */
   const migrated = new Map<string, string>();
@@ -69,9 +83,16 @@ export function telegramTarget(settings: PlatformConfig<"telegram">, deps: Targe
     timeoutSeconds: settings.timeout_seconds,
     secrets,
     credentials: "platforms.telegram.token",
-    // The Bot API answers a token it cannot parse (`bot123:…`, a part missing) 404 Not Found, a well-formed
-    // one it does not know 401: both are the token's fault.
-    credentialStatuses: [401, 404],
+    refusalNote: (status, body) => {
+      // The Bot API answers a token it cannot parse (`bot123:…`, a part missing) 404 Not Found, a
+      // well-formed one it does not know 401: both are the token's fault. Another 404 (a proxy's page, a
+      // server at a wrong base_url) is not.
+      if (status === 401 || (status === 404 && botApiAnswer(body, 404)))
+        return credentialsNote("platforms.telegram.token");
+      if (status === 404 && !isPublicApi(settings.base_url))
+        return " — not the Bot API's answer: check platforms.telegram.base_url";
+      return "";
+    },
   });
 
   // The token is part of the path; httpCall never puts URLs into errors, and scrubs the token from platform text.

@@ -59,6 +59,24 @@ describe("a refused credential names its config key", () => {
     );
   });
 
+  it("telegram: a 404 that is not the Bot API's answer (a proxy's page, a wrong base_url) names platforms.telegram.base_url, not the token", async () => {
+    const registry = telegramWith(TOKEN);
+    telegram.enqueue({
+      status: 404,
+      headers: { "content-type": "text/html" },
+      text: "<html><head><title>404 Not Found</title></head><body><center>nginx</center></body></html>",
+    });
+    const page = (await sendError(registry, "telegram", message("x"))) as Error;
+    telegram.enqueue({ status: 404, json: { error: "no such route" } });
+    const json = (await sendError(registry, "telegram", message("x"))) as Error;
+    expect(page.message).toBe(
+      'telegram: sendMessage: HTTP 404 — an HTML page "404 Not Found" (89 characters, not shown) — not the Bot API\'s answer: check platforms.telegram.base_url',
+    );
+    expect(json.message).toBe(
+      "telegram: sendMessage: HTTP 404 — no such route — not the Bot API's answer: check platforms.telegram.base_url",
+    );
+  });
+
   it("discord and mattermost: a 401 names platforms.<platform>.token", async () => {
     const discord = await startFakeDiscord("right-token");
     try {
