@@ -71,8 +71,7 @@ export function defuseMaskedLinks(text: string, platform: Platform = "discord"):
     }
     if (ch === "[") {
       // `[ref]: url` at a line's start defines a reference link (Mattermost); up to 3 spaces before it.
-      const lineStart = out.lastIndexOf("\n") + 1;
-      if (/^ {0,3}$/.test(out.slice(lineStart)) && /^\[[^\]\n]+\]:/.test(text.slice(i))) out += "\\";
+      if (atLineStart(text, i) && /^\[[^\]\n]+\]:/.test(text.slice(i))) out += "\\";
       openBrackets += 1;
     }
     out += ch;
@@ -116,11 +115,10 @@ function fencedBlockEnd(
   const closing = new RegExp(`^ {0,3}${tick ? "`" : "~"}{${fence.length},}[ \\t]*$`);
   for (let start = openEnd + 1; start <= text.length && openEnd < text.length; ) {
     const end = lineEnd(start);
-    if (closing.test(text.slice(start, end))) {
-      // Discord ends a block at the first three backticks after its opening ones.
-      if (!mattermost && text.slice(openEnd, start).includes("```")) return -1;
-      return end;
-    }
+    const line = text.slice(start, end);
+    if (closing.test(line)) return end;
+    // Discord ends a block at the first three backticks after its opening ones.
+    if (!mattermost && line.includes("```")) return -1;
     if (end >= text.length) break;
     start = end + 1;
   }
@@ -129,11 +127,21 @@ function fencedBlockEnd(
 }
 
 /**
+ * Whether `at` starts its line, after up to 3 spaces: looked for in `text`, a few characters back, never in
+ * all of the text so far (a long text of many `[` took seconds).
+ */
+function atLineStart(text: string, at: number): boolean {
+  let from = at;
+  while (from > 0 && at - from < 4 && text[from - 1] === " ") from -= 1;
+  return at - from <= 3 && (from === 0 || text[from - 1] === "\n");
+}
+
+/**
  * Whether the backticks at `at` start a word: the text before them back to a space or a line's start holds
  * only punctuation no URL begins with (`(`, `*`, `_`, quotes...).
  */
 function startsWord(text: string, at: number): boolean {
   let from = at;
-  while (from > 0 && !/\s/.test(text[from - 1] as string)) from -= 1;
-  return /^[(*_~|>"']*$/.test(text.slice(from, at));
+  while (from > 0 && /[(*_~|>"']/.test(text[from - 1] as string)) from -= 1;
+  return from === 0 || /\s/.test(text[from - 1] as string);
 }

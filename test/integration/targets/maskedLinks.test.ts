@@ -132,6 +132,16 @@ describe("discord and mattermost: a masked link from payload text shows as writt
     );
   });
 
+  it("a long text is read in proportion to its length: 1.2 MB of lines with links and spans at once", () => {
+    // Each [ looked back over all the text so far for its line's start: this text took close to a minute.
+    const text = "[a](https://evil.example) `c` x\n[ref]: https://evil.example\n".repeat(20_000);
+    const expected = "[a]\\(https://evil.example) `c` x\n\\[ref]: https://evil.example\n".repeat(20_000);
+    for (const on of ["discord", "mattermost"] as const) {
+      // Compared so, a failure does not print the text.
+      expect(defuseMaskedLinks(text, on) === expected).toBe(true);
+    }
+  }, 5_000);
+
   it("a closed fenced block after any text comes out as it was, and the text before it as alone", () => {
     const block = fc.constantFrom("```\nfns[0](x)\n```", "````js\na[0](`b`)\n```\n````", "~~~\n[x](y)\n~~~");
     fc.assert(
