@@ -45,6 +45,41 @@ function results(provider: Provider, request: ModelRequest | undefined): string[
     );
 }
 
+type Setup = {
+  readonly provider: "openai" | "anthropic";
+  readonly streamAlways: boolean;
+  readonly asObject: boolean;
+};
+
+/**
+ * One model turn calling mcp__files__add with each of `argsList` (written as the setup's server writes them),
+ * then a reply: the tool results the model is sent back, once the reply was delivered.
+ */
+async function resultsOfCalls({ provider, streamAlways, asObject }: Setup, argsList: readonly string[]) {
+  const start = provider === "openai" ? startFakeOpenAI : startFakeAnthropic;
+  const model: FakeModel = await start({ streamAlways });
+  telegram().requests.length = 0;
+  try {
+    const gw = await perTest.start({
+      config: filesToolRouteConfig("ids", provider, model, telegram().url),
+    });
+    const call = (args: string) => ({
+      name: "mcp__files__add",
+      args,
+      // Chat Completions' arguments are text as written; an object (there) or an input is written raw.
+      ...(provider === "anthropic" || asObject ? { rawObject: true as const } : {}),
+      ...(asObject ? { argumentsAsObject: true as const } : {}),
+    });
+    model.script({ toolCalls: argsList.map(call) }, { text: "after the calls" });
+    expect((await postJson(gw.url("/webhooks/ids"), {})).status).toBe(202);
+    expect(await telegramMessages(telegram(), 1)).toEqual(["after the calls"]);
+    expect(model.requests).toHaveLength(2);
+    return results(provider, model.requests[1]);
+  } finally {
+    await model.close();
+  }
+}
+
 it.each([
   { provider: "openai", streamAlways: false, asObject: false },
   { provider: "openai", streamAlways: false, asObject: true },
@@ -53,47 +88,23 @@ it.each([
   { provider: "anthropic", streamAlways: true, asObject: false },
 ] as const)(
   "$provider (streamed: $streamAlways, arguments as an object: $asObject): a call holding an id past 2^53 or 1e400 is refused naming it; 1.0, 1e3 and fractions longer than a double keeps reach the server",
-  async ({ provider, streamAlways, asObject }) => {
-    const start = provider === "openai" ? startFakeOpenAI : startFakeAnthropic;
-    const model: FakeModel = await start({ streamAlways });
-    telegram().requests.length = 0;
-    try {
-      const gw = await perTest.start({
-        config: filesToolRouteConfig("ids", provider, model, telegram().url),
-      });
-      const call = (args: string) => ({
-        name: "mcp__files__add",
-        args,
-        // Chat Completions' arguments are text as written; an object (there) or an input is written raw.
-        ...(provider === "anthropic" || asObject ? { rawObject: true as const } : {}),
-        ...(asObject ? { argumentsAsObject: true as const } : {}),
-      });
-      model.script(
-        {
-          toolCalls: [
-            call('{"a": 1234567890123456789, "b": 0}'),
-            call('{"a": 1.0e400, "b": 0}'),
-            call('{"a": 1.0, "b": 1e3}'),
-            // Fractions with more digits than a double keeps get the nearest double, as 0.1 does.
-            call('{"a": 0.10000000000000001, "b": 3.14159265358979323846}'),
-            call('{"a": 2.5e-324, "b": 0.12345678901234567}'),
-          ],
-        },
-        { text: "after the calls" },
-      );
-      expect((await postJson(gw.url("/webhooks/ids"), {})).status).toBe(202);
-      expect(await telegramMessages(telegram(), 1)).toEqual(["after the calls"]);
-      expect(model.requests).toHaveLength(2);
-      expect(results(provider, model.requests[1])).toEqual([
-        refused("1234567890123456789"),
-        refused("1.0e400", "a number"),
-        "1001",
-        "3.241592653589793",
-        "0.12345678901234566",
-      ]);
-    } finally {
-      await model.close();
-    }
+  async (setup) => {
+    expect(
+      await resultsOfCalls(setup, [
+        '{"a": 1234567890123456789, "b": 0}',
+        '{"a": 1.0e400, "b": 0}',
+        '{"a": 1.0, "b": 1e3}',
+        // Fractions with more digits than a double keeps get the nearest double, as 0.1 does.
+        '{"a": 0.10000000000000001, "b": 3.14159265358979323846}',
+        '{"a": 2.5e-324, "b": 0.12345678901234567}',
+      ]),
+    ).toEqual([
+      refused("1234567890123456789"),
+      refused("1.0e400", "a number"),
+      "1001",
+      "3.241592653589793",
+      "0.12345678901234566",
+    ]);
   },
 );
 
@@ -104,38 +115,15 @@ it.each([
   { provider: "anthropic", streamAlways: true, asObject: false },
 ] as const)(
   "$provider (streamed: $streamAlways, arguments as an object: $asObject): a call nested 600 levels deep in the same answer leaves another call's id past 2^53 refused",
-  async ({ provider, streamAlways, asObject }) => {
-    const start = provider === "openai" ? startFakeOpenAI : startFakeAnthropic;
-    const model: FakeModel = await start({ streamAlways });
-    telegram().requests.length = 0;
-    try {
-      const gw = await perTest.start({
-        config: filesToolRouteConfig("ids", provider, model, telegram().url),
-      });
-      const call = (args: string) => ({
-        name: "mcp__files__add",
-        args,
-        ...(provider === "anthropic" || asObject ? { rawObject: true as const } : {}),
-        ...(asObject ? { argumentsAsObject: true as const } : {}),
-      });
-      model.script(
-        {
-          toolCalls: [
-            call(`{"a": ${"[".repeat(600)}${"]".repeat(600)}, "b": 0}`),
-            call('{"a": 1234567890123456789, "b": 0}'),
-          ],
-        },
-        { text: "after the calls" },
-      );
-      expect((await postJson(gw.url("/webhooks/ids"), {})).status).toBe(202);
-      expect(await telegramMessages(telegram(), 1)).toEqual(["after the calls"]);
-      expect(model.requests).toHaveLength(2);
-      expect(results(provider, model.requests[1])).toEqual([
-        "arguments nest objects or arrays deeper than 100 levels; the tool was not run",
-        refused("1234567890123456789"),
-      ]);
-    } finally {
-      await model.close();
-    }
+  async (setup) => {
+    expect(
+      await resultsOfCalls(setup, [
+        `{"a": ${"[".repeat(600)}${"]".repeat(600)}, "b": 0}`,
+        '{"a": 1234567890123456789, "b": 0}',
+      ]),
+    ).toEqual([
+      "arguments nest objects or arrays deeper than 100 levels; the tool was not run",
+      refused("1234567890123456789"),
+    ]);
   },
 );
