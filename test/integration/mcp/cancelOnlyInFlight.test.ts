@@ -117,6 +117,19 @@ describe("notifications/cancelled over Streamable HTTP", () => {
  * The `notifications/cancelled` a task server was sent: none, or one for the request still in flight when
  * the call was given up — the task's last poll, never the tools/call the task was made by.
  */
+/** The task the server was polled for is cancelled with tasks/cancel, once, and only the last poll was in flight. */
+async function taskCancelledOnce(received: readonly Received[]): Promise<void> {
+  const polled = received.find((m) => m.method === "tasks/get")?.params?.taskId;
+  await vi.waitFor(
+    () =>
+      expect(received.filter((m) => m.method === "tasks/cancel").map((m) => m.params?.taskId)).toEqual([
+        polled,
+      ]),
+    { timeout: 5000, interval: 5 },
+  );
+  cancelsOnlyTheLastPoll(received);
+}
+
 function cancelsOnlyTheLastPoll(received: readonly Received[]): void {
   const cancelled = received.filter((m) => m.method === "notifications/cancelled");
   expect(cancelled.length).toBeLessThanOrEqual(1);
@@ -131,15 +144,7 @@ describe("a task given up while it runs (its tools/call and earlier polls answer
     expect((await h.settled("jobs")).state).toBe("connected");
     await expect(h.call("jobs", "job", {})).rejects.toMatchObject({ code: "mcp_timeout" });
     expect(s.state.polls).toBeGreaterThan(1);
-    const polled = s.received.find((m) => m.method === "tasks/get")?.params?.taskId;
-    await vi.waitFor(
-      () =>
-        expect(s.received.filter((m) => m.method === "tasks/cancel").map((m) => m.params?.taskId)).toEqual([
-          polled,
-        ]),
-      { timeout: 5000, interval: 5 },
-    );
-    cancelsOnlyTheLastPoll(s.received);
+    await taskCancelledOnce(s.received);
   });
 
   it("at its run's end: the same", async () => {
@@ -151,15 +156,7 @@ describe("a task given up while it runs (its tools/call and earlier polls answer
     await vi.waitFor(() => expect(s.state.polls).toBeGreaterThan(2), { timeout: 5000, interval: 5 });
     run.abort();
     await expect(call).rejects.toThrow(/was canceled: the run ended before it answered/);
-    const polled = s.received.find((m) => m.method === "tasks/get")?.params?.taskId;
-    await vi.waitFor(
-      () =>
-        expect(s.received.filter((m) => m.method === "tasks/cancel").map((m) => m.params?.taskId)).toEqual([
-          polled,
-        ]),
-      { timeout: 5000, interval: 5 },
-    );
-    cancelsOnlyTheLastPoll(s.received);
+    await taskCancelledOnce(s.received);
   });
 });
 
