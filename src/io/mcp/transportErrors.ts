@@ -215,7 +215,7 @@ export function unexpectedContentType(err: unknown): string | undefined {
 export function describeTransportError(err: unknown): string {
   if (err instanceof ComposedError) return err.message;
   const malformed = describeMalformed(err);
-  if (malformed !== undefined) return malformed;
+  if (malformed !== undefined) return excerpt(malformed, MESSAGE_EXCERPT_CHARS);
   // A POST's body the SDK's transport read as JSON (its Content-Type said so) that is none: an empty body, "OK".
   if (err instanceof SyntaxError) return `the server's answer is not valid JSON (${err.message})`;
   const unexpected = unexpectedContentType(err);
@@ -231,8 +231,9 @@ export function describeTransportError(err: unknown): string {
     // The MCP SDK names its own option, which svc does not expose (connect.ts's redirectHint says what to do).
     .replace(/ \(redirectPolicy: 'same-origin'\)/g, "");
   const refused = err instanceof McpError ? summarizedIssueDump(described) : undefined;
-  if (refused !== undefined) return refused;
-  const text = shortBody(described);
+  if (refused !== undefined) return excerpt(refused, MESSAGE_EXCERPT_CHARS);
+  // A server's own error message (an McpError's, quoted whole by the SDK) may be any length: cut, as a body is.
+  const text = excerpt(shortBody(described), MESSAGE_EXCERPT_CHARS);
   const status = httpStatusOf(err);
   // Said already: "(HTTP 404)" (SSE POST and stream), "status code (401)"; a body's digits do not count.
   if (status === undefined || new RegExp(`HTTP ${status}\\b|status code \\(${status}\\)`).test(text))
@@ -277,14 +278,26 @@ export function shortBody(text: string): string {
   const [, head = "", body = ""] = match;
   const page = htmlPageSummary(body);
   if (page !== undefined) return `${head}${page}`;
-  const line = body.replace(/\s+/g, " ").trim();
-  if (line.length <= BODY_EXCERPT_CHARS) return `${head}${line}`;
-  // Cut only before a delimiter, never inside a word: the entry's credentials are redacted from the
-  // message afterwards, and a token cut in two would no longer be recognized (its first half shown).
-  let cut = BODY_EXCERPT_CHARS;
-  while (cut > 0 && !/[\s"'`,;:{}[\]()<>]/.test(line[cut] ?? "")) cut--;
-  if (cut === 0) return `${head}(${line.length} characters, not shown)`;
-  return `${head}${line.slice(0, cut)}… (${line.length - cut} more characters)`;
+  return `${head}${excerpt(body.replace(/\s+/g, " ").trim(), BODY_EXCERPT_CHARS)}`;
+}
+
+/**
+ * How much of a server's error message svc quotes (an McpError's, a URL elicitation's): a server may answer a
+ * call with megabytes of text, which would reach the log line, the run's journal and the model whole.
+ */
+export const MESSAGE_EXCERPT_CHARS = 2000;
+
+/**
+ * `text` as it is when it has at most `limit` characters, else its start and how many characters more.
+ * Cut only before a delimiter, never inside a word: the entry's credentials are redacted from the message
+ * afterwards, and a token cut in two would no longer be recognized (its first half shown).
+ */
+export function excerpt(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  let cut = limit;
+  while (cut > 0 && !/[\s"'`,;:{}[\]()<>]/.test(text[cut] ?? "")) cut--;
+  if (cut === 0) return `(${text.length} characters, not shown)`;
+  return `${text.slice(0, cut)}… (${text.length - cut} more characters)`;
 }
 
 /** Streamable HTTP's refusal of a request's session: 404, or a 400 naming the session (the TypeScript SDK's examples). */
