@@ -8,7 +8,12 @@ import type { Logger } from "../../io/log.js";
 import { ResultTooDeepError } from "../../io/mcp/resultDepth.js";
 import type { McpSession } from "../../io/mcp/session.js";
 import { TaskPollError } from "../../io/mcp/taskPollError.js";
-import { describeTransportError, httpStatusOf } from "../../io/mcp/transportErrors.js";
+import {
+  describeTransportError,
+  excerpt,
+  httpStatusOf,
+  MESSAGE_EXCERPT_CHARS,
+} from "../../io/mcp/transportErrors.js";
 import { connectionState } from "../../machines/mcpConnection.js";
 import type { ApprovalSurface } from "./approvals.js";
 import {
@@ -86,7 +91,9 @@ function trustNote(written: string, rendered: string): string {
  * can open it and call again.
  */
 function urlElicitationRequired(server: string, tool: string, err: UrlElicitationRequiredError): string {
-  const urls = err.elicitations.map((e) => `${e.url}${e.message ? ` (${e.message})` : ""}`).join("; ");
+  const urls = err.elicitations
+    .map((e) => `${e.url}${e.message ? ` (${excerpt(e.message, MESSAGE_EXCERPT_CHARS)})` : ""}`)
+    .join("; ");
   return `mcp_servers.${server}: "${tool}" needs the user to open ${urls || "a URL"} first (URL-mode elicitation; svc opens no browser) — open it, then call the tool again`;
 }
 

@@ -38,6 +38,23 @@ describe("a server answering a call with an error message of a megabyte", () => 
     // A short error is quoted whole.
     expect(await failure("short")).toBe(`mcp_servers.long: ${SHORT}`);
   });
+
+  it("as a URL elicitation's message: cut the same way, the URL whole", async () => {
+    const hub = hubs.hub(hubs.home, {
+      long: entry({ command: process.execPath, args: [SERVER], env: { API_TOKEN: TOKEN } }),
+    });
+    expect(await hub.settled("long")).toMatchObject({ state: "connected" });
+    const failure = await hub.call("long", "consent", {}).then(
+      () => "answered",
+      (err: Error) => err.message,
+    );
+    const message = described.slice("MCP error -32603: ".length);
+    const at = message.lastIndexOf(" ", 2000);
+    expect(failure.length).toBeLessThan(2400);
+    expect(failure).toBe(
+      `mcp_servers.long: "consent" needs the user to open https://example.com/consent (${message.slice(0, at).replace(TOKEN, "[redacted]")}… (${message.length - at} more characters)) first (URL-mode elicitation; svc opens no browser) — open it, then call the tool again`,
+    );
+  });
 });
 
 describe("svc mcp call of a tool answering such an error", () => {
