@@ -155,6 +155,13 @@ interface Held<T> {
 const OUTSIDE_CAP = 1000;
 /** The lock an instance renews while it runs a job, by default (BullMQ's lock duration). */
 export const LOCK_MS = 30_000;
+/**
+ * How often the locks of the jobs an instance runs are renewed at most (or every quarter lock, when that is
+ * sooner). A lock keeps counting down on Redis's side while Redis is frozen or away; renewed only every
+ * quarter lock (7.5 s), one had 22.5 s left when an outage began, and a 25 s freeze ran the job twice. One
+ * script a round renews them all.
+ */
+const LOCK_RENEW_MAX_MS = 2000;
 /** The lease of a job that goes on outside its slot, by default (BullMQ's lock duration). */
 const LEASE_MS = LOCK_MS;
 /** How often a released job's `done` mark Redis did not take is written again: at most, and at least six times a lease. */
@@ -806,7 +813,7 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
       );
       const started = worker;
       const lockMs = started.opts.lockDuration ?? LOCK_MS;
-      renewingLocks = setInterval(() => renewLocks(started, lockMs), lockMs / 4);
+      renewingLocks = setInterval(() => renewLocks(started, lockMs), Math.min(lockMs / 4, LOCK_RENEW_MAX_MS));
       // Kept to be ended by the stop if it is waiting to reconnect (see close).
       started.backend.blockingClient?.then(
         (client) => {

@@ -163,3 +163,47 @@ describe("a clock step on an instance of a shared queue (state.backend: redis)",
     }
   });
 });
+
+describe("the lock of a job an instance runs (state.backend: redis)", { timeout: 30_000 }, () => {
+  it("is renewed every 2 s, not every quarter lock: a 30 s lock has 28 s left at worst when Redis freezes or goes away", async () => {
+    const keys = redisKeys(`lr${randomUUID()}`);
+    let goOn: () => void = () => {};
+    const going = new Promise<void>((resolve) => {
+      goOn = resolve;
+    });
+    let started = false;
+    const queue = createSharedQueue<{ n: number }>({
+      url: own.server.url,
+      name: "runs",
+      keys,
+      health: createRedisHealth("test", silentLogger()),
+      logger: silentLogger(),
+      concurrency: 1,
+      async process() {
+        started = true;
+        await going;
+      },
+    });
+    const lock = `${keys.bullPrefix()}:runs:${jobIdOf("hook:1")}:lock`;
+    // Only the renewal's interval is simulated; BullMQ's timers and Redis's clock go on as they do.
+    vi.useFakeTimers({ toFake: ["setInterval"] });
+    try {
+      await queue.enqueue("hook:1", { n: 1 });
+      queue.start();
+      await vi.waitFor(() => expect(started).toBe(true), { timeout: 10_000, interval: 10 });
+      await pause(50);
+      const before = await own.redis.pttl(lock);
+      expect(before).toBeGreaterThan(0);
+      await vi.advanceTimersByTimeAsync(2000);
+      // Renewed after `before` was read: back up towards the whole 30 s.
+      await vi.waitFor(async () => expect(await own.redis.pttl(lock)).toBeGreaterThan(before), {
+        timeout: 5000,
+        interval: 10,
+      });
+    } finally {
+      goOn();
+      vi.useRealTimers();
+      await queue.close(1000);
+    }
+  });
+});
