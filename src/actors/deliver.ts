@@ -197,7 +197,8 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
 
   /**
    * The rest of the wait for a retry another instance handed on (its stop cut the wait short; a killed
-   * one's lease ran out), out of the run's slot as that instance's was. Never longer than a delivery waits
+   * one's lease ran out; a stop saved it with the run), out of the run's slot as that instance's was, and in
+   * the recipient's turn (the send's first step runs it). Never longer than a delivery waits
    * for a retry: a due time that far ahead is another machine's clock running ahead.
    */
   async function waitForResumed(
@@ -296,6 +297,23 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
             fromPart,
           )
         : runOnce;
+      // A resumed delivery waits out its retry's due time in its first step: in its recipient's turn, which
+      // it takes first (as a retry's wait inside the send holds it), so a later delivery to the recipient
+      // waits behind it rather than going out between its parts.
+      let dueWait =
+        resumed === undefined ? undefined : () => waitForResumed(request, target.name, resumed, signal);
+      const firstWaits: StepRunner =
+        dueWait === undefined
+          ? runStep
+          : async (step, part) => {
+              const wait = dueWait;
+              dueWait = undefined;
+              if (wait !== undefined) {
+                await wait();
+                deps.metrics?.deliveryAttempt(target.name);
+              }
+              return runStep(step, part);
+            };
       const slot = retries ? request.slot : undefined;
       const keepRetry =
         slot?.keepRetry === undefined ? undefined : (due: DueRetry) => slot.keepRetry?.(due, request.run);
@@ -305,18 +323,18 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
       // write a part): an instance stopped or killed meanwhile leaves the next to send from that part on.
       const sendStep: StepRunner =
         keepRetry === undefined
-          ? runStep
+          ? firstWaits
           : async (step, part = 0) => {
               if (partsStored !== undefined && part > partsStored) {
                 partsStored = part;
                 await keepRetry({ dueAt: now(), attempts: 0, partsDelivered: part, target: target.name });
               }
-              return runStep(step, part);
+              return firstWaits(step, part);
             };
       let receipt: DeliveryReceipt;
       try {
-        if (resumed !== undefined) await waitForResumed(request, target.name, resumed, signal);
-        deps.metrics?.deliveryAttempt(target.name);
+        // A resumed one's attempt is counted once its wait is over (`firstWaits`).
+        if (resumed === undefined) deps.metrics?.deliveryAttempt(target.name);
         // One that neither waits nor retries (`log`): no options object per delivery.
         receipt = await (target.inProcess === true
           ? target.send(message, signal)
@@ -324,6 +342,7 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
               runStep: sendStep,
               waits: request.waits,
               fromPart,
+              resumesRetry: resumed !== undefined,
               recipients: resumed?.recipients,
               handsOn: keepRetry !== undefined && slot?.handsOn !== false,
               // Its turn behind a delivery to the same recipient that waits to retry: the slot goes back too.

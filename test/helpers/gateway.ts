@@ -181,10 +181,15 @@ export function startGatewayInHome(
   now?: () => number,
   /** The timers, when not the machine's (a fake clock the test moves). */
   timers?: GatewayOptions["timers"],
+  /** The gateway's sleeps (delivery retries, the stop's drain bound) end on this clock's `advance`. */
+  sleeps?: FakeClock,
 ): Promise<Gateway> {
   return startGateway({
     ...(now === undefined ? {} : { now }),
     ...(timers === undefined ? {} : { timers }),
+    ...(sleeps === undefined
+      ? {}
+      : { clock: { ...systemClock, now: now ?? systemClock.now, sleep: sleepOn(sleeps) } }),
     home: home.dir,
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home.dir, SVC_HOME: home.dir },
     port: 0,

@@ -235,7 +235,8 @@ interface RecipientLine {
  * chats being delivered to. A task that went ahead of a stalled one does not end the key's queue: the next
  * one still waits for the stalled one (up to `maxWaitMs`), not only for the one that went ahead. A task that
  * waits while an earlier one of its key waits to retry a failed attempt calls its `handBack` (an agent run's
- * slot goes back, as other routes' runs need it, and the task then waits its whole turn: `waitTurn`).
+ * slot goes back, as other routes' runs need it, and the task then waits its whole turn: `waitTurn`); so
+ * does one behind a task that resumes a retry (`options.resumesRetry`) until that task's first attempt.
  */
 function serialiser(maxWaitMs: number, sleep: Clock["sleep"]): RecipientQueue {
   const lines = new Map<string, RecipientLine>();
@@ -278,6 +279,14 @@ function serialiser(maxWaitMs: number, sleep: Clock["sleep"]): RecipientQueue {
       }, part);
     try {
       if (previous !== undefined) await waitTurn(own, previous, options, signal, maxWaitMs, sleep);
+      // Its first step waits for a retry it waited for before a restart (or another instance's stop): in
+      // its turn, counted as retrying until that attempt is made, as a retry's wait of its own would be.
+      if (options.resumesRetry === true) {
+        failed = true;
+        own.retrying += 1;
+        for (const handBack of own.behind) handBack();
+        own.behind.clear();
+      }
       return await task(tracked);
     } finally {
       settle();

@@ -54,6 +54,13 @@ export interface SendOptions {
    */
   readonly handBack?: (() => boolean | Promise<boolean>) | undefined;
   /**
+   * The delivery goes on with a retry it waited for before (a stop saved it, or another instance handed it
+   * on): its first step waits until that retry is due (`runStep`'s), in its recipient's turn, and the
+   * deliveries queued behind it wait as behind one that waits to retry (`handBack`), so a later reply to the
+   * recipient is not sent between its parts.
+   */
+  readonly resumesRetry?: boolean | undefined;
+  /**
    * The parts of a split message already delivered (0-based: the part the send starts with): another
    * instance sent them before it handed the delivery on while it waited to retry the next one
    * (`state.backend: redis`). `partsToSend` in chat.ts.

@@ -4,6 +4,7 @@ import type { FakeApi, FakeReply } from "../../fakes/httpFake.js";
 import { startFakeTelegram } from "../../fakes/telegram.js";
 import { appendedRuns } from "../../helpers/appendAgent.js";
 import {
+  fakeClock,
   inHome,
   startGatewayInHome,
   startTestGateway,
@@ -12,6 +13,7 @@ import {
   webhookConfig,
 } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
+import { sample } from "../../helpers/metrics.js";
 import { answerSplitParts, SPLIT_TEXT, type SplitPartsFake } from "../../helpers/splitMessage.js";
 
 /**
@@ -137,6 +139,121 @@ describe("state.backend: local — a split reply whose delivery a stop cut short
     expect(parts.sent()).toEqual([1, 2, 2, 3]);
     expect(appendedRuns(first.home.dir)).toEqual(new Map([["split-1", 1]]));
     expectOneRowDelivered(first.home.dir, "split-1");
+  });
+
+  it("stopped while its 2nd part waits to retry: a short reply to the same chat after the restart, before the retry is due, goes out after parts 2 and 3", async () => {
+    const parts = answerSplitParts(tg, CHAT, RETRY_AFTER_S);
+    parts.refuseSecond(1);
+    const first = await sendAndStop("split-3", (started) =>
+      started.logs().some((l) => l.msg.endsWith(`retry 1/3 in ${RETRY_AFTER_S * 1000} ms`)),
+    );
+    expect(parts.sent()).toEqual([1, 2]);
+
+    // The machine's clock: the retry is still most of its 20 s away. Its wait ends on a clock the test moves.
+    const sleeps = fakeClock();
+    const again = await startGatewayInHome(first.home, 300, undefined, undefined, sleeps);
+    const url = (path: string) => `http://127.0.0.1:${again.port}${path}`;
+    try {
+      await vi.waitFor(
+        () =>
+          expect(
+            first.logs().some((l) => l.msg.includes("route r1: handed on waiting to retry — retry 1/3 in")),
+          ).toBe(true),
+        { timeout: 10_000, interval: 20 },
+      );
+      const res = await postJson(url("/webhooks/r1"), JSON.stringify({ text: "hello" }), {
+        "X-Request-Id": "short-1",
+      });
+      expect(res.status).toBe(202);
+      // The short reply waits its turn behind the resumed one, out of its run slot as that one is (2 runs
+      // outside their slots); before the fix it went out at once, between parts 1 and 2.
+      await vi.waitFor(
+        async () => {
+          const outside = sample(await (await fetch(url("/metrics"))).text(), "svc_deliveries_retrying");
+          expect(outside === 2 || parts.sent().includes(0)).toBe(true);
+        },
+        { timeout: 10_000, interval: 20 },
+      );
+      await vi.waitFor(
+        () => {
+          sleeps.advance(RETRY_AFTER_S * 1000);
+          expect(parts.sent()).toHaveLength(5);
+        },
+        { timeout: 10_000, interval: 20 },
+      );
+    } finally {
+      await again.stop();
+    }
+    // The chat reads a, b, c, hello: the 2nd part refused once (429: not posted), then posted.
+    expect(parts.sent()).toEqual([1, 2, 2, 3, 0]);
+    expect(appendedRuns(first.home.dir)).toEqual(
+      new Map([
+        ["split-3", 1],
+        ["short-1", 1],
+      ]),
+    );
+  });
+
+  it("stopped while its 2nd part waits to retry and a short reply to the same chat waits behind it: the next start posts the short one after parts 2 and 3", async () => {
+    const parts = answerSplitParts(tg, CHAT, RETRY_AFTER_S);
+    parts.refuseSecond(1);
+    const started = await startTestGateway({
+      config: splitConfig(tg.url),
+      fakeSleeps: true,
+      drainTimeoutMs: 1000,
+    });
+    gw = started;
+    const post = (id: string, text: string) =>
+      postJson(started.url("/webhooks/r1"), JSON.stringify({ text }), { "X-Request-Id": id });
+    expect((await post("split-4", SPLIT_TEXT)).status).toBe(202);
+    await vi.waitFor(
+      () =>
+        expect(started.logs().some((l) => l.msg.endsWith(`retry 1/3 in ${RETRY_AFTER_S * 1000} ms`))).toBe(
+          true,
+        ),
+      { timeout: 10_000, interval: 10 },
+    );
+    expect((await post("short-2", "hello")).status).toBe(202);
+    // Both runs outside their slots: the short reply waits its turn behind the retrying one.
+    await vi.waitFor(
+      async () =>
+        expect(sample(await (await fetch(started.url("/metrics"))).text(), "svc_deliveries_retrying")).toBe(
+          2,
+        ),
+      { timeout: 10_000, interval: 20 },
+    );
+    await stopPastDrain(started);
+    expect(parts.sent()).toEqual([1, 2]);
+
+    const sleeps = fakeClock();
+    const again = await startGatewayInHome(started.home, 300, undefined, undefined, sleeps);
+    try {
+      await vi.waitFor(
+        () =>
+          expect(
+            started.logs().some((l) => l.msg.includes("route r1: handed on waiting to retry — retry 1/3 in")),
+          ).toBe(true),
+        { timeout: 10_000, interval: 20 },
+      );
+      await vi.waitFor(
+        async () => {
+          const url = `http://127.0.0.1:${again.port}/metrics`;
+          const outside = sample(await (await fetch(url)).text(), "svc_deliveries_retrying");
+          expect(outside === 2 || parts.sent().includes(0)).toBe(true);
+        },
+        { timeout: 10_000, interval: 20 },
+      );
+      await vi.waitFor(
+        () => {
+          sleeps.advance(RETRY_AFTER_S * 1000);
+          expect(parts.sent()).toHaveLength(5);
+        },
+        { timeout: 10_000, interval: 20 },
+      );
+    } finally {
+      await again.stop();
+    }
+    expect(parts.sent()).toEqual([1, 2, 2, 3, 0]);
   });
 
   it("stopped while its 2nd part's request is under way (the drain cut it): the next start sends from that part", async () => {
