@@ -471,6 +471,10 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     await letGo();
     throw new StoppedWhileStarting();
   }
+  // webhook-pending-runs.json's runs into the local journal before the listener opens: a request that comes
+  // in as it opens then queues behind the saved runs (their deliveries take their chats' turns first).
+  if (redis === undefined && state.store.backend === "local")
+    await state.importSavedRuns(paths.pendingRuns, hooks);
   const ingress = await startIngress({
     durable: state.pipelineDeps().durable,
     // The rows of the 202s a sync released, and of a 200 delivered, are written with them, not at the end of the turn.

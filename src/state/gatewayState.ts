@@ -228,6 +228,27 @@ export class GatewayState {
     private readonly logger: Logger,
   ) {}
 
+  /** Runs the journal took care of (pending, or finished within the hour); a cron fire's key is not one. */
+  private knownRuns(): Set<string> {
+    const recovered = this.recoveredOnce();
+    return new Set<string>([
+      ...recovered.runKeys,
+      ...recovered.runs.map((run) => runKey(run.routeName, run.deliveryId)),
+    ]);
+  }
+
+  /** The runs `importSavedRuns` took in, for `resume` to queue. */
+  private imported: PendingRun[] | undefined;
+
+  /**
+   * Takes the runs of webhook-pending-runs.json into the journal (`importPendingRunsFile`), before the
+   * listener opens: `resume` then queues the saved runs without awaiting anything, so the runs of the
+   * requests that come in once it is open queue behind them.
+   */
+  async importSavedRuns(pendingRunsFile: string, report: PendingRunsReport): Promise<void> {
+    this.imported = await importPendingRunsFile(pendingRunsFile, this.knownRuns(), this.store, report);
+  }
+
   private recoveredOnce(): Recovered {
     this.recovered ??= this.store.recover();
     return this.recovered;
@@ -505,11 +526,6 @@ export class GatewayState {
     readonly onKept: (runs: readonly PendingRun[], groups: readonly PendingRun[]) => void;
   }): Promise<void> {
     const recovered = this.recoveredOnce();
-    // Runs the journal took care of (pending, or finished within the hour); a cron fire's key is not one.
-    const known = new Set<string>([
-      ...recovered.runKeys,
-      ...recovered.runs.map((run) => runKey(run.routeName, run.deliveryId)),
-    ]);
     // The groups first, before anything is awaited: a request for one of their keys may come in while
     // the file below is taken in (the listener is open), and must find its group reopened.
     const kept: PendingRun[] = [];
@@ -540,7 +556,13 @@ export class GatewayState {
       groups += 1;
       this.reopen(group, route, deps.coalescer, at);
     }
-    const imported = await importPendingRunsFile(deps.pendingRunsFile, known, this.store, deps);
+    // Taken in before the listener opened (`importSavedRuns`), nothing is awaited: a request that comes in
+    // now queues behind the saved runs, so a kept run's delivery takes its chat's turn before a new run's.
+    const imported =
+      this.imported !== undefined
+        ? this.imported
+        : await importPendingRunsFile(deps.pendingRunsFile, this.knownRuns(), this.store, deps);
+    this.imported = undefined;
     const queued = [];
     for (const run of [...recovered.runs, ...imported]) {
       const route = routeFor(run, deps.lookup);

@@ -1,8 +1,9 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { type Coalescer, createCoalescer } from "../../../src/actors/coalescer.js";
+import type { QueuedRun } from "../../../src/actors/runs.js";
 import type { Route } from "../../../src/config/sections/webhook.js";
-import type { PendingRun } from "../../../src/io/stores/pendingRuns.js";
+import { type PendingRun, writePendingRuns } from "../../../src/io/stores/pendingRuns.js";
 import { GatewayState } from "../../../src/state/gatewayState.js";
 import { memoryStateStore } from "../../../src/state/memoryStore.js";
 import type { Recovered } from "../../../src/state/store.js";
@@ -65,6 +66,50 @@ describe("a start with the local journal", () => {
       await resuming;
       expect(inner.pendingCount()).toBe(1);
       inner.flushAll();
+    } finally {
+      home.cleanup();
+    }
+  });
+
+  it("queues the saved runs without awaiting anything once webhook-pending-runs.json was taken in before the listener opened: a request that comes in then queues behind them, so a kept run's delivery takes its chat's turn first", async () => {
+    const home = tempHome();
+    try {
+      const kept: PendingRun = {
+        ...saved,
+        routeName: "r1",
+        deliveryId: "kept",
+        reply: { text: "a b c" },
+        retry: { dueAt: 20_000, attempts: 1, partsDelivered: 1, target: "telegram" },
+      };
+      const filed: PendingRun = { ...saved, routeName: "r1", deliveryId: "filed" };
+      const file = join(home.dir, "webhook-pending-runs.json");
+      writePendingRuns(file, { runs: [filed], unreadable: [] });
+      const recovered: Recovered = { runs: [kept], groups: [], seen: [], runKeys: [] };
+      const { logger, messages } = captureLogger();
+      const state = new GatewayState({ ...memoryStateStore(), recover: () => recovered }, () => 5000, logger);
+      const report = { onPendingUnreadable: () => {}, onPendingEntriesKept: () => {} };
+      await state.importSavedRuns(file, report);
+      const queued: string[] = [];
+      const resuming = state.resume({
+        resumeRuns: (runs: readonly QueuedRun[]) => {
+          for (const run of runs) queued.push(run.deliveryId);
+        },
+        coalescer: createCoalescer({ dispatch: () => {} }),
+        lookup: (name) =>
+          name === "r1"
+            ? { name, route: { ...ROUTE, coalesce: undefined }, secret: "s", profile: "default" }
+            : undefined,
+        pendingRunsFile: file,
+        ...report,
+        onKept: () => {},
+      });
+      // Before anything `resume` awaits settles: what a request in that turn would queue behind.
+      expect(queued).toEqual(["kept", "filed"]);
+      await resuming;
+      expect(queued).toEqual(["kept", "filed"]);
+      expect(messages()).toContain(
+        "[state] 2 agent run(s) left unfinished at the last shutdown queued again (from the journal)",
+      );
     } finally {
       home.cleanup();
     }
