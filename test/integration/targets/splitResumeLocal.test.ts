@@ -104,6 +104,49 @@ async function restartUntilDelivered(first: TestGateway): Promise<void> {
   }
 }
 
+/**
+ * Starts the gateway again in `first`'s home, its waits on a clock the test moves (the kept retry is still
+ * most of its 20 s away), runs `meanwhile` once the kept delivery waits for its retry, then moves that clock
+ * until the split reply's last two parts and a short reply (part 0) are sent; then stops it.
+ */
+async function restartPastKeptRetry(
+  first: TestGateway,
+  parts: SplitPartsFake,
+  meanwhile: (url: (path: string) => string) => Promise<void> = async () => {},
+): Promise<void> {
+  const sleeps = fakeClock();
+  const again = await startGatewayInHome(first.home, 300, undefined, undefined, sleeps);
+  const url = (path: string) => `http://127.0.0.1:${again.port}${path}`;
+  try {
+    await vi.waitFor(
+      () =>
+        expect(
+          first.logs().some((l) => l.msg.includes("route r1: handed on waiting to retry — retry 1/3 in")),
+        ).toBe(true),
+      { timeout: 10_000, interval: 20 },
+    );
+    await meanwhile(url);
+    // The short reply waits its turn behind the resumed one, out of its run slot as that one is (2 runs
+    // outside their slots); before the fix it went out at once, between parts 1 and 2.
+    await vi.waitFor(
+      async () => {
+        const outside = sample(await (await fetch(url("/metrics"))).text(), "svc_deliveries_retrying");
+        expect(outside === 2 || parts.sent().includes(0)).toBe(true);
+      },
+      { timeout: 10_000, interval: 20 },
+    );
+    await vi.waitFor(
+      () => {
+        sleeps.advance(RETRY_AFTER_S * 1000);
+        expect(parts.sent()).toHaveLength(5);
+      },
+      { timeout: 10_000, interval: 20 },
+    );
+  } finally {
+    await again.stop();
+  }
+}
+
 /** The history's one row: the request accepted, its run ok, its delivery to telegram ok. */
 function expectOneRowDelivered(home: string, id: string): void {
   expect(summarizeHistory(readHistory(historyDir(home)))).toEqual([
@@ -149,41 +192,12 @@ describe("state.backend: local — a split reply whose delivery a stop cut short
     );
     expect(parts.sent()).toEqual([1, 2]);
 
-    // The machine's clock: the retry is still most of its 20 s away. Its wait ends on a clock the test moves.
-    const sleeps = fakeClock();
-    const again = await startGatewayInHome(first.home, 300, undefined, undefined, sleeps);
-    const url = (path: string) => `http://127.0.0.1:${again.port}${path}`;
-    try {
-      await vi.waitFor(
-        () =>
-          expect(
-            first.logs().some((l) => l.msg.includes("route r1: handed on waiting to retry — retry 1/3 in")),
-          ).toBe(true),
-        { timeout: 10_000, interval: 20 },
-      );
+    await restartPastKeptRetry(first, parts, async (url) => {
       const res = await postJson(url("/webhooks/r1"), JSON.stringify({ text: "hello" }), {
         "X-Request-Id": "short-1",
       });
       expect(res.status).toBe(202);
-      // The short reply waits its turn behind the resumed one, out of its run slot as that one is (2 runs
-      // outside their slots); before the fix it went out at once, between parts 1 and 2.
-      await vi.waitFor(
-        async () => {
-          const outside = sample(await (await fetch(url("/metrics"))).text(), "svc_deliveries_retrying");
-          expect(outside === 2 || parts.sent().includes(0)).toBe(true);
-        },
-        { timeout: 10_000, interval: 20 },
-      );
-      await vi.waitFor(
-        () => {
-          sleeps.advance(RETRY_AFTER_S * 1000);
-          expect(parts.sent()).toHaveLength(5);
-        },
-        { timeout: 10_000, interval: 20 },
-      );
-    } finally {
-      await again.stop();
-    }
+    });
     // The chat reads a, b, c, hello: the 2nd part refused once (429: not posted), then posted.
     expect(parts.sent()).toEqual([1, 2, 2, 3, 0]);
     expect(appendedRuns(first.home.dir)).toEqual(
@@ -225,34 +239,7 @@ describe("state.backend: local — a split reply whose delivery a stop cut short
     await stopPastDrain(started);
     expect(parts.sent()).toEqual([1, 2]);
 
-    const sleeps = fakeClock();
-    const again = await startGatewayInHome(started.home, 300, undefined, undefined, sleeps);
-    try {
-      await vi.waitFor(
-        () =>
-          expect(
-            started.logs().some((l) => l.msg.includes("route r1: handed on waiting to retry — retry 1/3 in")),
-          ).toBe(true),
-        { timeout: 10_000, interval: 20 },
-      );
-      await vi.waitFor(
-        async () => {
-          const url = `http://127.0.0.1:${again.port}/metrics`;
-          const outside = sample(await (await fetch(url)).text(), "svc_deliveries_retrying");
-          expect(outside === 2 || parts.sent().includes(0)).toBe(true);
-        },
-        { timeout: 10_000, interval: 20 },
-      );
-      await vi.waitFor(
-        () => {
-          sleeps.advance(RETRY_AFTER_S * 1000);
-          expect(parts.sent()).toHaveLength(5);
-        },
-        { timeout: 10_000, interval: 20 },
-      );
-    } finally {
-      await again.stop();
-    }
+    await restartPastKeptRetry(started, parts);
     expect(parts.sent()).toEqual([1, 2, 2, 3, 0]);
   });
 
