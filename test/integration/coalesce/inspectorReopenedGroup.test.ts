@@ -3,10 +3,9 @@ import type { AnyActorRef, InspectionEvent } from "xstate";
 import { stringify } from "yaml";
 import { type Gateway, startGateway } from "../../../src/gateway/index.js";
 import { silentLogger } from "../../../src/io/log.js";
-import { stateDir } from "../../../src/state/gatewayState.js";
-import { LocalStateStore } from "../../../src/state/localStore.js";
 import { appendAgent, appendedRuns } from "../../helpers/appendAgent.js";
 import { webhookConfig } from "../../helpers/gateway.js";
+import { killedWithGroupPending } from "../../helpers/groupPending.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
 
@@ -30,25 +29,7 @@ describe("--inspect: a coalescing group reopened at a start", () => {
     home = tempHome();
     const grouped = { secret: "INSECURE_NO_AUTH", coalesce: { key: "n", window_seconds: 3000 } };
     home.write("config.yaml", stringify(webhookConfig({ grouped }, {}, { agent: appendAgent(2) })));
-    const now = Date.now();
-    const store = new LocalStateStore({ dir: stateDir(home.dir), now: () => now });
-    store.groupUpdated({
-      id: "grouped\u00001",
-      latest: {
-        profile: "default",
-        routeName: "grouped",
-        event: undefined,
-        deliveryId: "saved",
-        prompt: "prompt saved",
-        extra: {},
-        receivedAt: now - 5_000,
-      },
-      merged: 2,
-      firstAt: now - 10_000,
-      lastAt: now - 5_000,
-    });
-    await store.durable();
-    await store.close();
+    await killedWithGroupPending(home, Date.now());
 
     const events: InspectionEvent[] = [];
     gateway = await startGateway({

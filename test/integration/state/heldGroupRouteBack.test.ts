@@ -3,11 +3,10 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
 import type { Gateway } from "../../../src/gateway/index.js";
-import { stateDir } from "../../../src/state/gatewayState.js";
-import { LocalStateStore } from "../../../src/state/localStore.js";
 import { type FakeApi, startFakeApi } from "../../fakes/httpFake.js";
 import { appendAgent } from "../../helpers/appendAgent.js";
 import { type FakeClock, fakeClock, startGatewayInHome, webhookConfig } from "../../helpers/gateway.js";
+import { killedWithGroupPending } from "../../helpers/groupPending.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
 import { liveOnDisk } from "./killHelpers.js";
@@ -50,28 +49,6 @@ const configWith = (routes: Record<string, unknown>) =>
       },
     ),
   );
-
-/** What a gateway killed with a group of route `grouped` pending (key 1, two events, the latest `saved`) left. */
-async function killedWithGroupPending(home: TempHome, t0: number): Promise<void> {
-  const store = new LocalStateStore({ dir: stateDir(home.dir), now: () => t0 });
-  store.groupUpdated({
-    id: "grouped\u00001",
-    latest: {
-      profile: "default",
-      routeName: "grouped",
-      event: undefined,
-      deliveryId: "saved",
-      prompt: "prompt saved",
-      extra: {},
-      receivedAt: t0 - 5_000,
-    },
-    merged: 2,
-    firstAt: t0 - 10_000,
-    lastAt: t0 - 5_000,
-  });
-  await store.durable();
-  await store.close();
-}
 
 async function start(home: TempHome, clock: FakeClock): Promise<Gateway> {
   const gateway = await startGatewayInHome(home, 5000, clock.now, clock);
