@@ -183,6 +183,13 @@ describe("redacted excerpts (spec 7)", () => {
     expect(redactedExcerpt("token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig leaked")).not.toContain("eyJ");
     expect(redactedExcerpt("y".repeat(500)).length).toBeLessThanOrEqual(201);
   });
+  it("removes short values under other credential names an authorization server may echo", () => {
+    const out = redactedExcerpt(
+      'bad code for client secret=sk-abcdef12 api_key=k-77 {"apikey":"k-88","private_key":"pk-1"} client_assertion=ca-2',
+    );
+    for (const secret of ["sk-abcdef12", "k-77", "k-88", "pk-1", "ca-2"]) expect(out).not.toContain(secret);
+    expect(out).toContain("bad code for client secret=[redacted]");
+  });
 });
 
 describe("oauth settings", () => {
