@@ -3,7 +3,7 @@ import { type Clock, systemClock } from "../../clock.js";
 import { cutText } from "../cutText.js";
 import { untilReady } from "../untilReady.js";
 import { namingChat } from "./refusedRecipient.js";
-import { messageParts, type SizeUnit } from "./split.js";
+import { messageParts, type SizeUnit, sizeOf } from "./split.js";
 import {
   DeliveryError,
   type DeliveryMessage,
@@ -181,6 +181,12 @@ export interface ChatTargetSpec {
   readonly unit?: SizeUnit;
   /** Rewrites the text before it is split (so the limit applies to what the platform receives). */
   prepare?(text: string): string;
+  /**
+   * Rewrites each part of a split text again, as the platform reads that part alone: a cut may end code
+   * (a long code span) that `prepare` left as it was in the whole text. A part it makes longer than the
+   * limit is split again.
+   */
+  preparePart?(part: string): string;
   /** The platform renders Markdown: a split keeps fenced code blocks closed in every part. */
   readonly markdown?: boolean;
   readonly homeChannel: string | undefined;
@@ -459,11 +465,7 @@ export function chatTarget(spec: ChatTargetSpec): DeliveryTarget {
         spec.threadIsChannel === true ? threadOf(message) : undefined,
         spec.threadIsChannel === true ? unusedThread(message) : undefined,
       );
-      const text = spec.prepare === undefined ? message.text : spec.prepare(message.text);
-      const parts = messageParts(text, spec.limit, {
-        ...(spec.unit === undefined ? {} : { unit: spec.unit }),
-        markdown: spec.markdown === true,
-      });
+      const parts = chatParts(message.text, spec);
       const waits = options.waits ?? signal;
       let answer: unknown;
       await oneAtATime(chatId, options, signal, async (runStep) => {
@@ -491,6 +493,31 @@ export function chatTarget(spec: ChatTargetSpec): DeliveryTarget {
       return { chatId: spec.deliveredTo?.(chatId, answer) ?? chatId, parts: parts.length };
     },
   };
+}
+
+/**
+ * The parts `text` is sent in: prepared, split to the platform's limit, and each part of a split text
+ * prepared again on its own (`preparePart`); one that grew past the limit is split again, and its parts
+ * prepared again. That ends, since a rewrite adds only what is not there yet (a backslash before a `(` that
+ * has none): a part grows only where a cut ended code, and the parts it is split into keep what it got.
+ */
+function chatParts(text: string, spec: ChatTargetSpec): string[] {
+  const options = {
+    ...(spec.unit === undefined ? {} : { unit: spec.unit }),
+    markdown: spec.markdown === true,
+  };
+  const split = (prepared: string) => messageParts(prepared, spec.limit, options);
+  const parts = split(spec.prepare === undefined ? text : spec.prepare(text));
+  const again = spec.preparePart;
+  if (again === undefined || parts.length === 1) return parts;
+  const out: string[] = [];
+  const pending = parts.reverse();
+  for (let part = pending.pop(); part !== undefined; part = pending.pop()) {
+    const prepared = again(part);
+    if (prepared === part || sizeOf(prepared, options.unit ?? "chars") <= spec.limit) out.push(prepared);
+    else pending.push(...split(prepared).reverse());
+  }
+  return out;
 }
 
 /**

@@ -65,6 +65,8 @@ export function discordTarget(settings: PlatformConfig<"discord">, deps: TargetD
     limit: DISCORD_LIMIT,
     // Payload text is untrusted: a masked link in it (`[Approve](https://evil.example)`) shows as written.
     prepare: (text) => defuseMaskedLinks(text, "discord"),
+    // And in each part again: a cut through a long code span leaves the rest of it no code in the next part.
+    preparePart: (part) => defuseMaskedLinks(part, "discord"),
     markdown: true,
     homeChannel: settings.home_channel,
     threadIsChannel: true,

@@ -44,6 +44,8 @@ export function mattermostTarget(settings: PlatformConfig<"mattermost">, deps: T
     limit: MATTERMOST_LIMIT,
     // Payload text is untrusted: it notifies no channel, and a masked link in it shows as written.
     prepare: (text) => defuseMaskedLinks(defuseChannelMentions(text), "mattermost"),
+    // And in each part again: a cut through a long code span leaves the rest of it no code in the next part.
+    preparePart: (part) => defuseMaskedLinks(part, "mattermost"),
     markdown: true,
     homeChannel: settings.home_channel,
     check: async (signal) =>

@@ -132,6 +132,52 @@ describe("discord and mattermost: a masked link from payload text shows as writt
     );
   });
 
+  it("a code span longer than the limit, cut in two: the masked link in the part after the cut gets its backslash", async () => {
+    // The whole text's span is code, left as it is; the part after the cut holds its end alone, no code.
+    const link = "[Approve in GitHub](https://evil.example/phish)";
+    const defused = "[Approve in GitHub]\\(https://evil.example/phish)";
+    const discordText = `\`${"code ".repeat(450)}${link}\``;
+    const mattermostText = `\`${"code ".repeat(3300)}${link}\``;
+    const posts = () =>
+      mattermost.requests
+        .filter((r) => r.method === "POST")
+        .map((r) => (r.json as { message: string }).message);
+    const [toDiscord, toMattermost] = [sentContents(discord).length, posts().length];
+    await sent(discordText);
+    const discordParts = sentContents(discord).slice(toDiscord);
+    expect(discordParts).toHaveLength(2);
+    expect(discordParts[1]).toContain(defused);
+    expect(discordParts.join("").replace(defused, link)).toBe(discordText);
+    await sent(mattermostText);
+    const mattermostParts = posts().slice(toMattermost + 1);
+    expect(mattermostParts.map((post) => post.length <= 16_383)).toEqual([true, true]);
+    expect(mattermostParts[1]).toContain(defused);
+    expect(mattermostParts.join("").replace(defused, link)).toBe(mattermostText);
+  });
+
+  it("a part its backslashes make longer than the limit is split again, and each part read alone shows as written", async () => {
+    // 2,000 characters of an open span are no code once cut: 400 `](` get a backslash each.
+    const text = `\`${"a](b ".repeat(600)}\``;
+    const before = sentContents(discord).length;
+    await sent(text);
+    const parts = sentContents(discord).slice(before);
+    // The fake refuses a message past 2,000 characters, as Discord does: each part was taken.
+    expect(parts.length).toBeGreaterThan(2);
+    expect(parts.every((part) => part.length <= 2000 && defuseMaskedLinks(part) === part)).toBe(true);
+    expect(shown(parts.join(""))).toBe(text);
+  });
+
+  it("a split message that goes on from a later part (handed on, or resumed after a restart) sends that part defused", async () => {
+    const registry = registryFor({
+      discord: { enabled: true, token: TOKEN, base_url: discord.url, home_channel: "555" },
+    });
+    const text = `\`${"code ".repeat(450)}[Approve](https://evil.example/phish)\``;
+    await registry.get("discord")?.send(message(text, {}, { deliveryId: "masked-resumed" }), undefined, {
+      fromPart: 1,
+    });
+    expect(sentContents(discord).at(-1)).toMatch(/code \[Approve\]\\\(https:\/\/evil\.example\/phish\)`$/);
+  });
+
   it("a long text is read in proportion to its length: 1.2 MB of lines with links and spans at once", () => {
     // Each [ looked back over all the text so far for its line's start: this text took close to a minute.
     const text = "[a](https://evil.example) `c` x\n[ref]: https://evil.example\n".repeat(20_000);
