@@ -152,6 +152,6 @@ export function sessionRequestFailure(
     ? `no answer within ${connectTimeout} s (connect_timeout)`
     : isSessionExpired(err)
       ? `the server no longer knows the session (HTTP ${httpStatusOf(err) ?? 404})`
-      : describeTransportError(err);
+      : describeTransportError(err, secrets);
   return scrub(reason, secrets);
 }

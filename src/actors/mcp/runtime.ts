@@ -277,6 +277,7 @@ export async function connectRuntime(
     onSecrets: (secrets) => {
       rt.secrets = secrets;
     },
+    ...(deps.hiddenValues === undefined ? {} : { hiddenValues: deps.hiddenValues }),
     onLost: (reason) => rt.actor.send({ type: "SESSION_LOST", reason: scrub(reason, rt.secrets) }),
     signal,
     ...(deps.oauthProviderFor === undefined ? {} : { oauthProviderFor: deps.oauthProviderFor }),
@@ -335,11 +336,11 @@ export async function connectRuntime(
     // (a proxy that drops Mcp-Session-Id). The stateless era has no initialize, nor sessions.
     const refusal =
       (session.era === "legacy"
-        ? refusedAfterInitialize(err, session.transport.sessionId, "first tools/list")
+        ? refusedAfterInitialize(err, session.transport.sessionId, "first tools/list", rt.secrets)
         : undefined) ?? err;
     throw new SvcError(
       "mcp_connect",
-      `mcp_servers.${rt.name}: ${scrub(describeTransportError(refusal), rt.secrets)}`,
+      `mcp_servers.${rt.name}: ${scrub(describeTransportError(refusal, rt.secrets), rt.secrets)}`,
       { cause: refusal },
     );
   } finally {
@@ -361,7 +362,7 @@ async function listAndRegister(
     incomplete,
     skipped = [],
     unanswered,
-  } = noTools ? { tools: [] } : await session.listTools(rt.entry.connect_timeout * 1000);
+  } = noTools ? { tools: [] } : await session.listTools(rt.entry.connect_timeout * 1000, rt.secrets);
   if (signal?.aborted === true) throw new Error("connect was cancelled");
   const capabilities = {
     resources: session.capabilities.resources !== undefined,

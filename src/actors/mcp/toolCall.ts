@@ -88,11 +88,18 @@ function trustNote(written: string, rendered: string): string {
 /**
  * A call the server refused with -32042 until the user has been to a URL (the error path of URL-mode
  * elicitation). svc opens no browser (svc declines URL mode); the message names the URL so the user
- * can open it and call again.
+ * can open it and call again. The server's message for a URL has `secrets` redacted before it is cut.
  */
-function urlElicitationRequired(server: string, tool: string, err: UrlElicitationRequiredError): string {
+function urlElicitationRequired(
+  server: string,
+  tool: string,
+  err: UrlElicitationRequiredError,
+  secrets: readonly string[],
+): string {
   const urls = err.elicitations
-    .map((e) => `${e.url}${e.message ? ` (${excerpt(e.message, MESSAGE_EXCERPT_CHARS)})` : ""}`)
+    .map(
+      (e) => `${e.url}${e.message ? ` (${excerpt(scrub(e.message, secrets), MESSAGE_EXCERPT_CHARS)})` : ""}`,
+    )
     .join("; ");
   return `mcp_servers.${server}: "${tool}" needs the user to open ${urls || "a URL"} first (URL-mode elicitation; svc opens no browser) — open it, then call the tool again`;
 }
@@ -185,7 +192,7 @@ export async function invokeTool(
         const exit = s.lostUnexpectedly ? s.exitReport?.() : undefined;
         throw new SvcError(
           "outcome_uncertain",
-          `mcp_servers.${rt.name}: following the task of "${tool.original}" failed (${scrub(exit ?? describeTransportError(err.cause), rt.secrets)}); it may or may not have run — verify its effect before calling it again`,
+          `mcp_servers.${rt.name}: following the task of "${tool.original}" failed (${scrub(exit ?? describeTransportError(err.cause, rt.secrets), rt.secrets)}); it may or may not have run — verify its effect before calling it again`,
           { cause: err },
         );
       }
@@ -203,7 +210,7 @@ export async function invokeTool(
               : resumeSessionForgotten(err)
                 ? "the server no longer knows the session (HTTP 404 to the resumption of a call's cut response stream)"
                 : isAnswerLost(err)
-                  ? `the connection dropped before the answer to a call came (${describeTransportError(err)})`
+                  ? `the connection dropped before the answer to a call came (${describeTransportError(err, rt.secrets)})`
                   : "the connection closed",
             rt.secrets,
           ),
@@ -268,7 +275,9 @@ export async function invokeTool(
         );
       }
       if (err instanceof UrlElicitationRequiredError) {
-        throw new SvcError("mcp_call", urlElicitationRequired(rt.name, tool.original, err), { cause: err });
+        throw new SvcError("mcp_call", urlElicitationRequired(rt.name, tool.original, err, rt.secrets), {
+          cause: err,
+        });
       }
       // The saved OAuth login is unusable (its refresh token or configured client refused, a newly issued token
       // refused too, a logout): every call fails so until the user logs in again, which reconnecting cannot
@@ -280,7 +289,7 @@ export async function invokeTool(
       // are refused now, and the session can do nothing more with them. It is reconnected, so the next
       // call sends what `.env` gives then (a rotated token), and the status says why meanwhile.
       const refused = isUnauthorized(err) ? s.unauthorizedHint : undefined;
-      const described = describeTransportError(err);
+      const described = describeTransportError(err, rt.secrets);
       const unreachable = isUnreachable(err);
       const reason = `${described}${refused ?? ""}${unreachable ? (s.unreachableHint?.(described) ?? "") : ""}`;
       // The server went away: show it (status leaves "connected") and reconnect with the usual backoff.

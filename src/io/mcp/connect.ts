@@ -89,6 +89,11 @@ export interface ConnectOptions {
   readonly handshakeTimeoutMs?: number;
   /** The entry's credentials, known before the server can send anything (a log message in the handshake). */
   readonly onSecrets?: (secrets: readonly string[]) => void;
+  /**
+   * The gateway's own secrets (`HubOptions.hiddenValues`), redacted with the entry's credentials from what the
+   * server says before a message quoting it is cut.
+   */
+  readonly hiddenValues?: () => readonly string[];
   readonly signal?: AbortSignal;
   readonly parentEnv?: NodeJS.ProcessEnv;
   /** Notes a stdio server's process group while it runs (the gateway's: its next start stops one it left). */
@@ -112,6 +117,11 @@ export async function connectServer(
   const rendered = withoutConfiguredAuthorization(renderEntry(name, entry, scope));
   const secrets = [...entrySecrets(rendered), ...referencedSecrets(entry, scope)];
   options.onSecrets?.(secrets);
+  // Read at each use: a login adds its tokens to `secrets` (hidingTokens), a reload may change the gateway's.
+  const redacted = (): readonly string[] => {
+    const hidden = options.hiddenValues?.() ?? [];
+    return hidden.length === 0 ? secrets : [...secrets, ...hidden];
+  };
   const hide = (err: unknown) => withoutSecrets(err, secrets);
   const timeoutMs = rendered.connect_timeout * 1000;
   const transportOptions = {
@@ -140,14 +150,14 @@ export async function connectServer(
       protocol: rendered.protocol,
       makeTransport: () => transportFor(name, rendered),
       timeoutMs,
-      ...sessionExtras(options),
+      ...sessionExtras(options, redacted),
     })
       .then((session) => {
         session.secrets = secrets;
         return session;
       })
       .catch((err: unknown) => {
-        throw hide(scoped(name, err, undefined, undefined, undefined, transportKind(rendered)));
+        throw hide(scoped(name, err, redacted(), undefined, undefined, undefined, transportKind(rendered)));
       });
   }
   if (transportKind(rendered) === "stdio") {
@@ -193,7 +203,7 @@ export async function connectServer(
         return latest;
       },
       timeoutMs,
-      ...sessionExtras(options),
+      ...sessionExtras(options, redacted),
     })
       .then((session) => {
         const report = child;
@@ -203,7 +213,9 @@ export async function connectServer(
         return session;
       })
       .catch((err: unknown) => {
-        throw hide(scoped(name, err, rendered.command, undefined, child, undefined, undefined, rendered));
+        throw hide(
+          scoped(name, err, redacted(), rendered.command, undefined, child, undefined, undefined, rendered),
+        );
       });
   }
   const tls = createTlsFetch(name, rendered, {
@@ -250,7 +262,7 @@ export async function connectServer(
           ...(streamRefusal === undefined ? {} : { streamRefusal }),
         }),
       timeoutMs,
-      ...sessionExtras(options),
+      ...sessionExtras(options, redacted),
     });
     session.addCleanup(() => tls.close());
     session.secrets = secrets;
@@ -267,6 +279,7 @@ export async function connectServer(
       scoped(
         name,
         err,
+        redacted(),
         undefined,
         rendered.auth,
         undefined,
@@ -421,6 +434,8 @@ function crlfInterpreterHint(child: ChildReport, command?: string, entryPath?: s
 function scoped(
   name: string,
   err: unknown,
+  /** Redacted from the server's text before it is cut (describeTransportError). */
+  secrets: readonly string[],
   command?: string,
   auth?: string,
   child?: ChildReport,
@@ -458,14 +473,14 @@ function scoped(
   // exited, how, and what it wrote on stderr (usually the reason: a missing key, a bad argument).
   if (child?.brokeProtocol !== undefined)
     return new SvcError("mcp_connect", `mcp_servers.${name}: ${child.brokeProtocol}`, { cause: err });
-  if (child !== undefined && /Connection closed/i.test(describeTransportError(err))) {
+  if (child !== undefined && /Connection closed/i.test(describeTransportError(err, secrets))) {
     return new SvcError(
       "mcp_connect",
       `mcp_servers.${name}: the server process ${child.exit === undefined ? "closed the connection" : `exited (${child.exit})`} before the MCP handshake finished — ${stderrTail(child)}${crlfInterpreterHint(child, command, rendered?.env.PATH)}`,
       { cause: err },
     );
   }
-  let text = describeTransportError(err);
+  let text = describeTransportError(err, secrets);
   // The `auto` fallback wraps the probe's error (initialize refused, then server/discover failed).
   const status = httpStatusOf(err) ?? httpStatusOf((err as Error | undefined)?.cause);
   // A refusal after initialize (a forgotten session, or none given) says what to do itself: the url
@@ -577,8 +592,9 @@ function endsWith(provider: OAuthClientProvider, session: McpSession): void {
   if (typeof ending.sessionEnding === "function") ending.sessionEnding = () => session.isClosing;
 }
 
-function sessionExtras(options: ConnectOptions) {
+function sessionExtras(options: ConnectOptions, secrets: () => readonly string[]) {
   return {
+    secrets,
     ...(options.handlers === undefined ? {} : { handlers: options.handlers }),
     ...(options.onLost === undefined ? {} : { onLost: options.onLost }),
     ...(options.onStrayAnswer === undefined ? {} : { onStrayAnswer: options.onStrayAnswer }),

@@ -119,7 +119,15 @@ export interface OpenSessionOptions {
    */
   readonly onHandshake?: () => void;
   readonly signal?: AbortSignal;
+  /**
+   * What is redacted from a server's text in the errors the opening composes (the entry's credentials, the
+   * gateway's own secrets), before it is cut (describeTransportError); none when not given.
+   */
+  readonly secrets?: () => readonly string[];
 }
+
+/** What `options` has redacted from a server's text before it is cut. */
+const secretsOf = (options: OpenSessionOptions): readonly string[] => options.secrets?.() ?? [];
 
 const TERMINATE_TIMEOUT_MS = 2000;
 
@@ -185,10 +193,12 @@ export class McpSession {
 
   /**
    * Every page of `tools/list`. `incomplete` says why the list may lack tools: the server answered a cursor
-   * it had already sent (a loop), or it still had a next page after MAX_LIST_PAGES.
+   * it had already sent (a loop), or it still had a next page after MAX_LIST_PAGES. A server's error answer
+   * is quoted with `secrets` redacted (describeTransportError).
    */
   async listTools(
     timeoutMs: number,
+    secrets: readonly string[] = [],
   ): Promise<{ tools: Tool[]; incomplete?: string; skipped: string[]; unanswered?: true }> {
     const tools: Tool[] = [];
     const skipped: string[] = [];
@@ -214,7 +224,9 @@ export class McpSession {
           if (!answeredWithError(err)) throw err;
           const page =
             cursor === undefined ? "" : ` at page ${n} (cursor ${JSON.stringify(cursor.slice(0, 40))})`;
-          throw new ComposedError(`tools/list failed${page}: ${describeTransportError(err)}`, { cause: err });
+          throw new ComposedError(`tools/list failed${page}: ${describeTransportError(err, secrets)}`, {
+            cause: err,
+          });
         });
       if (page === undefined) {
         return {
@@ -685,11 +697,13 @@ async function openLegacy(options: OpenSessionOptions, version?: string): Promis
     const sseEndpoint = notFoundAtSseEndpoint(transport, err);
     await transport.close().catch(() => undefined);
     if (sessionId !== undefined || answered) {
-      const refused = refusedAfterInitialize(err, sessionId, "notifications/initialized");
+      const refused = refusedAfterInitialize(err, sessionId, "notifications/initialized", secretsOf(options));
       if (refused !== undefined) throw refused;
     }
     if (sseEndpoint !== undefined)
-      throw new ComposedError(`${describeTransportError(err)} — ${sseEndpoint}`, { cause: err });
+      throw new ComposedError(`${describeTransportError(err, secretsOf(options))} — ${sseEndpoint}`, {
+        cause: err,
+      });
     throw err;
   } finally {
     options.signal?.removeEventListener("abort", abort);
@@ -798,6 +812,7 @@ async function openStateless(
  *   one `server/discover` probe.
  */
 export async function openSession(options: OpenSessionOptions): Promise<McpSession> {
+  const described = (err: unknown) => describeTransportError(err, secretsOf(options));
   if (options.protocol === "legacy") {
     try {
       return await openHandshake(options);
@@ -805,7 +820,7 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
       // `auto` would go on to the server/discover probe here; `legacy` never does, so say which key to change.
       if (!refusedAsModernOnly(options, err)) throw err;
       throw new ComposedError(
-        `${describeTransportError(err)} — the server refused the initialize handshake as a ${STATELESS_VERSION} (stateless) server does, and protocol: legacy never tries server/discover: set protocol: auto (or stateless)`,
+        `${described(err)} — the server refused the initialize handshake as a ${STATELESS_VERSION} (stateless) server does, and protocol: legacy never tries server/discover: set protocol: auto (or stateless)`,
         { cause: err },
       );
     }
@@ -823,7 +838,7 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
         return await openHandshake(options);
       } catch (legacyError) {
         throw new ComposedError(
-          `server/discover failed (${describeTransportError(probeError)}) and the legacy initialize retry failed (${describeTransportError(legacyError)})`,
+          `server/discover failed (${described(probeError)}) and the legacy initialize retry failed (${described(legacyError)})`,
           { cause: legacyError },
         );
       }
@@ -844,9 +859,9 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
       const outcome =
         probeError instanceof UnspokenVersionsError
           ? `found no version svc speaks (${probeError.message})`
-          : `failed too (${describeTransportError(probeError)}) — check that this is an MCP server`;
+          : `failed too (${described(probeError)}) — check that this is an MCP server`;
       throw new ComposedError(
-        `initialize was refused (${describeTransportError(legacyError)}), and the server/discover probe of the ${STATELESS_VERSION} revision that protocol: auto tries next ${outcome}`,
+        `initialize was refused (${described(legacyError)}), and the server/discover probe of the ${STATELESS_VERSION} revision that protocol: auto tries next ${outcome}`,
         { cause: probeError },
       );
     }

@@ -1,6 +1,7 @@
 import type { SseError } from "@modelcontextprotocol/sdk/client/sse.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { describeWithCauses, SvcError } from "../../errors.js";
+import { scrub } from "../credentials.js";
 import { htmlPageSummary } from "../htmlPage.js";
 import { isSseError, isStreamableHttpError } from "./clientErrors.js";
 
@@ -210,12 +211,14 @@ export function unexpectedContentType(err: unknown): string | undefined {
 /**
  * A transport error for a person: its causes, and its HTTP status when the SDK's message lacks it
  * (an empty body leaves "Error POSTing to endpoint: " with nothing after it); a failed validation as one
- * line (describeMalformed), not the issues' JSON.
+ * line (describeMalformed), not the issues' JSON. `secrets` (the entry's credentials, the gateway's own) are
+ * redacted from the server's text before it is cut: a cut through one would leave its start, which a
+ * redaction afterwards no longer recognizes.
  */
-export function describeTransportError(err: unknown): string {
+export function describeTransportError(err: unknown, secrets: readonly string[]): string {
   if (err instanceof ComposedError) return err.message;
   const malformed = describeMalformed(err);
-  if (malformed !== undefined) return excerpt(malformed, MESSAGE_EXCERPT_CHARS);
+  if (malformed !== undefined) return excerpt(scrub(malformed, secrets), MESSAGE_EXCERPT_CHARS);
   // A POST's body the SDK's transport read as JSON (its Content-Type said so) that is none: an empty body, "OK".
   if (err instanceof SyntaxError) return `the server's answer is not valid JSON (${err.message})`;
   const unexpected = unexpectedContentType(err);
@@ -225,7 +228,7 @@ export function describeTransportError(err: unknown): string {
   // client adds the prefix again: "MCP error -32002: MCP error -32002: Resource ... not found".
   // The SSE stream's EventSource flattens a fetch that failed (a refused connection, DNS) into
   // "SSE error: TypeError: fetch failed: ...", where Streamable HTTP says "fetch failed: ...": read alike.
-  const described = describeWithCauses(err)
+  const described = scrub(describeWithCauses(err), secrets)
     .replace(/(MCP error -?\d+: )\1+/g, "$1")
     .replace(/^SSE error: TypeError: (?=fetch failed\b)/, "")
     // The MCP SDK names its own option, which svc does not expose (connect.ts's redirectHint says what to do).
@@ -267,7 +270,8 @@ export const BODY_EXCERPT_CHARS = 300;
  * The body the SDK quotes whole in "Error POSTing to endpoint: <body>" (and svc in "Error GETting the SSE
  * stream (HTTP 401): <body>", RefusedSseStream), as one short line: a proxy's or
  * login page's HTML (a 502 from a CDN, kilobytes long) as its title, any other body on one line and cut
- * at BODY_EXCERPT_CHARS — the status, the log line and `svc mcp list` stay readable.
+ * at BODY_EXCERPT_CHARS — the status, the log line and `svc mcp list` stay readable. `text` has its
+ * credentials redacted already (see excerpt).
  */
 export function shortBody(text: string): string {
   const match =
@@ -288,9 +292,9 @@ export function shortBody(text: string): string {
 export const MESSAGE_EXCERPT_CHARS = 2000;
 
 /**
- * `text` as it is when it has at most `limit` characters, else its start and how many characters more.
- * Cut only before a delimiter, never inside a word: the entry's credentials are redacted from the message
- * afterwards, and a token cut in two would no longer be recognized (its first half shown).
+ * `text` as it is when it has at most `limit` characters, else its start and how many characters more,
+ * cut only before a delimiter, never inside a word. Redact credentials from `text` before: one that holds a
+ * delimiter (`user:password`) may be cut in two, and its start, kept, is no longer recognized as one.
  */
 export function excerpt(text: string, limit: number): string {
   if (text.length <= limit) return text;
@@ -322,9 +326,10 @@ export function refusedAfterInitialize(
   err: unknown,
   sessionId: string | undefined,
   request: string,
+  secrets: readonly string[],
 ): RefusedAfterInitializeError | undefined {
   if (!forgotSession(err)) return undefined;
   const note = sessionId === undefined ? noSessionIdNote(request) : FORGOTTEN_SESSION;
   const ErrorClass = sessionId === undefined ? NoSessionIdError : ForgottenSessionError;
-  return new ErrorClass(`${describeTransportError(err)} — ${note}`, { cause: err });
+  return new ErrorClass(`${describeTransportError(err, secrets)} — ${note}`, { cause: err });
 }

@@ -23,7 +23,7 @@ const DUMP = JSON.stringify(
 describe("reading a server's error message for zod's issues", () => {
   it("a refused result's dump is still one line naming the field and that the tool ran", () => {
     const err = new McpError(-32602, `Invalid tools/call result: ${DUMP}\n`);
-    expect(describeTransportError(err)).toBe(
+    expect(describeTransportError(err, [])).toBe(
       "MCP error -32602: Invalid tools/call result: content.0.text: expected string, received null — the server's MCP SDK refused the result its own tool returned, so the tool ran but its result was not sent (a fault of the server)",
     );
     expect(
@@ -35,7 +35,7 @@ describe("reading a server's error message for zod's issues", () => {
 
   it("a 1 MB message of repeated words is read at once and cut as any long message is", () => {
     const message = "Invalid x ".repeat(100_000);
-    const text = describeTransportError(new McpError(-32603, message));
+    const text = describeTransportError(new McpError(-32603, message), []);
     const whole = `MCP error -32603: ${message}`;
     const cut = whole.lastIndexOf(" ", 2000);
     // Compared so, a failure does not print the megabyte.
