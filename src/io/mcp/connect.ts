@@ -179,12 +179,13 @@ export async function connectServer(
         child = report;
         latest = createTransport(rendered, {
           ...transportOptions,
-          onStderr: (raw) => {
-            const line = scrub(raw, secrets);
+          // Before the transport cuts a line, and so before the stderr tail is cut from the lines.
+          redact: (raw) => scrub(raw, redacted()),
+          onStderr: (line) => {
             keepStderrLine(report.stderr, line);
             options.onStderr?.(line);
           },
-          onStderrUnfinished: (raw) => options.onStderrUnfinished?.(scrub(raw, secrets)),
+          onStderrUnfinished: (raw) => options.onStderrUnfinished?.(scrub(raw, redacted())),
           onExit: (how) => {
             report.exit = how;
           },
@@ -192,13 +193,14 @@ export async function connectServer(
             report.brokeProtocol = reason;
             report.tooLong = tooLong === true;
           },
-          onOtherOutput: (raw) => {
-            const line = scrub(raw, secrets);
+          onOtherOutput: (line) => {
             report.stdout.push(line);
             if (report.stdout.length > STDERR_TAIL_LINES) report.stdout.shift();
             options.onOtherOutput?.(line);
           },
-          onStdoutUnfinished: (raw) => options.onStdoutUnfinished?.(scrub(raw, secrets)),
+          ...(options.onStdoutUnfinished === undefined
+            ? {}
+            : { onStdoutUnfinished: options.onStdoutUnfinished }),
         });
         return latest;
       },

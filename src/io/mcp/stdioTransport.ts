@@ -36,6 +36,12 @@ export interface StdioOptions {
    * break ends it. A message a server writes without its line break is never read.
    */
   readonly onUnfinishedLine?: (start: string) => void;
+  /**
+   * Redacts credentials from what the process wrote before it is cut for onOtherOutput and onUnfinishedLine:
+   * a cut through one (`user:password` cut after its colon) would leave its start, which a redaction
+   * afterwards no longer recognizes.
+   */
+  readonly redact?: (text: string) => string;
   readonly maxMessageBytes?: number;
   /** How long a process may run on after its stdout ended before svc closes it (1 s). */
   readonly stdoutEndGraceMs?: number;
@@ -203,7 +209,7 @@ export class StdioTransport implements Transport {
     if (this.chunks.length === 0 && this.options.onUnfinishedLine !== undefined) {
       this.unfinishedSaid = true;
       this.options.onUnfinishedLine(
-        cutText(rest.subarray(0, UNFINISHED_BYTES).toString("utf8"), UNFINISHED_CHARS),
+        cutText(this.redacted(rest.subarray(0, UNFINISHED_BYTES).toString("utf8")), UNFINISHED_CHARS),
       );
     }
     this.buffered += rest.length;
@@ -360,8 +366,15 @@ export class StdioTransport implements Transport {
 
   /** A line (or batch item) that is no JSON-RPC message: reported and skipped. */
   private skipped(text: string, error: Error): void {
-    this.options.onOtherOutput?.(text.length > 1000 ? `${cutText(text, 1000)}…` : text);
+    if (this.options.onOtherOutput !== undefined) {
+      const shown = this.redacted(text);
+      this.options.onOtherOutput(shown.length > 1000 ? `${cutText(shown, 1000)}…` : shown);
+    }
     this.onerror?.(error);
+  }
+
+  private redacted(text: string): string {
+    return this.options.redact === undefined ? text : this.options.redact(text);
   }
 
   send(message: JSONRPCMessage): Promise<void> {

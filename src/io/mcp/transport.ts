@@ -35,6 +35,11 @@ export interface TransportOptions {
   readonly onStderr?: (line: string) => void;
   /** The stdio server's stderr text after its last newline ("" when none): a prompt waiting for input. */
   readonly onStderrUnfinished?: (text: string) => void;
+  /**
+   * Redacts credentials from what a stdio server writes (a stderr line, a stdout line that is no message, the
+   * start of one not ended yet) before it is cut, so a cut never keeps the start of one.
+   */
+  readonly redact?: (text: string) => string;
   /** A stdio server process exited: `code 3` or `signal SIGKILL`. */
   readonly onExit?: (how: string) => void;
   /** svc closed a stdio connection because the server broke the protocol (`tooLong`: a message over the limit). */
@@ -60,11 +65,13 @@ export interface TransportOptions {
  * than that, whether it arrives in one chunk or many, is reported once, cut, and the rest of it up to its
  * newline is dropped, so a process that never ends a line cannot grow the buffer either. A line ended
  * with CRLF loses its CR. `end` reports a last line the stream ended without a newline (a server that
- * writes `fatal: API_KEY missing` and exits), which is often the one saying why it stopped.
+ * writes `fatal: API_KEY missing` and exits), which is often the one saying why it stopped. `redact`
+ * removes credentials from a line before it is cut.
  */
 export function stderrLines(
   onLine: ((line: string) => void) | undefined,
   onUnfinished?: (text: string) => void,
+  redact: (text: string) => string = (text) => text,
 ): {
   (chunk: Buffer): void;
   end(): void;
@@ -73,7 +80,7 @@ export function stderrLines(
   let pending = "";
   let dropping = false;
   const emit = (raw: string) => {
-    const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+    const line = redact(raw.endsWith("\r") ? raw.slice(0, -1) : raw);
     if (line.trim() === "") return;
     onLine?.(line.length > MAX_STDERR_LINE ? `${cutText(line, MAX_STDERR_LINE)}…` : line);
   };
@@ -206,8 +213,9 @@ export function createTransport(entry: McpServerEntry, options: TransportOptions
       ...(options.onProtocolError === undefined ? {} : { onProtocolError: options.onProtocolError }),
       ...(options.onOtherOutput === undefined ? {} : { onOtherOutput: options.onOtherOutput }),
       ...(options.onStdoutUnfinished === undefined ? {} : { onUnfinishedLine: options.onStdoutUnfinished }),
+      ...(options.redact === undefined ? {} : { redact: options.redact }),
     });
-    const lines = stderrLines(options.onStderr, options.onStderrUnfinished);
+    const lines = stderrLines(options.onStderr, options.onStderrUnfinished, options.redact);
     transport.stderr.on("data", lines);
     transport.stderr.on("end", lines.end);
     return transport;

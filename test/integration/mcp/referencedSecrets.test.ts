@@ -56,6 +56,26 @@ describe("the gateway's own secrets (model API key, webhook secrets) in what a s
   });
 });
 
+describe("the gateway's own secret where a failure's stderr tail is cut (its last 400 characters)", () => {
+  // Holding a delimiter, and no entry's credential (QUOTED names none): redacted before the tail is cut.
+  const SECRET = "pw12345678:SECRETtail99";
+
+  it("shows none of it, not the end the cut kept", async () => {
+    // The line's last 400 characters start inside the secret, after its colon.
+    const printed = `console.error("key " + process.env.QUOTED + " " + "y".repeat(391)); process.exit(3)`;
+    const hub = hubs.hub(
+      hubs.home,
+      { dies: entry({ command: process.execPath, args: ["-e", printed], env: { QUOTED: SECRET } }) },
+      { hiddenValues: () => [SECRET] },
+    );
+    const failed = await hub.settled("dies");
+    expect(failed.lastError).toBe(
+      `mcp_servers.dies: the server process exited (code 3) before the MCP handshake finished — its stderr: ...${`key [redacted] ${"y".repeat(391)}`.slice(-400)}`,
+    );
+    expect(failed.lastError).not.toContain("tail99");
+  });
+});
+
 describe("secrets referenced from .env", () => {
   it("a failed call's result (isError) quoting one shows [redacted], as a thrown error does", async () => {
     hubs.home.write(".env", `TOKEN=${PAT}\n`);

@@ -1,5 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
+import { scrub } from "../../../src/io/credentials.js";
 import { gluedAnswer, StdioTransport } from "../../../src/io/mcp/stdioTransport.js";
+import { stderrLines } from "../../../src/io/mcp/transport.js";
 import { alive, signalProcess } from "../../helpers/process.js";
 
 describe("StdioTransport", () => {
@@ -330,5 +332,47 @@ describe("gluedAnswer: an answer sharing its line with text written before it wi
     expect(gluedAnswer(`received ${JSON.stringify(request)}`)).toBeUndefined();
     expect(gluedAnswer('status {"id": 1, "result": "ok"}')).toBeUndefined();
     expect(gluedAnswer("Starting server v1.0")).toBeUndefined();
+  });
+});
+
+describe("what a stdio server writes, cut for a message: its credentials redacted before the cut", () => {
+  // A credential holding a delimiter: a redaction after the cut no longer recognizes the start kept.
+  const SECRET = "pw12345678:SECRETtail99";
+  const redact = (text: string) => scrub(text, [SECRET]);
+
+  it("a stdout line that is no message (cut at 1,000 characters) and a line not ended yet (at 300)", async () => {
+    const other: string[] = [];
+    const unfinished: string[] = [];
+    // The line's character 1,000, and the unfinished line's 300, fall after the credential's colon.
+    const script = `const k = process.env.API_TOKEN; process.stdout.write("x ".repeat(493) + "key " + k + " and more\\n" + "y ".repeat(145) + "key " + k + " and more"); ${ENDS_WITH_STDIN}`;
+    const transport = new StdioTransport({
+      command: process.execPath,
+      args: ["-e", script],
+      env: { PATH: process.env.PATH ?? "", API_TOKEN: SECRET },
+      onOtherOutput: (line) => other.push(line),
+      onUnfinishedLine: (start) => unfinished.push(start),
+      redact,
+    });
+    await transport.start();
+    try {
+      await vi.waitFor(() => expect([other.length, unfinished.length]).toEqual([1, 1]), {
+        timeout: 10_000,
+        interval: 20,
+      });
+      expect(other).toEqual([`${`${"x ".repeat(493)}key [redacted] and`.slice(0, 1000)}…`]);
+      expect(unfinished).toEqual([`${"y ".repeat(145)}key [redacted] and more`.slice(0, 300)]);
+      expect(JSON.stringify([other, unfinished])).not.toContain("pw12345678");
+    } finally {
+      await transport.close();
+    }
+  });
+
+  it("a stderr line (cut at 64 KiB)", () => {
+    const lines: string[] = [];
+    const split = stderrLines((line) => lines.push(line), undefined, redact);
+    // Character 65,536 falls after the credential's colon.
+    split(Buffer.from(`${"z".repeat(65_526)} ${SECRET} and more\n`));
+    expect(lines).toEqual([`${`${"z".repeat(65_526)} [redacted] and more`.slice(0, 65_536)}…`]);
+    expect(lines[0]).not.toContain("pw12345678");
   });
 });
