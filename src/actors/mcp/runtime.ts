@@ -263,10 +263,9 @@ export async function connectRuntime(
     onStrayAnswer: (answer) => {
       // Quoted by this connect's timeout only: once connected, a late answer to a request given up is one too.
       if (rt.stdoutSoFar !== stdout || rt.strayAnswer !== undefined || current !== undefined) return;
-      rt.strayAnswer = scrub(
-        answer.length > STRAY_ANSWER_CHARS ? `${answer.slice(0, STRAY_ANSWER_CHARS)}…` : answer,
-        rt.secrets,
-      );
+      // Redacted before it is cut: a cut through a credential would leave its start, which scrub no longer knows.
+      const shown = scrub(answer, rt.secrets);
+      rt.strayAnswer = shown.length > STRAY_ANSWER_CHARS ? `${shown.slice(0, STRAY_ANSWER_CHARS)}…` : shown;
     },
     onHandshake: () => {
       if (rt.stdoutSoFar === stdout) rt.handshakeSent = true;

@@ -140,4 +140,32 @@ describe("a tools/list answer at connect under an id svc never sent", () => {
       interval: 50,
     });
   });
+
+  it("quoted in its first 200 characters once the entry's credentials are redacted: none is cut in two", async () => {
+    // Holding a delimiter, from the answer's character 190: cut at 200 after its colon.
+    const token = "pw12345678:SECRETtail99";
+    const clock = new SimulatedClock();
+    const log = captureLogger();
+    const h = ctx.hub(
+      ctx.home,
+      {
+        stray: entry({
+          command: process.execPath,
+          args: [SERVER, "--wrong-list-id"],
+          env: { API_TOKEN: token },
+          connect_timeout: 60,
+        }),
+      },
+      { clock, logger: log.logger },
+    );
+    await vi.waitFor(() => expect(log.messages().join("\n")).toContain("answered tools/list"), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    clock.increment(60_000);
+    const answer = `{"jsonrpc":"2.0","id":101,"result":{"tools":[{"name":"k","description":"${"d".repeat(113)} key [redacted] and more`;
+    expect(h.status()[0]?.lastError).toBe(
+      `connect timed out after 60 s (connect_timeout) — the server answered with an id svc never sent, so its answer matched no request: ${answer.slice(0, 200)}… (each answer must carry the id of the request it answers)`,
+    );
+  });
 });
