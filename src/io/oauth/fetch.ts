@@ -123,6 +123,9 @@ function sentSecrets(init: RequestInit | undefined, headers: Headers): string[] 
   return secrets;
 }
 
+/** How much of a failed answer's body is kept for its error. */
+const BODY_KEPT_CHARS = 2000;
+
 /** A server that accepts the connection and never answers must not hang a login or hold the token lock. */
 export const OAUTH_REQUEST_TIMEOUT_MS = 30_000;
 
@@ -179,6 +182,9 @@ function withUserAgent(
     const headers = new Headers(init?.headers);
     headers.set("user-agent", userAgent);
     const method = init?.method ?? "GET";
+    // A body as recorded: the credentials the request sent redacted before it is cut at 2,000 characters (a cut
+    // through one would keep its start, which a redaction afterwards no longer recognizes).
+    const kept = (body: string) => scrub(body, sentSecrets(init, headers)).slice(0, BODY_KEPT_CHARS);
     const timeout = timeoutSignal(timeoutMs);
     const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
     let res: Response;
@@ -205,7 +211,7 @@ function withUserAgent(
           url: String(url),
           method,
           status: 200,
-          body: scrub(rewritten.body.slice(0, 2000), sentSecrets(init, headers)),
+          body: kept(rewritten.body),
         });
         return rewritten.response;
       }
@@ -219,7 +225,7 @@ function withUserAgent(
           url: String(url),
           method,
           status: 200,
-          body: scrub(read.body.slice(0, 2000), sentSecrets(init, headers)),
+          body: kept(read.body),
           problem: read.problem,
         });
         throw new Error(`unusable device authorization response: ${read.problem}`);
@@ -233,13 +239,13 @@ function withUserAgent(
           url: String(url),
           method,
           status: 200,
-          body: scrub(body.slice(0, 2000), sentSecrets(init, headers)),
+          body: kept(body),
         });
     }
     if (res.status >= 400) {
       let body = "";
       try {
-        body = (await res.clone().text()).slice(0, 2000);
+        body = await res.clone().text();
       } catch {
         // body unreadable: status alone is reported
       }
@@ -247,7 +253,7 @@ function withUserAgent(
         url: String(url),
         method,
         status: res.status,
-        body: scrub(body, sentSecrets(init, headers)),
+        body: kept(body),
       });
     }
     return res;
