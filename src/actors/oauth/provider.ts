@@ -8,6 +8,7 @@ import type {
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { svcPaths } from "../../config/paths.js";
 import { isSvcError, SvcError } from "../../errors.js";
+import { scrub } from "../../io/credentials.js";
 import { silentLogger } from "../../io/log.js";
 import { CALLBACK_PATH, PINNED_PORTS } from "../../io/oauth/callbackServer.js";
 import { oauthFetches } from "../../io/oauth/fetch.js";
@@ -274,7 +275,7 @@ export class SvcOAuthProvider implements OAuthClientProvider {
         this.job.print(`${moved} — logging in there`);
         return this.logInAndSendAgain(base, url, init, again);
       }
-      if (moved === undefined) this.recordRefused(renewed, this.refusedTooError(again));
+      if (moved === undefined) this.recordRefused(renewed, this.refusedTooError(again, renewed));
       else this.recordRefused(renewed, `${moved} — run \`${this.loginCommand()}\``, moved);
       return again;
     };
@@ -289,7 +290,7 @@ export class SvcOAuthProvider implements OAuthClientProvider {
     await refused.body?.cancel().catch(() => undefined);
     const renewed = await this.login();
     const again = await this.sendWith(base, url, init, renewed);
-    if (again.status === 401) this.recordRefused(renewed, this.refusedTooError(again));
+    if (again.status === 401) this.recordRefused(renewed, this.refusedTooError(again, renewed));
     return again;
   }
 
@@ -334,9 +335,10 @@ export class SvcOAuthProvider implements OAuthClientProvider {
       : `${this.job.serverName}: the server now names ${now} as its authorization server, not ${issuer}, which issued the saved login`;
   }
 
-  private refusedTooError(res: Response): string {
+  /** `res` refused the request sent with `tokens`, newly issued: what to check. */
+  private refusedTooError(res: Response, tokens: StoredTokens): string {
     const name = this.job.serverName;
-    return `${name}: the server refused a newly issued access token too${refusalDetail(res)} — the authorization server may issue tokens for another resource (RFC 8707 resource indicators) or the server may not accept its tokens; check mcp_servers.${name}.url and the server's authorization setup, then run \`${this.loginCommand()}\``;
+    return `${name}: the server refused a newly issued access token too${refusalDetail(res, tokens)} — the authorization server may issue tokens for another resource (RFC 8707 resource indicators) or the server may not accept its tokens; check mcp_servers.${name}.url and the server's authorization setup, then run \`${this.loginCommand()}\``;
   }
 
   /** The login this server's tokens need: its flow (device grants need a device login) and its profile. */
@@ -450,10 +452,20 @@ function scopeRefusedAs401(res: Response): boolean {
   return params?.error === "insufficient_scope" && (params.scope?.trim() ?? "") !== "";
 }
 
-/** ` (invalid_token: Token was not issued for this resource)` from a 401's Bearer challenge, or "". */
-function refusalDetail(res: Response): string {
+/**
+ * ` (invalid_token: Token was not issued for this resource)` from a 401's Bearer challenge, or "". The
+ * description is cut at 200 characters once the tokens the request was sent with are redacted from it: a
+ * cut through one (a JWT is longer than that) would keep its start, which no redaction afterwards knows.
+ */
+function refusalDetail(res: Response, sent: StoredTokens): string {
   const params = bearerParams(res.headers);
-  const why = [params?.error, params?.error_description?.slice(0, 200)].filter((x) => x);
+  const description = params?.error_description;
+  const why = [
+    params?.error,
+    description === undefined
+      ? undefined
+      : scrub(description, [sent.access_token, sent.refresh_token]).slice(0, 200),
+  ].filter((x) => x);
   return why.length > 0 ? ` (${why.join(": ")})` : "";
 }
 

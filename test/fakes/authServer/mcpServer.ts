@@ -16,13 +16,17 @@ export interface ProtectedMcp {
  * A real MCP server (SDK McpServer over Streamable HTTP on node:http) that only answers requests with
  * a bearer token `check` accepts, and publishes RFC 9728 metadata naming `issuer`. With `keyHeader`
  * (`x-api-key`) the token is that header's whole value instead, as API-key servers take it.
- * `metadataFields` replace the document's (`authorization_servers: []`, or `undefined` to leave it out).
+ * `metadataFields` replace the document's (`authorization_servers: []`, or `undefined` to leave it out);
+ * `challenge` gives parameters the 401's Bearer challenge adds for the token it refused (`error=…`).
  */
 export async function startProtectedMcp(
   issuer: () => string,
   check: (token: string, resource: string) => Promise<boolean>,
   keyHeader?: string,
-  options: { readonly metadataFields?: Record<string, unknown> } = {},
+  options: {
+    readonly metadataFields?: Record<string, unknown>;
+    readonly challenge?: (token: string | undefined) => string;
+  } = {},
 ): Promise<ProtectedMcp> {
   const transports = new Map<string, StreamableHTTPServerTransport>();
   const authHeaders: string[] = [];
@@ -48,7 +52,7 @@ export async function startProtectedMcp(
     if (token === undefined || !(await check(token, `${base}/mcp`))) {
       res
         .writeHead(401, {
-          "www-authenticate": `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`,
+          "www-authenticate": `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"${options.challenge === undefined ? "" : `, ${options.challenge(token)}`}`,
         })
         .end();
       return;

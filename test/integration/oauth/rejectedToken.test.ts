@@ -162,6 +162,39 @@ describe("a token the MCP server refuses before its expiry (HTTP 401)", () => {
     }
   });
 
+  it("a refusal of the newly issued token quoting it where its description is cut at 200 characters: none of it is shown", async () => {
+    home = tempHome();
+    const as = await startFakeAs();
+    // Its description's character 200 falls inside the token it quotes.
+    const quoting = (token: string | undefined) =>
+      `error="invalid_token", error_description="${"x".repeat(190)} ${token} is not for this resource"`;
+    const deaf = await startProtectedMcp(
+      () => as.url,
+      async () => false,
+      undefined,
+      { challenge: quoting },
+    );
+    try {
+      await loginWith(harness(home.dir, "deaf", deaf.url));
+      const parsed = mcpServerSchema.parse({ url: deaf.url, auth: "oauth", skip_preflight: true });
+      const err = (await connectServer("deaf", parsed, {
+        scope: () => ({ secrets: {}, env: {} }),
+        interactive: false,
+        oauthProviderFor: (server, e) =>
+          oauthProviderFor(server, e, { interactive: false, paths: svcPaths(home.dir) }),
+      }).catch((e: unknown) => e)) as Error;
+      // The refresh issued the second token, which the server refused too.
+      const renewed = as.issued[1] as string;
+      expect(err.message).toContain(
+        `deaf: the server refused a newly issued access token too (invalid_token: ${`${"x".repeat(190)} [redacted] is not`.slice(0, 200)}) — `,
+      );
+      expect(err.message).not.toContain(renewed.slice(0, 9));
+    } finally {
+      await deaf.close();
+      await as.close();
+    }
+  });
+
   it("closing a session whose token has expired meanwhile sends the DELETE without a refresh", async () => {
     home = tempHome();
     const as = await startFakeAs();
