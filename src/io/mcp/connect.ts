@@ -125,6 +125,8 @@ export async function connectServer(
   const hide = (err: unknown) => withoutSecrets(err, secrets);
   const timeoutMs = rendered.connect_timeout * 1000;
   const transportOptions = {
+    // Before the transport cuts what a server sent, and so before the stderr tail is cut from its lines.
+    redact: (raw: string) => scrub(raw, redacted()),
     ...(options.onStderr === undefined ? {} : { onStderr: options.onStderr }),
     ...(options.parentEnv === undefined ? {} : { parentEnv: options.parentEnv }),
     ...(options.group === undefined ? {} : { group: options.group }),
@@ -179,8 +181,6 @@ export async function connectServer(
         child = report;
         latest = createTransport(rendered, {
           ...transportOptions,
-          // Before the transport cuts a line, and so before the stderr tail is cut from the lines.
-          redact: (raw) => scrub(raw, redacted()),
           onStderr: (line) => {
             keepStderrLine(report.stderr, line);
             options.onStderr?.(line);

@@ -2,7 +2,7 @@ import { type FetchLike, isWithinOrigin } from "@modelcontextprotocol/sdk/shared
 import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import { AnswerTooLargeError } from "./answerSizeLimit.js";
 import { cancelledIds, type Id, postedMessages, postGivenUp, resumedAnswered } from "./givenUpRequests.js";
-import { unreadableAnswer, withoutNullMembers } from "./unreadableAnswer.js";
+import { type Redact, unreadableAnswer, withoutNullMembers } from "./unreadableAnswer.js";
 
 /** `data` of the error answered for a request whose response stream ended without its answer. */
 export const STREAM_DROPPED = "response_stream_dropped";
@@ -60,7 +60,10 @@ class SseWatch {
   /** Why the last event whose data is not JSON could not be read: the stream's answer, garbled. */
   notJson: string | undefined;
 
-  constructor(readonly pending: Set<Id>) {}
+  constructor(
+    readonly pending: Set<Id>,
+    private readonly redact?: Redact,
+  ) {}
 
   /** Reads a chunk; returns the events it completed, to pass on one chunk each (see `answerDroppedStreams`). */
   feed(chunk: Uint8Array): string[] {
@@ -145,7 +148,7 @@ class SseWatch {
       if (msg?.id === undefined || msg.id === null || "method" in msg || !this.pending.has(msg.id)) continue;
       // An answer the SDK's transport cannot read is skipped there, and its call would wait out its
       // timeout: an error answer saying why is sent after it, at the stream's end.
-      const answer = JSONRPCMessageSchema.safeParse(m).success ? undefined : unreadableAnswer(m);
+      const answer = JSONRPCMessageSchema.safeParse(m).success ? undefined : unreadableAnswer(m, this.redact);
       if (answer !== undefined) this.unreadable.push(answer);
       else if ("result" in (m as object)) this.resulted = true;
       this.pending.delete(msg.id);
@@ -302,9 +305,9 @@ function refusedResume(
  * an event holds a batch (`SseWatch`), like a POST's. A message
  * that writes the members it does not use as null (an answer both result and error, a notification
  * `params: null`) is passed on as the one it means, in a stream or a POST's JSON body alike
- * (`withoutNullMembers`).
+ * (`withoutNullMembers`). What an error answer quotes of the server's is `redact`ed before it is cut.
  */
-export function answerDroppedStreams(base: FetchLike): FetchLike {
+export function answerDroppedStreams(base: FetchLike, redact?: Redact): FetchLike {
   // The last event ids of POST streams closed once answered with errors alone (see `resumedAnswered`).
   const answered = new Set<string>();
   // The POST streams still waiting for answers, by their requests' ids: a request given up (its timeout, the
@@ -335,7 +338,7 @@ export function answerDroppedStreams(base: FetchLike): FetchLike {
     const watched = ids.length > 0 || (init?.method ?? "GET") === "GET";
     if (!watched || !response.ok || response.body === null || !type.includes("text/event-stream"))
       return response;
-    const watch = new SseWatch(new Set(ids));
+    const watch = new SseWatch(new Set(ids), redact);
     const reader = response.body.getReader();
     const release = () => {
       for (const id of ids) waiting.delete(id);

@@ -37,7 +37,8 @@ export interface StdioOptions {
    */
   readonly onUnfinishedLine?: (start: string) => void;
   /**
-   * Redacts credentials from what the process wrote before it is cut for onOtherOutput and onUnfinishedLine:
+   * Redacts credentials from what the process wrote before it is cut for onOtherOutput, onUnfinishedLine and
+   * the error standing in for an answer svc cannot read (unreadableAnswer):
    * a cut through one (`user:password` cut after its colon) would leave its start, which a redaction
    * afterwards no longer recognizes.
    */
@@ -353,7 +354,7 @@ export class StdioTransport implements Transport {
         return;
       }
       // An answer svc cannot read fails its call at once, saying so, instead of leaving it to time out.
-      const answer = unreadableAnswer(oneMember ?? json);
+      const answer = unreadableAnswer(oneMember ?? json, (text) => this.redacted(text));
       if (answer !== undefined) {
         this.onmessage?.(answer);
         return;

@@ -36,8 +36,9 @@ export interface TransportOptions {
   /** The stdio server's stderr text after its last newline ("" when none): a prompt waiting for input. */
   readonly onStderrUnfinished?: (text: string) => void;
   /**
-   * Redacts credentials from what a stdio server writes (a stderr line, a stdout line that is no message, the
-   * start of one not ended yet) before it is cut, so a cut never keeps the start of one.
+   * Redacts credentials from what a server sends (a stdio server's stderr line, stdout line that is no message,
+   * the start of one not ended yet; any server's answer svc cannot read) before it is cut, so a cut never
+   * keeps the start of one.
    */
   readonly redact?: (text: string) => string;
   /** A stdio server process exited: `code 3` or `signal SIGKILL`. */
@@ -231,7 +232,7 @@ export function createTransport(entry: McpServerEntry, options: TransportOptions
     // Its stream is watched as Streamable HTTP's (`answerDroppedStreams`): batches split, and messages
     // that write their unused members as null read as they are meant.
     const fetch = streamOpened(
-      answerDroppedStreams(keepCauseCodes(boundedAnswers(options.fetch ?? outboundFetch))),
+      answerDroppedStreams(keepCauseCodes(boundedAnswers(options.fetch ?? outboundFetch)), options.redact),
       options.onAwaitingEndpoint,
     );
     // The stream's GET alone (the EventSource's fetch): the message POSTs quote their refusals' bodies.
@@ -246,7 +247,10 @@ export function createTransport(entry: McpServerEntry, options: TransportOptions
   return new StreamableHTTPClientTransport(url, {
     ...common,
     fetch: pacedServerStreams(
-      answerDroppedStreams(acceptedNotifications(boundedAnswers(options.fetch ?? outboundFetch))),
+      answerDroppedStreams(
+        acceptedNotifications(boundedAnswers(options.fetch ?? outboundFetch)),
+        options.redact,
+      ),
       options.streamRefusal,
     ),
   });

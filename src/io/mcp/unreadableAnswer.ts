@@ -9,8 +9,14 @@ const QUOTED_CHARS = 300;
 const isObject = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === "object" && !Array.isArray(value);
 
-function quoted(value: unknown): string {
-  const text = JSON.stringify(value) ?? String(value);
+/** Redacts credentials from a server's text (none by default). */
+export type Redact = (text: string) => string;
+
+const asItIs: Redact = (text) => text;
+
+/** `value` as JSON, `redact`ed before it is cut at QUOTED_CHARS (a cut through a credential keeps its start). */
+function quoted(value: unknown, redact: Redact): string {
+  const text = redact(JSON.stringify(value) ?? String(value));
   return text.length > QUOTED_CHARS ? `${cutText(text, QUOTED_CHARS)}…` : text;
 }
 
@@ -49,9 +55,9 @@ export function withoutNullMembers(value: unknown): Record<string, unknown> | un
  * result nor error), as the error response svc reads in its place, or undefined for anything that is not an
  * answer (no `id`, or a `method`: a request or notification; or none of `jsonrpc`, `result` and `error`: a
  * log line). Skipped like any unreadable line, such an answer left its call waiting out the whole `timeout`
- * and then reported that the server did not answer.
+ * and then reported that the server did not answer. What it quotes of the answer is `redact`ed first.
  */
-export function unreadableAnswer(value: unknown): JSONRPCMessage | undefined {
+export function unreadableAnswer(value: unknown, redact: Redact = asItIs): JSONRPCMessage | undefined {
   if (!isObject(value) || "method" in value) return undefined;
   const id = value.id;
   if (typeof id !== "string" && typeof id !== "number") return undefined;
@@ -64,26 +70,29 @@ export function unreadableAnswer(value: unknown): JSONRPCMessage | undefined {
   if ("error" in value && isObject(error)) {
     const codeOk = Number.isInteger(error.code);
     if (codeOk) code = error.code as number;
-    const badCode = codeOk ? "" : ` (its error code ${quoted(error.code)} is not a JSON-RPC integer code)`;
+    const badCode = codeOk
+      ? ""
+      : ` (its error code ${quoted(error.code, redact)} is not a JSON-RPC integer code)`;
     message =
       typeof error.message === "string" && error.message !== ""
         ? `${error.message}${badCode}`
-        : `the server answered with an error without a message${badCode}: ${quoted(error)}`;
+        : `the server answered with an error without a message${badCode}: ${quoted(error, redact)}`;
   } else if ("error" in value) {
-    message = `the server answered with an error svc cannot read: ${quoted(error)}`;
+    message = `the server answered with an error svc cannot read: ${quoted(error, redact)}`;
   } else if ("result" in value && !isObject(value.result)) {
-    message = `the server's answer has a result that is not a JSON object: ${quoted(value.result)}`;
+    message = `the server's answer has a result that is not a JSON object: ${quoted(value.result, redact)}`;
   } else if ("result" in value && value.jsonrpc !== "2.0") {
-    const version = value.jsonrpc === undefined ? "no jsonrpc" : `"jsonrpc": ${quoted(value.jsonrpc)}`;
+    const version =
+      value.jsonrpc === undefined ? "no jsonrpc" : `"jsonrpc": ${quoted(value.jsonrpc, redact)}`;
     message = `the server's answer is not JSON-RPC 2.0 (${version}, where "jsonrpc": "2.0" belongs)`;
   } else if ("result" in value) {
     const meta = (value.result as Record<string, unknown>)._meta;
     message =
       meta !== undefined && !isObject(meta)
-        ? `the server's answer has a result whose _meta is not a JSON object: ${quoted(meta)}`
-        : `the server's answer is not a JSON-RPC 2.0 response svc can read: ${quoted(value)}`;
+        ? `the server's answer has a result whose _meta is not a JSON object: ${quoted(meta, redact)}`
+        : `the server's answer is not a JSON-RPC 2.0 response svc can read: ${quoted(value, redact)}`;
   } else {
-    message = `the server's answer holds neither a result nor an error: ${quoted(value)}`;
+    message = `the server's answer holds neither a result nor an error: ${quoted(value, redact)}`;
   }
   return { jsonrpc: "2.0", id, error: { code, message } };
 }

@@ -91,6 +91,24 @@ describe("a credential holding a delimiter where the message is cut", () => {
   });
 });
 
+describe("a credential holding a delimiter where svc's quote of an answer it cannot read is cut", () => {
+  it("is redacted before the cut (300 characters): the call's error shows none of it", async () => {
+    const hub = hubs.hub(hubs.home, {
+      long: entry({ command: process.execPath, args: [SERVER], env: { API_TOKEN: SPLIT_TOKEN } }),
+    });
+    expect(await hub.settled("long")).toMatchObject({ state: "connected" });
+    const failure = await hub.call("long", "unreadable", {}).then(
+      () => "answered",
+      (err: Error) => err.message,
+    );
+    const quote = JSON.stringify(`${"ab ".repeat(95)}key [redacted] and more`);
+    expect(failure).toBe(
+      `mcp_servers.long: "unreadable" failed: MCP error -32603: the server's answer has a result that is not a JSON object: ${quote.slice(0, 300)}…`,
+    );
+    expect(failure).not.toContain("pw12345678");
+  });
+});
+
 describe("a credential holding a delimiter where a refused connect's message is cut", () => {
   const refusing = (method: string, env: Record<string, string>) =>
     entry({ command: process.execPath, args: [SERVER, method], env });

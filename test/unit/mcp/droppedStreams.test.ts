@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { scrub } from "../../../src/io/credentials.js";
 import { answerDroppedStreams, STREAM_DROPPED } from "../../../src/io/mcp/droppedStreams.js";
 
 const call = JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "x" } });
@@ -86,6 +87,30 @@ describe("answerDroppedStreams: an answer in the stream that is not valid JSON-R
     ]);
     // A stream with event ids gets it too (the answer came; there is nothing to resume), a valid answer nothing.
     expect(await bodyOf(`id: ev-1\n${unreadable}`)).toContain("without a message");
+  });
+});
+
+describe("answerDroppedStreams: such an answer quoting a credential where the quote is cut (300 characters)", () => {
+  it("has it redacted before the cut: the error answer shows none of it", async () => {
+    // Holding a delimiter; from the quote's character 290, so the cut falls after its colon.
+    const secret = "pw12345678:SECRETtail99";
+    const result = (key: string) => `${"ab ".repeat(95)}key ${key} and more`;
+    const fetch = answerDroppedStreams(
+      async () =>
+        new Response(
+          `event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", id: 7, result: result(secret) })}\n\n`,
+          { status: 200, headers: { "content-type": "text/event-stream" } },
+        ),
+      (text) => scrub(text, [secret]),
+    );
+    const text = await (await fetch("http://127.0.0.1/mcp", { method: "POST", body: call })).text();
+    const answers = text
+      .split("\n")
+      .filter((l) => l.startsWith("data: "))
+      .map((line) => JSON.parse(line.slice(6)) as { error?: { message: string } });
+    expect(answers[1]?.error?.message).toBe(
+      `the server's answer has a result that is not a JSON object: ${JSON.stringify(result("[redacted]")).slice(0, 300)}…`,
+    );
   });
 });
 
