@@ -24,6 +24,12 @@ export interface RequestHead {
   readonly query?: string | undefined;
   /** Lower-cased names; repeated headers joined with ", " (`addHeaderLine`). */
   readonly headers: Readonly<Record<string, string>>;
+  /**
+   * The host a request target in absolute form names (`GET http://localhost/metrics`), set by the
+   * node:http adapter (uWS closes such requests): RFC 9112 §3.2.2 has it stand for the request's host in
+   * place of `Host`, which is still checked as sent.
+   */
+  readonly targetHost?: string;
 }
 
 /**

@@ -24,10 +24,14 @@ function hostName(authority: string): string {
  * name — a Prometheus here, or one through an SSH tunnel — rather than from a web page whose DNS name
  * was rebound to 127.0.0.1 (its `Host` names that page's site), a browser (`Origin`, `Sec-Fetch-Site`),
  * or a reverse proxy passing on a request from elsewhere (`Forwarded`, `X-Forwarded-For`, `X-Real-IP`).
- * Headers are the request's, names lower-cased.
+ * Headers are the request's, names lower-cased; `targetHost` is the host a request target in absolute
+ * form names, which stands for the request's host in place of `Host` (RFC 9112 §3.2.2).
  */
-export function fromLocalScraper(headers: Readonly<Record<string, string | undefined>>): boolean {
+export function fromLocalScraper(
+  headers: Readonly<Record<string, string | undefined>>,
+  targetHost?: string,
+): boolean {
   for (const name of FROM_ELSEWHERE) if (headers[name] !== undefined) return false;
-  const host = headers.host;
+  const host = targetHost ?? headers.host;
   return host === undefined || host === "" || isLoopbackHost(hostName(host));
 }

@@ -57,6 +57,22 @@ function originForm(target: string): string {
 }
 
 /**
+ * A request's head from its request line's method and target and its header lines. A target in absolute
+ * form names the host the request is for (`targetHost`), which RFC 9112 §3.2.2 has the server take in place
+ * of `Host`: who is served `/metrics` is judged by that host, as the request means it.
+ */
+function headFrom(method: string, target: string, rawHeaders: readonly string[]): RequestHead {
+  const headers = headersOf(rawHeaders);
+  const authority = ABSOLUTE_FORM.exec(target);
+  const url = originForm(target);
+  const query = url.indexOf("?");
+  const path = query === -1 ? url : url.slice(0, query);
+  if (authority === null) return { method, path, headers };
+  const named = authority[0].replace(/^https?:\/\//i, "");
+  return { method, path, headers, targetHost: named.slice(named.lastIndexOf("@") + 1) };
+}
+
+/**
  * What uWS does on its own, so both servers treat slow senders and big headers alike: a request not
  * complete (headers and body) within 10 s is answered 408 and its connection closed, instead of node's
  * 60 s / 300 s defaults that let a trickling sender hold a connection for minutes; headers up to
@@ -144,13 +160,7 @@ function refusedHead(raw: Buffer | undefined, parsed: number | undefined): Reque
     const field = headerField(header);
     if (field !== undefined) rawHeaders.push(field[0], field[1]);
   }
-  const url = originForm(line[2] as string);
-  const query = url.indexOf("?");
-  return {
-    method: line[1] as string,
-    path: query === -1 ? url : url.slice(0, query),
-    headers: headersOf(rawHeaders),
-  };
+  return headFrom(line[1] as string, line[2] as string, rawHeaders);
 }
 
 /** The answer to a request node's parser refused (node would write its own plain one, or none at all). */
@@ -207,13 +217,7 @@ function endClosing(res: ServerResponse, answer: Outcome): void {
 }
 
 function headOf(req: IncomingMessage): RequestHead {
-  const url = originForm(req.url ?? "/");
-  const query = url.indexOf("?");
-  return {
-    method: (req.method ?? "GET").toUpperCase(),
-    path: query === -1 ? url : url.slice(0, query),
-    headers: headersOf(req.rawHeaders),
-  };
+  return headFrom((req.method ?? "GET").toUpperCase(), req.url ?? "/", req.rawHeaders);
 }
 
 /** The node:http fallback, used when the uWS binary cannot load; it only translates to the shared handler. */

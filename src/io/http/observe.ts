@@ -135,7 +135,8 @@ export function observeRequests(handler: RequestHandler, options: ObserveOptions
       }
       // Not served to this request: answered as any unknown path is, whatever the method, so neither
       // the body nor a 405's Allow tells a web page or a proxied client that /metrics is there.
-      if (options.metricsLocalOnly === true && !fromLocalScraper(head.headers)) return answer(NOT_FOUND);
+      if (options.metricsLocalOnly === true && !fromLocalScraper(head.headers, head.targetHost))
+        return answer(NOT_FOUND);
       if (head.method !== "GET" && head.method !== "HEAD") return answer(METRICS_METHOD_NOT_ALLOWED);
       metrics.render().then(
         ({ contentType, text }) => answer({ status: 200, body: {}, text: { contentType, body: text } }),

@@ -41,6 +41,16 @@ describe("GET /metrics on a loopback bind with metrics unset: this machine's scr
     });
   }
 
+  it("node: a request target in absolute form is judged by the host it names, which stands in for Host (RFC 9112 §3.2.2)", async () => {
+    const live = await gw.start({ http: "node", config: webhookConfig({}, { host: "127.0.0.1" }) });
+    const port = live.gateway.port;
+    const scrapeAt = async (target: string, host: string) =>
+      (await rawHttp(port, [`GET ${target} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`])).status;
+    expect(await scrapeAt("http://attacker.example/metrics", "localhost")).toBe(404);
+    expect(await scrapeAt(`http://localhost:${port}/metrics`, "attacker.example")).toBe(200);
+    expect(await scrapeAt("http://user@attacker.example/metrics", "127.0.0.1")).toBe(404);
+  });
+
   for (const http of HTTP_SERVERS) {
     it(`${http}: to a request from elsewhere /metrics answers exactly as an unknown path does, every method (not "Unknown route", nor a 405 that says it is there)`, async () => {
       const live = await gw.start({ http, config: webhookConfig({}, { host: "127.0.0.1" }) });

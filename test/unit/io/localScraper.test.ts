@@ -33,4 +33,9 @@ describe("fromLocalScraper (who is served GET /metrics with platforms.webhook.me
     expect(fromLocalScraper({ host: "localhost", origin: "https://example.com" })).toBe(false);
     expect(fromLocalScraper({ host: "localhost", "x-forwarded-for": "10.0.0.1" })).toBe(false);
   });
+
+  it("judges by the host a request target in absolute form names, not by Host", () => {
+    expect(fromLocalScraper({ host: "localhost" }, "attacker.example")).toBe(false);
+    expect(fromLocalScraper({ host: "attacker.example" }, "localhost:8644")).toBe(true);
+  });
 });
