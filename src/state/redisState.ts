@@ -212,7 +212,14 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
     givenUp(shared, reason, losses) {
       // Its run ended outside its slot (and was recorded there): only the job's finish was lost with its instance.
       if (shared.done === true) return;
-      const { route: _route, reply: _reply, retry: _retry, done: _done, ...run } = shared;
+      const {
+        route: _route,
+        reply: _reply,
+        retry: _retry,
+        done: _done,
+        retryDueOnRedis: _retryDueOnRedis,
+        ...run
+      } = shared;
       const lost = losses === 1 ? "once" : `${losses} times`;
       logger.error(
         { route: run.routeName, delivery_id: run.deliveryId, err: reason },
@@ -261,16 +268,19 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
     },
     ...(options.retryingCap === undefined ? {} : { outsideCap: options.retryingCap }),
     ...(options.onRetryingCap === undefined ? {} : { onOutsideCap: options.onRetryingCap }),
-    async process(shared, signal, job, _token, queueSlot) {
+    handedOn: (shared, dueOnRedis) => ({ ...shared, retryDueOnRedis: dueOnRedis }),
+    async process(stored, signal, job, _token, queueSlot) {
       // Its delivery ended on the instance that released its slot: nothing is left to do.
-      if (shared.done === true) return;
+      if (stored.done === true) return;
+      // What a stop that handed it on said of its retry's due time is read below, and not stored again.
+      const { retryDueOnRedis, ...shared } = stored;
       // Its hash was gone (evicted) while its id waited in the queue: taken, it has no run to go on with.
       if (shared.routeName === undefined || shared.deliveryId === undefined) {
         logger.warn({ job: job.id }, goneJobLine(job.id ?? ""));
         queueSlot.removeWhenFinished();
         return;
       }
-      const { route: accepted, reply: madeReply, retry: dueRetry, done: _done, ...pending } = shared;
+      const { route: accepted, reply: madeReply, retry: storedRetry, done: _done, ...pending } = shared;
       const found = options.lookup(pending.routeName);
       const current = found !== undefined && found.profile === pending.profile ? found.route : undefined;
       const reason = () =>
@@ -311,6 +321,16 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
       // profile here): its toolsets were read against the accepting instance's MCP servers.
       const elsewhere = found === undefined && options.disabled?.(pending.routeName) !== true;
       const run: QueuedRun = elsewhere ? { ...pending, route, routeAsAccepted: true } : { ...pending, route };
+      // Handed on by a stop before its retry was due: due when Redis's clock says, read on this instance's
+      // (the one its delivery waits on), so the two instances' clocks need not agree. Redis not answering, the
+      // stopping instance's due time stands.
+      const dueRetry =
+        storedRetry === undefined || retryDueOnRedis === undefined
+          ? storedRetry
+          : {
+              ...storedRetry,
+              dueAt: await queueSlot.fromRedisClock(retryDueOnRedis).catch(() => storedRetry.dueAt),
+            };
       // The reply is kept with the job as the delivery waits to retry: the worker's slot is free meanwhile,
       // and an instance that takes the job over (this one stopped or killed) delivers it without the agent.
       // So is the retry it waits for, with the attempts made: that instance delivers it once due, counting on.

@@ -34,17 +34,16 @@ describe("state.backend: redis — a split message handed on while it waits to r
       await a.stop();
       expect(hand.parts.sent()).toEqual([1, 2]);
 
-      // Kept with the reply: the 1st part was delivered, the 2nd's attempt made.
+      // Kept with the reply: the 1st part was delivered, the 2nd's attempt made; handed on at once.
       const job = await queue.getJob(id);
       if (job === undefined) throw new Error(`no job ${id} in Redis`);
-      expect(await job.getState()).toBe("delayed");
+      expect(await job.getState()).toBe("waiting");
       const { retry } = job.data as { retry?: { attempts: number; partsDelivered?: number } };
       expect(retry?.attempts).toBe(1);
 
       const clock = fakeClock(Date.now());
       const b = await startNode(cfg, { sleeps: clock });
       hand.nodes.push(b);
-      await job.promote();
       await vi.waitFor(
         () => expect(linesSaying(b, "handed on waiting to retry — retry 1/3 in ")).toHaveLength(1),
         {

@@ -110,6 +110,13 @@ export interface SharedQueueOptions<T> {
    * it, a WARN naming the job.
    */
   notRecorded?(data: T, err: string, refused?: string): void;
+  /**
+   * What a released job's data becomes as this instance's stop hands it on before what it goes on with is due
+   * (`QueueSlot.release`'s `dueAt`): told when that is on Redis's clock (`dueOnRedis`, epoch ms), the instance
+   * that takes it (at once) waits out the rest itself, reading that time on its own clock
+   * (`QueueSlot.fromRedisClock`). Without it, the job goes on with its data as it is.
+   */
+  handedOn?(data: T, dueOnRedis: number): T;
 }
 
 /**
@@ -120,11 +127,18 @@ export interface SharedQueueOptions<T> {
  * the lease is over (which runs it with `kept`). When `process` ends, the job's data becomes `done` and the job is let
  * run at once: `process` must finish a `done` job without doing anything. Called again once released, it
  * stores the new `kept` (the next retry). `dueAt` (epoch ms): when `kept` is to go on; a stop that cuts
- * `process` short leaves the job delayed until then for another instance, rather than letting it run at
- * once. Resolves false (the slot kept) at `outsideCap` or when Redis did not take the writes.
+ * `process` short lets the job run at once for another instance, whose `process` waits until then (its data
+ * made by `SharedQueueOptions.handedOn`, which names that time on Redis's clock), so the job holds its place
+ * meanwhile (a delivery, its recipient's turn) rather than waiting in Redis where no instance sees it. Resolves
+ * false (the slot kept) at `outsideCap` or when Redis did not take the writes.
  */
 export interface QueueSlot<T> {
   release(kept: T, done: T, dueAt?: number): Promise<boolean>;
+  /**
+   * A time on Redis's clock (epoch ms: a hand-on's `dueOnRedis`, `SharedQueueOptions.handedOn`) as this
+   * instance's clock reads it. Rejects when Redis does not answer within 3 s.
+   */
+  fromRedisClock(at: number): Promise<number>;
   /**
    * Stores `kept` as the job's data, as `release` does once released, but neither hands the slot back nor
    * takes it: released or not, an instance that takes the job over goes on with it. Never rejects.
@@ -145,7 +159,7 @@ export interface QueueSlot<T> {
   removeWhenFinished(): void;
 }
 
-/** What a released job goes on with: its data once `process` ends, and when a hand-on lets it run. */
+/** What a released job goes on with: its data once `process` ends, and when what it goes on with is due. */
 interface Held<T> {
   done: T;
   dueAt: number | undefined;
@@ -242,7 +256,7 @@ return 1
 /**
  * A delayed job (ARGV[1], in the delayed set KEYS[1]) set to be due ARGV[2] ms from now on Redis's clock, so
  * its due time does not follow the clock of the instance that sets it: the lease of a job released from its
- * slot, renewed, or what is left of a retry's wait as its instance's stop hands it on. The score is BullMQ's
+ * slot, as it is set or renewed. The score is BullMQ's
  * (the due time in ms, times 0x1000), and the queue's marker KEYS[2] is set to the first due time, as BullMQ
  * sets it when it delays a job, so a worker waiting for one wakes then. A job no longer delayed (taken
  * meanwhile) is left as it is: returns 0.
@@ -458,8 +472,8 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
   /** The ends of released jobs still under way (a stop past its drain waits for them). */
   const ending = new Set<Promise<void>>();
   /**
-   * Released jobs this instance's stop cut short: let run for another instance as the stop ends, at once or
-   * when what they go on with is due.
+   * Released jobs this instance's stop cut short: let run for another instance as the stop ends, at once, told
+   * when what they go on with is due (`handedOn`).
    */
   const handOn: Array<{ readonly id: string | undefined; readonly dueAt: number | undefined }> = [];
   /** The job's `done` mark written, then the job let run (any worker finishes it); resolves once settled. */
@@ -726,6 +740,9 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
               released();
               return true;
             },
+            async fromRedisClock(at) {
+              return at - (await withTimeout(redisAhead(), ENQUEUE_TIMEOUT_MS, "time"));
+            },
             forgetWhenFinished(record) {
               forgetting.set(job, record);
             },
@@ -899,14 +916,17 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
         // The locks of runs stopped past the drain expire, for another instance to run them again.
         clearInterval(renewingLocks);
         await withTimeout(stopping.close(force), CLOSE_WAIT_MS, "close").catch(wentOn);
-        // Its lease would have it wait up to 30 s more: another instance goes on with it now, or when it is
-        // due (a retry's wait: its platform's Retry-After is not cut short), what is left of that wait
-        // counted on Redis's clock, as the lease is.
+        // Its lease would have it wait up to 30 s more: another instance takes it now. One not due yet (a
+        // retry's wait: its platform's Retry-After is not cut short) is told when it is due on Redis's clock,
+        // and that instance waits out the rest, holding the job's place meanwhile (its delivery's turn in its
+        // chat: a later reply there goes out after it, as behind a retry that never stopped). Left delayed
+        // until then, no instance saw it, and a reply to the same chat went out between a message's parts.
         const handing = handOn.splice(0).map(async ({ id, dueAt }) => {
           const job = id === undefined ? undefined : await queue.getJob(id);
           if (job === undefined || job.id === undefined || !(await job.isDelayed())) return;
-          const wait = dueAt === undefined ? 0 : dueAt - Date.now();
-          await (wait > 0 ? onRedisClock(job.id, wait) : job.promote());
+          if (dueAt !== undefined && dueAt > Date.now() && options.handedOn !== undefined)
+            await job.updateData(options.handedOn(job.data, dueAt + (await redisAhead())));
+          await job.promote();
         });
         await withTimeout(Promise.all(handing), CLOSE_WAIT_MS, "hand on").catch(wentOn);
         // Of the idle workers, Redis tells one when a job is stored or a delayed one falls due (BullMQ's

@@ -15,6 +15,12 @@ export interface SharedRun extends PendingRun {
   // the recipients the retry names, once it is due, its attempts counted on.
   /** The run ended outside its slot (delivered, refused or given up): its job is only to be finished. */
   readonly done?: true;
+  /**
+   * When its `retry` is due on Redis's clock (epoch ms): set as a stop hands the run on before that retry is
+   * due, for the instance that takes it at once to read on its own clock (the stopping instance's `dueAt` is
+   * on that instance's). Not stored again once taken: what the run keeps from there is timed on its clock.
+   */
+  readonly retryDueOnRedis?: number;
 }
 
 export function storedRoute(route: Route): StoredRoute {

@@ -162,6 +162,60 @@ describe("a clock step on an instance of a shared queue (state.backend: redis)",
       await Promise.all([a.close(1000), b.close(1000)]);
     }
   });
+  it("hands a delivery waiting to retry on at its stop at once, telling when the retry is due on Redis's clock: an instance a minute ahead reads it a minute later on its clock, so it neither goes out early nor waits longer", async () => {
+    type Data = { n: number; kept?: true; done?: true; dueOnRedis?: number };
+    const keys = redisKeys(`cs${randomUUID()}`);
+    let released = false;
+    /** How long the instance that takes the job over has left to wait, on its own clock (ms). */
+    let left: number | undefined;
+    const make = () =>
+      createSharedQueue<Data>({
+        url: own.server.url,
+        name: "runs",
+        keys,
+        health: createRedisHealth("test", silentLogger()),
+        logger: silentLogger(),
+        concurrency: 1,
+        handedOn: (data, dueOnRedis) => ({ ...data, dueOnRedis }),
+        async process(data, signal, _job, _token, slot) {
+          if (data.kept === true) {
+            left = (await slot.fromRedisClock(data.dueOnRedis ?? 0)) - Date.now();
+            return;
+          }
+          // Its retry due a minute from now on this instance's clock; its wait ends only with the stop.
+          released = await slot.release(
+            { ...data, kept: true },
+            { ...data, done: true },
+            Date.now() + 60_000,
+          );
+          await new Promise((_resolve, reject) =>
+            signal.addEventListener("abort", () => reject(signal.reason)),
+          );
+        },
+      });
+    const [a, b] = [make(), make()];
+    try {
+      // The instance that stops runs a minute behind Redis.
+      stepClock(-60_000);
+      await a.enqueue("hook:1", { n: 1 });
+      a.start();
+      await vi.waitFor(() => expect(released).toBe(true), { timeout: 10_000, interval: 10 });
+      await a.close(0);
+      vi.useRealTimers();
+      // Taken at once by the next instance, not left delayed until the retry is due.
+      expect(await b.queue.getJobState(jobIdOf("hook:1"))).toBe("waiting");
+      // The one that takes it runs a minute ahead of Redis.
+      stepClock(60_000);
+      b.start();
+      await vi.waitFor(() => expect(left).toBeDefined(), { timeout: 10_000, interval: 10 });
+      // What is left of the minute on Redis's clock (the stop, the start and the take in between).
+      expect(left).toBeGreaterThan(50_000);
+      expect(left).toBeLessThanOrEqual(60_000);
+    } finally {
+      vi.useRealTimers();
+      await Promise.all([a.close(1000), b.close(1000)]);
+    }
+  });
 });
 
 describe("the lock of a job an instance runs (state.backend: redis)", { timeout: 30_000 }, () => {
