@@ -88,7 +88,10 @@ describe("state.backend: redis — a delivery handed on while it waits to retry"
       expect(leftOnRedis).toBeGreaterThan(0);
       expect(leftOnRedis).toBeLessThanOrEqual(RETRY_AFTER_S * 1000);
 
-      // The instance that takes it waits out the rest, out of its slot.
+      // As stored by an instance whose clock ran ten minutes behind the next one's: its due time on that
+      // clock long past here. The instance that takes it still waits out the rest (on Redis's clock), out of
+      // its slot, rather than sending at once.
+      await job.updateData({ ...job.data, retry: { ...retry, dueAt: dueAt - 600_000 } });
       const clock = fakeClock(Date.now());
       const b = await startNode(cfg, { sleeps: clock });
       nodes.push(b);
@@ -99,6 +102,11 @@ describe("state.backend: redis — a delivery handed on while it waits to retry"
           interval: 20,
         },
       );
+      const left = Number(
+        / in (\d+) ms$/.exec(linesSaying(b, "handed on waiting to retry")[0]?.msg ?? "")?.[1],
+      );
+      expect(left).toBeGreaterThan(0);
+      expect(left).toBeLessThanOrEqual(leftOnRedis);
       await vi.waitFor(async () => expect(await deliveriesRetrying(b)).toBe(1), {
         timeout: 10_000,
         interval: 20,

@@ -63,6 +63,15 @@ describe("state.backend: redis — a split message handed on while it waits to r
       });
       await vi.waitFor(() => expect(clock.pendingTimers()).toBe(1), { timeout: 10_000, interval: 20 });
       expect(linesSaying(b, "retry 1/3 in 120000 ms")).toHaveLength(0);
+      // Stored as this instance times it: what the stop said of the 1st retry's due time is not kept with it.
+      await vi.waitFor(
+        async () => {
+          const stored = (await queue.getJob(id))?.data as { retry?: { attempts: number } } | undefined;
+          expect(stored?.retry?.attempts).toBe(2);
+          expect(stored).not.toHaveProperty("retryDueOnRedis");
+        },
+        { timeout: 10_000, interval: 20 },
+      );
 
       clock.advance(RETRY_AFTER_S * 1000);
       await vi.waitFor(async () => expect(await queue.getJobState(id)).toBe("completed"), {
