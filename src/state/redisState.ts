@@ -217,7 +217,7 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
         reply: _reply,
         retry: _retry,
         done: _done,
-        retryDueOnRedis: _retryDueOnRedis,
+        handedOnDue: _handedOnDue,
         ...run
       } = shared;
       const lost = losses === 1 ? "once" : `${losses} times`;
@@ -268,12 +268,19 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
     },
     ...(options.retryingCap === undefined ? {} : { outsideCap: options.retryingCap }),
     ...(options.onRetryingCap === undefined ? {} : { onOutsideCap: options.onRetryingCap }),
-    handedOn: (shared, dueOnRedis) => ({ ...shared, retryDueOnRedis: dueOnRedis }),
+    // A stop hands it on at once: when its retry is due, on Redis's clock, for the instance that takes it.
+    handedOn: (shared, redisAhead) =>
+      shared.retry === undefined
+        ? shared
+        : {
+            ...shared,
+            handedOnDue: { retryDueAt: shared.retry.dueAt, onRedis: shared.retry.dueAt + redisAhead },
+          },
     async process(stored, signal, job, _token, queueSlot) {
       // Its delivery ended on the instance that released its slot: nothing is left to do.
       if (stored.done === true) return;
       // What a stop that handed it on said of its retry's due time is read below, and not stored again.
-      const { retryDueOnRedis, ...shared } = stored;
+      const { handedOnDue, ...shared } = stored;
       // Its hash was gone (evicted) while its id waited in the queue: taken, it has no run to go on with.
       if (shared.routeName === undefined || shared.deliveryId === undefined) {
         logger.warn({ job: job.id }, goneJobLine(job.id ?? ""));
@@ -325,11 +332,11 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
       // (the one its delivery waits on), so the two instances' clocks need not agree. Redis not answering, the
       // stopping instance's due time stands.
       const dueRetry =
-        storedRetry === undefined || retryDueOnRedis === undefined
+        storedRetry === undefined || handedOnDue?.retryDueAt !== storedRetry.dueAt
           ? storedRetry
           : {
               ...storedRetry,
-              dueAt: await queueSlot.fromRedisClock(retryDueOnRedis).catch(() => storedRetry.dueAt),
+              dueAt: await queueSlot.fromRedisClock(handedOnDue.onRedis).catch(() => storedRetry.dueAt),
             };
       // The reply is kept with the job as the delivery waits to retry: the worker's slot is free meanwhile,
       // and an instance that takes the job over (this one stopped or killed) delivers it without the agent.

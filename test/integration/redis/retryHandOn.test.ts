@@ -1,3 +1,4 @@
+import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { sentContents, startFakeDiscord } from "../../fakes/discord.js";
 import type { FakeApi, RecordedRequest } from "../../fakes/httpFake.js";
@@ -44,6 +45,12 @@ afterAll(async () => {
   await discord.close();
 });
 
+/** Redis's clock, in ms. */
+async function redisNow(connection: Redis): Promise<number> {
+  const [seconds, micros] = await connection.time();
+  return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+}
+
 /** Route `slow` to the Telegram fake, under a fresh key prefix (see `handOnRoute`). */
 const slowRoute = (deliveryId: string) =>
   handOnRoute(world, { route: "slow", prompt: "event {n}", chat: CHAT, deliveryId });
@@ -74,24 +81,28 @@ describe("state.backend: redis — a delivery handed on while it waits to retry"
       const job = await queue.getJob(id);
       if (job === undefined) throw new Error(`no job ${id} in Redis`);
       expect(await job.getState()).toBe("waiting");
-      const { retry, retryDueOnRedis } = job.data as {
+      const { retry, handedOnDue } = job.data as {
         retry?: { dueAt: number; attempts: number };
-        retryDueOnRedis?: number;
+        handedOnDue?: { retryDueAt: number; onRedis: number };
       };
       expect(retry?.attempts).toBe(1);
       const dueAt = retry?.dueAt ?? 0;
       expect(dueAt).toBeGreaterThanOrEqual(before + RETRY_AFTER_S * 1000);
       expect(dueAt).toBeLessThanOrEqual(after + RETRY_AFTER_S * 1000);
-      const [seconds, micros] = await connection.time();
-      const leftOnRedis =
-        (retryDueOnRedis ?? 0) - (Number(seconds) * 1000 + Math.floor(Number(micros) / 1000));
+      expect(handedOnDue?.retryDueAt).toBe(dueAt);
+      const leftOnRedis = (handedOnDue?.onRedis ?? 0) - (await redisNow(connection));
       expect(leftOnRedis).toBeGreaterThan(0);
       expect(leftOnRedis).toBeLessThanOrEqual(RETRY_AFTER_S * 1000);
 
       // As stored by an instance whose clock ran ten minutes behind the next one's: its due time on that
       // clock long past here. The instance that takes it still waits out the rest (on Redis's clock), out of
       // its slot, rather than sending at once.
-      await job.updateData({ ...job.data, retry: { ...retry, dueAt: dueAt - 600_000 } });
+      const behind = dueAt - 600_000;
+      await job.updateData({
+        ...job.data,
+        retry: { ...retry, dueAt: behind },
+        handedOnDue: { ...handedOnDue, retryDueAt: behind },
+      });
       const clock = fakeClock(Date.now());
       const b = await startNode(cfg, { sleeps: clock });
       nodes.push(b);
@@ -138,6 +149,47 @@ describe("state.backend: redis — a delivery handed on while it waits to retry"
       });
       expect(sends()).toHaveLength(4);
       expect(agentRuns(log)).toEqual(["h-1"]);
+    } finally {
+      await queue.close();
+      connection.disconnect();
+    }
+  });
+
+  it("is not timed by a due time on Redis's clock stored beside another retry than its own (by a version that kept it): it waits for its own", async () => {
+    const { cfg, id, connection, queue } = slowRoute("s-1");
+    try {
+      const a = await startNode(cfg, { sleeps: fakeClock(Date.now()), drainTimeoutMs: 200 });
+      nodes.push(a);
+      const answer = await postJson(a.url("/webhooks/slow"), JSON.stringify({ n: "s-1" }), {
+        "X-Request-Id": "s-1",
+      });
+      expect(answer.status).toBe(202);
+      await vi.waitFor(async () => expect(await deliveriesRetrying(a)).toBe(1), {
+        timeout: 10_000,
+        interval: 20,
+      });
+      await a.stop();
+      const sent = sends().length;
+      const job = await queue.getJob(id);
+      if (job === undefined) throw new Error(`no job ${id} in Redis`);
+      const { retry } = job.data as { retry?: { dueAt: number } };
+      const dueAt = retry?.dueAt ?? 0;
+      // Told for an earlier retry, due long ago on Redis's clock.
+      await job.updateData({
+        ...job.data,
+        handedOnDue: { retryDueAt: dueAt - 1000, onRedis: (await redisNow(connection)) - 60_000 },
+      });
+
+      const clock = fakeClock(Date.now());
+      const b = await startNode(cfg, { sleeps: clock });
+      nodes.push(b);
+      await vi.waitFor(
+        () =>
+          expect(linesSaying(b, "route slow: handed on waiting to retry — retry 1/3 in ")).toHaveLength(1),
+        { timeout: 10_000, interval: 20 },
+      );
+      await vi.waitFor(() => expect(clock.pendingTimers()).toBe(1), { timeout: 10_000, interval: 20 });
+      expect(sends()).toHaveLength(sent);
     } finally {
       await queue.close();
       connection.disconnect();

@@ -68,7 +68,7 @@ describe("state.backend: redis — a split message handed on while it waits to r
         async () => {
           const stored = (await queue.getJob(id))?.data as { retry?: { attempts: number } } | undefined;
           expect(stored?.retry?.attempts).toBe(2);
-          expect(stored).not.toHaveProperty("retryDueOnRedis");
+          expect(stored).not.toHaveProperty("handedOnDue");
         },
         { timeout: 10_000, interval: 20 },
       );

@@ -111,12 +111,13 @@ export interface SharedQueueOptions<T> {
    */
   notRecorded?(data: T, err: string, refused?: string): void;
   /**
-   * What a released job's data becomes as this instance's stop hands it on before what it goes on with is due
-   * (`QueueSlot.release`'s `dueAt`): told when that is on Redis's clock (`dueOnRedis`, epoch ms), the instance
-   * that takes it (at once) waits out the rest itself, reading that time on its own clock
+   * What a released job's data becomes as this instance's stop hands it on (at once) with what it goes on with
+   * due at some time (`QueueSlot.release`'s `dueAt`): `redisAhead` is how far Redis's clock is ahead of this
+   * instance's (ms; behind when negative), so the data can say when that is due on Redis's clock, for the
+   * instance that takes it to wait out the rest, reading that time on its own clock
    * (`QueueSlot.fromRedisClock`). Without it, the job goes on with its data as it is.
    */
-  handedOn?(data: T, dueOnRedis: number): T;
+  handedOn?(data: T, redisAhead: number): T;
 }
 
 /**
@@ -135,7 +136,7 @@ export interface SharedQueueOptions<T> {
 export interface QueueSlot<T> {
   release(kept: T, done: T, dueAt?: number): Promise<boolean>;
   /**
-   * A time on Redis's clock (epoch ms: a hand-on's `dueOnRedis`, `SharedQueueOptions.handedOn`) as this
+   * A time on Redis's clock (epoch ms: a due time a hand-on named, `SharedQueueOptions.handedOn`) as this
    * instance's clock reads it. Rejects when Redis does not answer within 3 s.
    */
   fromRedisClock(at: number): Promise<number>;
@@ -924,8 +925,8 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
         const handing = handOn.splice(0).map(async ({ id, dueAt }) => {
           const job = id === undefined ? undefined : await queue.getJob(id);
           if (job === undefined || job.id === undefined || !(await job.isDelayed())) return;
-          if (dueAt !== undefined && dueAt > Date.now() && options.handedOn !== undefined)
-            await job.updateData(options.handedOn(job.data, dueAt + (await redisAhead())));
+          if (dueAt !== undefined && options.handedOn !== undefined)
+            await job.updateData(options.handedOn(job.data, await redisAhead()));
           await job.promote();
         });
         await withTimeout(Promise.all(handing), CLOSE_WAIT_MS, "hand on").catch(wentOn);

@@ -16,11 +16,13 @@ export interface SharedRun extends PendingRun {
   /** The run ended outside its slot (delivered, refused or given up): its job is only to be finished. */
   readonly done?: true;
   /**
-   * When its `retry` is due on Redis's clock (epoch ms): set as a stop hands the run on before that retry is
-   * due, for the instance that takes it at once to read on its own clock (the stopping instance's `dueAt` is
-   * on that instance's). Not stored again once taken: what the run keeps from there is timed on its clock.
+   * When its `retry` is due on Redis's clock (`onRedis`, epoch ms): set as a stop hands the run on before that
+   * retry is due, for the instance that takes it at once to read on its own clock (the retry's `dueAt` is on
+   * the stopping instance's). Read only for the retry it was told for (`retryDueAt`, that retry's `dueAt`): a
+   * later retry stored beside it (by a version that kept it) is not timed by it. Not stored again once taken:
+   * what the run keeps from there is timed on that instance's clock.
    */
-  readonly retryDueOnRedis?: number;
+  readonly handedOnDue?: { readonly retryDueAt: number; readonly onRedis: number };
 }
 
 export function storedRoute(route: Route): StoredRoute {

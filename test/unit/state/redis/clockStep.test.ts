@@ -163,7 +163,7 @@ describe("a clock step on an instance of a shared queue (state.backend: redis)",
     }
   });
   it("hands a delivery waiting to retry on at its stop at once, telling when the retry is due on Redis's clock: an instance a minute ahead reads it a minute later on its clock, so it neither goes out early nor waits longer", async () => {
-    type Data = { n: number; kept?: true; done?: true; dueOnRedis?: number };
+    type Data = { n: number; kept?: true; done?: true; dueAt?: number; dueOnRedis?: number };
     const keys = redisKeys(`cs${randomUUID()}`);
     let released = false;
     /** How long the instance that takes the job over has left to wait, on its own clock (ms). */
@@ -176,18 +176,15 @@ describe("a clock step on an instance of a shared queue (state.backend: redis)",
         health: createRedisHealth("test", silentLogger()),
         logger: silentLogger(),
         concurrency: 1,
-        handedOn: (data, dueOnRedis) => ({ ...data, dueOnRedis }),
+        handedOn: (data, redisAhead) => ({ ...data, dueOnRedis: (data.dueAt ?? 0) + redisAhead }),
         async process(data, signal, _job, _token, slot) {
           if (data.kept === true) {
             left = (await slot.fromRedisClock(data.dueOnRedis ?? 0)) - Date.now();
             return;
           }
           // Its retry due a minute from now on this instance's clock; its wait ends only with the stop.
-          released = await slot.release(
-            { ...data, kept: true },
-            { ...data, done: true },
-            Date.now() + 60_000,
-          );
+          const dueAt = Date.now() + 60_000;
+          released = await slot.release({ ...data, kept: true, dueAt }, { ...data, done: true }, dueAt);
           await new Promise((_resolve, reject) =>
             signal.addEventListener("abort", () => reject(signal.reason)),
           );
