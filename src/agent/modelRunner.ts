@@ -36,7 +36,8 @@ export interface ModelRunnerDeps extends RunToolsDeps {
   readonly runTimeout?: (ms: number) => AbortSignal;
   /**
    * Secrets of svc's other than the API key (the webhook secrets, the web_search key), hidden as the key is:
-   * a tool result quoting one (a payload told the model to read ~/.svc/.env) never reaches the model, nor the reply.
+   * the prompt or a tool result quoting one (a Gogs payload's `secret`, a payload that told the model to read
+   * ~/.svc/.env) never reaches the model, nor the reply.
    * Read at each run's start (a subscription made since has its secret hidden too).
    */
   readonly hiddenValues?: () => readonly string[];
@@ -52,6 +53,9 @@ export function systemText(
   if (skill !== undefined) parts.push(`# Skill: ${skill.name}\n\n${skill.text.trimEnd()}`);
   return parts.length === 0 ? undefined : parts.join("\n\n");
 }
+
+const scrubbedText = (text: string | undefined, secrets: readonly string[]): string | undefined =>
+  text === undefined ? undefined : scrub(text, secrets);
 
 /** What a run was waiting for when its `timeout_seconds` ran out, when that is not a model turn or a tool call. */
 export type TimedOutWaiting =
@@ -199,8 +203,10 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
         const result = await runToolLoop(
           {
             model,
-            system: systemText(settings.system_prompt, request.skill),
-            prompt: request.prompt,
+            // What the model is sent holds no credential svc has loaded: a payload may carry one (Gogs sends
+            // its route's secret in it), and a route's prompt quotes what its sender wrote.
+            system: scrubbedText(systemText(settings.system_prompt, request.skill), secrets),
+            prompt: scrub(request.prompt, secrets),
             tools: sdkTools(tools, context, log, {
               elapsed,
               scrubbed: (text) => scrub(text, secrets),
