@@ -11,7 +11,7 @@ import {
   type CallbackServer,
 } from "../../io/oauth/callbackServer.js";
 import { unsupportedReason } from "../../io/oauth/discovery.js";
-import { type OAuthFetches, oauthFetches } from "../../io/oauth/fetch.js";
+import type { OAuthFetches } from "../../io/oauth/fetch.js";
 import { type StoredMetadata, type StoredTokens, toStoredTokens } from "../../io/oauth/tokenStore.js";
 import {
   type ExchangeInput,
@@ -27,6 +27,7 @@ import {
   wantsPinnedPort,
 } from "./clientIdentity.js";
 import type { OAuthJob } from "./context.js";
+import { jobFetches } from "./jobFetches.js";
 import { invalidScopeAdvice, scopeFor } from "./loginScope.js";
 import { resourceAdvice, resourceRefused, sentResource } from "./resourceIndicator.js";
 import {
@@ -69,7 +70,7 @@ async function prepare({
 }): Promise<PreparedLogin> {
   const job = input.job as OAuthJob;
   const settings = job.entry.oauth ?? {};
-  const fetches = oauthFetches(settings.user_agent, job.fetch, job.requestTimeoutMs);
+  const fetches = jobFetches(job, settings.user_agent);
   const preferredPort = documentRetried
     ? undefined
     : registeredCallbackPort(settings, job.store, job.freshClient);

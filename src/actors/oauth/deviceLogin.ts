@@ -5,7 +5,7 @@ import type {
 import * as oauth from "oauth4webapi";
 import { fromPromise } from "xstate";
 import { SvcError } from "../../errors.js";
-import { type OAuthFetches, oauthFetches } from "../../io/oauth/fetch.js";
+import type { OAuthFetches } from "../../io/oauth/fetch.js";
 import { type StoredMetadata, type StoredTokens, toStoredTokens } from "../../io/oauth/tokenStore.js";
 import { terminalText } from "../../io/terminalText.js";
 import {
@@ -18,6 +18,7 @@ import { resourceFor } from "./browserLogin.js";
 import { clientAuthFor } from "./clientAuth.js";
 import { type ClientChoice, discoverAndIdentify } from "./clientIdentity.js";
 import type { OAuthJob } from "./context.js";
+import { jobFetches } from "./jobFetches.js";
 import { invalidScopeAdvice, scopeFor } from "./loginScope.js";
 import { resourceAdvice, resourceRefused, sentResource } from "./resourceIndicator.js";
 import { lastFailureAt, loginAdvice, loginCommand, tokenEndpointError } from "./tokenErrors.js";
@@ -54,7 +55,7 @@ function asServer(meta: AuthorizationServerMetadata): oauth.AuthorizationServer 
 
 async function requestCode({ input }: { input: DeviceLoginInput }): Promise<DeviceCode> {
   const job = input.job as OAuthJob;
-  const fetches = oauthFetches(job.entry.oauth?.user_agent, job.fetch, job.requestTimeoutMs);
+  const fetches = jobFetches(job, job.entry.oauth?.user_agent);
   const { meta, client } = await discoverAndIdentify(job, "device", fetches);
   const resource = resourceFor(meta, job.entry.url);
   const scope = scopeFor(job, meta);

@@ -11,7 +11,6 @@ import { isSvcError, SvcError } from "../../errors.js";
 import { scrub } from "../../io/credentials.js";
 import { silentLogger } from "../../io/log.js";
 import { CALLBACK_PATH, PINNED_PORTS } from "../../io/oauth/callbackServer.js";
-import { oauthFetches } from "../../io/oauth/fetch.js";
 import { oauthEntryOf } from "../../io/oauth/settings.js";
 import type { StoredTokens } from "../../io/oauth/tokenStore.js";
 import { bearerParams } from "../../io/oauth/wwwAuthenticate.js";
@@ -19,6 +18,7 @@ import { startSystem } from "../system.js";
 import { configuredClient } from "./clientIdentity.js";
 import { type JobOptions, makeJob, type OAuthJob } from "./context.js";
 import { discoverForJob } from "./discoverForJob.js";
+import { jobFetches } from "./jobFetches.js";
 import {
   loginCommand,
   loginFlowFor,
@@ -325,7 +325,7 @@ export class SvcOAuthProvider implements OAuthClientProvider {
     const issuer = renewed.issuer as string | undefined;
     if (issuer === undefined) return undefined;
     const flow = renewed.flow === "device" ? "device" : "browser";
-    const fetches = oauthFetches(this.job.entry.oauth?.user_agent, this.job.fetch, this.job.requestTimeoutMs);
+    const fetches = jobFetches(this.job, this.job.entry.oauth?.user_agent);
     const now = await discoverForJob(this.job, flow, fetches).then(
       (m) => m.authorizationServerUrl,
       () => undefined,
@@ -419,7 +419,7 @@ export class SvcOAuthProvider implements OAuthClientProvider {
     const { job } = this;
     if (job.store.readMetadata() === undefined) {
       try {
-        const fetches = oauthFetches(job.entry.oauth?.user_agent, job.fetch, job.requestTimeoutMs);
+        const fetches = jobFetches(job, job.entry.oauth?.user_agent);
         const flow = loginFlowFor(job, job.store.readTokens());
         job.store.saveMetadata(await discoverForJob(job, flow, fetches));
       } catch {

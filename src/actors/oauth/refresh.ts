@@ -9,7 +9,7 @@ import { inProfile } from "../../config/paths.js";
 import { SvcError } from "../../errors.js";
 import { finishBeforeExit } from "../../io/heldSignals.js";
 import { resourceCovers } from "../../io/oauth/discovery.js";
-import { OAUTH_REQUEST_TIMEOUT_MS, type OAuthFetches, oauthFetches } from "../../io/oauth/fetch.js";
+import { OAUTH_REQUEST_TIMEOUT_MS, type OAuthFetches } from "../../io/oauth/fetch.js";
 import {
   type StoredClient,
   type StoredMetadata,
@@ -21,6 +21,7 @@ import { sdkClientAuth } from "./clientAuth.js";
 import { configuredClient, secretExpired } from "./clientIdentity.js";
 import type { OAuthJob } from "./context.js";
 import { discoverForJob } from "./discoverForJob.js";
+import { jobFetches } from "./jobFetches.js";
 import { sentResource } from "./resourceIndicator.js";
 import type { LoginFlow } from "./runLogin.js";
 import {
@@ -258,7 +259,7 @@ export async function usableTokens(
     // A file written by hand or by an older svc may lack `flow`: such a grant is a browser one.
     const grantFlow = current.flow === "device" ? "device" : "browser";
     const settings = job.entry.oauth ?? {};
-    const fetches = oauthFetches(settings.user_agent, job.fetch, job.requestTimeoutMs);
+    const fetches = jobFetches(job, settings.user_agent);
     let meta = store.readMetadata();
     // The cache may name another authorization server than the one that issued these tokens (a later
     // login that failed, on the device flow's server for instance): the refresh token goes only to its own.

@@ -1,10 +1,10 @@
 import * as oauth from "oauth4webapi";
 import { isSvcError } from "../../errors.js";
-import { oauthFetches } from "../../io/oauth/fetch.js";
 import type { StoredMetadata, StoredTokens } from "../../io/oauth/tokenStore.js";
 import { clientAuthFor } from "./clientAuth.js";
 import { configuredClient } from "./clientIdentity.js";
 import type { OAuthJob } from "./context.js";
+import { jobFetches } from "./jobFetches.js";
 import { tokenEndpointError } from "./tokenErrors.js";
 
 /** What `svc mcp logout` could do at the authorization server: revoked, or why not. */
@@ -50,7 +50,7 @@ export async function revokeSavedGrant(job: OAuthJob, tokens: StoredTokens): Pro
   }
   if (client === undefined) return { revoked: false, why: "the client registration is missing" };
   // oauth.user_agent is for token-endpoint requests only: the revocation endpoint gets Svc-Agent/<version>.
-  const fetches = oauthFetches(undefined, job.fetch, job.requestTimeoutMs);
+  const fetches = jobFetches(job, undefined);
   const options = {
     [oauth.customFetch]: fetches.token as typeof fetch,
     // As a login and a refresh: an authorization server on plain http (local) is spoken to over http.

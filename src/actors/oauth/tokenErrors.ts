@@ -49,7 +49,7 @@ export function tokenEndpointError(
   const failure = lastFailureAt(fetches, endpoint);
   const detail =
     failure === undefined
-      ? redactedExcerpt((err as Error)?.message ?? String(err))
+      ? redactedExcerpt(fetches.redacted((err as Error)?.message ?? String(err)))
       : failure.status === 0
         ? `${endpoint} unreachable (${failure.excerpt})`
         : `${endpoint} answered ${failure.status}${failure.excerpt ? `: ${failure.excerpt}` : ""}${failure.problem ? ` (${failure.problem})` : ""}`;

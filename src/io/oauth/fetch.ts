@@ -25,9 +25,21 @@ export interface OAuthFetches {
    * answer read as RFC 8628 names its fields (`readDeviceAnswer`); one svc cannot use is recorded and thrown.
    */
   readonly deviceAuthorization: FetchLike;
-  /** Every response with status >= 400 (and network failures as status 0), in order. */
+  /**
+   * Every response with status >= 400 (and network failures as status 0), in order, its body with the
+   * request's own credentials and the `held` ones `[redacted]`.
+   */
   readonly failures: FailedFetch[];
+  /** `text` with the `held` credentials `[redacted]` (an error's message that is no recorded answer). */
+  readonly redacted: (text: string) => string;
 }
+
+/**
+ * The credentials svc holds for the server whether a request carries them or not (its saved tokens, its
+ * client's secret): an answer may quote any of them (a refresh refused naming the access token it was to
+ * replace). Read when a failure is recorded.
+ */
+export type HeldCredentials = () => readonly (string | undefined)[];
 
 /**
  * An OAuth error answered with status 200 (GitHub's token endpoint: `authorization_pending`,
@@ -176,15 +188,18 @@ function withUserAgent(
   userAgent: string,
   failures: FailedFetch[],
   timeoutMs: number,
+  held: HeldCredentials,
   endpoint: "other" | "oauth" | "token" = "other",
 ): FetchLike {
   return async (url, init) => {
     const headers = new Headers(init?.headers);
     headers.set("user-agent", userAgent);
+    // What a recorded answer may not show: what the request carried, and what svc holds besides.
+    const secrets = () => [...sentSecrets(init, headers), ...held()];
     const method = init?.method ?? "GET";
-    // A body as recorded: the credentials the request sent redacted before it is cut at 2,000 characters (a cut
-    // through one would keep its start, which a redaction afterwards no longer recognizes).
-    const kept = (body: string) => scrub(body, sentSecrets(init, headers)).slice(0, BODY_KEPT_CHARS);
+    // A body as recorded: those credentials redacted before it is cut at 2,000 characters (a cut through one
+    // would keep its start, which a redaction afterwards no longer recognizes).
+    const kept = (body: string) => scrub(body, secrets()).slice(0, BODY_KEPT_CHARS);
     const timeout = timeoutSignal(timeoutMs);
     const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
     let res: Response;
@@ -199,7 +214,7 @@ function withUserAgent(
       const what = timeout.aborted
         ? `timed out after ${Math.round(timeoutMs / 100) / 10} s`
         : `${(err as Error).message}${why}`;
-      failures.push({ url: String(url), method, status: 0, body: scrub(what, sentSecrets(init, headers)) });
+      failures.push({ url: String(url), method, status: 0, body: scrub(what, secrets()) });
       throw err;
     }
     if (endpoint !== "other") {
@@ -286,14 +301,16 @@ export function oauthFetches(
   userAgentOverride?: string | null,
   base: FetchLike = outboundFetch,
   timeoutMs = OAUTH_REQUEST_TIMEOUT_MS,
+  held: HeldCredentials = () => [],
 ): OAuthFetches {
   const failures: FailedFetch[] = [];
   const custom =
     typeof userAgentOverride === "string" && userAgentOverride.trim() !== "" ? userAgentOverride : USER_AGENT;
   return {
-    discovery: withUserAgent(base, USER_AGENT, failures, timeoutMs),
-    token: withUserAgent(base, custom, failures, timeoutMs, "token"),
-    deviceAuthorization: withUserAgent(base, USER_AGENT, failures, timeoutMs, "oauth"),
+    discovery: withUserAgent(base, USER_AGENT, failures, timeoutMs, held),
+    token: withUserAgent(base, custom, failures, timeoutMs, held, "token"),
+    deviceAuthorization: withUserAgent(base, USER_AGENT, failures, timeoutMs, held, "oauth"),
     failures,
+    redacted: (text) => scrub(text, held()),
   };
 }

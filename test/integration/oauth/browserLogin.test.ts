@@ -155,6 +155,32 @@ describe("browser login (PKCE + dynamic registration) against a loopback authori
     expect(h.job.store.readTokens()?.access_token).toBe("old");
   });
 
+  it("a failed token exchange quoting the saved login's tokens, which it does not send: they are redacted from the error", async () => {
+    home = tempHome();
+    const bad = await as({
+      tokenError: {
+        status: 400,
+        body: JSON.stringify({
+          error: "invalid_grant",
+          error_description: "code replaced; session at-OLDACCESS_5511 / rt-OLDREFRESH_6622 revoked",
+        }),
+      },
+    });
+    const rs = await resource([bad.url]);
+    const h = harness(home.dir, "held", rs.url, { cimd: false });
+    h.job.store.saveTokens({
+      access_token: "at-OLDACCESS_5511",
+      refresh_token: "rt-OLDREFRESH_6622",
+      token_type: "Bearer",
+      issuer: bad.url,
+      flow: "browser",
+    });
+    const err = (await loginWith(h).catch((e: unknown) => e)) as Error;
+    expect(err.message).toMatch(/held: token exchange failed — \S+\/token answered 400: .*invalid_grant/);
+    expect(err.message).toContain("session [redacted] / [redacted] revoked");
+    expect(err.message).not.toMatch(/OLDACCESS|OLDREFRESH/);
+  });
+
   it("a token endpoint quoting the client secret it was sent in free text: the secret is redacted from the error", async () => {
     home = tempHome();
     const SECRET = "sh0rt-s3cret";

@@ -74,3 +74,53 @@ describe("a token endpoint's error page that quotes the refresh request", () => 
     },
   );
 });
+
+describe("a token endpoint's OAuth error that quotes the tokens svc holds", () => {
+  // A refresh sends the refresh token, never the access token: the answer quotes both.
+  const refused = (refresh: string, access: string) => ({
+    status: 400,
+    body: JSON.stringify({
+      error: "invalid_grant",
+      error_description: `refresh_token ${refresh} is unknown; access ${access}`,
+    }),
+  });
+  const HELD = /BOGUSACCESS_|BOGUSREFRESH_/;
+
+  it("the tool call's error, the log and svc mcp test show the saved access token [redacted], as the refresh token sent", async () => {
+    home = tempHome();
+    const { hub, log, mcp, saved, settings, store } = await connectedOAuthGateway(home, fakes);
+    store.saveTokens({
+      ...saved,
+      access_token: "at-BOGUSACCESS_123456789",
+      refresh_token: "rt-BOGUSREFRESH_987654321",
+      expires_at: 1000,
+    });
+    settings.refreshError = refused("rt-BOGUSREFRESH_987654321", "at-BOGUSACCESS_123456789");
+    const err = (await hub.call("notes", "whoami", {}).catch((e: unknown) => e)) as Error;
+    expect(err.message).toMatch(
+      /notes: token refresh failed — \S+\/token answered 400: \{"error":"invalid_grant","error_description":"refresh_token \[redacted\] is unknown; access \[redacted\]"\}/,
+    );
+    expect(log.lines().join("\n")).toContain("access [redacted]");
+    expect(`${err.message}\n${log.lines().join("\n")}`).not.toMatch(HELD);
+
+    // Other tokens, so the command's refresh is sent (a refused refresh token is not sent again).
+    store.saveTokens({
+      ...saved,
+      access_token: "at-BOGUSACCESS_24680",
+      refresh_token: "rt-BOGUSREFRESH_13579",
+      expires_at: 1000,
+    });
+    settings.refreshError = refused("rt-BOGUSREFRESH_13579", "at-BOGUSACCESS_24680");
+    home.write(
+      "config.yaml",
+      `mcp_servers:\n  notes:\n    url: ${mcp.url}\n    auth: oauth\n    oauth:\n      cimd: false\n`,
+    );
+    const inherited = Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined);
+    const tested = await runInProcess(["mcp", "test", "--all"], {
+      ...Object.fromEntries(inherited),
+      SVC_HOME: home.dir,
+    });
+    expect(tested.stdout + tested.stderr).toContain("is unknown; access [redacted]");
+    expect(tested.stdout + tested.stderr).not.toMatch(HELD);
+  });
+});

@@ -115,6 +115,36 @@ describe("dynamic client registration (RFC 7591)", () => {
     expect(h.job.store.readClient()).toBeUndefined();
   });
 
+  it("a registration error quoting the earlier registration's secret and access token, which it does not send: they are redacted", async () => {
+    home = tempHome();
+    const auth = await as({
+      registrationError: {
+        status: 400,
+        body: JSON.stringify({
+          error: "invalid_client_metadata",
+          error_description:
+            "client dcr-old (secret old-Secret_4455, management rat-Old_7788) still registered",
+        }),
+      },
+    });
+    const h = harness(home.dir, "again", (await resource([auth.url])).url, { cimd: false });
+    // Its secret has expired: the login registers again.
+    h.job.store.saveClient({
+      client_id: "dcr-old",
+      client_secret: "old-Secret_4455",
+      client_secret_expires_at: Math.floor(Date.now() / 1000) - 60,
+      registration_access_token: "rat-Old_7788",
+      redirect_uris: [],
+      issuer: auth.url,
+      kind: "dcr",
+      // Kept with the registration as the answer gave it (RFC 7592), beside the fields the SDK reads.
+    } as Parameters<typeof h.job.store.saveClient>[0]);
+    const err = (await loginWith(h).catch((e: unknown) => e)) as Error;
+    expect(err.message).toMatch(/^again: dynamic client registration failed — \S+\/register answered 400: /);
+    expect(err.message).toContain("(secret [redacted], management [redacted]) still registered");
+    expect(err.message).not.toMatch(/old-Secret_4455|rat-Old_7788/);
+  });
+
   it("an HTML error page from the registration endpoint is reported as a short excerpt, not the whole page", async () => {
     home = tempHome();
     const page = `<html><body>${"Forbidden by policy. ".repeat(200)}</body></html>`;

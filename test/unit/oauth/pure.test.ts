@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
+import { tokenEndpointError } from "../../../src/actors/oauth/tokenErrors.js";
 import { pinnedRedirectUris } from "../../../src/io/oauth/callbackServer.js";
 import { clientMetadataUrlProblem, isUnreachable } from "../../../src/io/oauth/cimd.js";
 import {
@@ -11,6 +12,7 @@ import {
   issuerMatches,
   unsupportedReason,
 } from "../../../src/io/oauth/discovery.js";
+import { oauthFetches } from "../../../src/io/oauth/fetch.js";
 import { redactedExcerpt } from "../../../src/io/oauth/redact.js";
 import { oauthEntryOf } from "../../../src/io/oauth/settings.js";
 import { bearerParams, parseChallenges } from "../../../src/io/oauth/wwwAuthenticate.js";
@@ -189,6 +191,17 @@ describe("redacted excerpts (spec 7)", () => {
     );
     for (const secret of ["sk-abcdef12", "k-77", "k-88", "pk-1", "ca-2"]) expect(out).not.toContain(secret);
     expect(out).toContain("bad code for client secret=[redacted]");
+  });
+  it("a token endpoint error with no answer recorded has the held credentials redacted from the library's message", () => {
+    const fetches = oauthFetches(undefined, undefined, undefined, () => ["at-HELD_1234", undefined]);
+    const err = tokenEndpointError(
+      "s",
+      "token refresh",
+      fetches,
+      "http://127.0.0.1:9/token",
+      new Error("unexpected answer for at-HELD_1234"),
+    );
+    expect(err.message).toBe("s: token refresh failed — unexpected answer for [redacted]");
   });
 });
 
