@@ -15,7 +15,10 @@ const FORGOTTEN_WARN_MS = 60_000;
 
 export interface Idempotency {
   readonly seen: SeenCache;
-  /** The file read at start is removed once the listener is up (a crash then cannot replay stale ids). */
+  /**
+   * The file read at start is removed once the listener is up (a crash then cannot replay stale ids). Not
+   * called with `state.backend: redis`: the file is the local backend's, left for a switch back.
+   */
   start(): void;
   /** Writes the remembered delivery ids for the next start; a failure is logged once. */
   save(): void;

@@ -44,6 +44,7 @@ import {
 } from "../state/gatewayState.js";
 import { seenKey } from "../streams/stages/idempotency.js";
 import { createAgent } from "./agent.js";
+import { carryLocalIds, localIdsToCarry } from "./carryLocalIds.js";
 import { createCoalescing } from "./coalescing.js";
 import { checkedConfig, describeRoutes } from "./config.js";
 import { type Cron, createCron, recordCutOffRuns } from "./cron.js";
@@ -475,6 +476,14 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   // in as it opens then queues behind the saved runs (their deliveries take their chats' turns first).
   if (redis === undefined && state.store.backend === "local")
     await state.importSavedRuns(paths.pendingRuns, hooks);
+  // A switch from local: the delivery ids the local backend would restore (webhook-seen-ids.json's, the
+  // journal's) go into Redis before the listener opens, so a sender's retry of one is still a duplicate.
+  if (redis !== undefined)
+    await carryLocalIds({
+      redis,
+      ids: localIdsToCarry(idempotency.seen.entries(), state.store.seenByLocalJournal ?? [], now()),
+      logger,
+    });
   const ingress = await startIngress({
     durable: state.pipelineDeps().durable,
     // The rows of the 202s a sync released, and of a 200 delivered, are written with them, not at the end of the turn.
@@ -539,7 +548,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     await letGo();
     throw err;
   });
-  idempotency.start();
+  // With Redis the file is the local backend's: left for a switch back (its ids were carried over above).
+  if (redis === undefined) idempotency.start();
   removeStaleStoreTempFiles(paths.home);
   // A route (or the cron jobs) offered more tools than `openai` takes: said once the servers' tools are in.
   const toolCap = toolCapWatch((line) => logger.warn(line));

@@ -130,10 +130,15 @@ export function openStateStore(
   const dir = stateDir(home);
   // Redis keeps what a 202 promises itself (src/state/redisState.ts): no local journal.
   if (settings.backend === "redis") {
-    const owed = owedByJournal(dir);
+    const journal = journalLeft(dir, now());
+    const owed = journal?.owed;
     const left = leftInJournal(dir, owed);
     if (left !== undefined) logger.warn(left);
-    return owed === undefined ? memoryStateStore() : { ...memoryStateStore(), owedByLocalJournal: owed.runs };
+    return {
+      ...memoryStateStore(),
+      ...(owed === undefined ? {} : { owedByLocalJournal: owed.runs }),
+      ...(journal === undefined || journal.seen.length === 0 ? {} : { seenByLocalJournal: journal.seen }),
+    };
   }
   let store: LocalStateStore;
   try {
@@ -166,24 +171,35 @@ export function openStateStore(
  * What a local journal still owes (runs not finished, pending groups) when the backend is now `redis`,
  * which never reads it: said at each start, so a switch with a backlog does not drop it silently.
  */
-export function leftInJournal(dir: string, owed = owedByJournal(dir)): string | undefined {
+export function leftInJournal(dir: string, owed: JournalLeft["owed"]): string | undefined {
   if (owed === undefined) return undefined;
   return `[state] ${dir}: ${owed.runs.size} agent run(s) and ${owed.groups} pending coalescing group(s) were accepted with state.backend: local and have not run; state.backend: redis does not read that journal — run the gateway with backend: local until they have run (a copy of one that a stop saved to webhook-pending-runs.json is left there for it, not run here), then switch back (or, to drop them, delete the directory and the copies a stop saved to webhook-pending-runs.json, which would run here once the journal is gone)`;
 }
 
+/** What a local journal leaves to a `redis` start, which never opens it (`journalLeft`). */
+export interface JournalLeft {
+  /** The runs (`route:delivery id`) it holds unfinished and how many groups pending; undefined when none. */
+  readonly owed?: { readonly runs: ReadonlySet<string>; readonly groups: number };
+  /** The delivery ids of the last hour a `local` start would restore (`StateStore.seenByLocalJournal`). */
+  readonly seen: ReadonlyArray<readonly [key: string, at: number, delivered: boolean]>;
+}
+
 /**
- * The runs (`route:delivery id`) a local journal holds unfinished and how many groups it holds pending;
- * undefined when it holds none or cannot be read.
+ * Reads a local journal as a `local` start replays it, in one pass: what it still owes and the delivery ids
+ * it remembers at `now`; undefined when it cannot be read.
  */
-export function owedByJournal(dir: string): { runs: ReadonlySet<string>; groups: number } | undefined {
+export function journalLeft(dir: string, now: number): JournalLeft | undefined {
   const live = new LiveState();
   try {
     for (const record of readJournal(dir, { understood }).records) live.apply(record);
   } catch {
     return undefined;
   }
-  if (live.runs.size === 0 && live.groups.size === 0) return undefined;
-  return { runs: new Set(live.runs.keys()), groups: live.groups.size };
+  // As a local start counts them: a time ahead of now (the clock set back since) counts from now.
+  live.notAhead(now);
+  const seen = live.seenKeys(now);
+  if (live.runs.size === 0 && live.groups.size === 0) return { seen };
+  return { owed: { runs: new Set(live.runs.keys()), groups: live.groups.size }, seen };
 }
 
 type Lookup = (routeName: string) => ResolvedRoute | undefined;

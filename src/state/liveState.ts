@@ -177,6 +177,15 @@ export class LiveState {
     for (const run of firstOf(this.runs.values(), this.runs.size)) yield { t: "a", run, at: run.receivedAt };
   }
 
+  /**
+   * The idempotency keys of the last hour (the oldest past the cap left out), with when each was first
+   * accepted and whether it is a direct delivery that was made: what a switch to Redis carries over.
+   */
+  seenKeys(now: number): Array<[key: string, at: number, delivered: boolean]> {
+    this.prune(now);
+    return [...this.seen.list(now)].map(([key, at, flags]) => [key, at, (flags & DELIVERED) !== 0]);
+  }
+
   recovered(now: number): Recovered {
     this.prune(now);
     const seen = [...this.seen.list(now)];

@@ -8,6 +8,7 @@ import { describeError, LoggedError, RunFailedAtStop, RunKeptForRestart } from "
 import type { Logger } from "../io/log.js";
 import type { ToldMirror } from "../io/sessions/mirror.js";
 import { shellWord } from "../io/shellWord.js";
+import { type Carried, type CarriedId, carryIds } from "../io/state/redis/carriedIds.js";
 import { createSharedCoalescing, type SharedCoalescing } from "../io/state/redis/coalescing.js";
 import { connectFailure } from "../io/state/redis/connectFailure.js";
 import {
@@ -68,6 +69,12 @@ export interface RedisState {
   /** The `coalesce` event mode, on groups shared by every instance. */
   coalesce(event: AcceptedEvent): Promise<"coalesced" | "not_grouped">;
   readonly cronLease: CronLease;
+  /**
+   * Copies the delivery ids this home's local backend remembers into Redis (a start after a switch from
+   * `local`, before the listener opens), each for what is left of its hour: a sender's retry of an event
+   * accepted there is a duplicate here too. A record already in Redis is left as it is. Never rejects.
+   */
+  carryOver(ids: readonly CarriedId[]): Promise<Carried>;
   /**
    * Tells the other instances the session mirror of a delivery made here (with `mirrorTold`): each writes
    * it into its own session of that chat, if it has one. Receives theirs once told to (`receive(true)`:
@@ -519,6 +526,7 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
       return coalescing.offer(event, { ...pendingRunOf(run), route: storedRoute(event.route) });
     },
     cronLease: createCronLease(redis, keys, health),
+    carryOver: (ids) => carryIds(redis, keys, ids),
     sessionMirrors,
     available: () => !health.inOutage() && !health.refusing(),
     runDepth: async () => ({

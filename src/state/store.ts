@@ -22,6 +22,12 @@ export interface StateStore {
    */
   readonly owedByLocalJournal?: ReadonlySet<string>;
   /**
+   * With `redis` (a `memory` store here): the delivery ids of the last hour the local journal of this home
+   * remembers, with when each was first accepted and whether it is a direct delivery that was made. The
+   * gateway carries them into Redis before it listens, so a sender's retry of one is still a duplicate.
+   */
+  readonly seenByLocalJournal?: ReadonlyArray<readonly [key: string, at: number, delivered: boolean]>;
+  /**
    * False while what a 202 promises cannot be recorded (`local`: journal writes failing), so requests that
    * need it are answered 503 (`svc_state_available`). Absent: always available (`memory`).
    */

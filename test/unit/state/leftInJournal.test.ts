@@ -81,4 +81,44 @@ describe("switching state.backend from local to redis", () => {
       home.cleanup();
     }
   });
+
+  it("hands a redis start the delivery ids of the hour a local start would restore, the direct deliveries told apart", async () => {
+    const home = tempHome();
+    try {
+      const hour = 60 * 60 * 1000;
+      const local = new LocalStateStore({ dir: join(home.dir, "state"), now: () => 5000 });
+      local.remember("pr:old", 1000);
+      local.runAccepted(run("a"), 2000);
+      local.runFinished("pr", "a");
+      local.remember("pr:fired", 3000);
+      local.delivered("notify:d1", 4000);
+      local.remember("pr:ahead", 9000);
+      await local.close();
+
+      // Past the first one's hour.
+      const store = openStateStore(REDIS, home.dir, captureLogger().logger, () => 1000 + hour + 500);
+      expect(store.owedByLocalJournal).toBeUndefined();
+      expect(store.seenByLocalJournal).toEqual([
+        ["pr:a", 2000, false],
+        ["pr:fired", 3000, false],
+        ["notify:d1", 4000, true],
+        ["pr:ahead", 9000, false],
+      ]);
+      // The clock set back since: an id ahead of it counts from this start, as a local start counts it.
+      expect(openStateStore(REDIS, home.dir, captureLogger().logger, () => 6000).seenByLocalJournal).toEqual([
+        ["pr:old", 1000, false],
+        ["pr:a", 2000, false],
+        ["pr:fired", 3000, false],
+        ["notify:d1", 4000, true],
+        ["pr:ahead", 6000, false],
+      ]);
+      // Without a journal (or with nothing of the hour in it): none.
+      rmSync(join(home.dir, "state"), { recursive: true });
+      expect(
+        openStateStore(REDIS, home.dir, captureLogger().logger, () => 5000).seenByLocalJournal,
+      ).toBeUndefined();
+    } finally {
+      home.cleanup();
+    }
+  });
 });

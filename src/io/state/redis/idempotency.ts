@@ -28,13 +28,20 @@ return 0
  * duplicate reaching another instance meanwhile waits for the outcome (as one in the same process does).
  */
 const DELIVERING = "delivering";
-const DELIVERED = "delivered";
+export const DELIVERED = "delivered";
 /**
  * A record's value once its event joined a coalescing group (set by the join, which gives it its hour): no
  * job is stored under such an id, so its value tells a duplicate in the last minute of that hour from a
  * record still pending.
  */
 export const JOINED = "joined";
+/**
+ * A record's value once it was carried over from this home's local backend (`carryIds`, at a start on
+ * Redis after a switch from `local`): its event was accepted there, so no job is stored under it, and its
+ * value tells a duplicate in the last minute of its hour from a record still pending, as `joined` does.
+ * A direct delivery's id is carried over as `delivered`.
+ */
+export const CARRIED = "local";
 /**
  * How often a duplicate of a delivery under way elsewhere looks again, and for how long at most (a stop
  * answers the requests in flight first: one waiting here holds it up that long at most).
@@ -277,6 +284,7 @@ export function createSharedIdempotency(
     const pending =
       value !== DELIVERED &&
       value !== JOINED &&
+      value !== CARRIED &&
       ttlSeconds > pendingSeconds &&
       ttl >= 0 &&
       ttl <= pendingSeconds;
