@@ -67,9 +67,10 @@ function headFrom(method: string, target: string, rawHeaders: readonly string[])
   const url = originForm(target);
   const query = url.indexOf("?");
   const path = query === -1 ? url : url.slice(0, query);
-  if (authority === null) return { method, path, headers };
-  const named = authority[0].replace(/^https?:\/\//i, "");
-  return { method, path, headers, targetHost: named.slice(named.lastIndexOf("@") + 1) };
+  const named = authority?.[0].replace(/^https?:\/\//i, "") ?? "";
+  const targetHost = named.slice(named.lastIndexOf("@") + 1);
+  // A target naming no host (`http:///metrics`) leaves Host to say whom the request is for.
+  return targetHost === "" ? { method, path, headers } : { method, path, headers, targetHost };
 }
 
 /**

@@ -49,6 +49,10 @@ describe("GET /metrics on a loopback bind with metrics unset: this machine's scr
     expect(await scrapeAt("http://attacker.example/metrics", "localhost")).toBe(404);
     expect(await scrapeAt(`http://localhost:${port}/metrics`, "attacker.example")).toBe(200);
     expect(await scrapeAt("http://user@attacker.example/metrics", "127.0.0.1")).toBe(404);
+    // A target naming no host leaves the request's Host to judge it.
+    expect(await scrapeAt("http:///metrics", "attacker.example")).toBe(404);
+    expect(await scrapeAt("http://@/metrics", "attacker.example")).toBe(404);
+    expect(await scrapeAt("http:///metrics", "localhost")).toBe(200);
   });
 
   for (const http of HTTP_SERVERS) {
