@@ -1,10 +1,10 @@
-import { generateText } from "ai";
 import { type AgentRequest, AgentRunFailure, type AgentRunner, RunEnded } from "../actors/agent/runner.js";
 import { timeoutSignal } from "../clock.js";
 import type { AgentSettings } from "../config/sections/agent.js";
 import { isPlaceholderKey, scrub } from "../io/credentials.js";
 import type { Logger } from "../io/log.js";
 import { warmModelPool } from "../io/modelFetch.js";
+import { askAboutImage } from "./imageQuestion.js";
 import { FIRST_CONNECT_WAIT_MS } from "./mcpTools.js";
 import { describeModelError } from "./modelError.js";
 import { unsendablePauseFailure } from "./pausedTurns.js";
@@ -14,7 +14,7 @@ import { type RunOutcome, type RunRecord, runLogLine } from "./runRecord.js";
 import { type RunToolsDeps, runContext, runTools, unofferedTools } from "./runTools.js";
 import { sdkTools, ToolCallLog } from "./sdkTools.js";
 import { downServersLine, type ServerWithoutTools, stillConnectingLine } from "./serversWithoutTools.js";
-import { contentFilterFailure, type LoopProgress, runToolLoop } from "./toolLoop.js";
+import { contentFilterFailure, cutBeforeAnyText, type LoopProgress, runToolLoop } from "./toolLoop.js";
 
 /** Re-exported for the gateway, which warms the pool with the runner's module at its start (actors/agent). */
 export { warmModelPool };
@@ -148,27 +148,25 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
         ...(withoutTools.length === 0 ? {} : { mcpUnavailable: withoutTools }),
         ms: Math.round(Math.max(0, elapsed() - started)),
       });
-      const context = runContext(deps, request, runSignal, async (url, question, imageSignal) => {
-        const answer = await generateText({
-          model,
-          maxRetries: 0,
-          maxOutputTokens: settings.max_tokens,
-          abortSignal: AbortSignal.any([imageSignal, runSignal]),
-          messages: [
-            {
-              role: "user",
-              content: [
-                { type: "text", text: question },
-                { type: "image", image: url },
-              ],
+      const context = runContext(deps, request, runSignal, (url, question, imageSignal) =>
+        askAboutImage(
+          {
+            model,
+            provider: settings.provider,
+            modelId,
+            maxTokens: settings.max_tokens,
+            signal: runSignal,
+            usage: (input, output) => {
+              progress.inputTokens += input;
+              progress.outputTokens += output;
             },
-          ],
-        });
-        // The image's model call is part of the run: its tokens count in the run's usage.
-        progress.inputTokens += answer.usage.inputTokens ?? 0;
-        progress.outputTokens += answer.usage.outputTokens ?? 0;
-        return answer.text;
-      });
+            scrubbed: (text) => scrub(text, secrets),
+          },
+          url,
+          question,
+          imageSignal,
+        ),
+      );
       try {
         const tools = await runTools(deps, request, runSignal, {
           onWait: (servers) => {
@@ -243,7 +241,9 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
         if (result.filtered !== undefined)
           throw new AgentRunFailure(
             scrub(
-              contentFilterFailure(settings.provider, result.filtered.reason, modelId, request.route),
+              contentFilterFailure(settings.provider, result.filtered.reason, modelId, {
+                route: request.route,
+              }),
               secrets,
             ),
             record("error"),
@@ -259,9 +259,11 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
           // A reasoning model (DeepSeek R1, Qwen3 on Ollama, o-series, extended thinking) can spend the
           // whole limit on its reasoning: an empty reply delivered as an answer would say nothing of why.
           throw new AgentRunFailure(
-            result.cutAtContextWindow === true
-              ? "the model's answer was cut at the end of its context window (stop_reason model_context_window_exceeded) before it wrote any text — the prompt and the tool results so far filled it: give the run less to read or use a model with a larger context window"
-              : `the model's answer was cut at agent.max_tokens (${settings.max_tokens} tokens) before it wrote any text (a reasoning model can spend them all on its reasoning) — raise agent.max_tokens`,
+            cutBeforeAnyText(
+              settings.max_tokens,
+              result.cutAtContextWindow === true,
+              "the prompt and the tool results so far filled it: give the run less to read",
+            ),
             record("error"),
           );
         const outcome: RunOutcome = result.stoppedAtMaxSteps ? "max_steps" : "ok";

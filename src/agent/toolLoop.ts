@@ -78,17 +78,24 @@ export const NOT_RUN_CUT =
 export const NOT_RUN_CUT_CONTEXT =
   "not run: the model's answer was cut at the end of its context window while it asked for this call (its arguments may be incomplete)";
 
+/** What the answer a content filter stopped or the model refused was for, to say what to change. */
+export interface FilteredAnswerOf {
+  /** The run's route (`cron:<job>` for a cron job's run): the prompt to change is named after it. */
+  readonly route?: string;
+  /** The answer was `vision_analyze`'s about an image: the image or the question set it off, not the run's prompt. */
+  readonly image?: true;
+}
+
 /**
  * Why a run whose last turn the endpoint's safety system stopped fails: its text (none, or an answer cut
  * short where the filter struck) is no reply to deliver as if the run had finished. `reason` is the raw
- * finish reason (`content_filter`, `refusal`).
+ * finish reason (`content_filter`, `refusal`). For `vision_analyze`'s answer, why the tool call fails.
  */
 export function contentFilterFailure(
   provider: "openai" | "anthropic",
   reason: string | undefined,
   model: string,
-  /** The run's route (`cron:<job>` for a cron job's run): the prompt to change is named after it. */
-  route?: string,
+  of: FilteredAnswerOf = {},
 ): string {
   const key = provider === "anthropic" ? "stop_reason" : "finish_reason";
   const why =
@@ -99,7 +106,11 @@ export function contentFilterFailure(
     provider === "openai" && reason !== "refusal"
       ? "; on Azure OpenAI, the deployment's content filter decides"
       : "";
-  return `${why} — the run has no reply to deliver: change what ${promptToChange(route)} or agent.system_prompt asks for, or use another agent.model than "${model}"${azure}`;
+  const change =
+    of.image === true
+      ? "there is no answer to give: the image or the question set it off; ask about it in other words or about another image"
+      : `the run has no reply to deliver: change what ${promptToChange(of.route)} or agent.system_prompt asks for`;
+  return `${why} — ${change}, or use another agent.model than "${model}"${azure}`;
 }
 
 /**
@@ -109,26 +120,42 @@ export function contentFilterFailure(
 export const NOT_RUN_FILTERED =
   "not run: the endpoint's safety system stopped the model's answer while it asked for this call";
 
-interface TurnEnd {
+/** The Messages API's stop reason for a turn that filled the model's context window. */
+const CONTEXT_WINDOW_STOP = "model_context_window_exceeded";
+
+/** How a model answer ended, as the AI SDK reports it (a turn of the loop, `vision_analyze`'s answer). */
+export interface TurnEnd {
   readonly finishReason: string;
   readonly rawFinishReason?: string | undefined;
 }
 
 /** A turn stopped at the output token limit (`finish_reason: length`, `stop_reason: max_tokens`). */
-const cutShort = (turn: TurnEnd | undefined): turn is TurnEnd => turn?.finishReason === "length";
+export const cutShort = (turn: TurnEnd | undefined): turn is TurnEnd => turn?.finishReason === "length";
 
 /**
  * A turn the endpoint's safety system stopped; not an OpenAI `refusal` the model wrote (finish reason
  * `stop`, which the AI SDK also calls `content-filter`).
  */
-const stoppedByFilter = (turn: TurnEnd | undefined): turn is TurnEnd =>
+export const stoppedByFilter = (turn: TurnEnd | undefined): turn is TurnEnd =>
   turn?.finishReason === "content-filter" && turn.rawFinishReason !== "stop";
+
+/** A cut turn that filled the model's context window, not `max_tokens` (a larger limit would not help). */
+export const cutAtContextWindow = (turn: TurnEnd | undefined): boolean =>
+  cutShort(turn) && turn.rawFinishReason === CONTEXT_WINDOW_STOP;
+
+/**
+ * Why an answer cut short before it wrote any text is no answer: a reasoning model (DeepSeek R1, Qwen3 on
+ * Ollama, o-series, extended thinking) can spend the whole limit on its reasoning. `filled` says what filled
+ * the context window when that was the cut, and what to make smaller.
+ */
+export function cutBeforeAnyText(maxTokens: number, contextWindow: boolean, filled: string): string {
+  return contextWindow
+    ? `the model's answer was cut at the end of its context window (stop_reason ${CONTEXT_WINDOW_STOP}) before it wrote any text — ${filled} or use a model with a larger context window`
+    : `the model's answer was cut at agent.max_tokens (${maxTokens} tokens) before it wrote any text (a reasoning model can spend them all on its reasoning) — raise agent.max_tokens`;
+}
 
 /** A turn after which the loop asks the model nothing more: its calls, if any, are not run. */
 const endsTheRun = (turn: TurnEnd | undefined): boolean => cutShort(turn) || stoppedByFilter(turn);
-
-/** The Messages API's stop reason for a turn that filled the model's context window. */
-const CONTEXT_WINDOW_STOP = "model_context_window_exceeded";
 
 /**
  * One run's tool loop: the prompt as the user message, at most `maxSteps` model turns, tool results fed
@@ -196,7 +223,7 @@ export async function runToolLoop(input: ToolLoopInput, progress: LoopProgress):
   // themselves say the model still wanted tools.
   const wantedTools = last !== undefined && (last.finishReason === "tool-calls" || last.toolCalls.length > 0);
   const cutAtMaxTokens = cutShort(last);
-  const contextWindow = cutAtMaxTokens && last.rawFinishReason === CONTEXT_WINDOW_STOP;
+  const contextWindow = cutAtContextWindow(last);
   const cut = cutAtMaxTokens ? last.toolCalls.filter((call) => !input.log.has(call.toolCallId)) : [];
   const notRun = contextWindow ? NOT_RUN_CUT_CONTEXT : NOT_RUN_CUT;
   // A turn the safety system stopped runs no tool either: its calls are listed as not run, as every call is.

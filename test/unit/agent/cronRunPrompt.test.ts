@@ -38,7 +38,7 @@ describe("what a cron job's run says to change", () => {
   });
 
   it("an answer the content filter stopped names the job's prompt", () => {
-    expect(contentFilterFailure("openai", "content_filter", "m", "cron:digest")).toBe(
+    expect(contentFilterFailure("openai", "content_filter", "m", { route: "cron:digest" })).toBe(
       `the endpoint's content filter stopped the model's answer (finish_reason content_filter) — the run has no reply to deliver: change what the prompt of cron job digest or agent.system_prompt asks for, or use another agent.model than "m"; on Azure OpenAI, the deployment's content filter decides`,
     );
   });

@@ -1,0 +1,79 @@
+import { generateText } from "ai";
+import type { ProviderModel } from "./retry.js";
+import {
+  contentFilterFailure,
+  cutAtContextWindow,
+  cutBeforeAnyText,
+  cutShort,
+  stoppedByFilter,
+  type TurnEnd,
+} from "./toolLoop.js";
+
+/** What `vision_analyze`'s question about an image is asked with: the run's model and settings. */
+export interface ImageQuestionDeps {
+  /** The run's model, with its retry policy. */
+  readonly model: ProviderModel;
+  readonly provider: "openai" | "anthropic";
+  /** The model asked for, named in a refusal. */
+  readonly modelId: string;
+  /** `agent.max_tokens`: the answer's output limit. */
+  readonly maxTokens: number;
+  /** The run's signal: the question ends with the run. */
+  readonly signal: AbortSignal;
+  /** Told the answer's tokens, which count in the run's usage. */
+  readonly usage: (input: number, output: number) => void;
+  /** Hides the gateway's secrets in a failure's text. */
+  readonly scrubbed: (text: string) => string;
+}
+
+/**
+ * The model's answer about the image at `url` (a `data:` URL), or an error saying why there is none. An answer
+ * cut short before any text, or stopped by the endpoint's safety system (a refusal), is no answer, as a run's
+ * last turn is not (docs/agent.md, Answers cut short; Content filters and refusals): the tool call fails
+ * saying why, rather than the model getting nothing, or a part, as a finished answer. A text cut at
+ * `max_tokens` comes with a note saying so.
+ */
+export async function askAboutImage(
+  deps: ImageQuestionDeps,
+  url: string,
+  question: string,
+  signal: AbortSignal,
+): Promise<string> {
+  const answer = await generateText({
+    model: deps.model,
+    maxRetries: 0,
+    maxOutputTokens: deps.maxTokens,
+    abortSignal: AbortSignal.any([signal, deps.signal]),
+    messages: [
+      {
+        role: "user",
+        content: [
+          { type: "text", text: question },
+          { type: "image", image: url },
+        ],
+      },
+    ],
+  });
+  // The image's model call is part of the run: its tokens count in the run's usage, answer or not.
+  deps.usage(answer.usage.inputTokens ?? 0, answer.usage.outputTokens ?? 0);
+  // How it ended, apart from the answer: the checks below narrow this, not the answer.
+  const end: TurnEnd = answer;
+  if (stoppedByFilter(end))
+    throw new Error(
+      deps.scrubbed(contentFilterFailure(deps.provider, end.rawFinishReason, deps.modelId, { image: true })),
+    );
+  if (!cutShort(end)) return answer.text;
+  const contextWindow = cutAtContextWindow(end);
+  if (answer.text.trim() === "")
+    throw new Error(
+      cutBeforeAnyText(
+        deps.maxTokens,
+        contextWindow,
+        "the image and the question filled it: ask about a smaller image",
+      ),
+    );
+  const where = contextWindow
+    ? "at the end of the model's context window"
+    : `at agent.max_tokens (${deps.maxTokens} tokens)`;
+  return `${answer.text}\n\n[the answer was cut ${where} here: it is incomplete]`;
+}

@@ -1,0 +1,184 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { AgentReply } from "../../../src/actors/agent/runner.js";
+import { modelRunner } from "../../../src/agent/modelRunner.js";
+import { visionAnalyzeTool } from "../../../src/agent/tools/visionAnalyze.js";
+import { toolsSchema } from "../../../src/config/sections/tools.js";
+import { startFakeAnthropic } from "../../fakes/anthropicServer.js";
+import { captureLogger } from "../../fakes/logCapture.js";
+import type { FakeModel, ModelTurn } from "../../fakes/modelScript.js";
+import { callTool, startFakeOpenAI } from "../../fakes/openaiServer.js";
+import { pngHeader } from "../../helpers/pngHeader.js";
+
+/**
+ * `vision_analyze`'s question about an image is a model call of the run (docs/agent-tools.md): an answer the
+ * run's main loop would not take as finished — cut before any text, stopped by a content filter, refused —
+ * fails the tool call, which the model sees as the tool's error and the run's line logs as one; a text cut
+ * at max_tokens reaches the model with a note that it was cut. Against the scripted Chat Completions and
+ * Messages API servers.
+ */
+
+const web = toolsSchema.parse({}).web;
+const IMAGE = `data:image/png;base64,${pngHeader(4, 4).toString("base64")}`;
+const MAX_TOKENS = 100;
+
+let openai: FakeModel;
+let anthropic: FakeModel;
+beforeAll(async () => {
+  [openai, anthropic] = await Promise.all([startFakeOpenAI(), startFakeAnthropic()]);
+});
+afterAll(async () => {
+  await Promise.all([openai?.close(), anthropic?.close()]);
+});
+beforeEach(() => {
+  openai.requests.length = 0;
+  anthropic.requests.length = 0;
+});
+
+interface VisionRun {
+  readonly reply: AgentReply;
+  /** The tool result the model got for its vision_analyze call. */
+  readonly toolResult: string;
+  /** The run's `[agent]` line. */
+  readonly line: string;
+}
+
+/** A run whose model asks vision_analyze about an image, the image question answered with `answer`. */
+async function visionRun(provider: "openai" | "anthropic", answer: ModelTurn): Promise<VisionRun> {
+  const model = provider === "openai" ? openai : anthropic;
+  model.script(callTool("vision_analyze", { image_url: IMAGE, question: "What is it?" }), answer, {
+    text: "done",
+  });
+  const log = captureLogger();
+  const reply = await modelRunner({
+    settings: {
+      provider,
+      model: "vision-model",
+      base_url: model.baseUrl,
+      max_steps: 5,
+      max_tokens: MAX_TOKENS,
+      retries: 0,
+      timeout_seconds: 10,
+      max_concurrent_runs: 1,
+      max_tool_result_chars: 100_000,
+    },
+    logger: log.logger,
+    builtins: () => [visionAnalyzeTool(web)],
+  }).run(
+    { route: "r", event: "e", deliveryId: "d", prompt: "look", toolsets: [], profile: undefined },
+    new AbortController().signal,
+  );
+  // The third request (after the run's first turn and the image question) carries the tool's result.
+  const messages = (model.requests[2]?.json.messages ?? []) as Array<{ role: string; content: unknown }>;
+  const toolResult =
+    provider === "openai"
+      ? String(messages.find((m) => m.role === "tool")?.content)
+      : String(
+          ((messages.at(-1)?.content ?? []) as Array<{ type: string; content?: unknown }>).find(
+            (block) => block.type === "tool_result",
+          )?.content,
+        );
+  const line = log.messages().find((m) => m.startsWith("[agent] r d:")) ?? "";
+  return { reply, toolResult, line };
+}
+
+const CUT_BEFORE_TEXT = `vision_analyze failed: the model's answer was cut at agent.max_tokens (${MAX_TOKENS} tokens) before it wrote any text (a reasoning model can spend them all on its reasoning) — raise agent.max_tokens`;
+
+describe("vision_analyze: an image answer cut before it wrote any text", () => {
+  it.each([
+    // Claude's extended thinking (or Ollama's thinking models) spending the limit on its reasoning.
+    ["anthropic", { unsignedThinking: "Let me look at every pixel", finishReason: "max_tokens" }],
+    // A reasoning model behind Chat Completions: content null, finish_reason length.
+    ["openai", { finishReason: "length" }],
+  ] as const)(
+    "%s: fails the tool call, as the main loop's run fails, not '(the tool returned no output)'",
+    async (provider, answer) => {
+      const { reply, toolResult, line } = await visionRun(provider, answer);
+      expect(toolResult).toBe(CUT_BEFORE_TEXT);
+      expect(reply.text).toBe("done");
+      expect(reply.record?.toolCalls).toEqual([
+        { name: "vision_analyze", ms: expect.any(Number), ok: false, error: CUT_BEFORE_TEXT },
+      ]);
+      expect(line).toMatch(/\(vision_analyze error \d+ms\)/);
+      // The image question's tokens count in the run's usage, answer or not (three calls of 10 in, 5 out).
+      expect(reply.record?.usage).toEqual({ input: 30, output: 15 });
+    },
+  );
+
+  it("anthropic: one that filled the model's context window says so, not to raise max_tokens", async () => {
+    const { toolResult } = await visionRun("anthropic", {
+      unsignedThinking: "Let me look",
+      finishReason: "model_context_window_exceeded",
+    });
+    expect(toolResult).toBe(
+      "vision_analyze failed: the model's answer was cut at the end of its context window (stop_reason model_context_window_exceeded) before it wrote any text — the image and the question filled it: ask about a smaller image or use a model with a larger context window",
+    );
+  });
+});
+
+describe("vision_analyze: an image answer the endpoint's safety system stopped", () => {
+  it("anthropic stop_reason refusal: fails the tool call, its text not handed on as the answer", async () => {
+    const { toolResult, reply, line } = await visionRun("anthropic", {
+      text: "The image shows",
+      finishReason: "refusal",
+    });
+    const error =
+      'vision_analyze failed: the model refused to answer (stop_reason refusal) — there is no answer to give: the image or the question set it off; ask about it in other words or about another image, or use another agent.model than "vision-model"';
+    expect(toolResult).toBe(error);
+    expect(reply.record?.toolCalls).toEqual([
+      { name: "vision_analyze", ms: expect.any(Number), ok: false, error },
+    ]);
+    expect(line).toMatch(/\(vision_analyze error \d+ms\)/);
+  });
+
+  it("openai finish_reason content_filter: fails the tool call, its partial text not handed on", async () => {
+    const { toolResult, reply } = await visionRun("openai", {
+      text: "partial descr",
+      finishReason: "content_filter",
+    });
+    const error =
+      "vision_analyze failed: the endpoint's content filter stopped the model's answer (finish_reason content_filter) — there is no answer to give: the image or the question set it off; ask about it in other words or about another image, or use another agent.model than \"vision-model\"; on Azure OpenAI, the deployment's content filter decides";
+    expect(toolResult).toBe(error);
+    expect(reply.record?.toolCalls).toEqual([
+      { name: "vision_analyze", ms: expect.any(Number), ok: false, error },
+    ]);
+  });
+
+  it("openai: a refusal the model wrote (finish_reason stop) is a whole answer, handed on as the main loop delivers it", async () => {
+    const { toolResult, reply } = await visionRun("openai", { refusal: "I can't help with that image." });
+    expect(toolResult).toBe("I can't help with that image.");
+    expect(reply.record?.toolCalls).toEqual([{ name: "vision_analyze", ms: expect.any(Number), ok: true }]);
+  });
+});
+
+describe("vision_analyze: an image answer cut after some text", () => {
+  it("openai finish_reason length: the text reaches the model with a note that it was cut", async () => {
+    const { toolResult, reply } = await visionRun("openai", {
+      text: "A cat sitting on a",
+      finishReason: "length",
+    });
+    expect(toolResult).toBe(
+      `A cat sitting on a\n\n[the answer was cut at agent.max_tokens (${MAX_TOKENS} tokens) here: it is incomplete]`,
+    );
+    expect(reply.record?.toolCalls).toEqual([{ name: "vision_analyze", ms: expect.any(Number), ok: true }]);
+  });
+
+  it("anthropic stop_reason max_tokens, and model_context_window_exceeded: each says where it was cut", async () => {
+    const cut = await visionRun("anthropic", { text: "A cat sitting on a", finishReason: "max_tokens" });
+    expect(cut.toolResult).toBe(
+      `A cat sitting on a\n\n[the answer was cut at agent.max_tokens (${MAX_TOKENS} tokens) here: it is incomplete]`,
+    );
+    anthropic.requests.length = 0;
+    const full = await visionRun("anthropic", {
+      text: "A cat sitting on a",
+      finishReason: "model_context_window_exceeded",
+    });
+    expect(full.toolResult).toBe(
+      "A cat sitting on a\n\n[the answer was cut at the end of the model's context window here: it is incomplete]",
+    );
+  });
+
+  it("an answer that ended as it should is handed on as it is", async () => {
+    const { toolResult } = await visionRun("anthropic", { text: "A cat on a keyboard." });
+    expect(toolResult).toBe("A cat on a keyboard.");
+  });
+});
