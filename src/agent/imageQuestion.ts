@@ -24,6 +24,11 @@ export interface ImageQuestionDeps {
   readonly usage: (input: number, output: number) => void;
   /** Hides the gateway's secrets in a failure's text. */
   readonly scrubbed: (text: string) => string;
+  /**
+   * A failed call in one line, as a failed run's is told (`describeModelError`): the endpoint, its status and
+   * answer, and the setting to fix. The SDK's own message ("Bad Gateway") says none of them.
+   */
+  readonly described: (err: unknown) => string;
 }
 
 /**
@@ -31,7 +36,8 @@ export interface ImageQuestionDeps {
  * cut short before any text, or stopped by the endpoint's safety system (a refusal), is no answer, as a run's
  * last turn is not (docs/agent.md, Answers cut short; Content filters and refusals): the tool call fails
  * saying why, rather than the model getting nothing, or a part, as a finished answer. A text cut at
- * `max_tokens` comes with a note saying so.
+ * `max_tokens` comes with a note saying so. A call that failed says what the endpoint answered, as a failed
+ * run does (docs/agent.md, A run that fails).
  */
 export async function askAboutImage(
   deps: ImageQuestionDeps,
@@ -39,21 +45,29 @@ export async function askAboutImage(
   question: string,
   signal: AbortSignal,
 ): Promise<string> {
-  const answer = await generateText({
-    model: deps.model,
-    maxRetries: 0,
-    maxOutputTokens: deps.maxTokens,
-    abortSignal: AbortSignal.any([signal, deps.signal]),
-    messages: [
-      {
-        role: "user",
-        content: [
-          { type: "text", text: question },
-          { type: "image", image: url },
-        ],
-      },
-    ],
-  });
+  const ended = AbortSignal.any([signal, deps.signal]);
+  let answer: Awaited<ReturnType<typeof generateText>>;
+  try {
+    answer = await generateText({
+      model: deps.model,
+      maxRetries: 0,
+      maxOutputTokens: deps.maxTokens,
+      abortSignal: ended,
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: question },
+            { type: "image", image: url },
+          ],
+        },
+      ],
+    });
+  } catch (err) {
+    // Ended with the call or the run (its timeout, the gateway's stop): that, not the endpoint, is why.
+    if (ended.aborted) throw err;
+    throw new Error(deps.described(err), { cause: err });
+  }
   // The image's model call is part of the run: its tokens count in the run's usage, answer or not.
   deps.usage(answer.usage.inputTokens ?? 0, answer.usage.outputTokens ?? 0);
   // How it ended, apart from the answer: the checks below narrow this, not the answer.

@@ -144,6 +144,11 @@ export interface ModelSettingsUsed {
   readonly toolResultsSent?: boolean;
   /** The run's route (`cron:<job>` for a cron job's run), whose prompt a refusal of the request names. */
   readonly route?: string;
+  /**
+   * The request was `vision_analyze`'s question about an image (the image inline, the question, no tool and
+   * no system text): a request too large, or refused by a content filter, is the image's or the question's.
+   */
+  readonly image?: true;
 }
 
 /** What to do about a run's first request too large for the endpoint, before any tool ran. */
@@ -297,6 +302,8 @@ export function settingToFix(status: number, used: ModelSettingsUsed, body = "",
     return ` — agent.api_key may not make this request: check what the key (and its account) may use, ${used.modelKey} "${used.model}" among it`;
   if (status === 404)
     return ` — check ${used.modelKey} ("${used.model}") and agent.base_url${unversionedBase(endpoint)}`;
+  if (status === 413 && used.image === true)
+    return " — vision_analyze's request (the image, sent inline, and the question) is larger than the server, or a proxy in front of it, takes: ask about a smaller image, or raise the server's limit (nginx: client_max_body_size)";
   // A sampling request (no agent.max_tokens) is the MCP server's prompt: nothing in svc's config makes it smaller.
   if (status === 413 && used.maxTokens === undefined)
     return " — the MCP server's sampling request is larger than the server, or a proxy in front of it, takes: raise the server's limit (nginx: client_max_body_size)";
@@ -307,6 +314,8 @@ export function settingToFix(status: number, used: ModelSettingsUsed, body = "",
   // A sampling request (no agent.max_tokens) has no tool results to cut.
   const overflow = status === 400 && used.maxTokens !== undefined ? promptOverflow(body) : undefined;
   const tokens = overflow === null || overflow === undefined ? "" : ` (${overflow} tokens)`;
+  if (overflow !== undefined && used.image === true)
+    return ` — vision_analyze's request (the image and the question) fills the model's context${tokens}: ask about a smaller image, or use a model with a larger context`;
   if (overflow !== undefined)
     return used.toolResultsSent === false
       ? ` — the run's first request fills the model's context${tokens} before any tool ran: ${firstRequestAdvice(used.route)}, or use a model with a larger context`
@@ -314,6 +323,8 @@ export function settingToFix(status: number, used: ModelSettingsUsed, body = "",
   if (status === 400 && PROMPT_FILTERED.test(body)) {
     const route = promptToChange(used.route);
     const azure = "on Azure OpenAI, the deployment's content filter decides";
+    if (used.image === true)
+      return ` — the endpoint's content filter refused vision_analyze's request: the image or the question set it off; ${azure}`;
     // After a tool ran, the request holds its results: a page or file the model read may be what the filter
     // refused (Azure's Prompt Shields judge them as documents), not the route's prompt.
     if (used.toolResultsSent === true)

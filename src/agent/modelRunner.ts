@@ -148,6 +148,8 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
         ...(withoutTools.length === 0 ? {} : { mcpUnavailable: withoutTools }),
         ms: Math.round(Math.max(0, elapsed() - started)),
       });
+      const modelKey = request.model === undefined ? "agent.model" : "sampling.model";
+      const keySent = settings.api_key !== undefined && settings.api_key !== "";
       const context = runContext(deps, request, runSignal, (url, question, imageSignal) =>
         askAboutImage(
           {
@@ -161,6 +163,14 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
               progress.outputTokens += output;
             },
             scrubbed: (text) => scrub(text, secrets),
+            described: (err) =>
+              describeModelError(err, secrets, endpoint, {
+                model: modelId,
+                modelKey,
+                keySent,
+                maxTokens: settings.max_tokens,
+                image: true,
+              }),
           },
           url,
           question,
@@ -329,8 +339,8 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
             )
           : describeModelError(err, secrets, endpoint, {
               model: modelId,
-              modelKey: request.model === undefined ? "agent.model" : "sampling.model",
-              keySent: settings.api_key !== undefined && settings.api_key !== "",
+              modelKey,
+              keySent,
               ...(request.maxTokens === undefined ? { maxTokens: settings.max_tokens } : {}),
               maxToolResultChars: settings.max_tool_result_chars,
               // A finished turn means the failing request carries tool results (the loop goes on only after

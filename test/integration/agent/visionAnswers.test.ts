@@ -42,10 +42,18 @@ interface VisionRun {
   readonly line: string;
 }
 
-/** A run whose model asks vision_analyze about an image, the image question answered with `answer`. */
-async function visionRun(provider: "openai" | "anthropic", answer: ModelTurn): Promise<VisionRun> {
+/**
+ * A run whose model asks vision_analyze about an image, the image question answered with `answer` (each of
+ * `answer`'s turns in order, for a call retried `retries` times).
+ */
+async function visionRun(
+  provider: "openai" | "anthropic",
+  answer: ModelTurn | ModelTurn[],
+  options: { retries?: number; api_key?: string } = {},
+): Promise<VisionRun> {
   const model = provider === "openai" ? openai : anthropic;
-  model.script(callTool("vision_analyze", { image_url: IMAGE, question: "What is it?" }), answer, {
+  const answers = Array.isArray(answer) ? answer : [answer];
+  model.script(callTool("vision_analyze", { image_url: IMAGE, question: "What is it?" }), ...answers, {
     text: "done",
   });
   const log = captureLogger();
@@ -56,19 +64,22 @@ async function visionRun(provider: "openai" | "anthropic", answer: ModelTurn): P
       base_url: model.baseUrl,
       max_steps: 5,
       max_tokens: MAX_TOKENS,
-      retries: 0,
+      retries: options.retries ?? 0,
       timeout_seconds: 10,
       max_concurrent_runs: 1,
       max_tool_result_chars: 100_000,
+      ...(options.api_key === undefined ? {} : { api_key: options.api_key }),
     },
     logger: log.logger,
+    // The waits between retries pass at once.
+    sleep: async () => {},
     builtins: () => [visionAnalyzeTool(web)],
   }).run(
     { route: "r", event: "e", deliveryId: "d", prompt: "look", toolsets: [], profile: undefined },
     new AbortController().signal,
   );
-  // The third request (after the run's first turn and the image question) carries the tool's result.
-  const messages = (model.requests[2]?.json.messages ?? []) as Array<{ role: string; content: unknown }>;
+  // The last request (after the run's first turn and the image question's) carries the tool's result.
+  const messages = (model.requests.at(-1)?.json.messages ?? []) as Array<{ role: string; content: unknown }>;
   const toolResult =
     provider === "openai"
       ? String(messages.find((m) => m.role === "tool")?.content)
@@ -180,5 +191,93 @@ describe("vision_analyze: an image answer cut after some text", () => {
   it("an answer that ended as it should is handed on as it is", async () => {
     const { toolResult } = await visionRun("anthropic", { text: "A cat on a keyboard." });
     expect(toolResult).toBe("A cat on a keyboard.");
+  });
+});
+
+describe("vision_analyze: an image question the endpoint failed says what it answered, as a failed run does", () => {
+  it("openai, a proxy's 502 page after the retries: the endpoint, the status and the page's title, not 'Bad Gateway'", async () => {
+    const page = {
+      status: 502,
+      headers: { "content-type": "text/html" },
+      body: "<html><head><title>502 Bad Gateway</title></head><body><center>nginx</center></body></html>",
+    };
+    const { toolResult, reply } = await visionRun("openai", [page, page, page], { retries: 2 });
+    const error = `vision_analyze failed: model endpoint ${openai.baseUrl}/chat/completions answered HTTP 502: an HTML page "502 Bad Gateway" (${page.body.length} characters, not shown)`;
+    expect(toolResult).toBe(error);
+    expect(reply.record?.toolCalls).toEqual([
+      { name: "vision_analyze", ms: expect.any(Number), ok: false, error },
+    ]);
+    // Asked three times: the run's turn, three image questions, the run's last turn.
+    expect(openai.requests).toHaveLength(5);
+  });
+
+  it("openai, a 401: the status, the endpoint's message without the key, and the setting to check", async () => {
+    const KEY = "sk-vision-key-0123456789abcdef";
+    const { toolResult } = await visionRun(
+      "openai",
+      {
+        status: 401,
+        body: JSON.stringify({
+          error: {
+            message: `Incorrect API key provided: ${KEY}`,
+            type: "invalid_request_error",
+            code: "invalid_api_key",
+          },
+        }),
+      },
+      { api_key: KEY },
+    );
+    expect(toolResult).toMatch(
+      new RegExp(
+        `^vision_analyze failed: model endpoint ${openai.baseUrl}/chat/completions answered HTTP 401: .*Incorrect API key provided: \\[redacted\\].* — check agent\\.api_key: the endpoint did not take it$`,
+      ),
+    );
+    expect(toolResult).not.toContain(KEY);
+  });
+
+  it("anthropic, a prompt too long: that the image and the question fill the model's context, not the run's tool results", async () => {
+    const { toolResult } = await visionRun("anthropic", {
+      status: 400,
+      body: JSON.stringify({
+        type: "error",
+        error: {
+          type: "invalid_request_error",
+          message: "prompt is too long: 215123 tokens > 200000 maximum",
+        },
+      }),
+    });
+    expect(toolResult).toMatch(
+      new RegExp(
+        `^vision_analyze failed: model endpoint ${anthropic.baseUrl}/messages answered HTTP 400: .*prompt is too long: 215123 tokens > 200000 maximum.* — vision_analyze's request \\(the image and the question\\) fills the model's context \\(200000 tokens\\): ask about a smaller image, or use a model with a larger context$`,
+      ),
+    );
+  });
+
+  it("openai, a 413 from a proxy, and Azure's content filter refusing the request: the image is what to change", async () => {
+    const tooLarge = await visionRun("openai", {
+      status: 413,
+      headers: { "content-type": "text/html" },
+      body: "<html><head><title>413 Request Entity Too Large</title></head></html>",
+    });
+    expect(tooLarge.toolResult).toMatch(
+      / answered HTTP 413: an HTML page "413 Request Entity Too Large" \(\d+ characters, not shown\) — vision_analyze's request \(the image, sent inline, and the question\) is larger than the server, or a proxy in front of it, takes: ask about a smaller image, or raise the server's limit \(nginx: client_max_body_size\)$/,
+    );
+    openai.requests.length = 0;
+    const filtered = await visionRun("openai", {
+      status: 400,
+      body: JSON.stringify({
+        error: {
+          message:
+            "The response was filtered due to the prompt triggering Azure OpenAI's content management policy.",
+          type: null,
+          param: "prompt",
+          code: "content_filter",
+          status: 400,
+        },
+      }),
+    });
+    expect(filtered.toolResult).toMatch(
+      / — the endpoint's content filter refused vision_analyze's request: the image or the question set it off; on Azure OpenAI, the deployment's content filter decides$/,
+    );
   });
 });
