@@ -253,6 +253,7 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
             scrub(
               contentFilterFailure(settings.provider, result.filtered.reason, modelId, {
                 route: request.route,
+                modelKey,
               }),
               secrets,
             ),

@@ -1,7 +1,7 @@
 import { generateText, stepCountIs, type ToolSet, wrapLanguageModel } from "ai";
 import { PAUSED_TURN, type PausedTurnEnd, pausedTurnsMiddleware } from "./pausedTurns.js";
 import type { ProviderModel } from "./retry.js";
-import { promptToChange } from "./runPrompt.js";
+import { promptToChange, samplingServerOf } from "./runPrompt.js";
 import type { ToolCallLog } from "./sdkTools.js";
 import { toolCallsFinishMiddleware, uniqueToolCallIdsMiddleware } from "./toolCallIds.js";
 import { unreadableArgumentsMiddleware } from "./toolCallInputs.js";
@@ -80,8 +80,13 @@ export const NOT_RUN_CUT_CONTEXT =
 
 /** What the answer a content filter stopped or the model refused was for, to say what to change. */
 export interface FilteredAnswerOf {
-  /** The run's route (`cron:<job>` for a cron job's run): the prompt to change is named after it. */
+  /**
+   * The run's route (`cron:<job>` for a cron job's run, `mcp:<server>` for a sampling request's): the prompt
+   * to change is named after it.
+   */
   readonly route?: string;
+  /** The key the model came from: `agent.model` (the default), or a sampling request's `sampling.model`. */
+  readonly modelKey?: string;
   /** The answer was `vision_analyze`'s about an image: the image or the question set it off, not the run's prompt. */
   readonly image?: true;
 }
@@ -106,11 +111,16 @@ export function contentFilterFailure(
     provider === "openai" && reason !== "refusal"
       ? "; on Azure OpenAI, the deployment's content filter decides"
       : "";
+  // A sampling run delivers nothing: its answer goes back to the server that asked.
+  const answer =
+    samplingServerOf(of.route) === undefined
+      ? "the run has no reply to deliver"
+      : "there is no answer to give the server";
   const change =
     of.image === true
       ? "there is no answer to give: the image or the question set it off; ask about it in other words or about another image"
-      : `the run has no reply to deliver: change what ${promptToChange(of.route)} or agent.system_prompt asks for`;
-  return `${why} — ${change}, or use another agent.model than "${model}"${azure}`;
+      : `${answer}: change what ${promptToChange(of.route)} or agent.system_prompt asks for`;
+  return `${why} — ${change}, or use another ${of.modelKey ?? "agent.model"} than "${model}"${azure}`;
 }
 
 /**
