@@ -9,7 +9,7 @@ import { refusedHint, unknownHostHint } from "../io/outbound/unreachable.js";
 import { redirectTarget } from "../io/web/fetchJson.js";
 import { modelClosedHint, modelTlsAnswerHint, modelTlsHint } from "./modelTlsHint.js";
 import { promptOverflow } from "./promptOverflow.js";
-import { cronJobOf, promptToChange } from "./runPrompt.js";
+import { cronJobOf, promptToChange, samplingServerOf } from "./runPrompt.js";
 
 const MAX_DETAIL = 300;
 /** The most characters of the one line a model failure is told in. */
@@ -142,7 +142,10 @@ export interface ModelSettingsUsed {
    * then the route's prompt (the payload it quotes), which no `max_tool_result_chars` makes smaller.
    */
   readonly toolResultsSent?: boolean;
-  /** The run's route (`cron:<job>` for a cron job's run), whose prompt a refusal of the request names. */
+  /**
+   * The run's route (`cron:<job>` for a cron job's run, `mcp:<server>` for a sampling request's), whose prompt
+   * a refusal of the request names.
+   */
   readonly route?: string;
   /**
    * The request was `vision_analyze`'s question about an image (the image inline, the question, no tool and
@@ -329,7 +332,11 @@ export function settingToFix(status: number, used: ModelSettingsUsed, body = "",
     // refused (Azure's Prompt Shields judge them as documents), not the route's prompt.
     if (used.toolResultsSent === true)
       return ` — the endpoint's content filter refused the prompt, tool results included: what a tool read (a page, a file) may have set it off, or what ${route} or agent.system_prompt asks for; ${azure}`;
-    const payload = cronJobOf(used.route) === undefined ? " (the event's payload is part of the prompt)" : "";
+    // A cron job's prompt and a sampling request quote no event.
+    const payload =
+      cronJobOf(used.route) === undefined && samplingServerOf(used.route) === undefined
+        ? " (the event's payload is part of the prompt)"
+        : "";
     return ` — the endpoint's content filter refused the prompt: change what ${route} or agent.system_prompt asks for${payload}; ${azure}`;
   }
   const tools = status === 400 ? fewerTools(body, used.route) : undefined;

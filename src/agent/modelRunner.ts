@@ -345,10 +345,10 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
               ...(request.maxTokens === undefined ? { maxTokens: settings.max_tokens } : {}),
               maxToolResultChars: settings.max_tool_result_chars,
               // A finished turn means the failing request carries tool results (the loop goes on only after
-              // tools ran); a sampling request's prompt is its server's, not the route's.
-              ...(request.maxTokens === undefined
-                ? { toolResultsSent: progress.steps > 0, route: request.route }
-                : {}),
+              // tools ran); a sampling request has none, and its route (`mcp:<server>`) names its server,
+              // whose request is the prompt.
+              route: request.route,
+              ...(request.maxTokens === undefined ? { toolResultsSent: progress.steps > 0 } : {}),
             });
         const failed = record("error", why);
         logger.info(

@@ -121,3 +121,40 @@ describe("a sampling request the model refused (Messages API)", () => {
     }
   });
 });
+
+describe("a sampling request the endpoint's content filter refused before the model answered (Azure OpenAI's 400)", () => {
+  it("names the server's sampling request, not the route's prompt and the event's payload", async () => {
+    model.script({
+      status: 400,
+      body: JSON.stringify({
+        error: {
+          message:
+            "The response was filtered due to the prompt triggering Azure OpenAI's content management policy.",
+          type: null,
+          param: "prompt",
+          code: "content_filter",
+          status: 400,
+        },
+      }),
+    });
+    const runner = testModelRunner({ provider: "openai", model: "test-model", base_url: model.baseUrl }, []);
+    const failed = await runner
+      .run(
+        {
+          route: "mcp:notes",
+          event: "sampling",
+          deliveryId: "s-2",
+          prompt: "user: summarize",
+          toolsets: ["no_mcp"],
+          profile: undefined,
+          maxTokens: 50,
+        },
+        new AbortController().signal,
+      )
+      .catch((err: unknown) => err);
+    expect(failed).toBeInstanceOf(AgentRunFailure);
+    expect((failed as AgentRunFailure).message).toMatch(
+      / answered HTTP 400: .* — the endpoint's content filter refused the prompt: change what mcp_servers\.notes's sampling request or agent\.system_prompt asks for; on Azure OpenAI, the deployment's content filter decides$/,
+    );
+  });
+});
