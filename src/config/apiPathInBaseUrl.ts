@@ -22,8 +22,11 @@ const API_PATHS: Readonly<Record<string, { readonly pattern: RegExp; readonly sh
   home_automation: { pattern: /\/api$/i },
 };
 
-/** Why `value`, a platform's `base_url`, ends in the path svc adds itself, with the base to write; or undefined. */
-export function apiPathInBaseUrl(platform: string, value: string): string | undefined {
+/**
+ * Why `value`, a platform's `base_url`, ends in the path svc adds itself, with the base to write (but for one
+ * a `${VAR}` gave, `given`, which is not written back); or undefined.
+ */
+export function apiPathInBaseUrl(platform: string, value: string, given = false): string | undefined {
   const spec = API_PATHS[platform];
   if (spec === undefined) return undefined;
   let parsed: URL;
@@ -35,5 +38,5 @@ export function apiPathInBaseUrl(platform: string, value: string): string | unde
   const path = parsed.pathname.replace(/\/+$/, "");
   const found = spec.pattern.exec(path);
   if (found === null) return undefined;
-  return `ends in ${spec.shown ?? found[0]}, a path svc adds to every request itself — write ${parsed.origin}${path.slice(0, found.index)}`;
+  return `ends in ${spec.shown ?? found[0]}, a path svc adds to every request itself — write ${given ? "the base without it" : `${parsed.origin}${path.slice(0, found.index)}`}`;
 }

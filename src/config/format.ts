@@ -1,7 +1,7 @@
 import { dirname, join } from "node:path";
 import type { z } from "zod";
-import { cutText } from "../io/cutText.js";
 import { terminalText } from "../io/terminalText.js";
+import { describe, type Quoting, WrittenAs } from "./describe.js";
 import { leftInEnvValue } from "./envFile.js";
 import { envNameNearMiss } from "./envNearMiss.js";
 import { elsewhere, otherClientsKeys } from "./keysElsewhere.js";
@@ -20,35 +20,7 @@ import { MAX_SEARCH_RESULTS } from "./sections/tools.js";
 import { MAX_BODY_BYTES_LIMIT, MAX_WORKERS, ROUTE_NAME } from "./sections/webhook.js";
 import { FINITE_SECONDS, TIMER_SECONDS_KEYS } from "./timerSeconds.js";
 import { bracedListHint, unquotedTemplateHint } from "./unquotedTemplate.js";
-import {
-  CREDENTIALS_LEFT_OUT,
-  textWithoutUrlCredentials,
-  valueWithoutUrlCredentials,
-  withoutUrlCredentials,
-} from "./urlCredentials.js";
-
-/**
- * A value a `${VAR}` gave (from `.env` or the environment, where secrets live): a message quotes what the
- * file says instead of the value.
- */
-export class WrittenAs {
-  constructor(readonly text: unknown) {}
-}
-
-/** A value as a message quotes it: a URL in it without its credentials (`redis://:[redacted]@host`). */
-function describeInput(input: unknown): string {
-  if (input === undefined) return "nothing";
-  if (input instanceof WrittenAs) return `${describeInput(input.text)} (the value it gives is not shown)`;
-  // JSON would say null for .nan, .inf and 1e400; an integer past 2^53 is its digits.
-  if (typeof input === "number" && !Number.isFinite(input)) return String(input);
-  if (typeof input === "bigint") return String(input);
-  try {
-    const text = JSON.stringify(valueWithoutUrlCredentials(input));
-    return text.length > 60 ? `${cutText(text, 57)}...` : text;
-  } catch {
-    return typeof input;
-  }
-}
+import { CREDENTIALS_LEFT_OUT, textWithoutUrlCredentials, withoutUrlCredentials } from "./urlCredentials.js";
 
 /** `filters: x` (text): what a list of filters looks like, as config.yaml and as a JSON store record. */
 const FILTERS_EXAMPLE = {
@@ -447,7 +419,7 @@ function describeValue(path: readonly PropertyKey[], input: unknown): string {
   // `routes: [{name: gh, secret: s3cret}]` written as a list: the secret inside is not quoted either.
   if (holdsSecretKey(input))
     return `${Array.isArray(input) ? "a list" : "a mapping"} (not shown: it holds a secret)`;
-  return describeInput(input);
+  return describe(input);
 }
 
 /** A list or mapping with a credential key somewhere inside. */
@@ -635,6 +607,10 @@ export function formatIssue(
       )
       .join("") || "(top level)";
   let message = hiddenEntryValue(issue) ?? issue.message;
+  // A check's own message that quotes a value a `${VAR}` gave (quotingIssue): said again of the file's text.
+  const quoting = issue.code === "custom" ? (issue.params?.quoting as Quoting | undefined) : undefined;
+  if (typeof quoting === "function" && issue.input instanceof WrittenAs)
+    message = quoting(describe(issue.input), true);
   if (issue.code === "invalid_type") {
     const expected = EXPECTED_WORDS[issue.expected] ?? issue.expected;
     const pairs = mcpPairText(issue.path, issue.input);

@@ -1,61 +1,71 @@
 import { isIPv6 } from "node:net";
+import { describe, type Quoting } from "./describe.js";
 import { textWithoutUrlCredentials } from "./urlCredentials.js";
 
 /**
  * A bind address as users write it, in the form the HTTP servers take: `[::1]` (URL style) is `::1`, an
  * IPv6 address takes its short form (`0:0:0:0:0:0:0:1` is `::1`) and a name is compared without case
  * (`LOCALHOST` is `localhost`), so the loopback check sees each spelling. A value holding a scheme or a
- * port would fail at listen time with a misleading "address in use", so it is refused here.
+ * port would fail at listen time with a misleading "address in use", so it is refused here: `problem` says
+ * why, and `quoting` says it again of how a message quotes the value (the file's text, for one a `${VAR}`
+ * gave, with no part of the value written back).
  */
 export function bindHost(
   text: string,
   portIn = "platforms.webhook.port (or WEBHOOK_PORT)",
-): { host: string } | { problem: string } {
+): { host: string } | { problem: string; quoting: Quoting } {
   const value = text.trim();
   // `https://user:<password>@host`: quoted without the password, and the address is the host after the @.
   const shown = textWithoutUrlCredentials(value);
+  const quoting = hostProblem(value, shown, portIn);
+  if (quoting !== undefined) return { problem: quoting(describe(shown), false), quoting };
+  const bracketed = /^\[([^\]]+)\]$/.exec(value);
+  const host = (bracketed?.[1] ?? value).toLowerCase();
+  // One spelling per IPv6 address (0:0:0:0:0:0:0:1 is ::1), so the loopback check sees it. A host without a
+  // colon is no IPv6 address: Node's isIPv6 compiles and runs its long pattern (~4 ms at its first call, in
+  // every start that reads a host such as 127.0.0.1).
+  return { host: host.includes(":") && !host.includes("%") ? shortIpv6(host) : host };
+}
+
+/** Why `value` (trimmed; `shown` without a URL's credentials) is no address to listen on, or undefined. */
+function hostProblem(value: string, shown: string, portIn: string): Quoting | undefined {
   const scheme = /^[a-z][a-z0-9+.-]*:\/\/([^/]*)/i.exec(shown);
-  if (scheme !== null)
-    return {
-      problem: `"${shown}" is a URL — write the address only (e.g. ${hostOnly((scheme[1] ?? "").replace(/^.*@/, ""))})`,
-    };
+  if (scheme !== null) {
+    const address = hostOnly((scheme[1] ?? "").replace(/^.*@/, ""));
+    return (quoted, given) =>
+      `${quoted} is a URL — write the address only${given ? "" : ` (e.g. ${address})`}`;
+  }
   const withPort = /^(\[[^\]]*\]|[^:[\]]+):(\d*)$/.exec(value);
   if (withPort !== null) {
     const host = hostOnly(withPort[1] ?? "");
-    return {
-      problem: `"${shown}" includes a port — write ${host} and put the port in ${portIn}`,
-    };
+    return (quoted, given) =>
+      `${quoted} includes a port — write ${given ? "the address alone" : host} and put the port in ${portIn}`;
   }
   // `[::1` or `::1]`: read as a name, it failed at listen time with "is another gateway running?".
-  if (value.startsWith("[") !== value.endsWith("]"))
-    return {
-      problem: `"${shown}" has ${shown.startsWith("[") ? "a [ without its ]" : "a ] without its ["} — write the address alone (${shown.replace(/^\[|\]$/g, "")}), or in brackets ([${shown.replace(/^\[|\]$/g, "")}])`,
-    };
+  if (value.startsWith("[") !== value.endsWith("]")) {
+    const bare = shown.replace(/^\[|\]$/g, "");
+    const which = shown.startsWith("[") ? "a [ without its ]" : "a ] without its [";
+    return (quoted, given) =>
+      `${quoted} has ${which} — write the address alone${given ? ", or in brackets" : ` (${bare}), or in brackets ([${bare}])`}`;
+  }
   // Other servers' spellings of "every interface" and of a network: no address to listen on.
   if (value === "*")
-    return {
-      problem: `"*" is not an address — write 0.0.0.0 to listen on every interface (:: for IPv6 too)`,
-    };
+    return (quoted) =>
+      `${quoted} is not an address — write 0.0.0.0 to listen on every interface (:: for IPv6 too)`;
   if (/^[^/\s]+\/\d+$/.test(value))
-    return {
-      problem: `"${shown}" is a network, not an address — write one address to listen on, such as 127.0.0.1, or 0.0.0.0 for every interface`,
-    };
+    return (quoted) =>
+      `${quoted} is a network, not an address — write one address to listen on, such as 127.0.0.1, or 0.0.0.0 for every interface`;
   const bracketed = /^\[([^\]]+)\]$/.exec(value);
   const host = (bracketed?.[1] ?? value).toLowerCase();
   // Read as a name, 999.1.1.1 or 1::2::3 failed each start as a host name that does not resolve.
   const quad = /^(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(host);
   if (quad?.slice(1).some((octet) => Number(octet) > 255) === true)
-    return {
-      problem: `"${shown}" is not an IPv4 address: each of its four numbers must be 0 to 255 — write an address such as 127.0.0.1, or 0.0.0.0 for every interface`,
-    };
+    return (quoted) =>
+      `${quoted} is not an IPv4 address: each of its four numbers must be 0 to 255 — write an address such as 127.0.0.1, or 0.0.0.0 for every interface`;
   if (host.includes(":") && !isIPv6(host))
-    return {
-      problem: `"${shown}" is not a valid IPv6 address — write one such as ::1 (or [::1]), or :: for every interface`,
-    };
-  // One spelling per IPv6 address (0:0:0:0:0:0:0:1 is ::1), so the loopback check sees it. A host without a
-  // colon is no IPv6 address: Node's isIPv6 compiles and runs its long pattern (~4 ms at its first call, in
-  // every start that reads a host such as 127.0.0.1).
-  return { host: host.includes(":") && !host.includes("%") ? shortIpv6(host) : host };
+    return (quoted) =>
+      `${quoted} is not a valid IPv6 address — write one such as ::1 (or [::1]), or :: for every interface`;
+  return undefined;
 }
 
 /**

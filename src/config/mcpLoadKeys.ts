@@ -1,11 +1,11 @@
 import type { z } from "zod";
+import { describe, WrittenAs } from "./describe.js";
 import {
   type InterpolationScope,
   interpolate,
   isVariableName,
   unreadPlaceholderProblem,
 } from "./interpolate.js";
-import { textWithoutUrlCredentials } from "./urlCredentials.js";
 
 /**
  * The keys of an `mcp_servers` entry that hold text but are checked when config.yaml is loaded: a fixed
@@ -131,10 +131,7 @@ export function withUnsetLoadTimeKeys(
         ? issue
         : {
             ...issue,
-            message: issue.message.replace(
-              /got .*$/s,
-              `got ${JSON.stringify(textWithoutUrlCredentials(text))} (the value it gives is not shown)`,
-            ),
+            message: issue.message.replace(/got .*$/s, `got ${describe(new WrittenAs(text))}`),
           };
     });
   return [...rendering.issues, ...kept];

@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { DEFAULT_MAX_TOOL_RESULT_CHARS } from "../../agent/toolResultCap.js";
+import { quotingIssue } from "../describe.js";
 import { HEADER_CONTROL, HEADER_NOT_LATIN1 } from "../headerValue.js";
 import { unreadPlaceholderProblem, unsetVariablesIn } from "../interpolate.js";
 import { nearMiss } from "../nearMiss.js";
 import { timerSeconds } from "../timerSeconds.js";
-import { textWithoutUrlCredentials } from "../urlCredentials.js";
 
 export const AGENT_PROVIDERS = ["echo", "command", "openai", "anthropic"] as const;
 export type AgentProvider = (typeof AGENT_PROVIDERS)[number];
@@ -32,13 +32,16 @@ export function modelBaseUrl(provider: "openai" | "anthropic", baseUrl: string |
   return ownApi && url.search === "" && url.hash === "" ? `${url.origin}/v1` : base;
 }
 
-/** Why `url` cannot be a model endpoint, or undefined when it can. */
-export function baseUrlProblem(url: string): string | undefined {
+/**
+ * Why `url` cannot be a model endpoint, or undefined when it can. `given`: the file's text as quoted, when a
+ * `${VAR}` gave the value: no part of the value is written back that the file's text does not write itself.
+ */
+export function baseUrlProblem(url: string, given?: string): string | undefined {
   // A host and port written without a scheme: `localhost:11434/v1` would parse as the scheme "localhost"
   // (`[::1]:11434/v1` not at all).
   // The base to write, without a query or fragment (refused below anyway, and not quoted: it may carry a key).
   if (/^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\]):\d+(?:[/?#]|$)/.test(url))
-    return `no scheme — write http://${url.replace(/[?#].*$/s, "")} (or https://)`;
+    return `no scheme — write http://${given === undefined ? url.replace(/[?#].*$/s, "") : "<host:port/path>"} (or https://)`;
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -52,7 +55,7 @@ export function baseUrlProblem(url: string): string | undefined {
   // `http://127.0.0.1:/v1`, as `http://127.0.0.1:${MODEL_PORT}/v1` renders with MODEL_PORT left blank: the
   // URL standard reads the empty port as the scheme's default (80 or 443), so every run would call that port.
   if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*:(?:[/?#]|$)/.test(url))
-    return `the port after "${parsed.hostname}:" is empty (a \${VAR} there that gives an empty value?) — write the port the model server listens on, or leave out the ":" for the scheme's default`;
+    return `the port after ${given === undefined || given.includes(`${parsed.hostname}:`) ? `"${parsed.hostname}:"` : "the host"} is empty (a \${VAR} there that gives an empty value?) — write the port the model server listens on, or leave out the ":" for the scheme's default`;
   // `https://<res>.openai.azure.com/openai/deployments/<d>?api-version=...`, as Azure's portal shows a deployment:
   // the path is appended after the whole text, so every run would post to `...?api-version=.../chat/completions`.
   // (Not quoted: a query may carry a key.)
@@ -137,8 +140,9 @@ const CHAT_COMPLETIONS_NAMES: ReadonlySet<string> = new Set([
 /**
  * `did you mean "openai"? ` for a provider one or two letters from a known one (`opanai`); for a service's
  * name (`ollama`, `claude`), the provider that speaks its API and the `base_url` to write; else nothing.
+ * `given`: a `${VAR}` gave the value, which is then not written back.
  */
-function meantProvider(value: string): string {
+function meantProvider(value: string, given = false): string {
   const name = value.toLowerCase().replace(/[-_.\s]/g, "");
   if (CHAT_COMPLETIONS_NAMES.has(name))
     return "write provider: openai (it speaks any OpenAI-compatible Chat Completions endpoint: set base_url to that endpoint's base, such as http://127.0.0.1:8000/v1); ";
@@ -146,7 +150,7 @@ function meantProvider(value: string): string {
   if (service !== undefined)
     return service.base_url === undefined
       ? `write provider: ${service.provider} (Claude's models are served by Anthropic's Messages API); `
-      : `write provider: ${service.provider} and base_url: ${service.base_url} (${value} serves the OpenAI-compatible Chat Completions API there); `;
+      : `write provider: ${service.provider} and base_url: ${service.base_url} (${given ? "that service" : value} serves the OpenAI-compatible Chat Completions API there); `;
   const meant = nearMiss(value, AGENT_PROVIDERS);
   return meant === undefined ? "" : `did you mean "${meant}"? `;
 }
@@ -162,10 +166,13 @@ export const agentSchema = z
       .default("echo")
       .superRefine((value, ctx) => {
         if (!(AGENT_PROVIDERS as readonly string[]).includes(value))
-          ctx.addIssue({
-            code: "custom",
-            message: `unknown provider "${textWithoutUrlCredentials(value)}" — ${meantProvider(value)}use one of ${AGENT_PROVIDERS.join(", ")}`,
-          });
+          ctx.addIssue(
+            quotingIssue(
+              value,
+              (quoted, given) =>
+                `unknown provider ${quoted} — ${meantProvider(value, given)}use one of ${AGENT_PROVIDERS.join(", ")}`,
+            ),
+          );
       })
       .transform((value) => value as AgentProvider),
     // The program must be named; an argument may be empty (`--prefix ""`), as an MCP server's args may.
@@ -263,8 +270,15 @@ export const agentSchema = z
       agent.base_url !== "" &&
       !checkLeft("base_url", agent.base_url)
     ) {
-      const problem = baseUrlProblem(withoutSurroundingSpaces(agent.base_url));
-      if (problem !== undefined) ctx.addIssue({ code: "custom", path: ["base_url"], message: problem });
+      const url = withoutSurroundingSpaces(agent.base_url);
+      if (baseUrlProblem(url) !== undefined)
+        ctx.addIssue(
+          quotingIssue(
+            agent.base_url,
+            (quoted, given) => baseUrlProblem(url, given ? quoted : undefined) ?? "",
+            { path: ["base_url"] },
+          ),
+        );
     }
     if (blank(agent.api_key) && MODEL_PROVIDERS.has(agent.provider))
       ctx.addIssue({

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { regexHint, regexProblem } from "../../streams/regex.js";
+import { quotingIssue } from "../describe.js";
 import { nearMiss } from "../nearMiss.js";
-import { textWithoutUrlCredentials, valueWithoutUrlCredentials } from "../urlCredentials.js";
+import { valueWithoutUrlCredentials } from "../urlCredentials.js";
 
 /** The example of the `in: []` refusal, as config.yaml and as a JSON store record (YAML's breaks JSON). */
 export const IN_EXAMPLE = { yaml: "in: [opened, reopened]", json: '"in": ["opened", "reopened"]' } as const;
@@ -221,11 +222,14 @@ export const filterSchema: z.ZodType<Filter> = z.lazy(() =>
         });
       } else if (raw.field.split(".").some((segment) => segment === "")) {
         // `a..b`, `.a`, `a.`, `headers.`: no value is ever found there, so the filter could never match.
-        ctx.addIssue({
-          code: "custom",
-          path: ["field"],
-          message: `"${textWithoutUrlCredentials(raw.field)}" has an empty part between dots, so it never names a value — write a dotted path such as pull_request.user.login`,
-        });
+        ctx.addIssue(
+          quotingIssue(
+            raw.field,
+            (quoted) =>
+              `${quoted} has an empty part between dots, so it never names a value — write a dotted path such as pull_request.user.login`,
+            { path: ["field"] },
+          ),
+        );
       }
       const parsed = leafShapes[op].safeParse(raw[op], { reportInput: true });
       if (!parsed.success) {
@@ -247,11 +251,15 @@ export const filterSchema: z.ZodType<Filter> = z.lazy(() =>
         }
         const problem = regexProblem(raw.regex as string);
         if (problem !== undefined) {
-          ctx.addIssue({
-            code: "custom",
-            path: ["regex"],
-            message: `not a valid RE2 pattern (${problem})${regexHint(raw.regex as string)}`,
-          });
+          // RE2's reason ends with the part of the pattern it stopped at: not said of one a `${VAR}` gave.
+          ctx.addIssue(
+            quotingIssue(
+              raw.regex,
+              (_quoted, given) =>
+                `not a valid RE2 pattern (${given ? problem.replace(/: `.*`$/s, "") : problem})${regexHint(raw.regex as string)}`,
+              { path: ["regex"] },
+            ),
+          );
         }
       }
     })

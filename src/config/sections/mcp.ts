@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { clientMetadataUrlProblem } from "../clientMetadataUrl.js";
-import { cutJson, describe } from "../describe.js";
+import { cutJson, describe, quotingIssue } from "../describe.js";
 import { redirectUriPort, redirectUriProblem } from "../redirectUri.js";
 import { FINITE_SECONDS, MAX_TIMER_SECONDS } from "../timerSeconds.js";
 import { withoutUrlCredentials } from "../urlCredentials.js";
@@ -57,10 +57,13 @@ function seconds<D extends number | undefined>(fallback: D, options: { positive?
             : options.positive === true
               ? "a positive number of "
               : "0 or more ";
-        ctx.addIssue({
-          code: "custom",
-          message: `expected ${range}seconds, got ${describe(value)}${nonFinite(value) ? ` — ${FINITE_SECONDS}` : unitHint(value)}`,
-        });
+        ctx.addIssue(
+          quotingIssue(
+            value,
+            (quoted, given) =>
+              `expected ${range}seconds, got ${quoted}${given ? "" : nonFinite(value) ? ` — ${FINITE_SECONDS}` : unitHint(value)}`,
+          ),
+        );
         return z.NEVER;
       }
       return Math.min(n, MAX_TIMER_SECONDS) as never;
@@ -82,7 +85,7 @@ const boolLike = z
       typeof value === "string" || typeof value === "number" ? String(value).trim().toLowerCase() : "?";
     if (TRUTHY.has(text)) return true;
     if (FALSY.has(text)) return false;
-    ctx.addIssue({ code: "custom", message: `expected true or false, got ${describe(value)}` });
+    ctx.addIssue(quotingIssue(value, (quoted) => `expected true or false, got ${quoted}`));
     return z.NEVER;
   });
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { apiPathInBaseUrl } from "../apiPathInBaseUrl.js";
-import { describe } from "../describe.js";
+import { describe, quotingIssue } from "../describe.js";
 import { bindHost } from "../host.js";
 import { unsetVariablesIn } from "../interpolate.js";
 import { nearMiss } from "../nearMiss.js";
@@ -85,9 +85,9 @@ const token = text.superRefine((value, ctx) => {
  * (or not at all), and fetch refuses any other scheme, so every delivery would fail. The base to write is
  * named without a query or fragment (refused below anyway, and not quoted: it may carry a key).
  */
-function apiUrlProblem(value: string): string | undefined {
+function apiUrlProblem(value: string, given = false): string | undefined {
   if (/^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\]):\d+(?:[/?#]|$)/.test(value))
-    return `no scheme — write http://${value.replace(/[?#].*$/s, "")} (or https://)`;
+    return `no scheme — write http://${given ? "<host:port>" : value.replace(/[?#].*$/s, "")} (or https://)`;
   let parsed: URL;
   try {
     parsed = new URL(value);
@@ -107,8 +107,10 @@ function apiUrlProblem(value: string): string | undefined {
 const apiUrl = z
   .string()
   .superRefine((value, ctx) => {
-    const problem = apiUrlProblem(value);
-    if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem, abort: true });
+    if (apiUrlProblem(value) !== undefined)
+      ctx.addIssue(
+        quotingIssue(value, (_quoted, given) => apiUrlProblem(value, given) ?? "", { abort: true }),
+      );
   })
   .refine(
     (value) => {
@@ -140,8 +142,12 @@ const baseUrl = apiUrl.refine(
 /** A platform's `base_url`, without the path svc adds to each request itself (`apiPathInBaseUrl`). */
 const platformBaseUrl = (platform: string) =>
   baseUrl.superRefine((value, ctx) => {
-    const problem = apiPathInBaseUrl(platform, value);
-    if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem, abort: true });
+    if (apiPathInBaseUrl(platform, value) !== undefined)
+      ctx.addIssue(
+        quotingIssue(value, (_quoted, given) => apiPathInBaseUrl(platform, value, given) ?? "", {
+          abort: true,
+        }),
+      );
   });
 const url = (fallback: string, platform: string) => platformBaseUrl(platform).default(fallback);
 
@@ -159,7 +165,13 @@ const smtpHost = text
   // `smtp.example.com:587` is no name a resolver finds: every connect would fail as a DNS error, retried.
   .superRefine((value, ctx) => {
     const host = bindHost(value, "platforms.email.port");
-    if ("problem" in host) ctx.addIssue({ code: "custom", message: host.problem, input: value });
+    if ("problem" in host)
+      ctx.addIssue({
+        code: "custom",
+        message: host.problem,
+        input: value,
+        params: { quoting: host.quoting },
+      });
   });
 
 /** Per-platform schemas; key = canonical platform name (docs/delivery-targets.md). */

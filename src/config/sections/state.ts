@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { terminalText } from "../../io/terminalText.js";
+import { type Quoting, quotingIssue } from "../describe.js";
 import { unsetVariablesIn } from "../interpolate.js";
 import { textWithoutUrlCredentials } from "../urlCredentials.js";
 
@@ -70,19 +71,25 @@ export function redisUrlProblem(url: string): string | undefined {
  * Why `prefix` cannot start svc's Redis keys, or undefined (an empty one is refused as empty): the first
  * character outside letters, digits, `.`, `_` and `-`, with the prefix written with `-` in its place, or
  * its length past 64. A prefix holding a URL's credentials (a redis_url pasted here) is quoted without
- * them, and no prefix is made of it: the fix would hold the password.
+ * them, and no prefix is made of it: the fix would hold the password; nor of one a `${VAR}` gave (`given`).
  */
-function redisKeyPrefixProblem(prefix: string): string | undefined {
+function redisKeyPrefixProblem(prefix: string): Quoting | undefined {
   if (prefix === "" || /^[A-Za-z0-9_.-]{1,64}$/.test(prefix)) return undefined;
   const bad = /[^A-Za-z0-9_.-]/u.exec(prefix)?.[0];
-  if (bad === undefined) return `${prefix.length} characters long — a prefix has at most 64: shorten it`;
+  if (bad === undefined)
+    return () => `${prefix.length} characters long — a prefix has at most 64: shorten it`;
   const shown = textWithoutUrlCredentials(prefix);
   const fixed = prefix.replace(/[^A-Za-z0-9_.-]+/gu, "-").replace(/^-+|-+$/g, "") || "svc";
   const fix =
     shown === prefix
       ? `write ${fixed.slice(0, 64)}`
       : `write a prefix of your own, or leave the key out for svc (none is made from this value: it holds a credential)${/^rediss?:\/\//i.test(prefix) ? "; a redis:// URL goes in redis_url" : ""}`;
-  return `got ${terminalText(JSON.stringify(shown))}, which holds ${terminalText(JSON.stringify(bad))} — a prefix is letters, digits, '.', '_' and '-' (svc adds the ":" after it): ${fix}`;
+  const rule = `a prefix is letters, digits, '.', '_' and '-' (svc adds the ":" after it)`;
+  // One a `${VAR}` gave is quoted as the file writes it, and no prefix is made of it.
+  return (quoted, given) =>
+    given
+      ? `got ${quoted} — ${rule}: write a prefix of your own, or leave the key out for svc`
+      : `got ${terminalText(JSON.stringify(shown))}, which holds ${terminalText(JSON.stringify(bad))} — ${rule}: ${fix}`;
 }
 
 export const stateSchema = z
@@ -95,7 +102,7 @@ export const stateSchema = z
       .min(1)
       .superRefine((prefix, ctx) => {
         const problem = redisKeyPrefixProblem(prefix);
-        if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+        if (problem !== undefined) ctx.addIssue(quotingIssue(prefix, problem));
       })
       .optional(),
   })

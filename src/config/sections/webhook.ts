@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { RAW_KEY_PATH, unpairedBrace, unresolvableKeyPath } from "../../streams/coalesceKey.js";
+import { describe, quotingIssue } from "../describe.js";
 import { bindHost } from "../host.js";
 import { unreadPlaceholderProblem, unsetVariablesIn } from "../interpolate.js";
-import { nameCharNote, profileNameProblem } from "../paths.js";
+import { nameCharNote, PROFILE_NAME_RULE, profileNameProblem } from "../paths.js";
 import { timerSeconds } from "../timerSeconds.js";
-import { textWithoutUrlCredentials } from "../urlCredentials.js";
 import { filterSchema } from "./filters.js";
 
 export const ROUTE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -75,10 +75,13 @@ export const coalesceSchema = z.strictObject({
           message: `{__raw__} is the whole payload in a prompt, not a field a key can group by: the key never resolves and every event would run at once — write the field that the events of one group share, such as pull_request.number`,
         });
       else if (path !== undefined)
-        ctx.addIssue({
-          code: "custom",
-          message: `${path === "" ? "an empty placeholder" : JSON.stringify(textWithoutUrlCredentials(path))} names no payload field, so the key never resolves and every event would run at once — write a dotted path such as pull_request.number, or a template such as {repository.full_name}#{pull_request.number}`,
-        });
+        ctx.addIssue(
+          quotingIssue(
+            key,
+            (quoted, given) =>
+              `${path === "" ? "an empty placeholder" : given ? `a placeholder of ${quoted}` : describe(path)} names no payload field, so the key never resolves and every event would run at once — write a dotted path such as pull_request.number, or a template such as {repository.full_name}#{pull_request.number}`,
+          ),
+        );
     }),
   window_seconds: z.number().nonnegative().default(30),
   max_wait_seconds: z.number().nonnegative().default(300),
@@ -126,11 +129,15 @@ export const routeShape = {
       if (problem === undefined) return;
       // `profile: ${PROFILE}` that nothing sets (config.yaml only: a store's record is not interpolated).
       const unset = unsetVariablesIn(name)[0];
-      ctx.addIssue({
-        code: "custom",
-        message: problem,
-        ...(unset === undefined ? {} : { params: { unsetVariable: unset, unlessJson: true } }),
-      });
+      // One a `${VAR}` gave is named as the file writes it, and no name is made of it.
+      const issue = quotingIssue(name, (quoted, given) =>
+        given ? `${quoted} is no profile name: ${PROFILE_NAME_RULE}` : problem,
+      );
+      ctx.addIssue(
+        unset === undefined
+          ? issue
+          : { ...issue, params: { ...issue.params, unsetVariable: unset, unlessJson: true } },
+      );
     })
     .optional(),
   prompt: z.string().optional(),
@@ -185,7 +192,7 @@ const adapterShape = {
       }
       const bind = bindHost(text);
       if ("host" in bind) return bind.host;
-      ctx.addIssue({ code: "custom", message: bind.problem, input: text });
+      ctx.addIssue({ code: "custom", message: bind.problem, input: text, params: { quoting: bind.quoting } });
       return z.NEVER;
     })
     .default("0.0.0.0"),
