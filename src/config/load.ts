@@ -24,6 +24,7 @@ import { checkEnvFile, secretScope, writtenEnvLines, writtenEnvValue } from "./e
 import { exactIntegers, type LongInteger, longIntegersAsText } from "./exactIntegers.js";
 import { filterPathAsWritten, noteFiltersAsWritten } from "./filtersWrittenAsOne.js";
 import { formatIssues } from "./format.js";
+import { noteGivenValues } from "./givenValues.js";
 import { type InterpolationScope, interpolate, interpolateDeep, variableValue } from "./interpolate.js";
 import { knownKeysAt } from "./knownKeys.js";
 import { renderLoadTimeKeys, withUnsetLoadTimeKeys } from "./mcpLoadKeys.js";
@@ -827,6 +828,12 @@ function noteSecretsWriting(
   noteSecretWriting(webhook, { bareVariable: writtenBare(written), from: variable.from });
 }
 
+/** `config` with the values a `${VAR}` of `written` gave noted (givenValues.ts), for the rules that judge it. */
+function withGivenValues(config: Config | undefined, written: Record<string, unknown>): Config | undefined {
+  if (config !== undefined) noteGivenValues(config, written);
+  return config;
+}
+
 /** Reads config.yaml (or the embedded default), `.env` and the environment, and validates the result. */
 export function loadConfig(
   options: {
@@ -897,11 +904,12 @@ export function loadConfig(
         ),
       ].join("\n"),
       paths.config,
-      checkableRest({ ...rendered, mcp_servers: mcp.servers }, issues),
+      withGivenValues(checkableRest({ ...rendered, mcp_servers: mcp.servers }, issues), record),
     );
   }
   const enabledKey = webhookExtraKeys(rendered).keys.has("enabled") ? "extra.enabled" : "enabled";
   const enabledFrom = enabledFromEnv ?? `${paths.config}: platforms.webhook.${enabledKey}`;
+  noteGivenValues(parsed.data, record);
   noteShadowedRoutes(parsed.data.platforms.webhook, routesWrittenTwice(rendered));
   noteRouteFilters(parsed.data.platforms.webhook.routes, rendered);
   noteShadowedSettings(parsed.data.platforms.webhook, settingsTwice);

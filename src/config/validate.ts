@@ -1,6 +1,8 @@
 import { dirname, join } from "node:path";
+import { describe } from "./describe.js";
 import { leftInEnvValue, readEnvFile } from "./envFile.js";
 import { envNameNearMiss } from "./envNearMiss.js";
+import { givenBy } from "./givenValues.js";
 import { isLoopbackHost } from "./host.js";
 import { unreadPlaceholderProblem, unsetVariablesIn } from "./interpolate.js";
 import { namedProfile, profileNameProblem, svcPaths } from "./paths.js";
@@ -78,7 +80,8 @@ export function setInProfileEnv(
 
 /**
  * Where the address judged came from, as a message says it: `host is 0.0.0.0` (the file's), `--host is 0.0.0.0 (it
- * overrides ...)`, or the address a running gateway is bound to.
+ * overrides ...)`, or the address a running gateway is bound to. Given the host as shown: the file's text for
+ * one a `${VAR}` gave (`"${BIND_HOST}" (the value it gives is not shown)`).
  */
 export type HostSource = (host: string) => string;
 
@@ -91,6 +94,9 @@ const insecureOffLoopback = (host: string, source: HostSource) =>
 export function webhookStartupProblems(config: Config, file: string, hostSource = fileHost): string[] {
   const webhook = config.platforms.webhook;
   const problems: string[] = [];
+  // A host a `${VAR}` gave is named as the file writes it.
+  const givenHost = givenBy(webhook, "host");
+  const host = givenHost === undefined ? webhook.host : describe(givenHost);
   // With the adapter on, refused also when every static route has its own secret: each subscription
   // without one falls back to the global secret, whose literal text would be its HMAC key.
   // WEBHOOK_SECRET in 'single quotes' in .env is taken as written: a `${NAME}` there is text of the secret.
@@ -133,7 +139,7 @@ export function webhookStartupProblems(config: Config, file: string, hostSource 
       );
     }
     if (route.secret === INSECURE_NO_AUTH && !isLoopbackHost(webhook.host))
-      problems.push(`${at}.secret: ${insecureOffLoopback(webhook.host, hostSource)}`);
+      problems.push(`${at}.secret: ${insecureOffLoopback(host, hostSource)}`);
   }
   // The global secret is also every subscription's that has none of its own: refused even when no
   // static route falls back to it.
@@ -143,7 +149,7 @@ export function webhookStartupProblems(config: Config, file: string, hostSource 
       .map(([name]) => name);
     const usedBy = `${users.length > 0 ? `used by route ${users.join(", ")} and` : "used by"} every subscription without a secret of its own`;
     problems.push(
-      `${file}: ${globalSecretKey(webhook)} (global secret or WEBHOOK_SECRET, ${usedBy}): ${insecureOffLoopback(webhook.host, hostSource)}`,
+      `${file}: ${globalSecretKey(webhook)} (global secret or WEBHOOK_SECRET, ${usedBy}): ${insecureOffLoopback(host, hostSource)}`,
     );
   }
   return problems;

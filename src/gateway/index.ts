@@ -3,6 +3,7 @@ import type { RunExecutor } from "../actors/runs.js";
 import { startSystem } from "../actors/system.js";
 import { type Clock, systemClock } from "../clock.js";
 import { emptiedEnvProblem } from "../config/envFile.js";
+import { givenBy } from "../config/givenValues.js";
 import { isLoopbackHost } from "../config/host.js";
 import { howToEnableWebhook, type LoadedConfig } from "../config/load.js";
 import { describeRestartKeys, restartOnlyChanges } from "../config/restartOnly.js";
@@ -507,6 +508,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     port: options.port ?? webhook.port,
     portKey: settingKey(webhook, "port"),
     hostKey: settingKey(webhook, "host"),
+    hostGiven: options.host === undefined ? givenBy(webhook, "host") : undefined,
     ...(options.inspectPort === undefined ? {} : { inspectPort: options.inspectPort }),
     home: paths.home,
     http: options.http ?? webhook.http_server,

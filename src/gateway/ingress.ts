@@ -4,10 +4,12 @@ import type { CronScheduler } from "../actors/cron.js";
 import type { RouteRegistry } from "../actors/routes.js";
 import type { GatewaySystem } from "../actors/system.js";
 import { type Clock, systemClock } from "../clock.js";
+import type { WrittenAs } from "../config/describe.js";
 import type { Config } from "../config/schema.js";
 import { SvcError } from "../errors.js";
 import { HEAP_RECOVERED_SHARE, type HeapWatch, heapShare, watchHeap } from "../io/heapWatch.js";
 import { createRequestHandler, type RequestHandler } from "../io/http/core.js";
+import { withShownHost } from "../io/http/listenHint.js";
 import { listenFailure } from "../io/http/listenProbe.js";
 import { type ServerHandle, startHttpServer } from "../io/http/server.js";
 import type { Logger } from "../io/log.js";
@@ -33,6 +35,8 @@ export interface IngressDeps {
   readonly portKey?: string;
   /** The host's key as written (`platforms.webhook.extra.host` under `extra`), named when it cannot be bound. */
   readonly hostKey?: string;
+  /** The file's text for a host a `${VAR}` gave, named instead of the host when it cannot be bound. */
+  readonly hostGiven?: WrittenAs | undefined;
   /** The `--inspect` relay's port, named when the listener cannot take the same one. */
   readonly inspectPort?: number;
   /** SVC_HOME: its `gateway.json` tells whether its own gateway holds a port the listener cannot take. */
@@ -222,8 +226,10 @@ export async function startIngress(deps: IngressDeps): Promise<Ingress> {
         home: deps.home,
         portKey: deps.portKey,
         hostKey: deps.hostKey,
+        given: deps.hostGiven,
       });
-      throw new SvcError("startup_refused", `${(err as Error).message} — ${hint}`);
+      const failure = withShownHost((err as Error).message, host, deps.port, deps.hostGiven);
+      throw new SvcError("startup_refused", `${failure} — ${hint}`);
     }
   }
   return {

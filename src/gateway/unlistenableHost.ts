@@ -1,3 +1,4 @@
+import { givenBy } from "../config/givenValues.js";
 import { type LoadedConfig, loadConfig } from "../config/load.js";
 import { settingKey } from "../config/sections/webhook.js";
 import { SvcError } from "../errors.js";
@@ -24,7 +25,11 @@ export async function withUnlistenableHost(err: unknown, options: GatewayOptions
   const webhook = loaded.config.platforms.webhook;
   if (!webhook.enabled) return err;
   const hostKey = settingKey(webhook, "host");
-  const problem = await listenHostProblem(options.host ?? webhook.host, hostKey);
+  const problem = await listenHostProblem(
+    options.host ?? webhook.host,
+    hostKey,
+    options.host === undefined ? givenBy(webhook, "host") : undefined,
+  );
   if (problem === undefined) return err;
   const where = options.host === undefined ? `${loaded.paths.config}: ${hostKey}` : "--host";
   return new SvcError("startup_refused", `${err.message}\n${where}: ${problem}`);

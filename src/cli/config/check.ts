@@ -3,6 +3,7 @@ import { type ReferringRoute, referenceWarnings } from "../../actors/routeRefere
 import { routeTable } from "../../actors/routes.js";
 import { unnamedEnvLineWarnings } from "../../config/envFile.js";
 import { envNameNearMiss } from "../../config/envNearMiss.js";
+import { givenBy } from "../../config/givenValues.js";
 import { addVariablesAdvice } from "../../config/interpolate.js";
 import type { LoadedConfig } from "../../config/load.js";
 import { ConfigInvalidError, howToEnableWebhook, loadConfig } from "../../config/load.js";
@@ -162,8 +163,9 @@ export async function checkConfig(
   }
   // A host name that does not resolve, or an address of another machine: the gateway cannot listen.
   if (loaded.config.platforms.webhook.enabled) {
-    const hostKey = settingKey(loaded.config.platforms.webhook, "host");
-    const listen = await listenHostProblem(loaded.config.platforms.webhook.host, hostKey);
+    const webhook = loaded.config.platforms.webhook;
+    const hostKey = settingKey(webhook, "host");
+    const listen = await listenHostProblem(webhook.host, hostKey, givenBy(webhook, "host"));
     if (listen !== undefined) problems.push(`${loaded.paths.config}: ${hostKey}: ${listen}`);
   }
   const idle = nothingToRun(loaded, () => cronJobsStored(loaded.paths.home));

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { RAW_KEY_PATH, unpairedBrace, unresolvableKeyPath } from "../../streams/coalesceKey.js";
 import { describe, quotingIssue } from "../describe.js";
+import { keepGiven } from "../givenValues.js";
 import { bindHost } from "../host.js";
 import { unreadPlaceholderProblem, unsetVariablesIn } from "../interpolate.js";
 import { nameCharNote, PROFILE_NAME_RULE, profileNameProblem } from "../paths.js";
@@ -401,7 +402,8 @@ export function secretWriting(target: object): SecretWriting | undefined {
 
 /** `webhook` with another bind host, still naming its keys where they were written. */
 export function withHost<T extends { host: string }>(webhook: T, host: string): T {
-  const copy = { ...webhook, host };
+  // The values a `${VAR}` gave stay noted, but for a host given another value (`--host`).
+  const copy = keepGiven(webhook, { ...webhook, host }, host === webhook.host ? [] : ["host"]);
   if (secretAsWritten(webhook)) noteSecretAsWritten(copy);
   const checked = (webhook as { [SECRET_CHECKED]?: string })[SECRET_CHECKED];
   if (checked !== undefined) noteSecretChecked(copy, checked);

@@ -1,5 +1,7 @@
 import { networkInterfaces } from "node:os";
+import { describe, type WrittenAs } from "../../config/describe.js";
 import { nearMiss } from "../../config/nearMiss.js";
+import { textWithoutUrlCredentials } from "../../config/urlCredentials.js";
 
 const ANY_OR_LOOPBACK = new Set(["0.0.0.0", "::", "localhost", "127.0.0.1", "::1"]);
 
@@ -24,6 +26,38 @@ function linkLocalInterfaces(host: string): string[] {
 /** `host:port` as an address is written: an IPv6 host in brackets (`[::1]:8644`, not `::1:8644`). */
 export function listenAddress(host: string, port: number): string {
   return `${host.includes(":") && !host.startsWith("[") ? `[${host}]` : host}:${port}`;
+}
+
+/**
+ * `host` as a message first names it: the file's text for a host a `${VAR}` gave (`given`:
+ * `"${BIND_HOST}" (the value it gives is not shown)`), never what the variable gave.
+ */
+export function shownHost(host: string, given?: WrittenAs): string {
+  return given === undefined ? host : describe(given);
+}
+
+/** `host` as a hint names it after that: `the value ${BIND_HOST} gives` for one a `${VAR}` gave. */
+function hostInHint(host: string, given?: WrittenAs): string {
+  return given === undefined ? host : `the value ${textWithoutUrlCredentials(String(given.text))} gives`;
+}
+
+/**
+ * A listener's or the system's error text (`cannot listen on <host>:8644`, `getaddrinfo ENOTFOUND <host>`) with
+ * a host a `${VAR}` gave named as the file writes it: its address as `shownHost` says it, anywhere else its
+ * text (`getaddrinfo ENOTFOUND ${BIND_HOST}`).
+ */
+export function withShownHost(
+  text: string,
+  host: string,
+  port: number | undefined,
+  given?: WrittenAs,
+): string {
+  if (given === undefined || host === "") return text;
+  const address =
+    port === undefined
+      ? text
+      : text.split(listenAddress(host, port)).join(`${shownHost(host, given)}, port ${port}`);
+  return address.split(host).join(textWithoutUrlCredentials(String(given.text)));
 }
 
 /**
@@ -64,6 +98,8 @@ export interface ListenFailure {
   readonly portKey?: string | undefined;
   /** The host's key as written (`platforms.webhook.extra.host` when it is under `extra`). */
   readonly hostKey?: string | undefined;
+  /** The file's text for a host a `${VAR}` gave: named instead of the host (`shownHost`). */
+  readonly given?: WrittenAs | undefined;
 }
 
 /** Where another port is chosen: the key as written, the variable that overrides it, the flag that overrides both. */
@@ -109,25 +145,26 @@ export function listenFailureHint(host: string, failure: ListenFailure = {}): st
     return port !== undefined && port > 0 && port < 1024
       ? `port ${port} is below 1024, where only root or a program given CAP_NET_BIND_SERVICE may listen (${code}) — choose a port from 1024 up (${choose}) and forward ${port} to it (a reverse proxy, a container's published port: -p ${port}:8644), or give node that capability (setcap cap_net_bind_service=+ep on the node binary)`
       : `this user may not listen there (${code}: a security policy such as SELinux refuses it) — choose another port (${choose}), or allow this one in that policy`;
-  if (code === "ENOTFOUND" || code === "EAI_AGAIN") return unresolvedHostHint(host, code, hostKey);
+  const shown = hostInHint(host, failure.given);
+  if (code === "ENOTFOUND" || code === "EAI_AGAIN") return unresolvedHostHint(host, shown, code, hostKey);
   // The address is this machine's, written in a form the literal check does not know (its host name,
   // `::ffff:127.0.0.1`): only the port is taken.
   if (code === "EADDRINUSE") return busyPortHint(port, failure.holder, choose);
   const zones = linkLocalInterfaces(host);
   if (zones.length > 0)
-    return `${host} is a link-local address, which is bound with its interface — write ${zones.map((zone) => `${host}%${zone}`).join(" or ")} in ${hostKey} (or --host)`;
+    return `${shown} is a link-local address, which is bound with its interface — write ${zones.map((zone) => `${failure.given === undefined ? host : "<the address>"}%${zone}`).join(" or ")} in ${hostKey} (or --host)`;
   return isLocalAddress(host)
     ? busyPortHint(port, failure.holder, choose)
-    : `${host} is not an address of this machine — set ${hostKey} (or --host) to one of its addresses, 0.0.0.0 or 127.0.0.1`;
+    : `${shown} is not an address of this machine — set ${hostKey} (or --host) to one of its addresses, 0.0.0.0 or 127.0.0.1`;
 }
 
 /** A host name the resolver has no address for (`ENOTFOUND`), or could not ask about (`EAI_AGAIN`). */
-function unresolvedHostHint(host: string, code: string, hostKey: string): string {
+function unresolvedHostHint(host: string, shown: string, code: string, hostKey: string): string {
   const fix = `set ${hostKey} (or --host) to one of this machine's addresses, 0.0.0.0 or 127.0.0.1`;
   if (code === "EAI_AGAIN")
-    return `${host} could not be resolved (EAI_AGAIN: the name server did not answer) — check this machine's DNS, or ${fix}`;
+    return `${shown} could not be resolved (EAI_AGAIN: the name server did not answer) — check this machine's DNS, or ${fix}`;
   const meant = nearMiss(host, ["localhost"]);
-  return `${host} is no name this machine can resolve to an address (ENOTFOUND: neither DNS nor /etc/hosts has it)${
+  return `${shown} is no name this machine can resolve to an address (ENOTFOUND: neither DNS nor /etc/hosts has it)${
     meant === undefined ? "" : ` — did you mean ${meant}?`
   } — ${fix}`;
 }

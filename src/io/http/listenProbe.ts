@@ -1,9 +1,10 @@
 import { request } from "node:http";
 import { createServer } from "node:net";
+import type { WrittenAs } from "../../config/describe.js";
 import { svcPaths } from "../../config/paths.js";
 import { describeError } from "../../errors.js";
 import { recordedGatewayOn } from "../gatewayState.js";
-import { listenFailureHint, type PortHolder } from "./listenHint.js";
+import { listenFailureHint, type PortHolder, shownHost, withShownHost } from "./listenHint.js";
 
 /**
  * Why the gateway could not listen on `host` whatever its port: a name that does not resolve, an address
@@ -14,6 +15,8 @@ import { listenFailureHint, type PortHolder } from "./listenHint.js";
 export async function listenHostProblem(
   host: string,
   hostKey = "platforms.webhook.host",
+  /** The file's text for a host a `${VAR}` gave, named instead of it. */
+  given?: WrittenAs,
 ): Promise<string | undefined> {
   const server = createServer();
   try {
@@ -24,7 +27,7 @@ export async function listenHostProblem(
     return undefined;
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    return `cannot listen on ${host} (${describeError(err)}) — ${listenFailureHint(host, { hostKey, code })}`;
+    return `cannot listen on ${shownHost(host, given)} (${withShownHost(describeError(err), host, undefined, given)}) — ${listenFailureHint(host, { hostKey, code, given })}`;
   } finally {
     server.close();
   }
@@ -143,6 +146,8 @@ export async function listenFailure(
     readonly portKey?: string | undefined;
     /** The host's key as written (`platforms.webhook.extra.host`). */
     readonly hostKey?: string | undefined;
+    /** The file's text for a host a `${VAR}` gave, named instead of it. */
+    readonly given?: WrittenAs | undefined;
   } = {},
 ): Promise<string> {
   const code = await listenRefusal(host, port);
@@ -157,5 +162,6 @@ export async function listenFailure(
     holder,
     portKey: context.portKey,
     hostKey: context.hostKey,
+    given: context.given,
   });
 }

@@ -1,3 +1,4 @@
+import { describe, type WrittenAs } from "../../config/describe.js";
 import { nearMiss } from "../../config/nearMiss.js";
 import { PLATFORM_ALIASES, PLATFORM_NAMES } from "../../config/sections/platforms.js";
 
@@ -26,10 +27,13 @@ export function shownTarget(name: string): string {
   }
 }
 
-/** What a `deliver` that names no target is told, wherever it is written: `unknown target "slak" — did you mean "slack"? use one of …`. */
-export function unknownTargetText(name: string): string {
+/**
+ * What a `deliver` that names no target is told, wherever it is written: `unknown target "slak" — did you mean
+ * "slack"? use one of …`; one a `${VAR}` gave (`given`) is quoted as the file writes it, not as the value.
+ */
+export function unknownTargetText(name: string, given?: WrittenAs): string {
   const meant = nearMiss(name, Object.keys(TARGET_ALIASES));
-  return `unknown target "${shownTarget(name)}" — ${meant === undefined ? "" : `did you mean "${meant}"? `}use one of ${Object.keys(TARGET_ALIASES).join(", ")}`;
+  return `unknown target ${describe(given ?? shownTarget(name))} — ${meant === undefined ? "" : `did you mean "${meant}"? `}use one of ${Object.keys(TARGET_ALIASES).join(", ")}`;
 }
 
 /** True for the chat platforms (chat_1..chat_13), whose deliveries can be mirrored into sessions. */

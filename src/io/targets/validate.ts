@@ -1,4 +1,6 @@
 import { dirname, join } from "node:path";
+import { describe } from "../../config/describe.js";
+import { givenBy } from "../../config/givenValues.js";
 import { unsetVariablesIn } from "../../config/interpolate.js";
 import type { Config } from "../../config/schema.js";
 import type { PlatformName } from "../../config/sections/platforms.js";
@@ -97,7 +99,7 @@ export function targetStartupProblems(
       continue;
     }
     if (canonical === undefined) {
-      unknown.push(`${at}.deliver: ${unknownTargetText(route.deliver)}`);
+      unknown.push(`${at}.deliver: ${unknownTargetText(route.deliver, givenBy(route, "deliver"))}`);
       continue;
     }
     // A cron_job route's deliver has no effect (the job delivers to its own target; idleRouteKeys warns
@@ -107,6 +109,9 @@ export function targetStartupProblems(
     const extra = Object.fromEntries(
       Object.entries(route.deliver_extra ?? {}).map(([k, v]) => [k, String(v)]),
     );
+    // A value as a message quotes it: one a `${VAR}` gave as the file writes it, never the value.
+    const quotedExtra = (key: string, value: string) => describe(givenBy(route.deliver_extra, key) ?? value);
+    const quotedHome = (value: string) => describe(givenBy(settings, "home_channel") ?? value);
     // A key the target never reads is a typo whether or not the platform is enabled yet: `svc webhook
     // subscribe`, which only warns about the platform, says so once, before events arrive.
     for (const unread of unreadExtraKeys(canonical as PlatformName, extra, route.deliver))
@@ -134,13 +139,17 @@ export function targetStartupProblems(
           `${at}.deliver_extra.repo: required for forge_comment — set it to owner/name${templates ? " (or a {template})" : ""}`,
         );
       else if (!isTemplate(repo) && !REPO_NAME.test(repo))
-        problems.push(`${at}.deliver_extra.repo: "${repo}" is not owner/name (or host/owner/name)`);
+        problems.push(
+          `${at}.deliver_extra.repo: ${quotedExtra("repo", repo)} is not owner/name (or host/owner/name)`,
+        );
       if (pr === undefined)
         problems.push(
           `${at}.deliver_extra.pr_number: required for forge_comment — set it to a number${templates ? " or a template such as {pull_request.number}" : ""}`,
         );
       else if (!isTemplate(pr) && !isPullRequestNumber(pr))
-        problems.push(`${at}.deliver_extra.pr_number: "${pr}" is not a positive integer${tooLongNote(pr)}`);
+        problems.push(
+          `${at}.deliver_extra.pr_number: ${quotedExtra("pr_number", pr)} is not a positive integer${givenBy(route.deliver_extra, "pr_number") === undefined ? tooLongNote(pr) : ""}`,
+        );
       continue;
     }
     // A recipient written as spaces alone fails every delivery: a route that names its recipient never
@@ -164,7 +173,9 @@ export function targetStartupProblems(
       );
     const service = canonical === "home_automation" && named !== undefined ? extra[named] : undefined;
     const serviceProblem =
-      service === undefined || isTemplate(service) ? undefined : notifyServiceProblem(service);
+      service === undefined || isTemplate(service)
+        ? undefined
+        : notifyServiceProblem(service, givenBy(route.deliver_extra, named ?? ""));
     if (serviceProblem !== undefined)
       problems.push(`${at}.deliver_extra.${named}: ${serviceProblem} — every delivery to it fails`);
     if (canonical === "sms") {
@@ -172,8 +183,8 @@ export function targetStartupProblems(
       if (number !== undefined && NATIONAL_NUMBER.test(number.trim()))
         problems.push(
           named === undefined
-            ? `${at}.deliver: sms delivers to platforms.sms.home_channel "${number.trim()}", which ${NOT_E164}`
-            : `${at}.deliver_extra.${named}: "${number.trim()}" ${NOT_E164}`,
+            ? `${at}.deliver: sms delivers to platforms.sms.home_channel ${quotedHome(number.trim())}, which ${NOT_E164}`
+            : `${at}.deliver_extra.${named}: ${quotedExtra(named, number.trim())} ${NOT_E164}`,
         );
     }
     if (canonical === "qqbot") {
@@ -182,8 +193,8 @@ export function targetStartupProblems(
       if (missing !== undefined)
         problems.push(
           named === undefined
-            ? `${at}.deliver: qqbot delivers to platforms.qqbot.home_channel "${chatId}", which ${qqMissingIdText(missing, "every delivery to it fails")}`
-            : `${at}.deliver_extra.${named}: "${chatId}" ${qqMissingIdText(missing, "every delivery to it fails")}`,
+            ? `${at}.deliver: qqbot delivers to platforms.qqbot.home_channel ${quotedHome(chatId ?? "")}, which ${qqMissingIdText(missing, "every delivery to it fails")}`
+            : `${at}.deliver_extra.${named}: ${quotedExtra(named, chatId ?? "")} ${qqMissingIdText(missing, "every delivery to it fails")}`,
         );
     }
     const chatLike = isChatPlatform(canonical) || canonical === "sms" || canonical === "email";

@@ -1,0 +1,71 @@
+import { WrittenAs } from "./describe.js";
+
+/**
+ * The values of a loaded configuration that a `${VAR}` gave, by the mapping (or list) that holds them and
+ * their key, as the file writes them: the checks run after the schema (the startup rules, `svc config check`'s
+ * host) quote such a value as `describe(givenBy(route, "deliver") ?? route.deliver)` says it, never what `.env`
+ * or the environment put there (secrets live there). Keyed by the parsed objects themselves, so it never shows
+ * in their keys or equality; a copy made with another value for a key (`withHost`) takes the others with
+ * `keepGiven`.
+ */
+const GIVEN = new WeakMap<object, Map<string, WrittenAs>>();
+
+function isMapping(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * `platforms.webhook` as the schema reads it: its keys under `extra` over the direct ones, and routes merged
+ * by name, the one under `extra` winning (sections/webhook.ts).
+ */
+function webhookAsRead(webhook: unknown): unknown {
+  if (!isMapping(webhook) || !isMapping(webhook.extra)) return webhook;
+  const { extra, ...direct } = webhook;
+  const merged: Record<string, unknown> = { ...direct, ...extra };
+  if (isMapping(direct.routes) && isMapping(extra.routes))
+    merged.routes = { ...direct.routes, ...extra.routes };
+  return merged;
+}
+
+/**
+ * Notes, on each mapping and list of `parsed` (a configuration the schema made), which of its text values
+ * the file (`written`, config.yaml as written, before any `${VAR}` was replaced) writes with a `${...}`.
+ */
+export function noteGivenValues(parsed: object, written: unknown): void {
+  const platforms = isMapping(written) ? written.platforms : undefined;
+  note(
+    parsed,
+    isMapping(written) && isMapping(platforms)
+      ? { ...written, platforms: { ...platforms, webhook: webhookAsRead(platforms.webhook) } }
+      : written,
+  );
+}
+
+function note(parsed: unknown, written: unknown): void {
+  if (typeof parsed !== "object" || parsed === null) return;
+  // `filters` written as one mapping is read as a list of that one filter.
+  const at = Array.isArray(parsed) && isMapping(written) ? [written] : written;
+  if (typeof at !== "object" || at === null) return;
+  for (const [key, value] of Object.entries(parsed)) {
+    if (!Object.hasOwn(at, key)) continue;
+    const text = (at as Record<string, unknown>)[key];
+    if (typeof value === "object") note(value, text);
+    else if (typeof text === "string" && text.includes("${")) {
+      const given = GIVEN.get(parsed) ?? new Map<string, WrittenAs>();
+      given.set(key, new WrittenAs(text));
+      GIVEN.set(parsed, given);
+    }
+  }
+}
+
+/** The file's text for `holder[key]` when a `${VAR}` gave that value (noteGivenValues), else undefined. */
+export function givenBy(holder: object | undefined, key: string | number): WrittenAs | undefined {
+  return holder === undefined ? undefined : GIVEN.get(holder)?.get(String(key));
+}
+
+/** Notes on `copy` what `noteGivenValues` noted on `original`, but for the keys given another value. */
+export function keepGiven<T extends object>(original: object, copy: T, except: readonly string[] = []): T {
+  const given = GIVEN.get(original);
+  if (given !== undefined) GIVEN.set(copy, new Map([...given].filter(([key]) => !except.includes(key))));
+  return copy;
+}

@@ -1,0 +1,84 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { type LoadedConfig, loadConfig } from "../../../src/config/load.js";
+import { startupProblems } from "../../../src/gateway/startupProblems.js";
+import { targetStartupProblems } from "../../../src/io/targets/validate.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+
+let home: TempHome | undefined;
+afterEach(() => {
+  home?.cleanup();
+  home = undefined;
+});
+
+/** config.yaml `yaml` loaded with `.env` holding `dotenv`; `file` for the messages' file name. */
+function loaded(yaml: string, dotenv: string): LoadedConfig {
+  const h = tempHome();
+  home = h;
+  h.write("config.yaml", yaml);
+  h.write(".env", dotenv);
+  return loadConfig({ home: h.dir, env: {} });
+}
+
+const NOT_SHOWN = "(the value it gives is not shown)";
+const v = (name: string) => `$\{${name}}`;
+
+/**
+ * docs/configuration.md, "What a variable gives is never quoted back": the rules judged after the schema (a
+ * start's and a reload's refusal, the warnings of the start and of svc config check) quote a value a `${VAR}`
+ * gave as the file writes it. Each value below holds SECRET, which no line may show.
+ */
+describe(`the startup rules and warnings, of a value a $\{VAR} gave`, () => {
+  it("an unknown deliver refuses the start naming the variable, and the INSECURE_NO_AUTH host rule too", () => {
+    const { config } = loaded(
+      [
+        "platforms:",
+        "  webhook:",
+        "    enabled: true",
+        `    host: ${v("H")}`,
+        "    routes:",
+        `      a: {secret: INSECURE_NO_AUTH, deliver: "${v("T")}"}`,
+        "",
+      ].join("\n"),
+      "T=xoxb-SECRET-token\nH=10.0.0.9\n",
+    );
+    expect(startupProblems(config, "FILE")).toEqual([
+      `FILE: platforms.webhook.routes.a.secret: INSECURE_NO_AUTH is only allowed on a loopback bind (127.0.0.1, localhost, ::1), but host is "${v("H")}" ${NOT_SHOWN} — set a real secret or bind to 127.0.0.1`,
+      expect.stringMatching(
+        /^FILE: platforms\.webhook\.routes\.a\.deliver: unknown target "\$\{T\}" \(the value it gives is not shown\) — use one of log, /,
+      ),
+    ]);
+    // A --host given on the command line is no variable's: it is named as given.
+    expect(startupProblems(config, "FILE", "10.0.0.8")[0]).toContain("but --host is 10.0.0.8 (it overrides");
+  });
+
+  it("a deliver_extra or home_channel value a target would fail on", () => {
+    const { config } = loaded(
+      [
+        "platforms:",
+        "  sms: {enabled: true, account_sid: a, auth_token: b, from: '+15550001111', home_channel: " +
+          `"${v("HOME")}"}`,
+        "  qqbot: {enabled: true, app_id: '1', client_secret: c}",
+        "  home_automation: {enabled: true, token: t}",
+        "  webhook:",
+        "    routes:",
+        `      forge: {secret: s3cret-s3cret, deliver: forge_comment, deliver_extra: {repo: "${v("REPO")}", pr_number: "${v("PR")}"}}`,
+        "      sms: {secret: s3cret-s3cret, deliver: sms}",
+        `      sms_to: {secret: s3cret-s3cret, deliver: sms, deliver_extra: {to: "${v("TO")}"}}`,
+        `      qq: {secret: s3cret-s3cret, deliver: qqbot, deliver_extra: {chat_id: "${v("QQ")}"}}`,
+        `      ha: {secret: s3cret-s3cret, deliver: home_automation, deliver_extra: {service: "${v("SVC")}"}}`,
+        "",
+      ].join("\n"),
+      "REPO=SECRET\nPR=123456789012\nHOME=555 0100\nTO=555-0100\nQQ=group:\nSVC=notify.SECRET-x\n",
+    );
+    const { warnings } = targetStartupProblems(config, "FILE");
+    expect(warnings.join("\n")).not.toMatch(/SECRET|0100|123456789012/);
+    expect(warnings).toEqual([
+      `FILE: platforms.webhook.routes.forge.deliver_extra.repo: "${v("REPO")}" ${NOT_SHOWN} is not owner/name (or host/owner/name)`,
+      `FILE: platforms.webhook.routes.forge.deliver_extra.pr_number: "${v("PR")}" ${NOT_SHOWN} is not a positive integer`,
+      `FILE: platforms.webhook.routes.sms.deliver: sms delivers to platforms.sms.home_channel "${v("HOME")}" ${NOT_SHOWN}, which is no E.164 number — Twilio refuses every delivery to it (error 21211); write it with its + and country code, such as +15552223333`,
+      `FILE: platforms.webhook.routes.sms_to.deliver_extra.to: "${v("TO")}" ${NOT_SHOWN} is no E.164 number — Twilio refuses every delivery to it (error 21211); write it with its + and country code, such as +15552223333`,
+      `FILE: platforms.webhook.routes.qq.deliver_extra.chat_id: "${v("QQ")}" ${NOT_SHOWN} has no id after "group:" — every delivery to it fails; write group:<group_openid>`,
+      `FILE: platforms.webhook.routes.ha.deliver_extra.service: "${v("SVC")}" ${NOT_SHOWN} is not a notify service name (lower-case letters, digits, "_") — every delivery to it fails`,
+    ]);
+  });
+});
