@@ -1,4 +1,6 @@
 import { executableProblem, scriptInterpreterProblem } from "../io/executable.js";
+import { describe } from "./describe.js";
+import { givenBy } from "./givenValues.js";
 import type { Config } from "./schema.js";
 import { DEFAULT_BASE_URLS, modelBaseUrl } from "./sections/agent.js";
 import { CLIENT_SET_HEADERS, type McpServerEntry } from "./sections/mcp.js";
@@ -26,7 +28,8 @@ const AGENT_OPTIONAL_KEYS = ["command", "model", "base_url", "api_key", "system_
 function agentCommandWarning(config: Config, file: string): string | undefined {
   const program = config.agent.provider === "command" ? config.agent.command?.[0] : undefined;
   if (program === undefined || program.includes("${")) return undefined;
-  const problem = executableProblem(program);
+  // One a `${VAR}` gave is named as the file writes it.
+  const problem = executableProblem(program, undefined, givenBy(config.agent.command, 0));
   if (problem === undefined) {
     const script = scriptInterpreterProblem(program, process.env.PATH ?? "");
     return script === undefined
@@ -130,8 +133,12 @@ function unversionedBaseUrlWarning({ agent }: Config, file: string): string | un
   const url = new URL(base);
   const own = new URL(DEFAULT_BASE_URLS[agent.provider]);
   if (url.hostname.toLowerCase() !== own.hostname || /^\/v1(\/|$)/.test(url.pathname)) return undefined;
-  const endpoint = `${base}${agent.provider === "anthropic" ? "/messages" : "/chat/completions"}`;
-  return `[agent] ${file}: agent.base_url ${agent.base_url} has no /v1: runs would post to ${endpoint}, which the API answers 404 — write ${DEFAULT_BASE_URLS[agent.provider]}, or leave base_url out`;
+  const path = agent.provider === "anthropic" ? "/messages" : "/chat/completions";
+  // One a `${VAR}` gave is named as the file writes it, and not written back.
+  const given = givenBy(agent, "base_url");
+  const shown = given === undefined ? agent.base_url : describe(given);
+  const endpoint = given === undefined ? `${base}${path}` : `its ${path}`;
+  return `[agent] ${file}: agent.base_url ${shown} has no /v1: runs would post to ${endpoint}, which the API answers 404 — write ${DEFAULT_BASE_URLS[agent.provider]}, or leave base_url out`;
 }
 
 /**
@@ -146,6 +153,10 @@ function endpointBaseUrlWarning({ agent }: Config, file: string): string | undef
   const base = agent.base_url.replace(/\/+$/, "");
   const url = new URL(base);
   if (url.search !== "" || url.hash !== "" || !url.pathname.toLowerCase().endsWith(path)) return undefined;
+  // One a `${VAR}` gave is named as the file writes it, and not written back.
+  const given = givenBy(agent, "base_url");
+  if (given !== undefined)
+    return `[agent] ${file}: agent.base_url ${describe(given)} ends in ${path}, which svc appends itself: runs would post to …${path}${path}, which answers 404 — write the base without ${path}`;
   return `[agent] ${file}: agent.base_url ${agent.base_url} ends in ${path}, which svc appends itself: runs would post to ${base}${path}, which answers 404 — write ${base.slice(0, -path.length)}`;
 }
 

@@ -10,6 +10,8 @@ import {
 } from "../actors/routeReferences.js";
 import type { RouteTable } from "../actors/routes.js";
 import { BUILTIN_TOOLSETS } from "../agent/tools/index.js";
+import { describe } from "../config/describe.js";
+import { givenBy } from "../config/givenValues.js";
 import { nearMiss } from "../config/nearMiss.js";
 import { DEFAULT_PROFILE, type SvcPaths, svcPaths } from "../config/paths.js";
 import { type ProfileBindingOptions, profileBindingWarnings } from "../config/profileWarnings.js";
@@ -74,11 +76,13 @@ export function shadowedToolsetWarnings(mcpServers: readonly string[], file: str
 /** A route's `skills` entry that is a path, not a skill name: never loaded (said at each run's first event too). */
 export function skillNameWarnings(table: RouteTable, file: string): string[] {
   return [...table.staticRoutes].flatMap(([name, { route }]) =>
-    (route.skills ?? []).flatMap((skill) => {
-      const problem = skillNameProblem(skill);
+    (route.skills ?? []).flatMap((skill, i) => {
+      // One a `${VAR}` gave is quoted as the file writes it.
+      const given = givenBy(route.skills, i);
+      const problem = skillNameProblem(skill, given !== undefined);
       return problem === undefined
         ? []
-        : [`[webhook] ${file}: ${routeKey(name, route)}.skills: "${skill}" is ${problem}`];
+        : [`[webhook] ${file}: ${routeKey(name, route)}.skills: ${describe(given ?? skill)} is ${problem}`];
     }),
   );
 }
@@ -166,7 +170,7 @@ export function unknownToolsetWarnings(
       mcpServers.length > 0 && !namesServer
         ? ", so its runs are offered every enabled MCP server, as a route that names none is"
         : "";
-    for (const toolset of toolsets ?? []) {
+    for (const [i, toolset] of (toolsets ?? []).entries()) {
       if (known.includes(toolset)) continue;
       // A server's name as its tools' registered names write it (`a_b` for `a-b`), short ones included.
       const server = mcpServers.find((name) => sanitize(name) === toolset);
@@ -180,7 +184,7 @@ export function unknownToolsetWarnings(
             ? ` (toolsets name MCP servers; to offer only this tool, list it in mcp_servers.${tool.server}.tools.include: [${tool.tool}])`
             : "";
       warnings.push(
-        `${at === "" ? "" : `${at}.`}toolsets: unknown toolset "${toolset}"${meant === undefined ? "" : ` — did you mean ${meant}?${why}`}; runs of the route drop it${widens} (known: ${[WEBHOOK_TOOLSET, ...KNOWN_TOOLSETS].join(", ")}, or an mcp_servers name)`,
+        `${at === "" ? "" : `${at}.`}toolsets: unknown toolset ${describe(givenBy(toolsets, i) ?? toolset)}${meant === undefined ? "" : ` — did you mean ${meant}?${why}`}; runs of the route drop it${widens} (known: ${[WEBHOOK_TOOLSET, ...KNOWN_TOOLSETS].join(", ")}, or an mcp_servers name)`,
       );
     }
   }

@@ -1,8 +1,12 @@
 import { accessSync, closeSync, constants, existsSync, openSync, readSync, statSync } from "node:fs";
 import { delimiter, join, resolve } from "node:path";
+import { describe, type WrittenAs } from "../config/describe.js";
 
-/** Why the file at `path` cannot be started as a program, or undefined when it can. */
-function programFileProblem(path: string): string | undefined {
+/**
+ * Why the file at `path` cannot be started as a program, or undefined when it can. `shown`: how the fix names
+ * the file (its path unless told).
+ */
+function programFileProblem(path: string, shown = path): string | undefined {
   try {
     if (!statSync(path).isFile()) return "is not a file";
     accessSync(path, constants.X_OK);
@@ -10,7 +14,7 @@ function programFileProblem(path: string): string | undefined {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") return "does not exist";
-    if (code === "EACCES") return `is not executable (chmod +x ${path})`;
+    if (code === "EACCES") return `is not executable (chmod +x ${shown})`;
     return `cannot be read (${code ?? "error"})`;
   }
 }
@@ -18,16 +22,20 @@ function programFileProblem(path: string): string | undefined {
 /**
  * Why `file` (an argv's first entry, started without a shell) cannot be started, looked up as a process
  * start looks it up: a name with a `/` as a path from the working directory, any other name in each
- * directory of `PATH`. Undefined when it can be started.
+ * directory of `PATH`. Undefined when it can be started. `given`: the file's text, when a `${VAR}` of
+ * config.yaml gave the name, which is then named as that text, never as the value.
  */
-export function executableProblem(file: string, path = process.env.PATH ?? ""): string | undefined {
+export function executableProblem(
+  file: string,
+  path = process.env.PATH ?? "",
+  given?: WrittenAs,
+): string | undefined {
+  const shown = given === undefined ? JSON.stringify(file) : describe(given);
   if (file.includes("/")) {
-    const problem = programFileProblem(resolve(file));
-    return problem === undefined ? undefined : `${JSON.stringify(file)} ${problem}`;
+    const problem = programFileProblem(resolve(file), given === undefined ? resolve(file) : "<the file>");
+    return problem === undefined ? undefined : `${shown} ${problem}`;
   }
-  return programOnPath(file, path) === undefined
-    ? `${JSON.stringify(file)} was not found on PATH`
-    : undefined;
+  return programOnPath(file, path) === undefined ? `${shown} was not found on PATH` : undefined;
 }
 
 /** Where a process start finds the program `file` (a name without `/`) in the directories of `path`, if anywhere. */

@@ -23,16 +23,16 @@ export interface SkillLookup {
 /**
  * Why `name` cannot name a skill: a path (`cat/four`, `../x`, the file `cat/four/SKILL.md`) instead of the
  * skill's own directory name. A skill one category level down is found by its own name (`four` finds
- * `skills/cat/four/SKILL.md`).
+ * `skills/cat/four/SKILL.md`). `given`: a `${VAR}` gave the name, so no part of it is written back.
  */
-export function skillNameProblem(name: string): string | undefined {
+export function skillNameProblem(name: string, given = false): string | undefined {
   if (SKILL_NAME.test(name) && !name.includes("..")) return undefined;
   const parts = name.split(/[/\\]/).filter((part) => part !== "" && part !== "." && part !== "..");
   // The path of the skill's file names the skill by the directory that holds it.
   if (parts.length > 1 && parts.at(-1)?.toLowerCase() === "skill.md") parts.pop();
   const last = parts.at(-1);
   const hint =
-    last !== undefined && last !== name && SKILL_NAME.test(last)
+    !given && last !== undefined && last !== name && SKILL_NAME.test(last)
       ? ` — write ${last}, the skill's directory name (found at skills/${last}/ or skills/<category>/${last}/)`
       : "";
   return `not a skill name (letters, digits, ".", "_" and "-", no path)${hint}`;

@@ -1,5 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { routeTable } from "../../../src/actors/routes.js";
 import { type LoadedConfig, loadConfig } from "../../../src/config/load.js";
+import { unusedSettingWarnings } from "../../../src/config/unusedSettings.js";
+import { skillNameWarnings, unknownToolsetWarnings } from "../../../src/gateway/routeWarnings.js";
 import { startupProblems } from "../../../src/gateway/startupProblems.js";
 import { targetStartupProblems } from "../../../src/io/targets/validate.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
@@ -79,6 +82,48 @@ describe(`the startup rules and warnings, of a value a $\{VAR} gave`, () => {
       `FILE: platforms.webhook.routes.sms_to.deliver_extra.to: "${v("TO")}" ${NOT_SHOWN} is no E.164 number — Twilio refuses every delivery to it (error 21211); write it with its + and country code, such as +15552223333`,
       `FILE: platforms.webhook.routes.qq.deliver_extra.chat_id: "${v("QQ")}" ${NOT_SHOWN} has no id after "group:" — every delivery to it fails; write group:<group_openid>`,
       `FILE: platforms.webhook.routes.ha.deliver_extra.service: "${v("SVC")}" ${NOT_SHOWN} is not a notify service name (lower-case letters, digits, "_") — every delivery to it fails`,
+    ]);
+  });
+
+  it("a route's toolsets entry, and agent.command's program and base_url", () => {
+    const { config } = loaded(
+      [
+        "platforms:",
+        "  webhook:",
+        "    routes:",
+        `      a: {secret: s3cret-s3cret, toolsets: [web, "${v("TS")}"], skills: ["${v("SK")}"]}`,
+        "agent:",
+        "  provider: command",
+        `  command: ["${v("CMD")}", "--x"]`,
+        "",
+      ].join("\n"),
+      "TS=SECRET-toolset\nCMD=sk-SECRET-not-a-program\nSK=skills/SECRET/review\n",
+    );
+    const route = config.platforms.webhook.routes.a;
+    const said = [
+      ...unknownToolsetWarnings([{ at: "FILE: a", toolsets: route?.toolsets }], []),
+      ...skillNameWarnings(routeTable(config), "FILE"),
+      ...unusedSettingWarnings(config, "FILE"),
+    ];
+    expect(said.join("\n")).not.toContain("SECRET");
+    expect(unknownToolsetWarnings([{ at: "FILE: a", toolsets: route?.toolsets }], [])).toEqual([
+      expect.stringMatching(
+        /^FILE: a\.toolsets: unknown toolset "\$\{TS\}" \(the value it gives is not shown\); runs of the route drop it/,
+      ),
+    ]);
+    // Nor is the skill's name written back from the path (`write review`).
+    expect(skillNameWarnings(routeTable(config), "FILE")).toEqual([
+      `[webhook] FILE: platforms.webhook.routes.a.skills: "${v("SK")}" ${NOT_SHOWN} is not a skill name (letters, digits, ".", "_" and "-", no path)`,
+    ]);
+    expect(unusedSettingWarnings(config, "FILE").filter((w) => w.includes("agent.command"))).toEqual([
+      `[agent] FILE: agent.command: "${v("CMD")}" ${NOT_SHOWN} was not found on PATH — every agent run fails to start until it can be: write the absolute path of an executable file, or the name of one on the gateway's PATH`,
+    ]);
+    const model = loaded(
+      `agent:\n  provider: openai\n  model: m\n  api_key: k\n  base_url: "${v("BASE")}"\n`,
+      "BASE=https://api.openai.com/SECRET\n",
+    );
+    expect(unusedSettingWarnings(model.config, "FILE").filter((w) => w.includes("base_url"))).toEqual([
+      `[agent] FILE: agent.base_url "${v("BASE")}" ${NOT_SHOWN} has no /v1: runs would post to its /chat/completions, which the API answers 404 — write https://api.openai.com/v1, or leave base_url out`,
     ]);
   });
 });
