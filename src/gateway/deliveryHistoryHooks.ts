@@ -268,8 +268,9 @@ export function historyHooks(
       }
     },
     /**
-     * Writes the records of this turn now: called once the 202s one journal sync released have left, so a
-     * gateway killed before the end of that turn (its agents starting, other callbacks) still has their rows.
+     * Writes the records of this turn now: called once the 202s one journal sync (or one read of Redis's
+     * replies) released have left, so a gateway killed before the end of that turn (its agents starting,
+     * other callbacks) still has their rows.
      */
     flush: () => writer.flush(),
     /**

@@ -487,7 +487,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     });
   const ingress = await startIngress({
     durable: state.pipelineDeps().durable,
-    // The rows of the 202s a sync released, and of a 200 delivered, are written with them, not at the end of the turn.
+    // The rows of the 202s a sync (or a read of Redis's replies) released, and of a 200 delivered, are written
+    // with them, not at the end of the turn.
     answeredKept: history?.flush,
     modes: (modes) => state.eventModes(modes),
     observe: (handler) =>

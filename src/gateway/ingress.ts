@@ -175,6 +175,8 @@ export async function startIngress(deps: IngressDeps): Promise<Ingress> {
     onFailure: hooks.onStageFailure,
     ...(deps.durable === undefined ? {} : { durable: deps.durable }),
     ...(deps.answeredKept === undefined ? {} : { answeredKept: deps.answeredKept }),
+    // Redis: the kept answers its replies released have their lines written once those reactions have run.
+    ...(shared === undefined ? {} : { afterReactions: (write: () => void) => process.nextTick(write) }),
   });
 
   let closing: Promise<void> | undefined;

@@ -8,7 +8,7 @@ import { type AuthDeps, authStage } from "./stages/auth.js";
 import { decodeStage } from "./stages/decode.js";
 import { type DeliverDeps, deliverStage, needsDirectDelivery } from "./stages/deliver.js";
 import { type DispatchDeps, dispatchStage } from "./stages/dispatch.js";
-import { durableOperator } from "./stages/durable.js";
+import { durableOperator, promisesKept } from "./stages/durable.js";
 import { eventCheckStage } from "./stages/events.js";
 import { type FilterDeps, filterStage } from "./stages/filters.js";
 import { type IdempotencyDeps, idempotencyStage, seenKey } from "./stages/idempotency.js";
@@ -51,6 +51,14 @@ export interface PipelineDeps {
    * lines then, not at the end of the turn, so a gateway killed before it ends still shows them.
    */
   answeredKept?(): void;
+  /**
+   * With a shared store (Redis) nothing waits for a sync: each kept answer (202, 200 duplicate) comes out of
+   * the promise of its own store's reply (the run stored, the group joined). `afterReactions(write)` runs
+   * `write` once the promise reactions under way have all run (process.nextTick), and `answeredKept` is
+   * called there: the lines of the answers one read of the store's replies released are written with them,
+   * in one write, not at the end of the turn.
+   */
+  afterReactions?(write: () => void): void;
   /** Bounds on the asynchronous stages. */
   readonly scriptConcurrency?: number;
   readonly deliveryConcurrency?: number;
@@ -171,6 +179,22 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     ),
   );
 
+  // The kept answers a shared store's replies released (see afterReactions): their lines in one write after them.
+  let keptWriteDue = false;
+  const writeKept = () => {
+    keptWriteDue = false;
+    deps.answeredKept?.();
+  };
+  const afterReactions = deps.afterReactions;
+  const keptAnswered =
+    deps.answeredKept === undefined || afterReactions === undefined
+      ? undefined
+      : () => {
+          if (keptWriteDue) return;
+          keptWriteDue = true;
+          afterReactions(writeKept);
+        };
+
   let broken = false; // the stream errored (unreachable): whatever is pushed is answered 500
   const done = new Promise<void>((resolve) => {
     answered.subscribe({
@@ -179,6 +203,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
           ctx.reply?.answer(ctx.outcome ?? INTERNAL_ERROR, ctx.refusal);
           if ((ctx.outcome?.body as { status?: unknown } | undefined)?.status === "delivered")
             deps.answeredKept?.();
+          else if (keptAnswered !== undefined && promisesKept(ctx)) keptAnswered();
         } catch (err) {
           // A failing writer (e.g. a vanished socket) must never error the shared stream.
           deps.onFailure("reply", err, ctx);

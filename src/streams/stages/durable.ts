@@ -25,7 +25,7 @@ export interface DurableDeps {
 }
 
 /** Answers that promise something kept: 202 (accepted, coalesced) and 200 duplicate (of a kept event). */
-const promisesKept = (ctx: PipelineCtx) =>
+export const promisesKept = (ctx: PipelineCtx) =>
   ctx.outcome !== undefined && (ctx.outcome.status === 202 || ctx.outcome.body.status === "duplicate");
 
 /**

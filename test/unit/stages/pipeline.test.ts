@@ -20,7 +20,12 @@ const route = (over: Partial<Route> = {}): ResolvedRoute => ({
 
 function harness(
   r: ResolvedRoute,
-  options: { limit?: number; script?: (req: ScriptRequest) => Promise<ScriptResult> } = {},
+  options: {
+    limit?: number;
+    script?: (req: ScriptRequest) => Promise<ScriptResult>;
+    /** Replaces the harness's own (a shared store's Promises). */
+    deps?: Partial<PipelineDeps>;
+  } = {},
 ) {
   const log: string[] = [];
   const queued: AcceptedEvent[] = [];
@@ -73,6 +78,7 @@ function harness(
     },
     deliver: { deliverDirect: async () => true, forget: () => {} },
     onFailure: (stage) => failures.push(stage),
+    ...options.deps,
   };
   return { pipeline: createPipeline(deps), log, queued, failures };
 }
@@ -261,5 +267,61 @@ describe("createPipeline: spec 4.2 order", () => {
       body: { error: "Shutting down" },
       headers: { "Retry-After": "30" },
     });
+  });
+});
+
+describe("createPipeline: the delivery history's lines of kept answers a shared store (Redis) released", () => {
+  /** A shared store's replies: each enqueue waits for its reply; `reply` answers them all in one step (one read). */
+  function sharedHarness(taken = true) {
+    const pending: Array<(taken: boolean) => void> = [];
+    const events: string[] = [];
+    const { pipeline } = harness(route(), {
+      deps: {
+        dispatch: {
+          modes: {},
+          enqueueRun: () => new Promise<boolean>((resolve) => pending.push(resolve)),
+          forget: () => {},
+        },
+        answeredKept: () => events.push("history written"),
+        afterReactions: (write) => process.nextTick(write),
+      },
+    });
+    const push = (id: string) =>
+      pipeline.push(signed(`{"n":"${id}"}`, { "x-request-id": id }), (answer) =>
+        events.push(`${answer.status} ${id}`),
+      );
+    const reply = () => {
+      for (const resolve of pending.splice(0)) resolve(taken);
+    };
+    return { push, reply, events };
+  }
+  /** Until the promise reactions and process.nextTick callbacks under way have all run. */
+  const settled = () => new Promise((resolve) => setImmediate(resolve));
+
+  it("the 202s one read of Redis's replies released are followed by one write of their lines, before the turn ends", async () => {
+    const { push, reply, events } = sharedHarness();
+    for (const id of ["a", "b", "c"]) push(id);
+    await settled();
+    expect(events).toEqual([]);
+    reply();
+    // What the turn leaves for its end (setImmediate), as the history's batched writer does its write.
+    setImmediate(() => events.push("end of the turn"));
+    await settled();
+    expect(events).toEqual(["202 a", "202 b", "202 c", "history written", "end of the turn"]);
+    // Another read of replies, another write.
+    push("d");
+    await settled();
+    reply();
+    await settled();
+    expect(events.slice(5)).toEqual(["202 d", "history written"]);
+  });
+
+  it("answers that promise nothing kept (503: the queue full) leave their lines to the end of the turn", async () => {
+    const { push, reply, events } = sharedHarness(false);
+    push("a");
+    await settled();
+    reply();
+    await settled();
+    expect(events).toEqual(["503 a"]);
   });
 });
