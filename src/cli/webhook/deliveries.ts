@@ -205,9 +205,7 @@ export async function deliveries(
     );
     return;
   }
-  // A run (or delivery) whose request this history does not hold: with a shared state, another instance
-  // answered it and this one took its run from the queue.
-  const unanswered = shared ? "request answered by another instance" : "request not in this history";
+  const unanswered = shared ? SHARED_NO_REQUEST_NOTE : NO_REQUEST_NOTE;
   // Where a duplicate's ID ran without its request: whether that request may have left the history.
   const from = !shared && shown.some((s) => s.request === undefined) ? keptFrom(dir) : undefined;
   process.stdout.write(`${deliveriesTable(shown, unanswered, shared, from)}\n`);
@@ -273,6 +271,16 @@ export function shownReason(request: Pick<RequestRecord, "event">, reason: strin
     return `event ${request.event ?? "ping"} is a ping: ignored unless the route's events name it`;
   return reason;
 }
+
+/** The NOTE of a run (or delivery) whose request this history does not hold. */
+export const NO_REQUEST_NOTE = "request not in this history";
+
+/**
+ * NO_REQUEST_NOTE with `state.backend: redis`: another instance may have received the request and this one
+ * taken its run from the shared queue, but so may an instance (this one, on a setup of one) killed after
+ * Redis stored the run and before its history recorded the request: the note does not say which.
+ */
+export const SHARED_NO_REQUEST_NOTE = `${NO_REQUEST_NOTE} (received by another instance, or by one killed before it recorded the request)`;
 
 /** The NOTE of a coalesced event with no run of its own (superseded in its group, or its group pending). */
 export const COALESCED_NOTE = "joined a coalescing group: the group runs once, shown on its latest event";
@@ -419,7 +427,8 @@ export function deliveriesTable(
       at.replace(/\.\d+Z$/, "Z"),
       text(id),
       name,
-      // A run without its request (another instance answered it) keeps the event type itself.
+      // A run without its request (received by another instance, or by one killed before recording it)
+      // keeps the event type itself.
       text((request ?? run)?.event ?? "-"),
       request === undefined ? "-" : `${request.status} ${text(request.outcome)}`,
       made === undefined ? "-" : made.outcome,

@@ -279,7 +279,9 @@ describe("three instances on one Redis", { timeout: 180_000 }, () => {
     ]);
     const table = await svc(b.home, ["webhook", "deliveries"]);
     expect(table.stdout).toMatch(
-      new RegExp(`${ranOnB[0]}\\s+hook\\s+push\\s+-\\s+ok\\s+log ok\\s+request answered by another instance`),
+      new RegExp(
+        `${ranOnB[0]}\\s+hook\\s+push\\s+-\\s+ok\\s+log ok\\s+request not in this history \\(received by another instance`,
+      ),
     );
     // The answering instance's row of that request says where its run is, rather than a bare `-` that reads
     // as a run still to come; the one it ran itself shows its run.

@@ -2,7 +2,9 @@ import { describe, expect, it } from "vitest";
 import {
   COALESCED_NOTE,
   deliveriesTable,
+  NO_REQUEST_NOTE,
   SHARED_COALESCED_NOTE,
+  SHARED_NO_REQUEST_NOTE,
   shownReason,
 } from "../../../src/cli/webhook/deliveries.js";
 import {
@@ -175,9 +177,7 @@ describe("svc webhook deliveries: the NOTE of a coalesced event", () => {
   it("with state.backend: redis, the latest event of a group another instance ran says where its run shows, as do the others", () => {
     // The group's run is recorded by the instance that ran it: this history has the events, not the run.
     const summaries = summarizeHistory([coalesced("e-1"), coalesced("e-2")]);
-    const rows = deliveriesTable(summaries, "request answered by another instance", true)
-      .split("\n")
-      .slice(1);
+    const rows = deliveriesTable(summaries, SHARED_NO_REQUEST_NOTE, true).split("\n").slice(1);
     for (const row of rows) expect(row.endsWith(SHARED_COALESCED_NOTE)).toBe(true);
     expect(SHARED_COALESCED_NOTE.startsWith(COALESCED_NOTE)).toBe(true);
     // One this instance ran shows its run, as without Redis.
@@ -186,7 +186,7 @@ describe("svc webhook deliveries: the NOTE of a coalesced event", () => {
       { kind: "run", id: "e-3", at: AT, route: "prs", outcome: "ok" },
       { kind: "delivery", id: "e-3", at: AT, route: "prs", platform: "log", outcome: "ok" },
     ]);
-    expect(deliveriesTable(ran, "request answered by another instance", true).split("\n")[1]).toMatch(
+    expect(deliveriesTable(ran, SHARED_NO_REQUEST_NOTE, true).split("\n")[1]).toMatch(
       /\se-3\s+prs\s+pull_request\s+202 coalesced\s+ok\s+log ok$/,
     );
   });
@@ -286,7 +286,7 @@ describe("svc webhook deliveries: the NOTE of a duplicate", () => {
     const summaries = summarizeHistory([duplicate]);
     const local = deliveriesTable(summaries, "request not in this history").split("\n")[1];
     expect(local?.endsWith("svc webhook redeliver dup-1 runs it again")).toBe(true);
-    const shared = deliveriesTable(summaries, "request answered by another instance", true).split("\n")[1];
+    const shared = deliveriesTable(summaries, SHARED_NO_REQUEST_NOTE, true).split("\n")[1];
     expect(
       shared?.endsWith(
         "svc webhook redeliver dup-1 runs it again (on the instance that took it: it keeps the payload)",
@@ -303,15 +303,20 @@ describe("svc webhook deliveries: a run without its request", () => {
       { kind: "delivery", id: "theirs", at: AT, route: "github", platform: "log", outcome: "ok" },
       { kind: "run", id: "odd", at: AT, route: "github", outcome: "ok", event: "push\u202e" },
     ]);
-    const rows = deliveriesTable(summaries, "request answered by another instance", true)
-      .split("\n")
-      .slice(1);
-    expect(rows[0]).toMatch(
-      /\sodd\s+github\s+push\\u202e\s+-\s+ok\s+-\s+request answered by another instance$/,
-    );
+    const rows = deliveriesTable(summaries, SHARED_NO_REQUEST_NOTE, true).split("\n").slice(1);
+    expect(rows[0]).toMatch(/\sodd\s+github\s+push\\u202e\s+-\s+ok\s+-\s+request not in this history \(/);
     expect(rows[1]).toMatch(
-      /\stheirs\s+github\s+pull_request\s+-\s+ok\s+log ok\s+request answered by another instance$/,
+      /\stheirs\s+github\s+pull_request\s+-\s+ok\s+log ok\s+request not in this history \(/,
     );
-    expect(rows[2]).toMatch(/\solder\s+github\s+-\s+-\s+ok\s+-\s+request answered by another instance$/);
+    expect(rows[2]).toMatch(/\solder\s+github\s+-\s+-\s+ok\s+-\s+request not in this history \(/);
+    for (const row of rows) expect(row.endsWith(SHARED_NO_REQUEST_NOTE)).toBe(true);
+  });
+
+  it("with state.backend: redis, says the request is not here without claiming another instance answered it: on a setup of one, the instance that received it was killed before it recorded it", () => {
+    expect(SHARED_NO_REQUEST_NOTE).toBe(
+      "request not in this history (received by another instance, or by one killed before it recorded the request)",
+    );
+    expect(NO_REQUEST_NOTE).toBe("request not in this history");
+    expect(SHARED_NO_REQUEST_NOTE.startsWith(NO_REQUEST_NOTE)).toBe(true);
   });
 });

@@ -1,0 +1,55 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { SHARED_NO_REQUEST_NOTE } from "../../../src/cli/webhook/deliveries.js";
+import { historyHooks } from "../../../src/gateway/deliveryHistoryHooks.js";
+import { createHistoryWriter, historyDir } from "../../../src/io/stores/deliveryHistory.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { cliConfig, svc } from "./svc.js";
+
+/**
+ * docs/cli.md (runs without their request), with `state.backend: redis`: the history of a gateway (the only
+ * one) killed after Redis stored a run and before its history recorded the request holds the run alone.
+ * `svc webhook deliveries` said "request answered by another instance" of it, where there was none.
+ */
+let home: TempHome | undefined;
+afterEach(() => {
+  home?.cleanup();
+  home = undefined;
+});
+
+/** A home on Redis whose history holds the run of `id`, recorded as the gateway records a run's end, and no request. */
+function runAloneHome(id: string): TempHome {
+  const made = tempHome();
+  made.write(
+    "config.yaml",
+    stringify(
+      cliConfig(
+        { hook: { secret: "run-alone-secret-5521" } },
+        { state: { backend: "redis", redis_url: "redis://127.0.0.1:9/0" } },
+      ),
+    ),
+    0o600,
+  );
+  const writer = createHistoryWriter(historyDir(made.dir), (err) => {
+    throw err;
+  });
+  const now = Date.now();
+  historyHooks(writer, () => now).run(
+    { deliveryId: id, routeName: "hook", event: "push", receivedAt: now - 1000 },
+    undefined,
+  );
+  writer.close();
+  return made;
+}
+
+describe("svc webhook deliveries of a run without its request, with state.backend: redis", () => {
+  it("says the request is not in this history, received by another instance or by one killed before it recorded it, not that another instance answered it", async () => {
+    home = runAloneHome("R-plain-107");
+    const res = await svc(home, ["webhook", "deliveries", "--id", "R-plain-107"]);
+    expect(res.code).toBe(0);
+    const row = res.stdout.split("\n").find((line) => line.includes("R-plain-107")) ?? "";
+    expect(row).toMatch(/R-plain-107\s+hook\s+push\s+-\s+ok\s+-\s+request not in this history \(/);
+    expect(row.endsWith(SHARED_NO_REQUEST_NOTE)).toBe(true);
+    expect(res.stdout).not.toContain("answered by another instance");
+  });
+});
