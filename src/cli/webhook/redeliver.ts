@@ -119,7 +119,8 @@ export async function redeliver(asked: string, options: { route?: string; port?:
       `delivery ${terminalText(idIn(everyRoute))} did not reach route ${options.route} (it reached ${reached.join(", ")})${meant === "" ? ` — ${instead}` : meant}`,
     );
   }
-  // A run this instance took from the shared queue: the instance that answered its request keeps the payload.
+  // A run this instance took from the shared queue: the instance that received its request keeps the payload,
+  // unless it was killed before it recorded the request (this one too, on a setup of one).
   const ranHere = history.find(
     (r): r is RunRecord =>
       r.kind === "run" && r.id === id && (options.route === undefined || r.route === options.route),
@@ -127,7 +128,7 @@ export async function redeliver(asked: string, options: { route?: string; port?:
   if (matches.length === 0 && ranHere !== undefined && loaded.config.state.backend === "redis")
     throw new SvcError(
       "usage",
-      `delivery ${JSON.stringify(id)} ran here (route ${ranHere.route}), but its request was answered by another gateway instance, which keeps its payload — run svc webhook redeliver there (with that instance's SVC_HOME)`,
+      `delivery ${JSON.stringify(id)} ran here (route ${ranHere.route}), but its request is not in this history: another gateway instance received it (run svc webhook redeliver there, with that instance's SVC_HOME: it keeps the payload), or the instance that received it was killed before it recorded the request (its payload was never kept, so it cannot be redelivered)`,
     );
   // Its run is here without its request (svc webhook deliveries lists it): killed before answering, or
   // its request rotated out since.

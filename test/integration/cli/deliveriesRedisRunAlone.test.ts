@@ -52,4 +52,14 @@ describe("svc webhook deliveries of a run without its request, with state.backen
     expect(row.endsWith(SHARED_NO_REQUEST_NOTE)).toBe(true);
     expect(res.stdout).not.toContain("answered by another instance");
   });
+
+  it("svc webhook redeliver of it says the same: another instance may keep its payload, or none does", async () => {
+    home = runAloneHome("R-plain-107");
+    const res = await svc(home, ["webhook", "redeliver", "R-plain-107", "--port", "9"]);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain(
+      `delivery "R-plain-107" ran here (route hook), but its request is not in this history: another gateway instance received it (run svc webhook redeliver there, with that instance's SVC_HOME: it keeps the payload), or the instance that received it was killed before it recorded the request (its payload was never kept, so it cannot be redelivered)`,
+    );
+    expect(res.stderr).not.toContain("answered by another gateway instance");
+  });
 });

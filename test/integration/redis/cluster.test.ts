@@ -296,11 +296,12 @@ describe("three instances on one Redis", { timeout: 180_000 }, () => {
     expect(answered.stdout).toMatch(
       new RegExp(`${ranOnA}\\s+hook\\s+push\\s+202 accepted\\s+ok\\s+log ok$`, "m"),
     );
-    // Its payload is kept by the instance that answered it: redeliver says to run it there.
+    // Its payload is kept by the instance that answered it: redeliver says to run it there (or that an instance
+    // killed before recording the request kept none).
     const again = await svc(b.home, ["webhook", "redeliver", ranOnB[0] as string]);
     expect(again.code).toBe(2);
     expect(again.stderr).toContain(
-      `delivery "${ranOnB[0]}" ran here (route hook), but its request was answered by another gateway instance`,
+      `delivery "${ranOnB[0]}" ran here (route hook), but its request is not in this history: another gateway instance received it (run svc webhook redeliver there, with that instance's SVC_HOME: it keeps the payload)`,
     );
   });
 
