@@ -6,6 +6,7 @@ import { cutText } from "../cutText.js";
 import { followWorkingDirectory } from "../goneDirectory.js";
 import { standsBack } from "../heldSignals.js";
 import type { GroupNote } from "../processGroups.js";
+import { CREDENTIAL_REACH, redactedStart } from "./redactedStart.js";
 import { unreadableAnswer, withoutNullMembers } from "./unreadableAnswer.js";
 
 /**
@@ -32,8 +33,9 @@ export interface StdioOptions {
   /** A stdout line that is no JSON-RPC message (a banner, a usage text), at most 1000 characters. */
   readonly onOtherOutput?: (line: string) => void;
   /**
-   * The beginning (at most 300 characters) of a stdout line not ended yet, once it starts; "" once a line
-   * break ends it. A message a server writes without its line break is never read.
+   * The beginning (at most 300 characters) of a stdout line not ended yet, once it starts and again at each
+   * chunk of it until `START_CHARS` of it are read; "" once a line break ends it. A message a server writes
+   * without its line break is never read.
    */
   readonly onUnfinishedLine?: (start: string) => void;
   /**
@@ -59,9 +61,15 @@ export const STDOUT_END_GRACE_MS = 1000;
 /** How many `{` of a line that is no JSON `gluedAnswer` tries as the start of an answer. */
 const GLUED_STARTS = 20;
 
-/** How much of a stdout line not ended yet `onUnfinishedLine` is given (its bytes read: 4 per character at most). */
+/** How much of a stdout line not ended yet `onUnfinishedLine` is given. */
 const UNFINISHED_CHARS = 300;
-const UNFINISHED_BYTES = UNFINISHED_CHARS * 4;
+/**
+ * How much of it is read for that (characters): `redactedStart` shows from all but the last
+ * `CREDENTIAL_REACH` of them, so a credential the 300 hold, or that starts among them, is redacted whole and
+ * the 300 shown go on past it. The bytes that holds are read (3 per character at most).
+ */
+const START_CHARS = UNFINISHED_CHARS + 2 * CREDENTIAL_REACH;
+const START_BYTES = START_CHARS * 3;
 
 /**
  * A JSON-RPC answer (an object with `jsonrpc`, an `id` and `result` or `error`) at the end of a line that
@@ -115,6 +123,8 @@ export class StdioTransport implements Transport {
   private buffered = 0;
   /** `onUnfinishedLine` was told of the line being read, so its end is said too. */
   private unfinishedSaid = false;
+  /** It was told the line's start from `START_CHARS` of it: the start is said as it will stay. */
+  private startRead = false;
   private closed = false;
   private closing: Promise<void> | undefined;
   private delivery: Promise<void> = Promise.resolve();
@@ -196,6 +206,7 @@ export class StdioTransport implements Transport {
       this.chunks = [];
       this.buffered = 0;
       rest = rest.subarray(newline + 1);
+      this.startRead = false;
       if (this.unfinishedSaid) {
         this.unfinishedSaid = false;
         this.options.onUnfinishedLine?.("");
@@ -207,15 +218,29 @@ export class StdioTransport implements Transport {
       if (this.closed) return;
     }
     if (rest.length === 0) return;
-    if (this.chunks.length === 0 && this.options.onUnfinishedLine !== undefined) {
-      this.unfinishedSaid = true;
-      this.options.onUnfinishedLine(
-        cutText(this.redacted(rest.subarray(0, UNFINISHED_BYTES).toString("utf8")), UNFINISHED_CHARS),
-      );
-    }
     this.buffered += rest.length;
     this.chunks.push(rest);
+    if (!this.startRead && this.options.onUnfinishedLine !== undefined)
+      this.tellStart(this.options.onUnfinishedLine);
     if (this.buffered > limit) this.tooLong(limit);
+  }
+
+  /**
+   * Tells the start of the line not ended yet, redacted before it is cut: again at each chunk until
+   * `START_CHARS` of it are read, so a credential that the end of a chunk cut through, shown as far as it
+   * was read then, is redacted once the next chunk brings the rest of it.
+   */
+  private tellStart(tell: (start: string) => void): void {
+    this.unfinishedSaid = true;
+    const bytes = Math.min(this.buffered, START_BYTES);
+    const first = this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks, bytes);
+    const read = first.subarray(0, bytes).toString("utf8");
+    if (read.length < START_CHARS) {
+      tell(cutText(this.redacted(read), UNFINISHED_CHARS));
+      return;
+    }
+    this.startRead = true;
+    tell(redactedStart(read.slice(0, START_CHARS), UNFINISHED_CHARS, (text) => this.redacted(text)));
   }
 
   /**

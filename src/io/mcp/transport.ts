@@ -17,6 +17,7 @@ import { childEnvironment } from "./childEnv.js";
 import { knowClientErrors } from "./clientErrors.js";
 import { answerDroppedStreams } from "./droppedStreams.js";
 import { pacedServerStreams, type StreamRefusal } from "./pacedStreams.js";
+import { CREDENTIAL_REACH, redactedStart } from "./redactedStart.js";
 import { RefusedSseStream } from "./refusedSseStream.js";
 import { StdioTransport } from "./stdioTransport.js";
 
@@ -63,11 +64,13 @@ export interface TransportOptions {
 
 /**
  * Splits a stderr stream into lines, each cut at `MAX_STDERR_LINE` characters (with `…`): a line longer
- * than that, whether it arrives in one chunk or many, is reported once, cut, and the rest of it up to its
- * newline is dropped, so a process that never ends a line cannot grow the buffer either. A line ended
- * with CRLF loses its CR. `end` reports a last line the stream ended without a newline (a server that
- * writes `fatal: API_KEY missing` and exits), which is often the one saying why it stopped. `redact`
- * removes credentials from a line before it is cut.
+ * than that, whether it arrives in one chunk or many, is reported once, cut, when its newline comes or once
+ * `CREDENTIAL_REACH` characters more have come, and the rest of it up to its newline is dropped, so a process
+ * that never ends a line cannot grow the buffer either. A line ended with CRLF loses its CR. `end` reports a
+ * last line the stream ended without a newline (a server that writes `fatal: API_KEY missing` and exits),
+ * which is often the one saying why it stopped. `redact` removes credentials from a line before it is cut:
+ * from the whole line, or, where the rest is dropped, from what came within reach past the cut, so a
+ * credential across the cut (or across the chunk the line was cut in) is redacted whole (`redactedStart`).
  */
 export function stderrLines(
   onLine: ((line: string) => void) | undefined,
@@ -85,6 +88,11 @@ export function stderrLines(
     if (line.trim() === "") return;
     onLine?.(line.length > MAX_STDERR_LINE ? `${cutText(line, MAX_STDERR_LINE)}…` : line);
   };
+  /** A line whose rest is dropped: `raw` ends where it was cut, perhaps inside a credential. */
+  const emitCut = (raw: string) => {
+    const shown = redactedStart(raw, MAX_STDERR_LINE, redact);
+    if (shown.trim() !== "") onLine?.(`${shown}…`);
+  };
   const split = (chunk: Buffer) => {
     const parts = decoder.write(chunk).split("\n");
     const tail = parts.pop() ?? "";
@@ -95,8 +103,10 @@ export function stderrLines(
     }
     if (dropping) return;
     pending += tail;
-    if (pending.length > MAX_STDERR_LINE) {
-      emit(pending);
+    // Past the cut, the line is held within reach of it (a newline may still end it there), so a
+    // credential the cut goes through is read whole: cut at a chunk's end, its start would be shown.
+    if (pending.length >= MAX_STDERR_LINE + CREDENTIAL_REACH) {
+      emitCut(pending.slice(0, MAX_STDERR_LINE + CREDENTIAL_REACH));
       pending = "";
       dropping = true;
     }

@@ -376,3 +376,90 @@ describe("what a stdio server writes, cut for a message: its credentials redacte
     expect(lines[0]).not.toContain("pw12345678");
   });
 });
+
+describe("what a stdio server writes, cut where a chunk of it ended: a credential across that end redacted whole", () => {
+  const SECRET = "pw12345678:SECRETtail99";
+  const redact = (text: string) => scrub(text, [SECRET]);
+
+  it("a stderr line over 64 KiB whose first chunk ends inside a credential", () => {
+    const lines: string[] = [];
+    const split = stderrLines((line) => lines.push(line), undefined, redact);
+    // The first chunk is over 64 KiB already and ends after the credential's colon.
+    split(Buffer.from(`${"x".repeat(65_520)} API_KEY=pw12345678:SE`));
+    split(Buffer.from("CRETtail99 more\n"));
+    expect(lines).toEqual([`${`${"x".repeat(65_520)} API_KEY=[redacted] more`.slice(0, 65_536)}…`]);
+    expect(lines[0]).not.toContain("pw12345678");
+  });
+
+  it("a stderr line that never ends, cut inside a credential 16 KiB past 64 KiB, after redactions that shortened it", () => {
+    const LONG = `sk-${"L".repeat(1997)}`;
+    const lines: string[] = [];
+    const split = stderrLines(
+      (line) => lines.push(line),
+      undefined,
+      (text) => scrub(text, [SECRET, LONG]),
+    );
+    // Ten quotes of a 2,000-character key, each 1,990 characters shorter once redacted: the credential the
+    // cut at 81,920 characters (64 KiB and 16 KiB within reach) goes through would come before 65,536.
+    const quoted = `key ${LONG} `.repeat(10);
+    const before = `${quoted}${"x".repeat(64 * 1024 + 16 * 1024 - quoted.length - 16)} API_KEY=`;
+    split(Buffer.from(`${before}pw12345`));
+    split(Buffer.from("678:SECRETtail99 and more, never ended"));
+    split(Buffer.from("y".repeat(100_000)));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).not.toContain("pw12345");
+    expect(lines[0]).toMatch(/^(key \[redacted\] ){10}x+…$/);
+    // What was read of the line before the last 16 KiB, redacted.
+    expect(lines[0]?.length).toBe(10 * "key [redacted] ".length + 64 * 1024 - quoted.length + 1);
+  });
+
+  it("the start of a stdout line not ended yet, told again when the next chunk brings the rest of a credential", async () => {
+    const unfinished: string[] = [];
+    // The first write ends inside the credential; the rest is written once svc has read it (a message on stdin).
+    const script = `const k = process.env.API_TOKEN; process.stdout.write("y ".repeat(100) + "key " + k.slice(0, 13)); process.stdin.once("data", () => process.stdout.write(k.slice(13) + " and more")); ${ENDS_WITH_STDIN}`;
+    const transport = new StdioTransport({
+      command: process.execPath,
+      args: ["-e", script],
+      env: { PATH: process.env.PATH ?? "", API_TOKEN: SECRET },
+      onUnfinishedLine: (start) => unfinished.push(start),
+      redact,
+    });
+    await transport.start();
+    try {
+      await vi.waitFor(() => expect(unfinished).toHaveLength(1), { timeout: 10_000, interval: 20 });
+      // All the process has written so far: the credential is not whole yet.
+      expect(unfinished[0]).toBe(`${"y ".repeat(100)}key pw12345678:SE`);
+      await transport.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+      await vi.waitFor(() => expect(unfinished).toHaveLength(2), { timeout: 10_000, interval: 20 });
+      expect(unfinished[1]).toBe(`${"y ".repeat(100)}key [redacted] and more`);
+    } finally {
+      await transport.close();
+    }
+  });
+
+  it("the start of a stdout line not ended yet, with a credential longer than the 1,200 bytes once read of it", async () => {
+    const unfinished: string[] = [];
+    // A token of 1,500 characters from character 254, in a line of 100 KiB: the 300 shown end inside it, and
+    // so did the 1,200 bytes once read of the line.
+    const TOKEN = `eyJ${"t".repeat(1497)}`;
+    const script = `process.stdout.write("y ".repeat(125) + "tok " + process.env.TOKEN + " and more" + "z".repeat(100000)); ${ENDS_WITH_STDIN}`;
+    const transport = new StdioTransport({
+      command: process.execPath,
+      args: ["-e", script],
+      env: { PATH: process.env.PATH ?? "", TOKEN },
+      onUnfinishedLine: (start) => unfinished.push(start),
+      redact: (text) => scrub(text, [TOKEN]),
+    });
+    await transport.start();
+    try {
+      await vi.waitFor(() => expect(unfinished.at(-1)).toContain("and more"), {
+        timeout: 10_000,
+        interval: 20,
+      });
+      expect(unfinished.at(-1)).toBe(`${"y ".repeat(125)}tok [redacted] and more${"z".repeat(27)}`);
+      expect(unfinished.join("")).not.toContain("eyJ");
+    } finally {
+      await transport.close();
+    }
+  });
+});
