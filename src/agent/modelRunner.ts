@@ -103,9 +103,12 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
   return {
     async run(request, signal) {
       const started = elapsed();
-      // A placeholder key (vLLM's `EMPTY`) is no secret: hiding it would rewrite the model's words.
-      const secrets = [settings.api_key, ...(deps.hiddenValues?.() ?? [])].filter(
-        (value): value is string => value !== undefined && !isPlaceholderKey(value),
+      // A placeholder key (vLLM's `EMPTY`) is no secret: hiding it would rewrite the model's words. Frozen:
+      // each text of the run scrubbed with it finds its scrubber by the list, not by a key joined of them all.
+      const secrets = Object.freeze(
+        [settings.api_key, ...(deps.hiddenValues?.() ?? [])].filter(
+          (value): value is string => value !== undefined && !isPlaceholderKey(value),
+        ),
       );
       const modelId = request.model ?? settings.model;
       const timeout = (deps.runTimeout ?? timeoutSignal)(settings.timeout_seconds * 1000);

@@ -5,6 +5,7 @@ import { createMcpEndpointHost } from "../agent/mcpEndpoint/index.js";
 import type { McpToolSource } from "../agent/mcpTools.js";
 import type { Config } from "../config/schema.js";
 import { webhookSecretValues } from "../config/webhookSecrets.js";
+import { combinedSecrets } from "../io/credentials.js";
 import { loadedCredentials } from "../io/loadedCredentials.js";
 import type { Logger } from "../io/log.js";
 import type { ProcessGroups } from "../io/processGroups.js";
@@ -38,7 +39,10 @@ export function createAgent(
     elapsed?: () => number;
     /** The `.env` the config's `${VAR}`s were taken from: a failed command run's message never shows its values. */
     dotenv?: Readonly<Record<string, string>>;
-    /** The secrets of the subscriptions served now, hidden from runs as config.yaml's webhook secrets are. */
+    /**
+     * The secrets of the subscriptions served now, hidden from runs as config.yaml's webhook secrets are: a new
+     * array only when they changed (`hiddenValues` gives the same list meanwhile).
+     */
     subscriptionSecrets?: () => readonly string[];
     /** The environment the config was read with (`LoadedConfig.scope.env`); the process's by default. */
     env?: Readonly<Record<string, string | undefined>>;
@@ -64,7 +68,7 @@ export function createAgent(
       workspacesDir: join(deps.home, "workspaces"),
       toolSettings: next.tools,
       mcpEndpoint: endpoint,
-      hiddenValues: () => [...configSecrets, ...(deps.subscriptionSecrets?.() ?? [])],
+      hiddenValues: combinedSecrets(() => configSecrets, deps.subscriptionSecrets),
       credentials: loadedCredentials(next, { secrets: dotenv ?? {}, env: deps.env ?? process.env }),
       ...(dotenv === undefined ? {} : { dotenv }),
       ...(deps.groups === undefined ? {} : { groups: deps.groups }),
@@ -83,6 +87,7 @@ export function createAgent(
       runner = build(next, dotenv);
     },
     stop: () => endpoint.close(),
-    hiddenValues: () => [...configHidden, ...(deps.subscriptionSecrets?.() ?? [])],
+    // The same list while no secret changed: an MCP server's every stderr line is redacted with it.
+    hiddenValues: combinedSecrets(() => configHidden, deps.subscriptionSecrets),
   };
 }

@@ -9,6 +9,9 @@ import { createRedisSubscriptionSource } from "../io/state/redis/subscriptions.j
 import { createSubscriptionSource } from "../io/stores/subscriptions.js";
 import { enabledSubscriptions } from "./webhookStartupWarnings.js";
 
+/** No secrets: one array, so a list made with it stays the same. */
+const NONE: readonly string[] = Object.freeze([]);
+
 /** Where the gateway's dynamic routes come from, and how to start and stop following them. */
 export interface DynamicRoutes {
   readonly source: RouteSource;
@@ -74,12 +77,13 @@ export function dynamicRoutesFor(options: DynamicRoutesOptions): DynamicRoutes {
   const keys = redisKeys(prefix);
   let opened: { close(): void; reloaded(): void; disabledNames(): readonly string[] } | undefined;
   // Requests before open() (none: the listener starts after it) would find no dynamic route.
-  let source: RouteSource = { lookup: () => undefined, current: () => new Map(), storedSecrets: () => [] };
+  let source: RouteSource = { lookup: () => undefined, current: () => new Map(), storedSecrets: () => NONE };
   return {
     source: {
       lookup: (name) => source.lookup(name),
       current: () => source.current(),
-      storedSecrets: () => source.storedSecrets?.() ?? [],
+      // The same array while the secrets are unchanged (`hiddenValues` gives the same list meanwhile).
+      storedSecrets: () => source.storedSecrets?.() ?? NONE,
     },
     where: redisLabel(url),
     enabledNames: () => [...source.current().keys()],

@@ -306,6 +306,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   state.restoreSeen(idempotency.seen);
   idsForgotten = () => idempotency.seen.forgotten();
   const groups = processGroupFiles(agentGroups, config.state.backend);
+  let servedRoutes: ReadonlyMap<string, unknown> | undefined;
+  let servedSecrets: readonly string[] = [];
   const agent = createAgent(config, {
     logger,
     home: paths.home,
@@ -313,10 +315,17 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     dotenv: loaded.scope.secrets,
     env: loaded.scope.env,
     elapsed,
-    // Every stored subscription's, a disabled one's too: its sender still signs with it.
+    // Every stored subscription's, a disabled one's too: its sender still signs with it. The same array
+    // while the store is unchanged (a source without storedSecrets: while its routes are).
     subscriptionSecrets: () => {
       const source = options.dynamicRoutes ?? dynamic.source;
-      return source.storedSecrets?.() ?? subscriptionSecretValues(source.current().values());
+      if (source.storedSecrets !== undefined) return source.storedSecrets();
+      const routes = source.current();
+      if (routes !== servedRoutes) {
+        servedRoutes = routes;
+        servedSecrets = subscriptionSecretValues(routes.values());
+      }
+      return servedSecrets;
     },
   });
   // Coalescing groups and cron jobs: flushed on stop and reload, so no pending group is dropped.

@@ -181,10 +181,23 @@ export function secretScrubber(secrets: readonly (string | undefined)[]): Scrubb
 /** The scrubbers of the lists `scrub` was given lately (most callers give the same few again and again). */
 const scrubbers = new Map<string, Scrubber>();
 const MAX_SCRUBBERS = 64;
+/** The scrubbers of frozen lists, by the list itself: one cannot change, so it needs no key made of it. */
+const frozenScrubbers = new WeakMap<readonly (string | undefined)[], Scrubber>();
+/** How many times a list was read whole (joined into its key) to find its scrubber. */
+let listsRead = 0;
 
-/** Replaces every secret in `text` (in any of its encoded forms) with `[redacted]`. */
-export function scrub(text: string, secrets: readonly (string | undefined)[] = []): string {
-  if (secrets.length === 0) return text;
+/**
+ * The scrubber `scrub` uses for `secrets`: made once for the same secrets, found by a key joined of them all.
+ * A frozen list (`combinedSecrets`) is found by itself from its second use on: a line a server writes, with
+ * thousands of subscription secrets hidden, costs no join of them.
+ */
+export function scrubberFor(secrets: readonly (string | undefined)[]): Scrubber {
+  const frozen = Object.isFrozen(secrets);
+  if (frozen) {
+    const known = frozenScrubbers.get(secrets);
+    if (known !== undefined) return known;
+  }
+  listsRead++;
   const key = secrets.join("\u0000");
   let scrubber = scrubbers.get(key);
   if (scrubber === undefined) {
@@ -192,5 +205,51 @@ export function scrub(text: string, secrets: readonly (string | undefined)[] = [
     scrubber = secretScrubber(secrets);
     scrubbers.set(key, scrubber);
   }
-  return scrubber(text);
+  if (frozen) frozenScrubbers.set(secrets, scrubber);
+  return scrubber;
+}
+
+/** How many times `scrubberFor` read a list whole to find its scrubber (tests count them). */
+export function secretListsRead(): number {
+  return listsRead;
+}
+
+/** Replaces every secret in `text` (in any of its encoded forms) with `[redacted]`. */
+export function scrub(text: string, secrets: readonly (string | undefined)[] = []): string {
+  if (secrets.length === 0) return text;
+  return scrubberFor(secrets)(text);
+}
+
+const NONE: readonly string[] = Object.freeze([]);
+
+/**
+ * A few secrets (`few`: a connection's credentials, which a login adds its tokens to in place; the config's
+ * own) with many (`many`: the secrets of every stored subscription, thousands with as many subscriptions),
+ * both read at each use, as one frozen list that stays the same array while neither changed, so `scrub`
+ * finds its scrubber by the list itself: a line a server writes costs no copy of them all, nor a key joined
+ * of them. `many` counts as changed when it gives another array (its source makes a new one only when one
+ * of them changed); `few` is compared item by item.
+ */
+export function combinedSecrets(
+  few: () => readonly string[],
+  many?: () => readonly string[],
+): () => readonly string[] {
+  let fewSeen: readonly string[] = NONE;
+  let manySeen: readonly string[] | undefined;
+  let list: readonly string[] = NONE;
+  return () => {
+    const some = few();
+    const more = many?.() ?? NONE;
+    if (more === manySeen && sameItems(some, fewSeen)) return list;
+    fewSeen = [...some];
+    manySeen = more;
+    list = Object.freeze([...some, ...more]);
+    return list;
+  };
+}
+
+function sameItems(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }

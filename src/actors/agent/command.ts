@@ -166,7 +166,8 @@ export function commandRunner(options: CommandRunnerOptions): AgentRunner {
       const env = baseEnv(options.env ?? process.env, hidden);
       // A command that fails may quote its own command line or the webhook secrets on stderr (a CLI refusing
       // its `--api-key`): what the failure's message carries into the log, the history and the run journal.
-      const secrets = [...argvSecrets, ...hidden];
+      // Frozen: each text of the run scrubbed with it finds its scrubber by the list, not by a key of them all.
+      const secrets = Object.freeze([...argvSecrets, ...hidden]);
       const credentials = options.credentials ?? [];
       // A reply repeating one (the agent read ~/.svc/.env as a payload told it to) must not deliver it; a short
       // word is left alone there, as a model run leaves a placeholder key, so the agent's words are not rewritten.

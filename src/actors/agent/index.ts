@@ -17,6 +17,7 @@ import { DEFAULT_PROFILE } from "../../config/paths.js";
 import type { AgentSettings } from "../../config/sections/agent.js";
 import { TOOLSETS_WITHOUT_TOOLS, type ToolsSettings, toolsSchema } from "../../config/sections/tools.js";
 import { RunFailedAtStop, RunKeptForRestart, SvcError } from "../../errors.js";
+import { combinedSecrets } from "../../io/credentials.js";
 import { type Logger, silentLogger } from "../../io/log.js";
 import { modelAgentNotLoaded } from "../../io/openFiles.js";
 import type { ProcessGroups } from "../../io/processGroups.js";
@@ -195,15 +196,12 @@ export function createRunner(agent: AgentSettings, deps: RunnerDeps = {}): Agent
     });
   }
   if ((agent.provider === "openai" || agent.provider === "anthropic") && agent.model !== undefined) {
+    const runnerSecrets = [...webSearchKey(toolSettings), ...(deps.credentials ?? [])];
     return lazyModelRunner({
       settings: { ...agent, provider: agent.provider, model: agent.model },
       logger: deps.logger ?? silentLogger(),
       ...toolDeps,
-      hiddenValues: () => [
-        ...(deps.hiddenValues?.() ?? []),
-        ...webSearchKey(toolSettings),
-        ...(deps.credentials ?? []),
-      ],
+      hiddenValues: combinedSecrets(() => runnerSecrets, deps.hiddenValues),
       ...(deps.sleep === undefined ? {} : { sleep: deps.sleep }),
       ...(deps.elapsed === undefined ? {} : { elapsed: deps.elapsed }),
     });

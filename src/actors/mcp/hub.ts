@@ -4,6 +4,7 @@ import { type InterpolationScope, interpolate } from "../../config/interpolate.j
 import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
 import { serverEntries, serverNames } from "../../config/serverOrder.js";
 import { describeError, SvcError } from "../../errors.js";
+import { combinedSecrets } from "../../io/credentials.js";
 import { fingerprint } from "../../io/mcp/entryFingerprint.js";
 import { resultWithoutSecrets, withoutSecrets } from "../../io/mcp/entrySecrets.js";
 import type { StreamRefusal } from "../../io/mcp/pacedStreams.js";
@@ -643,6 +644,7 @@ export class McpHub {
     // The runtime exists before its actor: an actor spawned into the gateway's system starts at once,
     // and its first connect reads the runtime.
     const { hiddenValues } = this.options;
+    const withHidden = combinedSecrets(() => rt.entrySecrets, hiddenValues);
     const rt = {
       name,
       entry,
@@ -659,10 +661,10 @@ export class McpHub {
       listed: new Set(cache?.tools.map((t) => t.name)),
       era: undefined,
       entrySecrets: [],
-      // The entry's credentials and the gateway's own, read when a server's text is shown.
+      // The entry's credentials and the gateway's own, read when a server's text is shown: the same list
+      // while neither changed (each stderr line, log message and progress message is redacted with it).
       get secrets(): readonly string[] {
-        const hidden = hiddenValues?.() ?? [];
-        return hidden.length === 0 ? this.entrySecrets : [...this.entrySecrets, ...hidden];
+        return withHidden();
       },
       set secrets(secrets: readonly string[]) {
         this.entrySecrets = secrets;

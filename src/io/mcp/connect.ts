@@ -5,7 +5,7 @@ import { flowItem } from "../../config/format.js";
 import { type InterpolationScope, keptAsWrittenHint } from "../../config/interpolate.js";
 import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
 import { SvcError } from "../../errors.js";
-import { scrub } from "../credentials.js";
+import { combinedSecrets, scrub } from "../credentials.js";
 import { cutText } from "../cutText.js";
 import {
   crlfScript,
@@ -118,10 +118,8 @@ export async function connectServer(
   const secrets = [...entrySecrets(rendered), ...referencedSecrets(entry, scope)];
   options.onSecrets?.(secrets);
   // Read at each use: a login adds its tokens to `secrets` (hidingTokens), a reload may change the gateway's.
-  const redacted = (): readonly string[] => {
-    const hidden = options.hiddenValues?.() ?? [];
-    return hidden.length === 0 ? secrets : [...secrets, ...hidden];
-  };
+  // The same list while neither changed: each line the server writes is redacted with it.
+  const redacted = combinedSecrets(() => secrets, options.hiddenValues);
   const hide = (err: unknown) => withoutSecrets(err, secrets);
   const timeoutMs = rendered.connect_timeout * 1000;
   const transportOptions = {

@@ -1,8 +1,11 @@
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import pino from "pino";
 import { describe, expect, it, vi } from "vitest";
 import { redactInspection } from "../../../src/actors/inspector.js";
+import { secretListsRead } from "../../../src/io/credentials.js";
+import { pinoOptions } from "../../../src/io/log.js";
 import { captureLogger } from "../../fakes/logCapture.js";
 import { buildServer } from "../../fixtures/mcp/server.mjs";
 import { entry, stdioEntry, useHubs } from "./harness.js";
@@ -73,6 +76,41 @@ describe("the gateway's own secret where a failure's stderr tail is cut (its las
       `mcp_servers.dies: the server process exited (code 3) before the MCP handshake finished — its stderr: ...${`key [redacted] ${"y".repeat(391)}`.slice(-400)}`,
     );
     expect(failed.lastError).not.toContain("tail99");
+  });
+});
+
+describe("the gateway's own secrets, thousands with as many stored subscriptions, at each stderr line", () => {
+  it("a line reads no list of them whole while none changed; the first line after a change is redacted of the new one", async () => {
+    let hidden: readonly string[] = Object.freeze(
+      Array.from({ length: 1000 }, (_, i) => `whsec-${String(i).padStart(5, "0")}`),
+    );
+    // How many lists had been read whole when each line reached the log (its write is synchronous).
+    const lines: { msg: string; read: number }[] = [];
+    const logger = pino(pinoOptions("debug"), {
+      write: (line: string) => {
+        const msg = String((JSON.parse(line) as { msg?: string }).msg);
+        if (!msg.startsWith("[mcp:dies] line")) return;
+        lines.push({ msg, read: secretListsRead() });
+        // A subscription added between two lines (svc webhook subscribe): the store gives a new array.
+        if (msg.startsWith("[mcp:dies] line 2")) hidden = Object.freeze([...hidden, "whsec-added-1"]);
+      },
+    });
+    const printed = `console.error("line 1 whsec-00007\\nline 2 whsec-00008\\nline 3 whsec-added-1\\nline 4 whsec-00009"); process.exit(3)`;
+    const hub = hubs.hub(
+      hubs.home,
+      { dies: entry({ command: process.execPath, args: ["-e", printed] }) },
+      { hiddenValues: () => hidden, logger },
+    );
+    await hub.settled("dies");
+    await vi.waitFor(() => expect(lines).toHaveLength(4), { timeout: 10_000, interval: 20 });
+    expect(lines.map((line) => line.msg)).toEqual([
+      "[mcp:dies] line 1 [redacted]",
+      "[mcp:dies] line 2 [redacted]",
+      "[mcp:dies] line 3 [redacted]",
+      "[mcp:dies] line 4 [redacted]",
+    ]);
+    const [one, two, three, four] = lines.map((line) => line.read) as [number, number, number, number];
+    expect([two - one, three - two > 0, four - three]).toEqual([0, true, 0]);
   });
 });
 

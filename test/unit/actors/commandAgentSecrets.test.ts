@@ -122,4 +122,32 @@ describe("command agent environment: no webhook secret", () => {
       await agent.stop();
     }
   });
+
+  it("hiddenValues is the same list while no secret changed (each stderr line of an MCP server is redacted with it)", async () => {
+    const config = configSchema.parse({
+      agent: { provider: "openai", model: "m", base_url: "http://127.0.0.1:9/v1", api_key: "sk-first" },
+      platforms: { webhook: { host: "127.0.0.1", routes: { gh: { secret: "gh-route-secret" } } } },
+    });
+    // The store's secrets, a new array only when a subscription changed (storedSecrets).
+    let stored: readonly string[] = ["sub-secret-1"];
+    const agent = createAgent(config, {
+      logger: silentLogger(),
+      home: "/nonexistent",
+      subscriptionSecrets: () => stored,
+    });
+    try {
+      const first = agent.hiddenValues();
+      expect(agent.hiddenValues()).toBe(first);
+      stored = ["sub-secret-1", "sub-secret-2"];
+      const added = agent.hiddenValues();
+      expect(added).not.toBe(first);
+      expect(added).toContain("sub-secret-2");
+      expect(agent.hiddenValues()).toBe(added);
+      agent.reload(configSchema.parse({ ...config, agent: { ...config.agent, api_key: "sk-second" } }));
+      expect(agent.hiddenValues()).not.toBe(added);
+      expect(agent.hiddenValues()).toContain("sk-second");
+    } finally {
+      await agent.stop();
+    }
+  });
 });
