@@ -137,8 +137,8 @@ describe("a POST's resumable response stream the server ends before the answer (
 });
 
 describe("the response stream of a call given up (its timeout, the run's end)", () => {
-  it("is closed once the server is told of the cancel, though the server never ends it", async () => {
-    // An SDK server stops a cancelled tool and sends no answer: the call's stream stays open at its end.
+  /** An SDK server that stops a cancelled tool and sends no answer: the call's stream stays open at its end. */
+  async function neverAnswering(timeout: number) {
     const state = { open: 0, started: 0 };
     const sdk = sdkSessions({}, async (created) => {
       const server = new McpServer({ name: "slow", version: "1" });
@@ -156,12 +156,23 @@ describe("the response stream of a call given up (its timeout, the run's end)", 
       }
       await sdk.handle(req, res);
     });
-    const h = ctx.hub(ctx.home, { web: entry({ url: `http://127.0.0.1:${port}/mcp`, timeout: 0.2 }) });
+    const h = ctx.hub(ctx.home, { web: entry({ url: `http://127.0.0.1:${port}/mcp`, timeout }) });
     expect((await h.settled("web")).state).toBe("connected");
+    return { h, state };
+  }
+
+  it("is closed once the server is told of the cancel, though the server never ends it: a timeout", async () => {
+    const { h, state } = await neverAnswering(0.2);
     await expect(h.call("web", "slow", {})).rejects.toThrow(/did not answer within 0\.2 s \(timeout\)/);
+    await vi.waitFor(() => expect(state.open).toBe(0), { timeout: 5000, interval: 20 });
+  });
+
+  it("is closed once the server is told of the cancel, though the server never ends it: the run's end", async () => {
+    // A timeout no loaded machine reaches before the run ends the call.
+    const { h, state } = await neverAnswering(300);
     const run = new AbortController();
     const call = h.call("web", "slow", {}, run.signal);
-    await vi.waitFor(() => expect(state.started).toBe(2), { timeout: 5000, interval: 10 });
+    await vi.waitFor(() => expect(state.started).toBe(1), { timeout: 5000, interval: 10 });
     run.abort();
     await expect(call).rejects.toThrow(/was canceled: the run ended before it answered/);
     await vi.waitFor(() => expect(state.open).toBe(0), { timeout: 5000, interval: 20 });
