@@ -9,6 +9,7 @@ export function pendingRunOf(run: QueuedRun): PendingRun {
     routeName: run.routeName,
     event: run.event,
     deliveryId: run.deliveryId,
+    madeId: run.madeId,
     prompt: run.prompt,
     extra: run.extra,
     unfilled: run.unfilled,

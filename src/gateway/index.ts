@@ -302,6 +302,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     ...(state.store.backend === "local"
       ? { journal: { dir: stateDir(paths.home), replayedIds: state.recoveredSeen() } }
       : {}),
+    ...(options.seenIdsCap === undefined ? {} : { maxEntries: options.seenIdsCap }),
   });
   state.restoreSeen(idempotency.seen);
   idsForgotten = () => idempotency.seen.forgotten();

@@ -49,6 +49,8 @@ export interface GatewayOptions {
   readonly retryingDeliveryCap?: number;
   /** Coalescing groups kept pending at most before a new key is dispatched at once (default `COALESCE_GROUP_CAP`). */
   readonly coalesceGroupCap?: number;
+  /** Delivery ids the idempotency cache keeps at most, the oldest going first (default `SEEN_CACHE_MAX_ENTRIES`). */
+  readonly seenIdsCap?: number;
   /** Overrides `state.backend` (tests and benchmarks pass `memoryStateStore()`). */
   readonly stateStore?: StateStore;
   /** `state.backend: redis`: how soon another instance takes over a dead instance's run (tests shorten it). */

@@ -426,8 +426,9 @@ export class GatewayState {
   }
 
   /**
-   * Event-triggered cron fires are remembered for idempotency (the job itself is the cron store's). With the
-   * journal, an event whose record could never be written does not join a coalescing group.
+   * Event-triggered cron fires are remembered for idempotency (the job itself is the cron store's), but for
+   * a delivery id the gateway made, which no sender sends again. With the journal, an event whose record
+   * could never be written does not join a coalescing group.
    */
   eventModes(modes: EventModes): EventModes {
     const fire = modes.fireCronJob;
@@ -439,7 +440,7 @@ export class GatewayState {
         : {
             fireCronJob: (jobRef: string, event: AcceptedEvent) => {
               const result = fire(jobRef, event);
-              if (result !== "queue_full" && result !== "unreadable")
+              if (result !== "queue_full" && result !== "unreadable" && event.madeId !== true)
                 this.store.remember(seenKey(event.routeName, event.deliveryId), this.now());
               return result;
             },
@@ -458,14 +459,15 @@ export class GatewayState {
   /**
    * A successful direct delivery is recorded (and durable) before its 200: a retry after a restart is a
    * duplicate. A record that could not be written (disk full) still answers 200 (the delivery was made: a
-   * 503 would have the sender's retry deliver it again now), and the log says what it costs.
+   * 503 would have the sender's retry deliver it again now), and the log says what it costs. One under a
+   * delivery id the gateway made is not recorded: no sender sends that id again.
    */
   deliverDirect(
     deliver: (event: AcceptedEvent) => Promise<boolean>,
   ): (event: AcceptedEvent) => Promise<boolean> {
     return async (event) => {
       const ok = await deliver(event);
-      if (ok) {
+      if (ok && event.madeId !== true) {
         this.store.delivered(seenKey(event.routeName, event.deliveryId), this.now());
         await this.store
           .durable()
@@ -505,8 +507,9 @@ export class GatewayState {
         lastAt: at,
       });
       // The group's record names its latest event's id only: an event that joined behind a newer one
-      // has its id remembered on its own, so its retry after a restart is still a duplicate.
-      if (offered.deliveryId !== latest.deliveryId)
+      // has its id remembered on its own, so its retry after a restart is still a duplicate (an id the
+      // gateway made has no retry).
+      if (offered.deliveryId !== latest.deliveryId && offered.madeId !== true)
         this.store.remember(seenKey(offered.routeName, offered.deliveryId), at);
     },
     fired: (id) => {

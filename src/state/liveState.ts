@@ -13,7 +13,7 @@ import type { Recovered, StoredGroup } from "./store.js";
 export type JournalRecord =
   | { t: "a"; run: PendingRun; at: number } // run accepted (again by a stop: with the reply it was delivering)
   | { t: "f"; k: string; w?: 1 } // run finished (`w`: its request was answered 503, its key forgotten)
-  | { t: "s"; k: string; at: number; r?: 1 } // idempotency key (`r`: of an agent run or group)
+  | { t: "s"; k: string; at: number; r?: 1; m?: 1 } // idempotency key (`r`: of an agent run or group; `m`: an id the gateway made)
   | { t: "d"; k: string; at: number } // direct delivery done
   | { t: "g"; g: StoredGroup } // coalescing group state
   | { t: "x"; id: string }; // coalescing group fired
@@ -88,6 +88,14 @@ export class LiveState {
    * rebuilds it; the pipeline's cache once the gateway shares it (`shareSeen`).
    */
   private seen: JournaledKeys = new SeenKeyMap();
+  /**
+   * The keys of the runs (and groups' latest events) whose delivery id the gateway made (`PendingRun.madeId`),
+   * kept apart from `seen` for `recovered().runKeys` alone: a run a stop saved to the pending-runs file that
+   * finished within the hour is still not taken twice. No sender sends such an id again, so it takes no room
+   * in the pipeline's cache, where it would push out the senders' ids (each then run again on a retry). A map
+   * of its own while replay rebuilds it; the ring `shareSeen` is given from then on.
+   */
+  private made: JournaledKeys = new SeenKeyMap();
   /** Records replay skipped as unreadable (a newer format, a hand edit). */
   ignored = 0;
 
@@ -106,7 +114,7 @@ export class LiveState {
       case "a": {
         const key = runKey(record.run.routeName, record.run.deliveryId);
         this.runs.set(key, record.run);
-        this.seen.note(key, record.at, RUN);
+        (record.run.madeId === true ? this.made : this.seen).note(key, record.at, RUN);
         return true;
       }
       case "f":
@@ -114,13 +122,23 @@ export class LiveState {
         else this.runs.delete(record.k);
         return true;
       case "s":
+        // A snapshot's restatement of a made id's run.
+        if (record.m === 1) this.made.note(record.k, record.at, RUN);
+        else this.seen.note(record.k, record.at, record.r === 1 ? RUN : 0);
+        return true;
       case "d":
-        this.seen.note(record.k, record.at, record.t === "d" ? DELIVERED : record.r === 1 ? RUN : 0);
+        this.seen.note(record.k, record.at, DELIVERED);
         return true;
-      case "g":
+      case "g": {
+        const latest = record.g.latest;
         this.groups.set(record.g.id, record.g);
-        this.seen.note(runKey(record.g.latest.routeName, record.g.latest.deliveryId), record.g.lastAt, RUN);
+        (latest.madeId === true ? this.made : this.seen).note(
+          runKey(latest.routeName, latest.deliveryId),
+          record.g.lastAt,
+          RUN,
+        );
         return true;
+      }
       case "x":
         this.groups.delete(record.id);
         return true;
@@ -134,6 +152,7 @@ export class LiveState {
   withdraw(key: string): void {
     this.runs.delete(key);
     this.seen.delete(key);
+    this.made.delete(key);
   }
 
   /**
@@ -143,20 +162,27 @@ export class LiveState {
    */
   notAhead(now: number): void {
     this.seen.notAhead(now);
+    this.made.notAhead(now);
   }
 
   /** Drops idempotency keys older than the hour (and the oldest past the cap). */
   prune(now: number): void {
     this.seen.prune(now);
+    this.made.prune(now);
   }
 
   /**
    * From now on the idempotency keys live in `keys` (the pipeline's cache, which holds the same accepted
-   * keys): what replay rebuilt is moved there, so each key is held once.
+   * keys): what replay rebuilt is moved there, so each key is held once. The keys of made ids' runs move to
+   * `made` when given (a ring like the cache's, of its own: a Map taking one key in and one out per request
+   * is what the cache's ring avoids).
    */
-  shareSeen(keys: JournaledKeys, now: number): void {
+  shareSeen(keys: JournaledKeys, now: number, made?: JournaledKeys): void {
     for (const [key, at, flags] of this.seen.list(now)) keys.note(key, at, flags);
     this.seen = keys;
+    if (made === undefined) return;
+    for (const [key, at, flags] of this.made.list(now)) made.note(key, at, flags);
+    this.made = made;
   }
 
   /**
@@ -173,6 +199,7 @@ export class LiveState {
       if (flags & DELIVERED) yield { t: "d", k, at };
       else yield flags & RUN ? { t: "s", k, at, r: 1 } : { t: "s", k, at };
     }
+    for (const [k, at] of this.made.list(now)) yield { t: "s", k, at, r: 1, m: 1 };
     for (const g of firstOf(this.groups.values(), this.groups.size)) yield { t: "g", g };
     for (const run of firstOf(this.runs.values(), this.runs.size)) yield { t: "a", run, at: run.receivedAt };
   }
@@ -193,7 +220,10 @@ export class LiveState {
       runs: [...this.runs.values()],
       groups: [...this.groups.values()],
       seen: seen.map(([key, at]) => [key, at]),
-      runKeys: seen.filter(([, , flags]) => flags & RUN).map(([key]) => key),
+      runKeys: [
+        ...seen.filter(([, , flags]) => flags & RUN).map(([key]) => key),
+        ...[...this.made.list(now)].map(([key]) => key),
+      ],
     };
   }
 

@@ -3,8 +3,8 @@ import type { JournalFs } from "../io/state/journal/fsFacade.js";
 import { Journal } from "../io/state/journal/journal.js";
 import type { SegmentProblem } from "../io/state/journal/segments.js";
 import type { PendingRun } from "../io/stores/pendingRuns.js";
-import type { JournaledKeys } from "../streams/seenCache.js";
-import { type JournalRecord, LiveState, runKey, understood } from "./liveState.js";
+import { createSeenCache, type JournaledKeys } from "../streams/seenCache.js";
+import { type JournalRecord, LiveState, runKey, SEEN_MAX, SEEN_TTL_MS, understood } from "./liveState.js";
 import { recordText } from "./recordText.js";
 import type { Recovered, StateStore, StoredGroup } from "./store.js";
 
@@ -70,7 +70,10 @@ export class LocalStateStore implements StateStore {
   }
 
   shareSeen(keys: JournaledKeys): void {
-    this.live.shareSeen(keys, this.options.now());
+    // Made ids' run keys in a ring like the cache's, of their own: they take no room among the senders'
+    // ids, and the oldest past the cap go unsaid (no sender retries one).
+    const made = createSeenCache({ ttlMs: SEEN_TTL_MS, maxEntries: SEEN_MAX, now: this.options.now });
+    this.live.shareSeen(keys, this.options.now(), made.journaled);
   }
 
   runAccepted(run: PendingRun, at: number): void {

@@ -20,7 +20,8 @@ export function recordText(record: JournalRecord): string {
       const event = run.event === undefined ? "" : `,"event":${q(run.event)}`;
       const cronJob = run.cronJob === undefined ? "" : `,"cronJob":${q(run.cronJob)}`;
       const unfilled = run.unfilled === undefined ? "" : `,"unfilled":${q(run.unfilled)}`;
-      return `{"t":"a","run":{"profile":${q(run.profile)},"routeName":${q(run.routeName)}${event},"deliveryId":${q(run.deliveryId)},"prompt":${q(run.prompt)},"extra":${q(run.extra)}${unfilled},"receivedAt":${num(run.receivedAt)}${cronJob}},"at":${num(record.at)}}`;
+      const madeId = run.madeId === undefined ? "" : `,"madeId":${q(run.madeId)}`;
+      return `{"t":"a","run":{"profile":${q(run.profile)},"routeName":${q(run.routeName)}${event},"deliveryId":${q(run.deliveryId)}${madeId},"prompt":${q(run.prompt)},"extra":${q(run.extra)}${unfilled},"receivedAt":${num(run.receivedAt)}${cronJob}},"at":${num(record.at)}}`;
     }
     case "f":
       return record.w === undefined ? `{"t":"f","k":${q(record.k)}}` : `{"t":"f","k":${q(record.k)},"w":1}`;
@@ -34,6 +35,7 @@ const RUN_FIELDS = new Set([
   "routeName",
   "event",
   "deliveryId",
+  "madeId",
   "prompt",
   "extra",
   "unfilled",

@@ -37,6 +37,7 @@ export interface StateStore {
   /**
    * `local`: from now on the store keeps its idempotency keys in the pipeline's cache (`keys`, its journal
    * side), moving there those it recovered, so each accepted key is held once. Called once, after `recover`.
+   * The keys of runs whose delivery id the gateway made stay out of it (a ring of the store's own).
    */
   shareSeen?(keys: JournaledKeys): void;
   /** An agent run was accepted (queued): it runs after a restart until `runFinished` is recorded. */
@@ -88,7 +89,10 @@ export interface Recovered {
   readonly groups: StoredGroup[];
   /** Idempotency keys with the time each was first accepted, oldest first. */
   readonly seen: Array<[key: string, at: number]>;
-  /** The keys among `seen` that were recorded as agent runs (pending or finished). */
+  /**
+   * The keys recorded as agent runs (pending or finished): those among `seen`, and those of runs whose
+   * delivery id the gateway made (`PendingRun.madeId`), which `seen` leaves out.
+   */
   readonly runKeys: string[];
 }
 

@@ -43,6 +43,8 @@ export interface PipelineCtx {
   /** Resolved event type; `undefined` when the request names none. */
   readonly event?: string | undefined;
   readonly deliveryId?: string;
+  /** The request named no delivery id: `deliveryId` is one the gateway made (see `AcceptedEvent.madeId`). */
+  readonly madeId?: true | undefined;
   /** Set by the accept stage: the event with its prompt and extras rendered. */
   readonly accepted?: AcceptedEvent;
   /**
@@ -81,6 +83,7 @@ export function withCtx(ctx: PipelineCtx, part: Partial<PipelineCtx>): PipelineC
     payload: ctx.payload,
     event: ctx.event,
     deliveryId: ctx.deliveryId,
+    madeId: ctx.madeId,
     accepted: ctx.accepted,
     duplicateOf: ctx.duplicateOf,
     outcome: ctx.outcome,
@@ -111,6 +114,12 @@ export interface AcceptedEvent {
   /** Resolved event type, `undefined` when the request names none. */
   readonly event: string | undefined;
   readonly deliveryId: string;
+  /**
+   * The request named no delivery id, so `deliveryId` is one the gateway made: no sender can send it again,
+   * so nothing keeps it for idempotency (it would only push the senders' ids out of the cache). Absent on
+   * an event whose sender named its id, and on one stored by a version that did not record this.
+   */
+  readonly madeId?: true | undefined;
   readonly payload: Record<string, unknown>;
   readonly headers: Readonly<Record<string, string>>;
   readonly prompt: string;
@@ -140,6 +149,7 @@ export function renderedOnly(event: AcceptedEvent): AcceptedEvent {
     profile: event.profile,
     event: event.event,
     deliveryId: event.deliveryId,
+    madeId: event.madeId,
     payload: NO_FIELDS,
     headers: NO_FIELDS,
     prompt: event.prompt,

@@ -92,6 +92,7 @@ export interface TestGatewayOptions {
   readonly runQueueCap?: number;
   readonly retryingDeliveryCap?: number;
   readonly coalesceGroupCap?: number;
+  readonly seenIdsCap?: number;
   readonly inspect?: GatewayOptions["inspect"];
   /** Overrides `state.backend` (e.g. `memoryStateStore()`). */
   readonly stateStore?: GatewayOptions["stateStore"];
@@ -264,6 +265,7 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
         ? {}
         : { retryingDeliveryCap: options.retryingDeliveryCap }),
       ...(options.coalesceGroupCap === undefined ? {} : { coalesceGroupCap: options.coalesceGroupCap }),
+      ...(options.seenIdsCap === undefined ? {} : { seenIdsCap: options.seenIdsCap }),
       ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
       ...(options.stateStore === undefined ? {} : { stateStore: options.stateStore }),
     });

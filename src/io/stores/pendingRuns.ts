@@ -18,6 +18,11 @@ export interface PendingRun {
   readonly routeName: string;
   readonly event: string | undefined;
   readonly deliveryId: string;
+  /**
+   * The request named no delivery id: `deliveryId` is one the gateway made (`AcceptedEvent.madeId`), which
+   * no sender sends again. Absent otherwise, and on a run saved by a version that did not record it.
+   */
+  readonly madeId?: true | undefined;
   readonly prompt: string;
   readonly extra: Readonly<Record<string, string>>;
   /**

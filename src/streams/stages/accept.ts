@@ -15,6 +15,7 @@ export function acceptEvent(ctx: PipelineCtx): AcceptedEvent {
     profile: route.profile,
     event: ctx.event,
     deliveryId: ctx.deliveryId,
+    madeId: ctx.madeId,
     payload,
     headers: ctx.inbound.headers,
     prompt: renderTemplate(route.route.prompt, payload, ctx.event),

@@ -39,8 +39,9 @@ export function seenKey(routeName: string, deliveryId: string): string {
 
 /**
  * Step 8 of the processing order (docs/webhook.md). Runs after filters and script, so an ignored or rejected event is never
- * recorded and its retry is processed normally. A request without a delivery id gets a random one; one
- * whose id is not UTF-8 text is refused (`unreadableDeliveryId`), never recorded.
+ * recorded and its retry is processed normally. A request without a delivery id gets a random one, marked
+ * `madeId` and never recorded (no sender can send it again); one whose id is not UTF-8 text is refused
+ * (`unreadableDeliveryId`), never recorded.
  */
 export function idempotencyStage(deps: IdempotencyDeps): MaybeAsyncStage {
   const decide = (ctx: PipelineCtx, key: string, sent: string, duplicate: boolean): PipelineCtx | Outcome => {
@@ -56,7 +57,7 @@ export function idempotencyStage(deps: IdempotencyDeps): MaybeAsyncStage {
     const route = routeOf(ctx);
     const { headers } = ctx.inbound;
     const header = deliveryIdHeader(headers);
-    if (header === undefined) return withCtx(ctx, { deliveryId: deps.randomId() });
+    if (header === undefined) return withCtx(ctx, { deliveryId: deps.randomId(), madeId: true });
     const value = (headers[header] as string).trim();
     const unreadable = unreadableDeliveryId(header, value);
     if (unreadable !== undefined) return withEventAside(unreadable, ctx.event);

@@ -52,7 +52,7 @@ describe("the journal's live mirror keeping its idempotency keys in the pipeline
 
   it("restates what a mirror with a map of its own restates, whatever records come and whenever", () => {
     const op = fc.record({
-      kind: fc.constantFrom("s", "s-run", "d", "a", "f", "withdraw", "prune"),
+      kind: fc.constantFrom("s", "s-run", "d", "a", "a-made", "s-made", "f", "withdraw", "prune"),
       id: fc.constantFrom("1", "2", "3", "4", "5", "6"),
       dt: fc.oneof(fc.nat({ max: 1_000 }), fc.nat({ max: SEEN_TTL_MS / 2 })),
     });
@@ -62,19 +62,28 @@ describe("the journal's live mirror keeping its idempotency keys in the pipeline
         const own = new LiveState();
         const shared = new LiveState();
         const cache = createSeenCache({ ttlMs: SEEN_TTL_MS, maxEntries: SEEN_MAX, now: () => now });
-        shared.shareSeen(cache.journaled, now);
-        for (const { kind, id, dt } of ops) {
+        const made = createSeenCache({ ttlMs: SEEN_TTL_MS, maxEntries: SEEN_MAX, now: () => now });
+        shared.shareSeen(cache.journaled, now, made.journaled);
+        for (const { kind, id: sent, dt } of ops) {
           now += dt;
+          // The gateway's made ids are none of the senders'.
+          const id = kind.endsWith("-made") ? `made-${sent}` : sent;
           const k = runKey("pr", id);
           for (const live of [own, shared]) {
-            if (kind === "withdraw") live.withdraw(k);
-            else if (kind === "prune") live.prune(now);
+            if (kind === "withdraw") {
+              live.withdraw(k);
+              live.withdraw(runKey("pr", `made-${sent}`));
+            } else if (kind === "prune") live.prune(now);
             else if (kind === "s") live.applyOwn({ t: "s", k, at: now });
             else if (kind === "s-run") live.applyOwn({ t: "s", k, at: now, r: 1 });
             else if (kind === "d") live.applyOwn({ t: "d", k, at: now });
             else if (kind === "a") live.applyOwn({ t: "a", run: run(id, now), at: now });
+            else if (kind === "a-made")
+              live.applyOwn({ t: "a", run: { ...run(id, now), madeId: true }, at: now });
+            else if (kind === "s-made") live.applyOwn({ t: "s", k, at: now, r: 1, m: 1 });
             else live.applyOwn({ t: "f", k });
           }
+          if (kind.endsWith("-made")) expect(cache.has(k)).toBe(false);
           expect(byKey([...shared.snapshot(now)])).toEqual(byKey([...own.snapshot(now)]));
         }
         expect(shared.recovered(now).runKeys.sort()).toEqual(own.recovered(now).runKeys.sort());
