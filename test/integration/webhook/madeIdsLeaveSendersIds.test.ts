@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { fakeTelegramPerFile } from "../../fakes/telegram.js";
+import { oneJobStore } from "../../helpers/cronJobs.js";
 import { gatewayPerTest, HTTP_SERVERS, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
 import { scrapedSample } from "../../helpers/metrics.js";
@@ -24,6 +25,7 @@ const config = () =>
         prompt: "group {n}",
         coalesce: { key: "n", window_seconds: 30 },
       },
+      fire: { secret: "INSECURE_NO_AUTH", cron_job: "triage" },
       direct: {
         secret: "INSECURE_NO_AUTH",
         prompt: "direct {n}",
@@ -46,15 +48,27 @@ describe.each(HTTP_SERVERS)("events without a delivery id, past the idempotency 
   const gateways = gatewayPerTest();
 
   it("leave a sender's id in it: its retry is still a duplicate, and no id is counted forgotten", async () => {
-    const gw = await gateways.start({ config: config(), http, seenIdsCap: CAP });
+    const gw = await gateways.start({
+      config: config(),
+      files: {
+        "cron/jobs.json": oneJobStore({
+          name: "triage",
+          prompt: "job triage",
+          next_run: "2099-01-01T00:00:00.000Z",
+        }),
+      },
+      http,
+      seenIdsCap: CAP,
+    });
     expect(await post(gw, "run", 0, "keep-me-1")).toMatchObject({ status: 202 });
     expect((await post(gw, "run", 0, "keep-me-1")).body).toEqual({ status: "duplicate" });
 
     // More than the cap's worth of each kind of id-less event: agent runs, coalesced events (each its own
-    // group), direct deliveries.
+    // group), cron job fires, direct deliveries.
     for (let n = 1; n <= 2 * CAP; n++) {
       expect(await post(gw, "run", n)).toMatchObject({ status: 202, body: { status: "accepted" } });
       expect(await post(gw, "grouped", n)).toMatchObject({ status: 202, body: { status: "coalesced" } });
+      expect(await post(gw, "fire", n)).toMatchObject({ status: 202, body: { status: "accepted" } });
       expect(await post(gw, "direct", n)).toMatchObject({ status: 200, body: { status: "delivered" } });
     }
 
