@@ -5,7 +5,10 @@ import type { Clock } from "../../clock.js";
 export interface ListenOptions {
   readonly host: string;
   readonly port: number;
-  /** The linger timers of a sender answered before its body ended (default the system clock). */
+  /**
+   * The linger timers of a sender answered before its body ended, and uWS's sweep of the bodies past the
+   * request deadline (default the system clock).
+   */
   readonly clock?: Clock;
   /**
    * Let other listeners in this process bind the same port (`SO_REUSEPORT`): the ingress threads of
@@ -13,6 +16,16 @@ export interface ListenOptions {
    */
   readonly sharedPort?: boolean;
 }
+
+/**
+ * The request deadline: a request whose head and body are not all in this long after its head came is
+ * closed (node:http answers it 408 first). uWS's own idle timeout ends only a silent connection, so the uWS
+ * adapter enforces it on the bodies still arriving.
+ */
+export const REQUEST_DEADLINE_MS = 10_000;
+
+/** How often the requests are looked over for one past REQUEST_DEADLINE_MS (on both servers). */
+export const DEADLINE_CHECK_MS = 1_000;
 
 /** How long the end of a stop waits for the answers still owed before it closes the connections. */
 export const STOP_GRACE_MS = 5_000;

@@ -22,7 +22,13 @@ import {
 } from "./core.js";
 import { withoutUwsEdgeBytes } from "./headerEdges.js";
 import { headerField } from "./headerField.js";
-import { type ListenOptions, type ServerHandle, STOP_GRACE_MS } from "./listen.js";
+import {
+  DEADLINE_CHECK_MS,
+  type ListenOptions,
+  REQUEST_DEADLINE_MS,
+  type ServerHandle,
+  STOP_GRACE_MS,
+} from "./listen.js";
 import { bindFailure } from "./listenHint.js";
 
 const NON_ASCII = /[\u0080-\uffff]/;
@@ -74,15 +80,16 @@ function headFrom(method: string, target: string, rawHeaders: readonly string[])
 }
 
 /**
- * What uWS does on its own, so both servers treat slow senders and big headers alike: a request not
- * complete (headers and body) within 10 s is answered 408 and its connection closed, instead of node's
- * 60 s / 300 s defaults that let a trickling sender hold a connection for minutes; headers up to
- * ~128 KiB are read (uWS's limit; node's default is 16 KiB).
+ * What the uWS adapter does (uWS's own limits, and its sweep of the bodies still arriving), so both servers
+ * treat slow senders and big headers alike: a request not complete (headers and body) within 10 s has its
+ * connection closed (here answered 408 first), instead of node's 60 s / 300 s defaults that let a trickling
+ * sender hold a connection for minutes; headers up to ~128 KiB are read (uWS's limit; node's default is
+ * 16 KiB).
  */
 const SLOW_SENDER_LIMITS = {
-  requestTimeout: 10_000,
-  headersTimeout: 10_000,
-  connectionsCheckingInterval: 1_000,
+  requestTimeout: REQUEST_DEADLINE_MS,
+  headersTimeout: REQUEST_DEADLINE_MS,
+  connectionsCheckingInterval: DEADLINE_CHECK_MS,
   maxHeaderSize: 128 * 1024,
   // An HTTP/1.1 request without Host is refused by svc (`NO_HOST`), in JSON and counted: node's own
   // check writes a bare 400 no one sees in the metrics or the access log.

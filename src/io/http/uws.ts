@@ -18,7 +18,13 @@ import {
   type RequestHead,
   statusLine,
 } from "./core.js";
-import { type ListenOptions, type ServerHandle, STOP_GRACE_MS } from "./listen.js";
+import {
+  DEADLINE_CHECK_MS,
+  type ListenOptions,
+  REQUEST_DEADLINE_MS,
+  type ServerHandle,
+  STOP_GRACE_MS,
+} from "./listen.js";
 import { listenAddress } from "./listenHint.js";
 
 type Uws = typeof import("uWebSockets.js");
@@ -166,6 +172,46 @@ interface Unanswered {
 }
 
 /**
+ * The bodies still arriving after their first chunk, and the one sweep that closes those past the request
+ * deadline. uWS's own timeout (10 s) starts again each time 160 KiB more of a body have come (its floor of
+ * 16 KiB/s), so only a slower sender met it: one writing 20,000 bytes every 500 ms was answered 202 at
+ * +26.6 s, and 80 such senders held the bound on the bodies buffered at once (BodyBudget) well past the
+ * deadline, every other request with a body answered 503 meanwhile. A body that comes whole in its first
+ * chunk (most) never joins: no timer, no entry per request; the sweep runs only while a body is arriving.
+ */
+class ArrivingBodies {
+  private readonly exchanges = new Set<UwsExchange>();
+  private sweep: unknown;
+  constructor(private readonly clock: Clock) {}
+
+  add(exchange: UwsExchange): void {
+    this.exchanges.add(exchange);
+    if (this.sweep === undefined) this.arm();
+  }
+
+  delete(exchange: UwsExchange): void {
+    this.exchanges.delete(exchange);
+  }
+
+  private arm(): void {
+    this.sweep = this.clock.setTimeout(this.check, DEADLINE_CHECK_MS);
+    // The real clock's timer must not keep a process alive that has nothing else to do.
+    (this.sweep as { unref?: () => void } | undefined)?.unref?.();
+  }
+
+  /** Closes the bodies past the deadline; looks again later while any is still arriving. */
+  private readonly check = (): void => {
+    this.sweep = undefined;
+    const now = this.clock.elapsed();
+    // An exchange that expires leaves the set (`abort`): a Set's iteration allows that. One in the set
+    // has its `since`.
+    for (const exchange of this.exchanges)
+      if (now - (exchange.since as number) >= REQUEST_DEADLINE_MS) exchange.expire();
+    if (this.exchanges.size > 0) this.arm();
+  };
+}
+
+/**
  * One request on uWS: its state and the `BodySource` the shared handler reads. A class, so a request
  * costs one object and three callbacks uWS needs (abort, data, reply) instead of a closure per step.
  */
@@ -181,6 +227,14 @@ class UwsExchange implements UwsBodySource {
   private taken = 0;
   private takenUnder = 0;
   private done: ((body: BodyRead) => void) | undefined;
+  /**
+   * When its head came (`Clock.elapsed`), once its body is known not to come whole in its first chunk: set
+   * from the head for a chunked body (its first chunk may come later), else when the first chunk comes,
+   * which uWS hands over with the head (empty when the head came alone).
+   */
+  since: number | undefined;
+  /** Among the ArrivingBodies the deadline sweep looks at. */
+  private arriving = false;
   private lingering: { outcome: Outcome; started: number; dropped: number; idle?: unknown } | undefined;
 
   constructor(
@@ -191,6 +245,7 @@ class UwsExchange implements UwsBodySource {
     /** uWS closes the connection after the answer by itself (`closesAfter`). */
     private readonly closesItself: boolean,
     private readonly budget: BodyBudget,
+    private readonly arrivals: ArrivingBodies,
   ) {
     unanswered.count++;
   }
@@ -206,8 +261,26 @@ class UwsExchange implements UwsBodySource {
     this.taken = 0;
   }
 
+  /** The body is in, refused or let go: the deadline sweep no longer looks at it. */
+  private arrived(): void {
+    this.arriving = false;
+    this.arrivals.delete(this);
+  }
+
+  /**
+   * Past the request deadline with its body still arriving: the connection is closed with no answer, as
+   * uWS closes one that stalls, and as when the client goes away (`abort`, which uWS calls from `close`):
+   * what the body took of the budget is free again, and nothing is counted or logged.
+   */
+  expire(): void {
+    this.res.close();
+    // Once more in case uWS did not call it: `abort` does its part once.
+    this.abort();
+  }
+
   /** A body being collected is not wanted (the request was answered): what was read of it is let go. */
   private dropBody(): void {
+    if (this.arriving) this.arrived();
     this.reading = Reading.Drop;
     this.collector = undefined;
     this.done = undefined;
@@ -223,6 +296,7 @@ class UwsExchange implements UwsBodySource {
     const unanswered = !this.finished;
     this.finished = true;
     if (unanswered) this.settle();
+    if (this.arriving) this.arrived();
     this.reading = Reading.Drop;
     this.collector = undefined;
     this.done = undefined;
@@ -239,8 +313,12 @@ class UwsExchange implements UwsBodySource {
       return;
     }
     this.takenUnder = limit;
+    const declared = declaredLength(this.head.headers);
+    // A chunked body's first chunk need not come with its head: its deadline counts from the head.
+    if (declared === undefined && this.head.headers["transfer-encoding"] !== undefined)
+      this.since = this.clock.elapsed();
     // A declared body is gathered into one buffer that grows up to its length (at most the limit).
-    this.collector = new BodyCollector(limit, Math.min(declaredLength(this.head.headers) ?? 0, limit));
+    this.collector = new BodyCollector(limit, Math.min(declared ?? 0, limit));
     this.done = done;
     this.reading = Reading.Collect;
     this.listen();
@@ -261,6 +339,7 @@ class UwsExchange implements UwsBodySource {
       // uWS reuses the ArrayBuffer after this callback returns: lent, so the collector copies what it keeps.
       const collector = this.collector as BodyCollector;
       if (!collector.add(Buffer.from(chunk), true)) {
+        if (this.arriving) this.arrived();
         this.reading = Reading.Drop;
         this.giveBack();
         this.done?.("too_large");
@@ -270,15 +349,22 @@ class UwsExchange implements UwsBodySource {
       // refused (503), and the rest is dropped.
       const grown = collector.capacity - this.taken;
       if (grown > 0 && !this.budget.more(grown, this.takenUnder)) {
+        if (this.arriving) this.arrived();
         this.reading = Reading.Drop;
         this.giveBack();
         this.done?.("busy");
       } else {
         if (grown > 0) this.taken += grown;
         if (isLast) {
+          if (this.arriving) this.arrived();
           this.reading = Reading.Drop;
           if (this.taken !== 0) this.giveBack();
           this.done?.((this.collector as BodyCollector).body());
+        } else if (!this.arriving) {
+          // Not whole in its first chunk: the deadline sweep looks at it until it is in.
+          this.arriving = true;
+          this.since ??= this.clock.elapsed();
+          this.arrivals.add(this);
         }
       }
     } else if (this.reading === Reading.Linger) {
@@ -426,6 +512,7 @@ export function listenUws(
   const clock = options.clock ?? systemClock;
   const unanswered: Unanswered = { count: 0, drained: undefined, ending: false };
   const budget = new BodyBudget(options.bodyShares);
+  const arrivals = new ArrivingBodies(clock);
   app.any("/*", (res, req) => {
     const headers: Record<string, string> = {};
     copying = headers;
@@ -442,6 +529,7 @@ export function listenUws(
       unanswered,
       headers.connection !== undefined && closesAfter(req),
       budget,
+      arrivals,
     );
     res.onAborted(() => exchange.abort());
     handler(exchange.head, exchange, (outcome, close = false) =>
