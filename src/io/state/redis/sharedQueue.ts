@@ -123,10 +123,11 @@ export interface SharedQueueOptions<T> {
 /**
  * The worker slot a job's `process` holds. `release(kept, done, dueAt)` hands it back while `process` goes on
  * (a delivery waiting to retry): the job's data becomes `kept` and the job is moved to the delayed set for a
- * lease this instance renews while `process` runs (`StallSettings.lockDurationMs`, on Redis's clock), so the
- * worker takes its next job at once and an instance that dies meanwhile leaves the job to another one once
- * the lease is over (which runs it with `kept`). When `process` ends, the job's data becomes `done` and the job is let
- * run at once: `process` must finish a `done` job without doing anything. Called again once released, it
+ * lease this instance renews while `process` runs (`StallSettings.lockDurationMs`, on Redis's clock or this
+ * instance's, whichever reads later), so the worker takes its next job at once and an instance that dies
+ * meanwhile leaves the job to another one once the lease is over (which runs it with `kept`). When `process`
+ * ends, the job's data becomes `done` and the job is let run at once: `process` must finish a `done` job
+ * without doing anything. Called again once released, it
  * stores the new `kept` (the next retry). `dueAt` (epoch ms): when `kept` is to go on; a stop that cuts
  * `process` short lets the job run at once for another instance, whose `process` waits until then (its data
  * made by `SharedQueueOptions.handedOn`, which names that time on Redis's clock), so the job holds its place
@@ -255,9 +256,12 @@ return 1
 `;
 
 /**
- * A delayed job (ARGV[1], in the delayed set KEYS[1]) set to be due ARGV[2] ms from now on Redis's clock, so
- * its due time does not follow the clock of the instance that sets it: the lease of a job released from its
- * slot, as it is set or renewed. The score is BullMQ's
+ * A delayed job (ARGV[1], in the delayed set KEYS[1]) set to be due ARGV[2] ms from now on Redis's clock or
+ * on the clock of the instance that sets it (ARGV[3], its time in epoch ms), whichever reads later: the lease
+ * of a job released from its slot, as it is renewed (`leaseEndsAt` as it is set). On Redis's clock, so an
+ * instance whose clock runs behind does not have the others find it over at once; on the instance's own
+ * when that runs ahead, as its own worker judges a delayed job due on its own clock (BullMQ's), and would
+ * otherwise take back the job it holds. The score is BullMQ's
  * (the due time in ms, times 0x1000), and the queue's marker KEYS[2] is set to the first due time, as BullMQ
  * sets it when it delays a job, so a worker waiting for one wakes then. A job no longer delayed (taken
  * meanwhile) is left as it is: returns 0.
@@ -265,7 +269,7 @@ return 1
 const LEASE_SCRIPT = `
 if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
 local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local now = math.max(tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000), tonumber(ARGV[3]))
 redis.call('ZADD', KEYS[1], (now + tonumber(ARGV[2])) * 0x1000, ARGV[1])
 local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
 if first[2] then redis.call('ZADD', KEYS[2], math.floor(tonumber(first[2]) / 0x1000), '1') end
@@ -278,7 +282,7 @@ type FinishedKeys = readonly [job: string, completed: string, failed: string, lo
 type DropRedis = Redis & {
   svcDropFinished(...args: [...FinishedKeys, renewAfterMs: number, jobId: string]): Promise<number>;
   svcForgetFinished(...args: [...FinishedKeys, record: string, jobId: string]): Promise<number>;
-  svcLease(delayed: string, marker: string, jobId: string, ms: number): Promise<number>;
+  svcLease(delayed: string, marker: string, jobId: string, ms: number, instanceNow: number): Promise<number>;
 };
 
 type RecordDropRedis = Redis & {
@@ -396,23 +400,34 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
       `[state] ${options.name} queue: a close did not end; the stop goes on without it`,
     );
   /**
-   * The delayed job `id` due `ms` from now on Redis's clock (`LEASE_SCRIPT`): false when it is no longer
-   * delayed. BullMQ's own delays are on the clock of the instance that sets them, and a worker takes a job
-   * once its own clock reaches that time: a lease set by an instance whose clock ran behind was over at once
-   * for the others (which took the job over while its delivery still waited to retry here), and one set by an
-   * instance whose clock ran ahead kept them waiting that much longer once it died.
+   * The delayed job `id` due `ms` from now on Redis's clock or this instance's, whichever reads later
+   * (`LEASE_SCRIPT`): false when it is no longer delayed. A worker takes a delayed job once its own clock
+   * reaches its due time: a lease timed on the clock of an instance running behind was over at once for the
+   * others (which took the job over while its delivery still waited to retry here), and one timed on Redis's
+   * clock alone was over at once for this instance's own worker when its clock ran ahead by more than the
+   * lease (which took the job back, released it again and delivered the reply once a copy, up to the cap).
    */
-  const onRedisClock = async (id: string, ms: number): Promise<boolean> =>
+  const renewLease = async (id: string, ms: number): Promise<boolean> =>
     (await (producer as DropRedis).svcLease(
       queue.keys.delayed as string,
       queue.keys.marker as string,
       id,
       Math.max(0, Math.round(ms)),
+      Date.now(),
     )) === 1;
   /** How far Redis's clock is ahead of this instance's (ms; behind when negative). */
   const redisAhead = async (): Promise<number> => {
     const [seconds, micros] = await producer.time();
     return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000) - Date.now();
+  };
+  /**
+   * When a lease set now ends, on this instance's clock (what `moveToDelayed` takes): `leaseMs` from now on
+   * Redis's clock or this one, whichever reads later, as `renewLease` sets it. Never due at once for this
+   * instance's worker, nor for an instance whose clock is right.
+   */
+  const leaseEndsAt = async (): Promise<number> => {
+    const ahead = await redisAhead();
+    return Date.now() + Math.max(0, ahead) + leaseMs;
   };
   const abort = new AbortController();
   let worker: Worker<T> | undefined;
@@ -543,7 +558,7 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
     const renew = setInterval(() => {
       const id = job.id;
       if (id === undefined) return;
-      onRedisClock(id, leaseMs).then(
+      renewLease(id, leaseMs).then(
         (renewed) => {
           if (!renewed)
             logger.debug({ queue: options.name, job: id }, "[state] lease not renewed: not delayed");
@@ -715,20 +730,11 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
                 return false;
               }
               try {
-                // Stored first: the job is delayed only once it holds what it goes on with. Its lease ends on
-                // Redis's clock: BullMQ delays it on this instance's clock, so the move is timed on the
-                // difference, and a lease that could not be put that far back (this clock ahead by more
-                // than the lease) is set on Redis's clock right after.
+                // Stored first: the job is delayed only once it holds what it goes on with. Its lease ends a
+                // lease from now on Redis's clock or this instance's, whichever reads later (`leaseEndsAt`):
+                // BullMQ delays it on this instance's clock, so the move is timed on the difference.
                 await job.updateData(kept);
-                const ahead = await redisAhead();
-                await job.moveToDelayed(Date.now() + ahead + leaseMs, token);
-                if (ahead + leaseMs < 0 && job.id !== undefined)
-                  await onRedisClock(job.id, leaseMs).catch((err: unknown) =>
-                    logger.debug(
-                      { queue: options.name, job: job.id, err: String(err) },
-                      "[state] lease not set",
-                    ),
-                  );
+                await job.moveToDelayed(await leaseEndsAt(), token);
               } catch (err) {
                 logger.debug({ queue: options.name, job: job.id, err: String(err) }, "[state] slot kept");
                 return false;

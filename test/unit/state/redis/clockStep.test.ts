@@ -148,14 +148,21 @@ describe("a clock step on an instance of a shared queue (state.backend: redis)",
     }
   });
 
-  it("that leaves its clock ahead of Redis's as a delivery waiting to retry is set aside, its lease ends a lease from now on Redis's clock: another instance would not wait that much longer for it once this one died", async () => {
+  it("that leaves its clock ahead of Redis's as a delivery waiting to retry is set aside, its lease ends a lease from now on its own clock, which its own worker reads (so it does not take the job back), and once its clock is right again a lease from now on Redis's clock from its next renewal: another instance would not wait that much longer for it once this one died", async () => {
     const { a, b, dueIn, goOn, released } = releasedWithStep(60_000);
     try {
       await a.enqueue("hook:1", { n: 1 });
       a.start();
       await vi.waitFor(() => expect(released()).toBe(true), { timeout: 10_000, interval: 10 });
+      // Set aside as its clock read a minute ahead: a lease from then on that clock.
+      expect(await dueIn()).toBeGreaterThan(60_000);
+      expect(await dueIn()).toBeLessThanOrEqual(66_000);
+      // Renewed (every 2 s) with its clock right again: a lease from now on Redis's clock.
+      await vi.waitFor(async () => expect(await dueIn()).toBeLessThanOrEqual(6000), {
+        timeout: 10_000,
+        interval: 50,
+      });
       expect(await dueIn()).toBeGreaterThan(5000);
-      expect(await dueIn()).toBeLessThanOrEqual(6000);
     } finally {
       goOn();
       vi.useRealTimers();
