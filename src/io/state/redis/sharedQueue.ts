@@ -125,9 +125,10 @@ export interface SharedQueueOptions<T> {
  * (a delivery waiting to retry): the job's data becomes `kept` and the job is moved to the delayed set for a
  * lease this instance renews while `process` runs (`StallSettings.lockDurationMs`, on Redis's clock or this
  * instance's, whichever reads later), so the worker takes its next job at once and an instance that dies
- * meanwhile leaves the job to another one once the lease is over (which runs it with `kept`). When `process`
- * ends, the job's data becomes `done` and the job is let run at once: `process` must finish a `done` job
- * without doing anything. Called again once released, it
+ * meanwhile leaves the job to another one once the lease is over (which runs it with `kept`); this
+ * instance's worker never runs it meanwhile (one that takes it gives it back unrun). When `process` ends, the
+ * job's data becomes `done` and the job is let run at once: `process` must finish a `done` job without doing
+ * anything. Called again once released, it
  * stores the new `kept` (the next retry). `dueAt` (epoch ms): when `kept` is to go on; a stop that cuts
  * `process` short lets the job run at once for another instance, whose `process` waits until then (its data
  * made by `SharedQueueOptions.handedOn`, which names that time on Redis's clock), so the job holds its place
@@ -443,6 +444,12 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
   const outsideCap = options.outsideCap ?? OUTSIDE_CAP;
   const leaseMs = options.stall?.lockDurationMs ?? LEASE_MS;
   /**
+   * The ids of the jobs released from their slots whose `process` goes on here, until their `done` mark is
+   * written (or this instance's stop hands them on): a worker of this instance that takes one gives it back
+   * unrun, its lease set again.
+   */
+  const heldOutside = new Set<string>();
+  /**
    * Released jobs whose `process` ended here and whose `done` mark Redis has not taken yet (refused: full,
    * read-only; or unanswered: the connection lost), each with what writes it again now and what gives it up
    * (this instance's stop). The mark is written again every MARK_RETRY_MS and when the worker's connection
@@ -503,6 +510,7 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
         clearInterval(renew);
         clearInterval(retry);
         unmarked.delete(job);
+        if (job.id !== undefined) heldOutside.delete(job.id);
         resolve();
       };
       const write = async () => {
@@ -571,6 +579,7 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
       outside -= 1;
       if (finished) return markDone(job, held.done, renew);
       clearInterval(renew);
+      if (job.id !== undefined) heldOutside.delete(job.id);
       // Cut short by this instance's stop: handed on once its worker is closed (which might take it again).
       handOn.push({ id: job.id, dueAt: held.dueAt });
       return Promise.resolve();
@@ -708,6 +717,25 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
             await job.moveToDelayed(Date.now(), token);
             throw new DelayedError();
           }
+          if (job.id !== undefined && heldOutside.has(job.id)) {
+            // Its delivery goes on here outside its slot (its lease found due on this instance's clock: a step
+            // forward past it): given back unrun under its lease, not delivered a second time.
+            logger.debug(
+              { queue: options.name, job: job.id },
+              "[state] a job this instance holds outside its slot was taken again: given back unrun",
+            );
+            // Redis's clock unread, a lease on this one's (as it did not answer, the move most likely fails too).
+            await job.moveToDelayed(await leaseEndsAt().catch(() => Date.now() + leaseMs), token);
+            // Its delivery ended meanwhile, its done mark written: let run for any worker to finish it (or,
+            // not let run, finished by one once its lease is over).
+            if (!heldOutside.has(job.id))
+              await job
+                .promote()
+                .catch((err: unknown) =>
+                  logger.debug({ queue: options.name, job: job.id, err: String(err) }, "[state] not let run"),
+                );
+            throw new DelayedError();
+          }
           running += 1;
           if (token !== undefined && job.id !== undefined) locks.set(token, job.id);
           let out = false;
@@ -729,6 +757,8 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
                 capSaid = true;
                 return false;
               }
+              // Held here from before its move: a worker of this instance that took it would give it back unrun.
+              if (job.id !== undefined) heldOutside.add(job.id);
               try {
                 // Stored first: the job is delayed only once it holds what it goes on with. Its lease ends a
                 // lease from now on Redis's clock or this instance's, whichever reads later (`leaseEndsAt`):
@@ -736,6 +766,7 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
                 await job.updateData(kept);
                 await job.moveToDelayed(await leaseEndsAt(), token);
               } catch (err) {
+                if (job.id !== undefined) heldOutside.delete(job.id);
                 logger.debug({ queue: options.name, job: job.id, err: String(err) }, "[state] slot kept");
                 return false;
               }

@@ -104,4 +104,27 @@ describe("an instance whose clock runs ahead of Redis's by more than the lease (
       await queue.close(1000);
     }
   });
+
+  it("whose worker takes the delivery it holds (its lease found due: a clock stepped forward past it) gives it back unrun, set aside for a lease again: run once with what it goes on with, finished once", async () => {
+    const { queue, id, seen, dueAt, taken, goOn, released } = releasing();
+    try {
+      await queue.enqueue("hook:1", { n: 1 });
+      queue.start();
+      await vi.waitFor(() => expect(released()).toBe(true), { timeout: 10_000, interval: 10 });
+      // Let run now, as a worker whose clock reached its due time would take it.
+      await (await queue.queue.getJob(id))?.promote();
+      await vi.waitFor(async () => expect(await taken()).toBe(2), { timeout: 10_000, interval: 10 });
+      await vi.waitFor(async () => expect(await dueAt()).not.toBeNull(), { timeout: 10_000, interval: 10 });
+      expect(seen).toEqual([{ n: 1 }]);
+      goOn();
+      await vi.waitFor(async () => expect(await queue.queue.getJobState(id)).toBe("completed"), {
+        timeout: 10_000,
+        interval: 20,
+      });
+      expect(seen).toEqual([{ n: 1 }, { n: 1, done: true }]);
+    } finally {
+      goOn();
+      await queue.close(1000);
+    }
+  });
 });
