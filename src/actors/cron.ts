@@ -309,10 +309,19 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
   const badLastRuns = new Map<string, string>();
   /** `<profile>\0<job id>` → the target (deliver and extras) last checked by `targetProblems`. */
   const checkedTargets = new Map<string, { target: string; version: unknown }>();
-  /** `<profile>\0<job id>` → the schedule, next_run and state the last tick saw (a hand edit of them shows). */
+  /**
+   * `<profile>\0<job id>` → the schedule, next_run and state the last tick saw (a hand edit of them shows),
+   * and `inEffect`: the schedule and next_run last seen while the job was enabled (or first seen), which a
+   * schedule edited while it was paused or disabled is a change from once it is enabled again.
+   */
   const lastSeen = new Map<
     string,
-    { schedule: string; next_run: string | undefined; state: CronJob["state"] }
+    {
+      schedule: string;
+      next_run: string | undefined;
+      state: CronJob["state"];
+      inEffect: { schedule: string; next_run: string | undefined };
+    }
   >();
   const tickMs = options.tickMs ?? 1000;
   /** The clock's time at the last tick: a tick that finds an earlier one sees the clock set back. */
@@ -995,9 +1004,11 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
    * A schedule edited by hand while the gateway runs (there is no edit command) would keep the `next_run`
    * of the old one: a daily `0 0 * * *` changed to every five minutes would first run at midnight. When a
    * job's schedule differs from the one the last tick saw and its `next_run` does not (the edit left it),
-   * the next run is worked out from the new schedule, from now. A `next_run` edited with it is kept. So is a
-   * job's `state` edited by hand from paused or disabled back to enabled: a `next_run` left in the past by
-   * the edits is worked out from now, not caught up.
+   * the next run is worked out from the new schedule, from now. A `next_run` edited with it is kept. A job
+   * paused or disabled has no next run to work out: a schedule edited meanwhile is a change from the one
+   * last in effect once the job is enabled again (a `next_run` edited since then is kept; one a pause removed
+   * is no edit). So is a job's `state` edited by hand from paused or disabled back to enabled: a `next_run`
+   * left in the past by the edits is worked out from now, not caught up.
    */
   async function followEditedSchedules(
     profile: string,
@@ -1014,14 +1025,22 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       if (!entry.ok) continue;
       const { job } = entry;
       const before = lastSeen.get(key);
-      lastSeen.set(key, { schedule: job.schedule, next_run: job.next_run, state: job.state });
+      const seenNow = { schedule: job.schedule, next_run: job.next_run };
+      // While not enabled, the schedule in effect stays the one it had: an edit then takes effect on enabling.
+      const inEffect = job.state === "enabled" ? seenNow : (before?.inEffect ?? seenNow);
+      lastSeen.set(key, { ...seenNow, state: job.state, inEffect });
       if (before === undefined || before.next_run !== job.next_run) continue;
       if (job.state !== "enabled") continue; // resume works out its next run
+      const enabledAgain = before.state !== "enabled";
+      // The schedule it changed from: for a job enabled again, the one in effect before it was paused, unless
+      // next_run was edited since (a pause that removed it, svc cron pause's, edited nothing).
+      const from = enabledAgain ? before.inEffect : before;
+      const rescheduled =
+        from.schedule !== job.schedule && (job.next_run === undefined || from.next_run === job.next_run);
       // Paused or disabled by hand and enabled again by hand, its next_run left as it was: one that passed
       // meanwhile is no run missed while the gateway was down, and is not caught up (as svc cron resume).
-      const reenabled =
-        before.state !== "enabled" && job.next_run !== undefined && !(nextRunTime(job.next_run) > now);
-      if (before.schedule === job.schedule && !reenabled) continue;
+      const reenabled = enabledAgain && job.next_run !== undefined && !(nextRunTime(job.next_run) > now);
+      if (!rescheduled && !reenabled) continue;
       let next: string;
       try {
         next = new Date(nextRunAfter(job.schedule, now)).toISOString();
@@ -1030,11 +1049,12 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       }
       logger.info(
         { job: job.id, profile },
-        before.schedule !== job.schedule
-          ? `[cron] ${job.name}${inProfile(profile)}: schedule changed from "${before.schedule}" to "${job.schedule}"; the next run is ${next}`
+        rescheduled
+          ? `[cron] ${job.name}${inProfile(profile)}: schedule changed from "${from.schedule}" to "${job.schedule}"; the next run is ${next}`
           : `[cron] ${job.name}${inProfile(profile)}: enabled again in ${store.path}; its next run (${job.next_run}) passed while it was ${before.state} and is not caught up: the next run is ${next}`,
       );
-      lastSeen.set(key, { schedule: job.schedule, next_run: next, state: job.state });
+      const worked = { schedule: job.schedule, next_run: next };
+      lastSeen.set(key, { ...worked, state: job.state, inEffect: worked });
       await record(store, job.id, (current) =>
         current.schedule === job.schedule && current.next_run === job.next_run && current.state === "enabled"
           ? { ...current, next_run: next }

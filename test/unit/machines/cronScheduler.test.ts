@@ -1091,6 +1091,78 @@ describe("cron scheduler", () => {
     expect(records.b?.next_run).toBe(new Date(T0 + 86_400_000).toISOString());
   });
 
+  it("a schedule edited while the job is paused by hand takes effect once it is enabled again by hand (in a save of its own or with the state), logged; a next_run edited with it is kept", async () => {
+    // The job kept the next_run of the schedule it had before the pause, never ran, and nothing was logged.
+    const daily = new Date(Date.parse("2026-11-23T00:00:00Z")).toISOString();
+    const later = new Date(T0 + 7_200_000).toISOString();
+    const log = captureLogger();
+    const ran: string[] = [];
+    const { store, scheduler, advance } = await setup(
+      [
+        // Paused, then its schedule edited, then enabled: three saves.
+        job("a", { schedule: "@daily", next_run: daily }),
+        // Paused together with the schedule's edit, then enabled.
+        job("b", { schedule: "@daily", next_run: daily }),
+        // Paused, then schedule and state edited in one save.
+        job("c", { schedule: "@daily", next_run: daily }),
+        // Paused, then its schedule and its next_run edited (in two saves), then enabled: that next_run stays.
+        job("d", { schedule: "@daily", next_run: daily }),
+        // Paused by svc cron pause (which removes next_run), then its schedule edited and enabled by hand.
+        job("e", { schedule: "@daily", next_run: daily }),
+      ],
+      async (j) => {
+        ran.push(j.id);
+        return "ok";
+      },
+      log.logger,
+    );
+    const edit = (id: string, change: Partial<CronJob>) =>
+      store.update((records) => {
+        records[id] = { ...(records[id] as CronJob), ...change };
+      });
+    const check = async () => {
+      advance(1000);
+      expect(await scheduler.tick()).toEqual([]);
+    };
+    expect(await scheduler.tick()).toEqual([]);
+    await edit("a", { state: "paused" });
+    await edit("b", { state: "paused", schedule: "5s" });
+    await edit("c", { state: "paused" });
+    await edit("d", { state: "paused" });
+    await store.update((records) => {
+      records.e = withState(records.e as CronJob, "paused", T0).job;
+    });
+    await check();
+    await edit("a", { schedule: "5s" });
+    await edit("d", { schedule: "5s" });
+    await edit("e", { schedule: "5s" });
+    await check();
+    await edit("d", { next_run: later });
+    await check();
+    await edit("a", { state: "enabled" });
+    await edit("b", { state: "enabled" });
+    await edit("c", { state: "enabled", schedule: "5s" });
+    await edit("d", { state: "enabled" });
+    await edit("e", { state: "enabled" });
+    await check();
+    const next = new Date(T0 + 4000 + 5000).toISOString();
+    const records = store.read().records;
+    expect(records.a?.next_run).toBe(next);
+    expect(records.b?.next_run).toBe(next);
+    expect(records.c?.next_run).toBe(next);
+    expect(records.d?.next_run).toBe(later);
+    expect(records.e?.next_run).toBe(next);
+    expect(log.messages().filter((m) => m.includes("schedule changed"))).toEqual(
+      ["a", "b", "c", "e"].map(
+        (id) => `[cron] job-${id}: schedule changed from "@daily" to "5s"; the next run is ${next}`,
+      ),
+    );
+    advance(5000);
+    expect(await scheduler.tick()).toEqual(["a", "b", "c", "e"]);
+    await scheduler.idle();
+    expect(ran).toEqual(["a", "b", "c", "e"]);
+  });
+
   it("a schedule edited by hand through an invalid one (saved half-typed, then fixed) still takes effect from the fix, logged, not at the old next_run", async () => {
     home = tempHome();
     const store = cronStore(join(home.dir, "cron", "jobs.json"));

@@ -491,6 +491,58 @@ function everyMinuteJob(start: number) {
 }
 
 /**
+ * A schedule edited while the job was paused by hand kept the next run of the schedule before, with Redis's
+ * leases as without: `@daily` changed to `5s` while paused, then enabled, waited for midnight.
+ */
+describe("a schedule edited while its job is paused by hand (state.backend: redis)", () => {
+  it("takes effect once the job is enabled again: its next run is worked out from now, claimed and run then", async () => {
+    const keys = redisKeys(`c${randomUUID()}`);
+    home = tempHome();
+    const start = Date.parse("2026-11-22T12:00:00.000Z");
+    let now = start;
+    const store = cronStore(join(home.dir, "cron", "jobs.json"));
+    const job = { ...everyMinuteJob(start), id: "dj", name: "dj", schedule: "@daily" };
+    await store.update((records) => {
+      records[job.id] = { ...job, next_run: "2026-11-23T00:00:00.000Z" };
+    });
+    const edit = (change: Record<string, string>) =>
+      store.update((records) => {
+        records[job.id] = { ...(records[job.id] as typeof job), ...change };
+      });
+    const lease = createCronLease(redis, keys, createRedisHealth("test", silentLogger()));
+    const ran: string[] = [];
+    const log = captureLogger();
+    const scheduler = createCronScheduler({
+      stores: { profiles: () => ["default"], store: () => store },
+      runJob: async (run) => {
+        ran.push(run.id);
+        return "ok";
+      },
+      logger: log.logger,
+      clock: { now: () => now, setTimeout: () => 0, clearTimeout: () => {} },
+      claim: lease.claim,
+      release: lease.release,
+      claimedDueTimes: lease.claimedDueTimes,
+    });
+    await scheduler.tick();
+    for (const change of [{ state: "paused" }, { schedule: "5s" }, { state: "enabled" }]) {
+      await edit(change);
+      now += 1000;
+      await scheduler.tick();
+    }
+    const next = new Date(now + 5000).toISOString();
+    expect(store.read().records.dj?.next_run).toBe(next);
+    expect(log.messages()).toContain(
+      `[cron] dj: schedule changed from "@daily" to "5s"; the next run is ${next}`,
+    );
+    now += 5000;
+    await scheduler.tick();
+    await scheduler.idle();
+    expect(ran).toEqual(["dj"]);
+  });
+});
+
+/**
  * A due time skipped because this instance's run outlasted it was held with the minute of a hold ahead,
  * claimed a last time as it passed: an instance whose clock ran more than a minute behind (within the five
  * minutes of skew the leases allow) found it lapsed and ran the skipped occurrence.
