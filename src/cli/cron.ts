@@ -370,26 +370,34 @@ async function setState(ref: string, state: CronJobState, options: ProfileOption
   refuseUnknown(jobs, ref, options);
   const { result } = await jobs.update((records) => {
     const found = usableJob(lookupJob(jobs.path, records, ref), ref, jobs.path, options);
+    const before = { ...records };
     const next = withState(found, state, Date.now());
     records[found.id] = next.job;
-    return next;
+    return { ...next, change: { path: jobs.path, before, after: { ...records } } };
   });
-  const { job, changed } = result;
+  const { job, changed, change } = result;
   const when = job.next_run === undefined ? "" : `; next run ${job.next_run}`;
   process.stdout.write(
     `Cron job ${job.id} (${job.name})${inProfile(options.profile)} is ${changed ? "now" : "already"} ${state}${when}\n`,
   );
-  if (changed && state !== "enabled") await warnFiringRoutes(job, options.profile);
+  if (changed && state !== "enabled") await warnFiringRoutes(job, change, options.profile);
   if (changed) noteSharedState(jobs.path);
 }
 
 /**
  * A job paused or disabled is not fired by the webhook routes that name it: their events are still
- * answered 202 and dropped (spec 3.2), so the routes are named as `remove` names them.
+ * answered 202 and dropped (spec 3.2), so the routes are named as `remove` names them. A route naming
+ * another job of the same name (the first in the file) is not one of them.
  */
-async function warnFiringRoutes(job: CronJob, profile: string | undefined): Promise<void> {
-  const resume = `svc cron resume ${job.name}${profileFlag(profile)}`;
-  const { names: firing, unchecked } = await routesFiring(job, profile);
+async function warnFiringRoutes(
+  job: CronJob,
+  change: StoreChange,
+  profile: string | undefined,
+): Promise<void> {
+  // By its name, unless that names another job (a copy of it first in the file): by its id then.
+  const ref = lookupJob(change.path, change.after, job.name)?.key === job.id ? job.name : job.id;
+  const resume = `svc cron resume ${ref}${profileFlag(profile)}`;
+  const { names: firing, unchecked } = await routesFiring(job, change, profile);
   if (unchecked !== undefined)
     process.stderr.write(
       `Warning: the dynamic subscriptions were not checked for one that fires this job (cron_job): ${unchecked}; one that does drops its events until ${resume}\n`,
@@ -407,14 +415,19 @@ async function remove(ref: string, options: ProfileOption): Promise<void> {
     // An invalid record (edited by hand) can be removed too: that is one of the ways out it is shown.
     const found = lookupJob(jobs.path, records, ref);
     if (found === undefined) throw notFound(ref, jobs.path, options);
+    const before = { ...records };
     delete records[found.key];
-    return { id: found.key, name: found.ok ? found.job.name : found.name };
+    return {
+      id: found.key,
+      name: found.ok ? found.job.name : found.name,
+      change: { path: jobs.path, before, after: { ...records } },
+    };
   });
   // An invalid record's name is as it was written by hand: shown as text, never acted on (as list shows it).
   process.stdout.write(
     `${terminalText(`Removed cron job ${result.id}${result.name === undefined ? "" : ` (${result.name})`}${inProfile(options.profile)}`)}\n`,
   );
-  const { names: firing, unchecked } = await routesFiring(result, options.profile);
+  const { names: firing, others, unchecked } = await routesFiring(result, result.change, options.profile);
   if (unchecked !== undefined)
     process.stderr.write(
       `Warning: the dynamic subscriptions were not checked for one that fires this job (cron_job): ${unchecked}; svc webhook list shows them once they can be read, and svc webhook subscribe <name> --no-cron-job changes one that does\n`,
@@ -422,6 +435,11 @@ async function remove(ref: string, options: ProfileOption): Promise<void> {
   if (firing.length > 0)
     process.stderr.write(
       `${terminalText(`Warning: ${firing.join(", ")} ${firing.length === 1 ? "fires" : "fire"} this job (cron_job): ${firing.length === 1 ? "its" : "their"} events are now logged and dropped until the job they name exists again${inProfile(options.profile)} (svc cron create${profileFlag(options.profile)} --name ${result.name ?? "<name>"} ...; a route naming it by id needs the new id), or the route changes (${changeHint(firing)})`)}\n`,
+    );
+  // Routes that named it by a name another job has too: they fire that one now, which drops their events.
+  for (const { names, job: now } of others)
+    process.stderr.write(
+      `${terminalText(`Warning: ${names.join(", ")} fired this job (cron_job) by its name, ${result.name}, which now names job ${now.key} (${now.ok ? now.job.state : `invalid: ${now.problems.join("; ")}`}): ${names.length === 1 ? "its" : "their"} events are now logged and dropped without a run (still answered 202 accepted) until ${now.ok ? `svc cron resume ${now.key}${profileFlag(options.profile)}` : `the job is fixed in the file, or removed (svc cron remove${profileFlag(options.profile)} ${now.key})`}`)}\n`,
     );
   noteSharedState(jobs.path);
 }
@@ -450,16 +468,49 @@ function changeHint(firing: readonly string[]): string {
   return hints.join("; ");
 }
 
+/** A command's change to a cron store: its records before and after it, as written. */
+interface StoreChange {
+  readonly path: string;
+  readonly before: Readonly<Record<string, unknown>>;
+  readonly after: Readonly<Record<string, unknown>>;
+}
+
 /**
- * Webhook routes of `profile` (static and dynamic) whose cron_job names this job by id or name. Dynamic
- * ones come from the store the gateway serves: the subscriptions file, or Redis with `state.backend: redis`;
- * `unchecked` says why that store could not be read (an unreachable Redis), so none of them was looked at.
- * A config.yaml that does not load leaves none looked at: a warning says so.
+ * Webhook routes of `profile` (static and dynamic) that fired this job and, after `change`, drop their
+ * events: their cron_job resolved to the job before the change (by id, or by name: the first job of that
+ * name in the file), and now resolves to nothing, to a job paused or disabled, or to an invalid record.
+ * `names`: those whose reference now finds nothing or this job itself; `others`: those a name shared with
+ * another job (copied by hand) now takes to that one, by job. A route that now fires an enabled job of the
+ * name is not named. Dynamic ones come from the store the gateway serves: the subscriptions file, or Redis
+ * with `state.backend: redis`; `unchecked` says why that store could not be read (an unreachable Redis), so
+ * none of them was looked at. A config.yaml that does not load leaves none looked at: a warning says so.
  */
 async function routesFiring(
-  job: { id: string; name: string | undefined },
+  job: { id: string },
+  change: StoreChange,
   profile: string | undefined,
-): Promise<{ names: string[]; unchecked?: string }> {
+): Promise<{ names: string[]; others: { names: string[]; job: JobRecord }[]; unchecked?: string }> {
+  const others = new Map<string, { names: string[]; job: JobRecord }>();
+  const names: string[] = [];
+  /** Files `name` under where the route's events now go, when it fired this job and now drops them. */
+  const sort = (route: Route | Subscription, name: string) => {
+    if ((route.profile ?? DEFAULT_PROFILE) !== (profile ?? DEFAULT_PROFILE) || route.cron_job === undefined)
+      return;
+    if (lookupJob(change.path, change.before, route.cron_job)?.key !== job.id) return;
+    const now = lookupJob(change.path, change.after, route.cron_job);
+    if (now?.ok === true && now.job.state === "enabled") return;
+    if (now === undefined || now.key === job.id) names.push(name);
+    else {
+      const entry = others.get(now.key) ?? { names: [], job: now };
+      entry.names.push(name);
+      others.set(now.key, entry);
+    }
+  };
+  const done = (unchecked?: string) => ({
+    names,
+    others: [...others.values()],
+    ...(unchecked === undefined ? {} : { unchecked }),
+  });
   let loaded: LoadedConfig;
   try {
     loaded = loadConfig();
@@ -469,15 +520,10 @@ async function routesFiring(
       err,
       "whether a webhook route (config.yaml's or a subscription) fires this job (cron_job)",
     );
-    return { names: [] };
+    return done();
   }
-  const own = (route: { profile?: string | undefined }) =>
-    (route.profile ?? DEFAULT_PROFILE) === (profile ?? DEFAULT_PROFILE);
-  const fires = (route: Route | Subscription) =>
-    own(route) && (route.cron_job === job.id || route.cron_job === job.name);
-  const names = Object.entries(loaded.config.platforms.webhook.routes)
-    .filter(([, route]) => fires(route))
-    .map(([name]) => `route ${name} (config.yaml)`);
+  for (const [name, route] of Object.entries(loaded.config.platforms.webhook.routes))
+    sort(route, `route ${name} (config.yaml)`);
   let store: { path: string; records: Record<string, unknown> } | undefined;
   try {
     store = await withSubscriptionStore(loaded, async (subscriptions) => ({
@@ -486,13 +532,13 @@ async function routesFiring(
     }));
   } catch (err) {
     // The job is removed all the same: the warning says that the subscriptions were not looked at.
-    return { names, unchecked: err instanceof Error ? err.message : String(err) };
+    return done(err instanceof Error ? err.message : String(err));
   }
   for (const [name, raw] of Object.entries(store?.records ?? {})) {
     const parsed = parseSubscription(store?.path ?? loaded.paths.subscriptions, name, raw);
-    if (parsed.ok && parsed.value.enabled && fires(parsed.value)) names.push(`subscription ${name}`);
+    if (parsed.ok && parsed.value.enabled) sort(parsed.value, `subscription ${name}`);
   }
-  return { names };
+  return done();
 }
 
 /** Runs the job once in this process with the configured agent and target, and prints the reply. */

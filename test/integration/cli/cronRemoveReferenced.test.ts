@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
@@ -93,5 +93,53 @@ describe("svc cron remove of a job that webhook routes fire", { timeout: 90_000 
     } finally {
       await redis.cleanup();
     }
+  });
+});
+
+/** Copies job `name` of `home`'s default store in the file by hand, under `id`, after the others. */
+function copyJob(home: TempHome, name: string, id: string, change: Record<string, unknown> = {}): void {
+  const path = join(home.dir, "cron", "jobs.json");
+  const file = JSON.parse(readFileSync(path, "utf8")) as { jobs: Record<string, { name: string }> };
+  const original = Object.values(file.jobs).find((job) => job.name === name);
+  file.jobs[id] = { ...original, id, ...change } as { name: string };
+  writeFileSync(path, JSON.stringify(file, null, 2));
+}
+
+describe("svc cron remove / pause of a job whose name another job has too (copied in the file by hand)", {
+  timeout: 90_000,
+}, () => {
+  it("names no route that still fires a job: one naming the name fires the first in the file, before and after", async () => {
+    home = await homeFiringNightly();
+    copyJob(home, "nightly", "c0ffee00");
+    // The routes name nightly, the first job of the name: pausing the copy leaves them firing it.
+    const paused = await svc(home, ["cron", "pause", "c0ffee00"]);
+    expect(paused.code).toBe(0);
+    expect(paused.stderr).not.toContain("Warning");
+    expect((await svc(home, ["cron", "resume", "c0ffee00"])).code).toBe(0);
+    // A subscription naming the copy by its id is named, with the copy's id to resume (nightly is the other).
+    expect((await svc(home, ["webhook", "subscribe", "byid", "--cron-job", "c0ffee00"])).code).toBe(0);
+    expect((await svc(home, ["cron", "disable", "c0ffee00"])).stderr).toBe(
+      "Warning: subscription byid fires this job (cron_job): its events are now logged and dropped without a run (still answered 202 accepted) until svc cron resume c0ffee00\n",
+    );
+    expect((await svc(home, ["cron", "resume", "c0ffee00"])).code).toBe(0);
+    // Removing the first, the routes fire the copy, enabled.
+    const removed = await svc(home, ["cron", "remove", "nightly"]);
+    expect(removed.code).toBe(0);
+    expect(removed.stdout).toContain("Removed cron job");
+    expect(removed.stderr).not.toContain("Warning");
+    // Now the one of its name: pausing it is warned about as before.
+    expect((await svc(home, ["cron", "pause", "c0ffee00"])).stderr).toBe(
+      "Warning: route st (config.yaml), subscription dyn, subscription byid fire this job (cron_job): their events are now logged and dropped without a run (still answered 202 accepted) until svc cron resume nightly\n",
+    );
+  });
+
+  it("names the routes a removal takes to a paused copy of the name, with how to resume that one", async () => {
+    home = await homeFiringNightly();
+    copyJob(home, "nightly", "c0ffee00", { state: "paused" });
+    const removed = await svc(home, ["cron", "remove", "nightly"]);
+    expect(removed.code).toBe(0);
+    expect(removed.stderr).toBe(
+      "Warning: route st (config.yaml), subscription dyn fired this job (cron_job) by its name, nightly, which now names job c0ffee00 (paused): their events are now logged and dropped without a run (still answered 202 accepted) until svc cron resume c0ffee00\n",
+    );
   });
 });
