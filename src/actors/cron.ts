@@ -1585,6 +1585,8 @@ export async function runCronJob(
         message: {
           text: reply,
           extra: job.deliver_extra,
+          // Sent as written: a job has no payload, so no value is a template it left unfilled (`{team}`).
+          unfilled: [],
           route: `cron:${job.name}`,
           deliveryId,
           profile: namedProfile(profile),

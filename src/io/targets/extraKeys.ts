@@ -67,26 +67,31 @@ const IN_TURN: Partial<Record<PlatformName, InTurn>> = {
   home_automation: { keys: ["chat_id", "service"], thread: false },
 };
 
-/** A value that always names a thread: set, not blank, no `{template}` (which may render nothing). */
-const namesThread = (value: string): boolean => {
+/**
+ * A value that always names a thread: set, not blank, no `{template}` (which may render nothing). A cron
+ * job's is sent as written (`templates: false`): a value in braces is the thread it names.
+ */
+const namesThread = (value: string, templates: boolean): boolean => {
   const text = value.trim();
-  return text !== "" && text !== "null" && !/\{[^}]*\}/.test(text);
+  return text !== "" && text !== "null" && !(templates && /\{[^}]*\}/.test(text));
 };
 
 /**
  * The keys of `extra` that `target` never reads because a key it reads first is set (a thread key beside one
- * that always names a thread, `to` beside `chat_id`), each with what it tells the user.
+ * that always names a thread, `to` beside `chat_id`), each with what it tells the user. `templates: false`
+ * for a cron job's, whose values are sent as written.
  */
 export function shadowedExtraKeys(
   target: PlatformName,
   extra: Readonly<Record<string, unknown>>,
   shownAs: string = target,
+  { templates = true }: { readonly templates?: boolean } = {},
 ): { key: string; text: string }[] {
   const turn = IN_TURN[target];
   if (turn === undefined) return [];
   const winner = turn.keys.find((key) => {
     const value = extra[key];
-    return value !== undefined && value !== null && (!turn.thread || namesThread(String(value)));
+    return value !== undefined && value !== null && (!turn.thread || namesThread(String(value), templates));
   });
   if (winner === undefined) return [];
   const chain = turn.keys.join(", ");

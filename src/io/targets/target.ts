@@ -12,9 +12,10 @@ export interface DeliveryMessage {
    */
   readonly written?: Readonly<Record<string, string | number | boolean>> | undefined;
   /**
-   * The keys of `extra` whose template left a placeholder as written: the event has no such field. Absent on
-   * a cron job's (never rendered) and on a run stored by a version that did not record them: a value there
-   * that is a placeholder (`{build.chat}`) is taken as one the event did not fill.
+   * The keys of `extra` whose template left a placeholder as written: the event has no such field. None on a
+   * cron job's, which is never rendered (a value in braces is the value). Absent on a run stored by a version
+   * that did not record them: a value there that is a placeholder (`{build.chat}`) is taken as one the event
+   * did not fill.
    */
   readonly unfilled?: readonly string[] | undefined;
   readonly route: string;

@@ -116,7 +116,7 @@ export function targetStartupProblems(
     // subscribe`, which only warns about the platform, says so once, before events arrive.
     for (const unread of unreadExtraKeys(canonical as PlatformName, extra, route.deliver))
       problems.push(`${at}.deliver_extra.${unread}`);
-    for (const shadowed of shadowedExtraKeys(canonical as PlatformName, extra, route.deliver))
+    for (const shadowed of shadowedExtraKeys(canonical as PlatformName, extra, route.deliver, { templates }))
       problems.push(`${at}.deliver_extra.${shadowed.text}`);
     // A job's template, too, is never filled in, enabled or not.
     if (!templates)

@@ -371,6 +371,53 @@ describe("svc cron run to a chat", { timeout: 90_000 }, () => {
   });
 });
 
+describe("svc cron run of a job whose deliver_extra has a value in braces", { timeout: 90_000 }, () => {
+  it("delivers to the chat and the thread as written, as create's warning says: a job has no event to fill them", async () => {
+    const telegram = await startFakeTelegram();
+    const home = tempHome();
+    try {
+      home.write("agent/recorder.sh", RECORDER_AGENT, 0o755);
+      const config = cliConfig({}, { agent: recorderAgent("the digest") });
+      const platforms = config.platforms as Record<string, unknown>;
+      platforms.telegram = { enabled: true, token: "1:tg", base_url: telegram.url };
+      home.write("config.yaml", stringify(config));
+      const create = (name: string, ...extra: string[]) =>
+        svc(home, [
+          "cron",
+          "create",
+          "--name",
+          name,
+          "--schedule",
+          "@daily",
+          "--prompt",
+          name,
+          "--deliver",
+          "telegram",
+          ...extra.flatMap((pair) => ["--deliver-extra", pair]),
+        ]);
+      const tk = await create("tk", "chat_id={team}");
+      expect(tk.stderr).toContain('"{team}" is sent as written');
+      await create("th", "chat_id=42", "message_thread_id={pull_request.number}");
+      expect(await svc(home, ["cron", "run", "tk"])).toMatchObject({
+        code: 0,
+        stdout: "the digest\n",
+        stderr: "Delivered to telegram ({team}).\n",
+      });
+      expect((await svc(home, ["cron", "run", "th"])).code).toBe(0);
+      const sent = telegram.requests
+        .filter((r) => r.path.endsWith("/sendMessage"))
+        .map((r) => r.json as Record<string, unknown>);
+      expect(sent).toEqual([
+        { chat_id: "{team}", text: "the digest" },
+        { chat_id: 42, message_thread_id: "{pull_request.number}", text: "the digest" },
+      ]);
+    } finally {
+      home.cleanup();
+      await telegram.close();
+    }
+  });
+});
+
 describe("svc cron --profile and cron_job subscriptions (each profile has its own cron store)", {
   timeout: 90_000,
 }, () => {

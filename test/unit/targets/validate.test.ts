@@ -405,6 +405,12 @@ describe("deliver_extra keys the target never reads", () => {
       `${route("telegram", "        deliver_extra: {chat_id: '-100', message_thread_id: '{topic}', thread_id: 99}\n")}  telegram: {enabled: true, token: t}\n`,
     );
     expect(targetStartupProblems(config, "config.yaml").warnings).toEqual([]);
+    // A cron job's value in braces is sent as written: the thread it names, so the next key is never read.
+    const at = "config.yaml: platforms.webhook.routes.r1.deliver_extra";
+    expect(targetStartupProblems(config, "config.yaml", { templates: false }).warnings).toEqual([
+      `${at}.thread_id: telegram does not read it while message_thread_id names a thread (the first of message_thread_id, thread_id that names one is used) — remove one of them`,
+      `${at}.message_thread_id: "{topic}" is sent as written — a cron job's deliver_extra is not a template (a job has no payload to fill it from); give the value itself`,
+    ]);
   });
 });
 
