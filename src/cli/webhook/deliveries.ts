@@ -206,8 +206,9 @@ export async function deliveries(
     return;
   }
   const unanswered = shared ? SHARED_NO_REQUEST_NOTE : NO_REQUEST_NOTE;
-  // Where a duplicate's ID ran without its request: whether that request may have left the history.
-  const from = !shared && shown.some((s) => s.request === undefined) ? keptFrom(dir) : undefined;
+  // Where a run is shown without its request: whether that request may have left the history (a
+  // duplicate's NOTE says so; with `state.backend: redis`, the run's own too).
+  const from = shown.some((s) => s.request === undefined) ? keptFrom(dir) : undefined;
   process.stdout.write(`${deliveriesTable(shown, unanswered, shared, from)}\n`);
   if (next !== undefined) process.stderr.write(next);
 }
@@ -281,6 +282,13 @@ export const NO_REQUEST_NOTE = "request not in this history";
  * Redis stored the run and before its history recorded the request: the note does not say which.
  */
 export const SHARED_NO_REQUEST_NOTE = `${NO_REQUEST_NOTE} (received by another instance, or by one killed before it recorded the request)`;
+
+/**
+ * NO_REQUEST_NOTE with `state.backend: redis` for a run whose request may have left this history
+ * (`requestMayBeGone`: received before the retention, or no later than the first record of a history whose
+ * older generation was rotated out): rotated out with its payload, unless another instance received it.
+ */
+export const SHARED_ROTATED_NOTE = `${NO_REQUEST_NOTE} (rotated out of it since, or received by another instance)`;
 
 /** The NOTE of a coalesced event with no run of its own (superseded in its group, or its group pending). */
 export const COALESCED_NOTE = "joined a coalescing group: the group runs once, shown on its latest event";
@@ -398,7 +406,8 @@ function withFailures(
 
 /**
  * The table `svc webhook deliveries` prints, newest first. `unanswered`: the NOTE of a run (or delivery)
- * whose request this history does not hold. Sender text (IDs, event types, also in a reason), and the
+ * whose request this history does not hold (with `shared`, SHARED_ROTATED_NOTE instead for a run whose
+ * request may have left it). Sender text (IDs, event types, also in a reason), and the
  * reasons as recorded, are shown with their control, bidi and zero-width characters escaped.
  */
 export function deliveriesTable(
@@ -437,7 +446,9 @@ export function deliveriesTable(
         ? notRecordedNote(notRecorded, text)
         : withFailures(
             request === undefined
-              ? unanswered
+              ? shared && run !== undefined && requestMayBeGone(run, from)
+                ? SHARED_ROTATED_NOTE
+                : unanswered
               : requestNote(
                   request,
                   made !== undefined,

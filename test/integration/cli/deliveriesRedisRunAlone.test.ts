@@ -1,8 +1,13 @@
+import { readdirSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { SHARED_NO_REQUEST_NOTE } from "../../../src/cli/webhook/deliveries.js";
+import { SHARED_NO_REQUEST_NOTE, SHARED_ROTATED_NOTE } from "../../../src/cli/webhook/deliveries.js";
 import { historyHooks } from "../../../src/gateway/deliveryHistoryHooks.js";
-import { createHistoryWriter, historyDir } from "../../../src/io/stores/deliveryHistory.js";
+import {
+  createHistoryWriter,
+  type HistoryRecord,
+  historyDir,
+} from "../../../src/io/stores/deliveryHistory.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { cliConfig, svc } from "./svc.js";
 
@@ -17,19 +22,32 @@ afterEach(() => {
   home = undefined;
 });
 
-/** A home on Redis whose history holds the run of `id`, recorded as the gateway records a run's end, and no request. */
-function runAloneHome(id: string): TempHome {
+const MINUTE = 60_000;
+
+/** A home of `backend` (Redis at a port nobody answers: neither command reaches it here). */
+function homeOn(backend: "redis" | "local"): TempHome {
   const made = tempHome();
   made.write(
     "config.yaml",
     stringify(
       cliConfig(
         { hook: { secret: "run-alone-secret-5521" } },
-        { state: { backend: "redis", redis_url: "redis://127.0.0.1:9/0" } },
+        {
+          state:
+            backend === "redis"
+              ? { backend: "redis", redis_url: "redis://127.0.0.1:9/0" }
+              : { backend: "local" },
+        },
       ),
     ),
     0o600,
   );
+  return made;
+}
+
+/** A home on Redis whose history holds the run of `id`, recorded as the gateway records a run's end, and no request. */
+function runAloneHome(id: string): TempHome {
+  const made = homeOn("redis");
   const writer = createHistoryWriter(historyDir(made.dir), (err) => {
     throw err;
   });
@@ -39,6 +57,50 @@ function runAloneHome(id: string): TempHome {
     undefined,
   );
   writer.close();
+  return made;
+}
+
+/**
+ * A home of `backend` whose history was rotated: `history.1.jsonl` begins with a request answered 5 minutes
+ * ago, and `history.jsonl` holds only the run of `id`, of a request received `receivedMinutesAgo`, recorded
+ * as the gateway records a run's end (the writer rotates after each batch: a file of 1 byte at most).
+ */
+function rotatedRunHome(backend: "redis" | "local", id: string, receivedMinutesAgo: number): TempHome {
+  const made = homeOn(backend);
+  const dir = historyDir(made.dir);
+  const now = Date.now();
+  const writer = createHistoryWriter(
+    dir,
+    (err) => {
+      throw err;
+    },
+    () => now,
+    1,
+  );
+  const first: HistoryRecord = {
+    kind: "request",
+    id: "first-kept",
+    at: new Date(now - 5 * MINUTE).toISOString(),
+    route: "hook",
+    status: 202,
+    outcome: "accepted",
+    event: "push",
+    content_type: "application/json",
+    payload_encoding: "utf8",
+    payload: '{"id":"first-kept"}',
+  };
+  writer.record(first);
+  writer.flush();
+  historyHooks(writer, () => now - 1000).run(
+    { deliveryId: id, routeName: "hook", event: "push", receivedAt: now - receivedMinutesAgo * MINUTE },
+    undefined,
+  );
+  writer.flush();
+  writer.close();
+  expect(readdirSync(dir).filter((name) => name.endsWith(".jsonl") && !name.startsWith("."))).toEqual([
+    "history.1.jsonl",
+    "history.jsonl",
+  ]);
   return made;
 }
 
@@ -61,5 +123,29 @@ describe("svc webhook deliveries of a run without its request, with state.backen
       `delivery "R-plain-107" ran here (route hook), but its request is not in this history: another gateway instance received it (run svc webhook redeliver there, with that instance's SVC_HOME: it keeps the payload), or the instance that received it was killed before it recorded the request (its payload was never kept, so it cannot be redelivered)`,
     );
     expect(res.stderr).not.toContain("answered by another gateway instance");
+  });
+});
+
+describe("a run whose request was rotated out of the history, with state.backend: redis", () => {
+  it("svc webhook deliveries says its request may have been rotated out, not that an instance was killed before recording it", async () => {
+    home = rotatedRunHome("redis", "R-rot-1", 10);
+    const res = await svc(home, ["webhook", "deliveries", "--id", "R-rot-1"]);
+    expect(res.code).toBe(0);
+    const row = res.stdout.split("\n").find((line) => line.includes("R-rot-1")) ?? "";
+    expect(row).toMatch(/R-rot-1\s+hook\s+push\s+-\s+ok\s+-\s+request not in this history \(/);
+    expect(row.endsWith(SHARED_ROTATED_NOTE)).toBe(true);
+    expect(SHARED_ROTATED_NOTE).toBe(
+      "request not in this history (rotated out of it since, or received by another instance)",
+    );
+    expect(res.stdout).not.toContain("killed");
+  });
+
+  it("svc webhook deliveries keeps the redis wording for a request received after the first record kept", async () => {
+    home = rotatedRunHome("redis", "R-late-2", 2);
+    const res = await svc(home, ["webhook", "deliveries", "--id", "R-late-2"]);
+    expect(res.code).toBe(0);
+    const row = res.stdout.split("\n").find((line) => line.includes("R-late-2")) ?? "";
+    expect(row.endsWith(SHARED_NO_REQUEST_NOTE)).toBe(true);
+    expect(res.stdout).not.toContain("rotated out");
   });
 });

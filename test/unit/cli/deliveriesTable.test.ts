@@ -5,6 +5,7 @@ import {
   NO_REQUEST_NOTE,
   SHARED_COALESCED_NOTE,
   SHARED_NO_REQUEST_NOTE,
+  SHARED_ROTATED_NOTE,
   shownReason,
 } from "../../../src/cli/webhook/deliveries.js";
 import {
@@ -296,12 +297,15 @@ describe("svc webhook deliveries: the NOTE of a duplicate", () => {
 });
 
 describe("svc webhook deliveries: a run without its request", () => {
+  // Within the retention: a run of a request received before it is told apart (below).
+  const RECENT = new Date(Date.now() - 60_000).toISOString();
+
   it("shows the event type its run record kept (the sender's text escaped), and `-` for a record an older svc wrote", () => {
     const summaries = summarizeHistory([
-      { kind: "run", id: "older", at: AT, route: "github", outcome: "ok" },
-      { kind: "run", id: "theirs", at: AT, route: "github", outcome: "ok", event: "pull_request" },
-      { kind: "delivery", id: "theirs", at: AT, route: "github", platform: "log", outcome: "ok" },
-      { kind: "run", id: "odd", at: AT, route: "github", outcome: "ok", event: "push\u202e" },
+      { kind: "run", id: "older", at: RECENT, route: "github", outcome: "ok" },
+      { kind: "run", id: "theirs", at: RECENT, route: "github", outcome: "ok", event: "pull_request" },
+      { kind: "delivery", id: "theirs", at: RECENT, route: "github", platform: "log", outcome: "ok" },
+      { kind: "run", id: "odd", at: RECENT, route: "github", outcome: "ok", event: "push\u202e" },
     ]);
     const rows = deliveriesTable(summaries, SHARED_NO_REQUEST_NOTE, true).split("\n").slice(1);
     expect(rows[0]).toMatch(/\sodd\s+github\s+push\\u202e\s+-\s+ok\s+-\s+request not in this history \(/);
@@ -318,5 +322,39 @@ describe("svc webhook deliveries: a run without its request", () => {
     );
     expect(NO_REQUEST_NOTE).toBe("request not in this history");
     expect(SHARED_NO_REQUEST_NOTE.startsWith(NO_REQUEST_NOTE)).toBe(true);
+  });
+
+  it("with state.backend: redis, says the request may have been rotated out when it was received before the history kept begins or before the retention", () => {
+    const now = Date.now();
+    const from = new Date(now - 5 * 60_000).toISOString();
+    const ran = (id: string, receivedAgoMs: number) =>
+      ({
+        kind: "run",
+        id,
+        at: new Date(now - 1000).toISOString(),
+        route: "github",
+        outcome: "ok",
+        event: "push",
+        received_at: now - receivedAgoMs,
+      }) as const;
+    const summaries = summarizeHistory([
+      ran("before-kept", 10 * 60_000),
+      ran("after-kept", 2 * 60_000),
+      ran("past-retention", 8 * 24 * 3_600_000),
+    ]);
+    const noteOf = (table: string, id: string) =>
+      table.split("\n").find((row) => row.includes(` ${id} `)) ?? "";
+    const shared = deliveriesTable(summaries, SHARED_NO_REQUEST_NOTE, true, from);
+    expect(noteOf(shared, "before-kept").endsWith(SHARED_ROTATED_NOTE)).toBe(true);
+    expect(noteOf(shared, "after-kept").endsWith(SHARED_NO_REQUEST_NOTE)).toBe(true);
+    expect(noteOf(shared, "past-retention").endsWith(SHARED_ROTATED_NOTE)).toBe(true);
+    // Nothing rotated out: only the one past the retention may have left.
+    const unrotated = deliveriesTable(summaries, SHARED_NO_REQUEST_NOTE, true);
+    expect(noteOf(unrotated, "before-kept").endsWith(SHARED_NO_REQUEST_NOTE)).toBe(true);
+    expect(noteOf(unrotated, "past-retention").endsWith(SHARED_ROTATED_NOTE)).toBe(true);
+    // The local backend's row says the bare note either way (a duplicate of the ID tells the two apart).
+    const local = deliveriesTable(summaries, NO_REQUEST_NOTE, false, from);
+    for (const id of ["before-kept", "after-kept", "past-retention"])
+      expect(noteOf(local, id).endsWith(`  ${NO_REQUEST_NOTE}`)).toBe(true);
   });
 });
