@@ -119,31 +119,36 @@ export async function redeliver(asked: string, options: { route?: string; port?:
       `delivery ${terminalText(idIn(everyRoute))} did not reach route ${options.route} (it reached ${reached.join(", ")})${meant === "" ? ` — ${instead}` : meant}`,
     );
   }
-  // A run this instance took from the shared queue: the instance that received its request keeps the payload,
-  // unless it was killed before it recorded the request (this one too, on a setup of one).
+  // Its run is here without its request (svc webhook deliveries lists it): its request rotated out since,
+  // or killed before answering; with state.backend: redis, a run this instance took from the shared queue,
+  // whose request another instance received (and keeps the payload of), or one killed before it recorded the
+  // request (this one too, on a setup of one).
   const ranHere = history.find(
     (r): r is RunRecord =>
       r.kind === "run" && r.id === id && (options.route === undefined || r.route === options.route),
   );
-  if (matches.length === 0 && ranHere !== undefined && loaded.config.state.backend === "redis")
-    throw new SvcError(
-      "usage",
-      `delivery ${JSON.stringify(id)} ran here (route ${ranHere.route}), but its request is not in this history: another gateway instance received it (run svc webhook redeliver there, with that instance's SVC_HOME: it keeps the payload), or the instance that received it was killed before it recorded the request (its payload was never kept, so it cannot be redelivered)`,
-    );
-  // Its run is here without its request (svc webhook deliveries lists it): killed before answering, or
-  // its request rotated out since.
   const ranAlone =
     ranHere === undefined
       ? undefined
       : `delivery ${JSON.stringify(id)} ran here (route ${ranHere.route}: svc webhook deliveries --id ${shellWord(id)} shows its run), but`;
   const gone = () =>
     ranHere !== undefined && requestMayBeGone(ranHere, keptFrom(historyDir(loaded.paths.home)));
+  const shared = loaded.config.state.backend === "redis";
+  // Rotation first, for both backends: what another instance may keep is said with it.
+  if (matches.length === 0 && ranAlone !== undefined && gone())
+    throw new SvcError(
+      "usage",
+      `${ranAlone} its request has been rotated out of the history since (${HISTORY_KEEPS}), with its payload — it cannot be redelivered${shared ? " — if another gateway instance received it, run svc webhook redeliver there (with that instance's SVC_HOME: it keeps the payload)" : ""}`,
+    );
+  if (matches.length === 0 && ranHere !== undefined && shared)
+    throw new SvcError(
+      "usage",
+      `delivery ${JSON.stringify(id)} ran here (route ${ranHere.route}), but its request is not in this history: another gateway instance received it (run svc webhook redeliver there, with that instance's SVC_HOME: it keeps the payload), or the instance that received it was killed before it recorded the request (its payload was never kept, so it cannot be redelivered)`,
+    );
   if (matches.length === 0 && ranAlone !== undefined)
     throw new SvcError(
       "usage",
-      gone()
-        ? `${ranAlone} its request has been rotated out of the history since (${HISTORY_KEEPS}), with its payload — it cannot be redelivered`
-        : `${ranAlone} its request was never answered: the gateway was killed after recording the event and before answering it, so the payload it ran with was never kept — it cannot be redelivered`,
+      `${ranAlone} its request was never answered: the gateway was killed after recording the event and before answering it, so the payload it ran with was never kept — it cannot be redelivered`,
     );
   if (matches.length === 0)
     throw new SvcError(
@@ -162,7 +167,6 @@ export async function redeliver(asked: string, options: { route?: string; port?:
   // with another body): then the request it repeated, which was taken.
   const kept = [...matches].reverse().filter((r) => r.payload !== undefined);
   const record = kept.find((r) => r.outcome !== "duplicate");
-  const shared = loaded.config.state.backend === "redis";
   if (matches.every((r) => r.outcome === "duplicate"))
     throw new SvcError(
       "usage",

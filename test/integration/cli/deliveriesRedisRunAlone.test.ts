@@ -148,4 +148,31 @@ describe("a run whose request was rotated out of the history, with state.backend
     expect(row.endsWith(SHARED_NO_REQUEST_NOTE)).toBe(true);
     expect(res.stdout).not.toContain("rotated out");
   });
+
+  const ROTATED = `delivery "R-rot-1" ran here (route hook: svc webhook deliveries --id R-rot-1 shows its run), but its request has been rotated out of the history since (records are kept 7 days, and no more than the last ~32 MiB of them), with its payload — it cannot be redelivered`;
+
+  it("svc webhook redeliver says its request was rotated out, as with the local backend, and that another instance may have received it", async () => {
+    home = rotatedRunHome("local", "R-rot-1", 10);
+    const local = await svc(home, ["webhook", "redeliver", "R-rot-1", "--port", "9"]);
+    expect(local.code).toBe(2);
+    expect(local.stderr).toContain(ROTATED);
+    home.cleanup();
+    home = rotatedRunHome("redis", "R-rot-1", 10);
+    const res = await svc(home, ["webhook", "redeliver", "R-rot-1", "--port", "9"]);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain(
+      `${ROTATED} — if another gateway instance received it, run svc webhook redeliver there (with that instance's SVC_HOME: it keeps the payload)`,
+    );
+    expect(res.stderr).not.toContain("killed");
+  });
+
+  it("svc webhook redeliver keeps the redis wording for a request received after the first record kept", async () => {
+    home = rotatedRunHome("redis", "R-late-2", 2);
+    const res = await svc(home, ["webhook", "redeliver", "R-late-2", "--port", "9"]);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain(
+      `delivery "R-late-2" ran here (route hook), but its request is not in this history: another gateway instance received it (run svc webhook redeliver there, with that instance's SVC_HOME: it keeps the payload), or the instance that received it was killed before it recorded the request`,
+    );
+    expect(res.stderr).not.toContain("rotated out");
+  });
 });
