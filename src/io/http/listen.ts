@@ -18,9 +18,10 @@ export interface ListenOptions {
 }
 
 /**
- * The request deadline: a request whose head and body are not all in this long after its head came is
+ * The request deadline: a request whose head and body are not all in this long after its first byte is
  * closed (node:http answers it 408 first). uWS's own idle timeout ends only a silent connection, so the uWS
- * adapter enforces it on the bodies still arriving.
+ * adapter enforces it on the bodies still arriving, counted from the end of the head (uWS gives the head
+ * its own 10 s and tells nothing of a request before its head is in).
  */
 export const REQUEST_DEADLINE_MS = 10_000;
 

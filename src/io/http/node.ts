@@ -80,11 +80,12 @@ function headFrom(method: string, target: string, rawHeaders: readonly string[])
 }
 
 /**
- * What the uWS adapter does (uWS's own limits, and its sweep of the bodies still arriving), so both servers
- * treat slow senders and big headers alike: a request not complete (headers and body) within 10 s has its
- * connection closed (here answered 408 first), instead of node's 60 s / 300 s defaults that let a trickling
- * sender hold a connection for minutes; headers up to ~128 KiB are read (uWS's limit; node's default is
- * 16 KiB).
+ * Close to what the uWS adapter does (uWS's own limits, and its sweep of the bodies still arriving): a
+ * request not complete (headers and body) within 10 s of its first byte has its connection closed (here
+ * answered 408 first), instead of node's 60 s / 300 s defaults that let a trickling sender hold a
+ * connection for minutes; headers up to ~128 KiB are read (uWS's limit; node's default is 16 KiB). uWS
+ * counts otherwise: it gives the head its own 10 s and has no hook at a request's first byte, so its
+ * adapter counts the body's 10 s from the end of the head, and a slow head then a slow body last ~21 s.
  */
 const SLOW_SENDER_LIMITS = {
   requestTimeout: REQUEST_DEADLINE_MS,

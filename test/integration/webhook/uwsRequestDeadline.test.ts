@@ -13,9 +13,11 @@ import { type FakeClock, fakeClock } from "../../helpers/gateway.js";
 import { rawHttp } from "../../helpers/http.js";
 
 /**
- * docs/webhook.md: a request whose headers and body are not all in within about 10 s of its head has its
- * connection closed (uWS: with no answer), however it trickles, and a body holds what it took of the bound
- * on the bodies buffered at once for at most that deadline. uWS's own idle timeout (10 s) starts again each
+ * docs/webhook.md: on uWS a request whose body is not all in within 10–11 s of the end of its head (uWS
+ * gives the head its own 10 s before: up to ~21 s from the first byte, where node:http counts 10 s) has its
+ * connection closed with no answer, however it trickles, and a body holds what it took of the bound on the
+ * bodies buffered at once for at most that deadline. An early answer whose body is still arriving waits for
+ * it (a pause, or 5 s more, closes it). uWS's own idle timeout (10 s) starts again each
  * time 160 KiB more have come (16 KiB/s): a sender writing 20,000 bytes every 500 ms was answered 202 at
  * +26.6 s, and 80 of them held the bound past the deadline (every other request with a body answered 503).
  * The deadline is swept on the listener's clock, a fake one here, while the senders write faster than
