@@ -40,6 +40,12 @@ export interface RedisKeys {
   serverSeen(): string;
   /** The Pub/Sub channel the instances tell each other the session mirrors of their deliveries on. */
   sessionMirrors(): string;
+  /**
+   * That the job `jobId` of the queue `queue` is held outside its worker slot by the instance the key names
+   * (its delivery waits to retry there), expiring with the lease that instance renews: a worker of any
+   * instance that takes the job meanwhile gives it back unrun.
+   */
+  held(queue: string, jobId: string): string;
   /** BullMQ's own prefix for its queues. */
   bullPrefix(): string;
 }
@@ -61,6 +67,7 @@ export function redisKeys(prefix = DEFAULT_KEY_PREFIX): RedisKeys {
     writeProbe: (instance) => `${prefix}:probe:${instance}`,
     serverSeen: () => `${prefix}:server-seen`,
     sessionMirrors: () => `${prefix}:session-mirrors`,
+    held: (queue, jobId) => `${prefix}:held:${queue}:${jobId}`,
     bullPrefix: () => `${prefix}:bull`,
   };
 }

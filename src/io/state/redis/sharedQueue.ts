@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { DelayedError, type Job, Queue, type Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { scopedSignal } from "../../../clock.js";
@@ -125,8 +126,9 @@ export interface SharedQueueOptions<T> {
  * (a delivery waiting to retry): the job's data becomes `kept` and the job is moved to the delayed set for a
  * lease this instance renews while `process` runs (`StallSettings.lockDurationMs`, on Redis's clock or this
  * instance's, whichever reads later), so the worker takes its next job at once and an instance that dies
- * meanwhile leaves the job to another one once the lease is over (which runs it with `kept`); this
- * instance's worker never runs it meanwhile (one that takes it gives it back unrun). When `process` ends, the
+ * meanwhile leaves the job to another one once the lease is over (which runs it with `kept`); no
+ * instance's worker runs it meanwhile (a held mark in Redis renewed with the lease: a worker whose clock found
+ * the lease over, or that took it from the wait list such a worker moved it to, gives it back unrun). When `process` ends, the
  * job's data becomes `done` and the job is let run at once: `process` must finish a `done` job without doing
  * anything. Called again once released, it
  * stores the new `kept` (the next retry). `dueAt` (epoch ms): when `kept` is to go on; a stop that cuts
@@ -264,10 +266,16 @@ return 1
  * when that runs ahead, as its own worker judges a delayed job due on its own clock (BullMQ's), and would
  * otherwise take back the job it holds. The score is BullMQ's
  * (the due time in ms, times 0x1000), and the queue's marker KEYS[2] is set to the first due time, as BullMQ
- * sets it when it delays a job, so a worker waiting for one wakes then. A job no longer delayed (taken
- * meanwhile) is left as it is: returns 0.
+ * sets it when it delays a job, so a worker waiting for one wakes then. The job's held mark KEYS[3] (that
+ * the instance ARGV[4] holds it outside its slot) is set to expire ARGV[2] ms from now on Redis's clock,
+ * first of all, unless another instance holds the job now (it took the job over and released it in its turn):
+ * it stands while the job is not delayed too (moved to the wait list by a worker whose clock found the lease
+ * over), so any worker that takes it gives it back. A job no longer delayed (taken meanwhile) is otherwise
+ * left as it is: returns 0.
  */
 const LEASE_SCRIPT = `
+local h = redis.call('GET', KEYS[3])
+if not h or h == ARGV[4] then redis.call('SET', KEYS[3], ARGV[4], 'PX', ARGV[2]) end
 if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
 local t = redis.call('TIME')
 local now = math.max(tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000), tonumber(ARGV[3]))
@@ -277,13 +285,43 @@ if first[2] then redis.call('ZADD', KEYS[2], math.floor(tonumber(first[2]) / 0x1
 return 1
 `;
 
+/**
+ * What a worker that took a job (its hash KEYS[2]) learns of its held mark KEYS[1]: `{ms, now}` while an
+ * instance holds it outside its slot (`ms`: what is left of that instance's lease; `now`: Redis's time in
+ * epoch ms), else `{0, now, data}` with the job's data as Redis has it now: the holder writes its `done`
+ * mark before it lets the job go, so a worker that took the job just before reads what it is to run.
+ */
+const HELD_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local ms = redis.call('PTTL', KEYS[1])
+if ms > 0 then return {ms, now} end
+return {0, now, redis.call('HGET', KEYS[2], 'data')}
+`;
+
+/** The held mark KEYS[1] removed when this instance (ARGV[1]) set it: its job is let go. */
+const LET_GO_SCRIPT = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+return redis.call('DEL', KEYS[1])
+`;
+
 /** What the drop of a finished job reads and clears: the job, its queue's finished sets, its logs, its `added` mark. */
 type FinishedKeys = readonly [job: string, completed: string, failed: string, logs: string, added: string];
 
 type DropRedis = Redis & {
   svcDropFinished(...args: [...FinishedKeys, renewAfterMs: number, jobId: string]): Promise<number>;
   svcForgetFinished(...args: [...FinishedKeys, record: string, jobId: string]): Promise<number>;
-  svcLease(delayed: string, marker: string, jobId: string, ms: number, instanceNow: number): Promise<number>;
+  svcLease(
+    delayed: string,
+    marker: string,
+    held: string,
+    jobId: string,
+    ms: number,
+    instanceNow: number,
+    instance: string,
+  ): Promise<number>;
+  svcHeld(held: string, job: string): Promise<[number, number, string | null | undefined]>;
+  svcLetGo(held: string, instance: string): Promise<number>;
 };
 
 type RecordDropRedis = Redis & {
@@ -387,7 +425,9 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
   const producer = new Redis<"legacy">(options.url, optionsForUrl(options.url, queueOptions("producer")));
   producer.defineCommand("svcDropFinished", { numberOfKeys: 5, lua: DROP_FINISHED_SCRIPT });
   producer.defineCommand("svcForgetFinished", { numberOfKeys: 6, lua: FORGET_FINISHED_SCRIPT });
-  producer.defineCommand("svcLease", { numberOfKeys: 2, lua: LEASE_SCRIPT });
+  producer.defineCommand("svcLease", { numberOfKeys: 3, lua: LEASE_SCRIPT });
+  producer.defineCommand("svcHeld", { numberOfKeys: 2, lua: HELD_SCRIPT });
+  producer.defineCommand("svcLetGo", { numberOfKeys: 1, lua: LET_GO_SCRIPT });
   health.watch(`${options.name} producer`, producer);
   const queue = new Queue<T>(options.name, { connection: producer, prefix });
   // The connections' own events report an outage (once); BullMQ repeats them per call.
@@ -400,6 +440,9 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
       { queue: options.name, err: String(err) },
       `[state] ${options.name} queue: a close did not end; the stop goes on without it`,
     );
+  /** This instance, as its held marks name it. */
+  const instance = randomUUID();
+  const heldKey = (id: string) => keys.held(options.name, id);
   /**
    * The delayed job `id` due `ms` from now on Redis's clock or this instance's, whichever reads later
    * (`LEASE_SCRIPT`): false when it is no longer delayed. A worker takes a delayed job once its own clock
@@ -407,15 +450,50 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
    * others (which took the job over while its delivery still waited to retry here), and one timed on Redis's
    * clock alone was over at once for this instance's own worker when its clock ran ahead by more than the
    * lease (which took the job back, released it again and delivered the reply once a copy, up to the cap).
+   * Its held mark is renewed with it (on Redis's clock), delayed or not.
    */
   const renewLease = async (id: string, ms: number): Promise<boolean> =>
     (await (producer as DropRedis).svcLease(
       queue.keys.delayed as string,
       queue.keys.marker as string,
+      heldKey(id),
       id,
       Math.max(0, Math.round(ms)),
       Date.now(),
+      instance,
     )) === 1;
+  /**
+   * The held mark of the job `id` removed, when this instance set it (another that took the job over and
+   * released it in its turn holds it now): a worker that takes the job from here on runs it. Never rejects: a
+   * mark left expires with its lease, no longer renewed.
+   */
+  const letGo = (id: string | undefined): Promise<void> =>
+    id === undefined
+      ? Promise.resolve()
+      : (producer as DropRedis).svcLetGo(heldKey(id), instance).then(
+          () => {},
+          (err: unknown) =>
+            logger.debug({ queue: options.name, job: id, err: String(err) }, "[state] held mark not removed"),
+        );
+  /**
+   * How long an instance (this one included) still holds the job a worker took outside its slot (ms, its
+   * lease's rest) and when that ends on this instance's clock, or undefined when none does: then the job's
+   * data is set to what Redis holds now (what its holder left it with, `done` once its delivery ended). A job
+   * taken for the first time is held by none (a job is held once a worker took it and released it). Undefined
+   * when Redis does not answer too: the job runs, as it did before any instance looked.
+   */
+  const heldElsewhere = async (job: Job<T>): Promise<number | undefined> => {
+    if (job.id === undefined || job.attemptsStarted < 2) return undefined;
+    try {
+      const [ms, now, data] = await (producer as DropRedis).svcHeld(heldKey(job.id), `${queueKey}:${job.id}`);
+      // A time certainly in the future on this instance's clock, as `leaseEndsAt`'s.
+      if (ms > 0) return Date.now() + Math.max(0, now - Date.now()) + ms;
+      if (typeof data === "string") job.data = JSON.parse(data) as T;
+    } catch (err) {
+      logger.debug({ queue: options.name, job: job.id, err: String(err) }, "[state] held mark not read");
+    }
+    return undefined;
+  };
   /** How far Redis's clock is ahead of this instance's (ms; behind when negative). */
   const redisAhead = async (): Promise<number> => {
     const [seconds, micros] = await producer.time();
@@ -443,12 +521,6 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
   let capSaid = false;
   const outsideCap = options.outsideCap ?? OUTSIDE_CAP;
   const leaseMs = options.stall?.lockDurationMs ?? LEASE_MS;
-  /**
-   * The ids of the jobs released from their slots whose `process` goes on here, until their `done` mark is
-   * written (or this instance's stop hands them on): a worker of this instance that takes one gives it back
-   * unrun, its lease set again.
-   */
-  const heldOutside = new Set<string>();
   /**
    * Released jobs whose `process` ended here and whose `done` mark Redis has not taken yet (refused: full,
    * read-only; or unanswered: the connection lost), each with what writes it again now and what gives it up
@@ -510,7 +582,6 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
         clearInterval(renew);
         clearInterval(retry);
         unmarked.delete(job);
-        if (job.id !== undefined) heldOutside.delete(job.id);
         resolve();
       };
       const write = async () => {
@@ -518,6 +589,10 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
         writing = true;
         try {
           await job.updateData(done);
+          // Whoever takes it now only finishes it: no longer held (its lease and mark no longer renewed, the
+          // mark removed after any renewal sent before on the same connection), so a worker runs it.
+          clearInterval(renew);
+          await letGo(job.id);
           // A lease that ran out meanwhile let a worker move the job on already: with `done`, it only finishes it.
           await job.promote().catch((err: unknown) => {
             if (!NOT_DELAYED.test(String(err))) throw err;
@@ -579,8 +654,8 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
       outside -= 1;
       if (finished) return markDone(job, held.done, renew);
       clearInterval(renew);
-      if (job.id !== undefined) heldOutside.delete(job.id);
-      // Cut short by this instance's stop: handed on once its worker is closed (which might take it again).
+      // Cut short by this instance's stop: handed on once its worker is closed (which might take it again),
+      // its held mark removed then.
       handOn.push({ id: job.id, dueAt: held.dueAt });
       return Promise.resolve();
     };
@@ -717,18 +792,20 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
             await job.moveToDelayed(Date.now(), token);
             throw new DelayedError();
           }
-          if (job.id !== undefined && heldOutside.has(job.id)) {
-            // Its delivery goes on here outside its slot (its lease found due on this instance's clock: a step
-            // forward past it): given back unrun under its lease, not delivered a second time.
+          const heldUntil = await heldElsewhere(job);
+          if (heldUntil !== undefined) {
+            // Its delivery goes on outside its slot on an instance (this one or another), found due by a worker
+            // whose clock read its lease over (stepped forward past it, or moved to the wait list by such a
+            // worker, where any instance takes it): given back unrun for the rest of the lease, which its
+            // holder renews, not delivered a second time. Its holder killed, the lease runs out as before.
             logger.debug(
               { queue: options.name, job: job.id },
-              "[state] a job this instance holds outside its slot was taken again: given back unrun",
+              "[state] a job an instance holds outside its slot was taken: given back unrun",
             );
-            // Redis's clock unread, a lease on this one's (as it did not answer, the move most likely fails too).
-            await job.moveToDelayed(await leaseEndsAt().catch(() => Date.now() + leaseMs), token);
-            // Its delivery ended meanwhile, its done mark written: let run for any worker to finish it (or,
-            // not let run, finished by one once its lease is over).
-            if (!heldOutside.has(job.id))
+            await job.moveToDelayed(heldUntil, token);
+            // Its delivery ended meanwhile, its done mark written: let run for any worker to finish it (its
+            // holder lets it run too once the mark is gone, should it have read it delayed only after).
+            if ((await producer.exists(heldKey(job.id as string)).catch(() => 1)) === 0)
               await job
                 .promote()
                 .catch((err: unknown) =>
@@ -757,16 +834,17 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
                 capSaid = true;
                 return false;
               }
-              // Held here from before its move: a worker of this instance that took it would give it back unrun.
-              if (job.id !== undefined) heldOutside.add(job.id);
               try {
+                // Held here from before its move: a worker of any instance that took it gives it back unrun.
+                if (job.id !== undefined)
+                  await producer.set(heldKey(job.id), instance, "PX", Math.max(1, Math.round(leaseMs)));
                 // Stored first: the job is delayed only once it holds what it goes on with. Its lease ends a
                 // lease from now on Redis's clock or this instance's, whichever reads later (`leaseEndsAt`):
                 // BullMQ delays it on this instance's clock, so the move is timed on the difference.
                 await job.updateData(kept);
                 await job.moveToDelayed(await leaseEndsAt(), token);
               } catch (err) {
-                if (job.id !== undefined) heldOutside.delete(job.id);
+                await letGo(job.id);
                 logger.debug({ queue: options.name, job: job.id, err: String(err) }, "[state] slot kept");
                 return false;
               }
@@ -961,10 +1039,14 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
         // until then, no instance saw it, and a reply to the same chat went out between a message's parts.
         const handing = handOn.splice(0).map(async ({ id, dueAt }) => {
           const job = id === undefined ? undefined : await queue.getJob(id);
-          if (job === undefined || job.id === undefined || !(await job.isDelayed())) return;
-          if (dueAt !== undefined && options.handedOn !== undefined)
+          if (job === undefined || job.id === undefined) return;
+          // In the wait list already (a worker's clock found its lease over), it goes on as it is.
+          const delayed = await job.isDelayed();
+          if (delayed && dueAt !== undefined && options.handedOn !== undefined)
             await job.updateData(options.handedOn(job.data, await redisAhead()));
-          await job.promote();
+          // No longer held here: the worker that takes it runs it.
+          await letGo(job.id);
+          if (delayed) await job.promote();
         });
         await withTimeout(Promise.all(handing), CLOSE_WAIT_MS, "hand on").catch(wentOn);
         // Of the idle workers, Redis tells one when a job is stored or a delayed one falls due (BullMQ's
