@@ -788,10 +788,7 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
         // Two parameters: BullMQ then makes no AbortController per job (its signal is only for
         // `cancelJob`, which svc never calls); every run gets a signal that follows this instance's stop, as in memory.
         async (job, token) => {
-          if (givingBack && !abort.signal.aborted) {
-            await job.moveToDelayed(Date.now(), token);
-            throw new DelayedError();
-          }
+          // First: a stop's give-back (below) would make it due at once, not under its holder's lease.
           const heldUntil = await heldElsewhere(job);
           if (heldUntil !== undefined) {
             // Its delivery goes on outside its slot on an instance (this one or another), found due by a worker
@@ -811,6 +808,10 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
                 .catch((err: unknown) =>
                   logger.debug({ queue: options.name, job: job.id, err: String(err) }, "[state] not let run"),
                 );
+            throw new DelayedError();
+          }
+          if (givingBack && !abort.signal.aborted) {
+            await job.moveToDelayed(Date.now(), token);
             throw new DelayedError();
           }
           running += 1;

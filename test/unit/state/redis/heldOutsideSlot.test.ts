@@ -106,4 +106,98 @@ describe("a delivery waiting to retry outside its slot, taken by another instanc
       await Promise.all([a.close(1000), b.close(1000)]);
     }
   });
+
+  it("taken by a fetch under way as another instance's stop drains is given back under its holder's lease, not made due at once", async () => {
+    const keys = redisKeys(`ho${randomUUID()}`);
+    const deliveries: string[] = [];
+    const gates = new Map<string, () => void>();
+    const gate = (n: string) =>
+      new Promise<void>((resolve) => {
+        gates.set(n, resolve);
+      });
+    const open = (n: string) => gates.get(n)?.();
+    const make = (by: string, concurrency: number) =>
+      createSharedQueue<Data>({
+        url: own.server.url,
+        name: "runs",
+        keys,
+        health: createRedisHealth("test", silentLogger()),
+        logger: silentLogger(),
+        concurrency,
+        // A 6 s lease (30 s by default), renewed every 2 s.
+        stall: { lockDurationMs: 6000, stalledIntervalMs: 500 },
+        async process(data, _signal, _job, _token, slot) {
+          if (data.done === true) return;
+          if (data.kept === true) {
+            deliveries.push(`${by}:${data.n} (stored reply)`);
+            return;
+          }
+          if (data.n !== "hold") return gate(`${by}:${data.n}`);
+          deliveries.push(`${by}:hold first attempt`);
+          await slot.release({ ...data, kept: true }, { ...data, done: true });
+          await gate("hold");
+          deliveries.push(`${by}:hold retry delivered by its holder`);
+        },
+      });
+    // B has a slot free while it runs y, so its worker waits for a job as its stop begins.
+    const [a, b] = [make("A", 1), make("B", 2)];
+    const hold = jobIdOf("hook:hold");
+    const state = (key: string) => a.queue.getJobState(jobIdOf(key));
+    /** How long until hold is due, on Redis's clock (ms). */
+    const dueIn = async () => {
+      const score = await own.redis.zscore(`${keys.bullPrefix()}:runs:delayed`, hold);
+      const [seconds, micros] = await own.redis.time();
+      return (
+        Math.floor(Number(score) / 0x1000) - (Number(seconds) * 1000 + Math.floor(Number(micros) / 1000))
+      );
+    };
+    let closing: Promise<void> | undefined;
+    try {
+      await a.enqueue("hook:hold", { n: "hold" });
+      a.start();
+      await vi.waitFor(async () => expect(await state("hook:hold")).toBe("delayed"), {
+        timeout: 10_000,
+        interval: 10,
+      });
+      await a.enqueue("hook:busyA", { n: "busyA" });
+      await vi.waitFor(() => expect(gates.has("A:busyA")).toBe(true), { timeout: 10_000, interval: 10 });
+      b.start();
+      await b.enqueue("hook:y", { n: "y" });
+      await vi.waitFor(() => expect(gates.has("B:y")).toBe(true), { timeout: 10_000, interval: 10 });
+      // B's worker waits for a job (the only client blocked: A's one slot is taken).
+      await vi.waitFor(
+        async () => expect(await own.redis.info("clients")).toMatch(/blocked_clients:1\r?\n/),
+        {
+          timeout: 10_000,
+          interval: 10,
+        },
+      );
+      // B's stop begins (its drain waits for y), and hold is let run, as a worker whose clock read its lease
+      // over would take it: the fetch B's worker had under way takes it.
+      closing = b.close(20_000);
+      await (await a.queue.getJob(hold))?.promote();
+      await vi.waitFor(
+        async () => {
+          expect(Number(await own.redis.hget(`${keys.bullPrefix()}:runs:${hold}`, "ats"))).toBe(2);
+          expect(await state("hook:hold")).toBe("delayed");
+        },
+        { timeout: 10_000, interval: 10 },
+      );
+      // Set aside for the rest of its lease (6 s less at most 2 s since its last renewal), not due at once.
+      expect(await dueIn()).toBeGreaterThan(3000);
+      expect(deliveries).toEqual(["A:hold first attempt"]);
+      open("B:y");
+      await closing;
+      open("hold");
+      open("A:busyA");
+      await vi.waitFor(async () => expect(await state("hook:hold")).toBe("completed"), {
+        timeout: 10_000,
+        interval: 20,
+      });
+      expect(deliveries).toEqual(["A:hold first attempt", "A:hold retry delivered by its holder"]);
+    } finally {
+      for (const resolve of gates.values()) resolve();
+      await Promise.all([a.close(1000), closing ?? b.close(1000)]);
+    }
+  });
 });
