@@ -24,6 +24,7 @@ import {
 } from "../../machines/mcpConnection.js";
 import { sessionRequestFailure } from "./callErrors.js";
 import { CallQueue, type QueueWait } from "./callQueue.js";
+import { endStreak, logFailure, noStreak } from "./failureStreak.js";
 import type { HubOptions } from "./hubOptions.js";
 import { findTool, liveTool, noLongerOffered } from "./liveTool.js";
 import {
@@ -472,7 +473,7 @@ export class McpHub {
         // retry (it is not started twice), and the report waits for its outcome as for any retry.
         if (notConnected || retrying(rt)) {
           // The user acted (and wants to know whether it helped): the same failure is warned about again.
-          rt.warnedFailure = undefined;
+          rt.streak.warnedFailure = undefined;
           summary.retried.push(name);
           this.awaitConnect(rt, "retry");
         }
@@ -672,8 +673,7 @@ export class McpHub {
       stderrSoFar: [],
       stdoutSoFar: [],
       loggedCollisions: new Set(),
-      failures: 0,
-      warnedFailure: undefined,
+      streak: noStreak(),
       samplingTimes,
     } as Omit<Runtime, "actor"> as Runtime;
     holder.rt = rt;
@@ -699,12 +699,16 @@ export class McpHub {
         if (recycles && !recycling)
           this.options.logger.info({ server: name }, recycledLine(name, entry, snapshot.context.recycledBy));
         recycling = recycles;
-        const key = `${connectionState(snapshot)}|${snapshot.context.lastError ?? ""}|${rt.toolset.tools.length}`;
+        // Its connection stayed up STABLE_CONNECTION_MS (the backoff starts over) or was recycled: the
+        // failures before it are one streak, ended now (a context change only, so before the key's check).
+        const state = connectionState(snapshot);
+        if (rt.streak.failures > 0 && snapshot.context.downAs === undefined)
+          endStreak(rt.streak, this.options.logger, name, state === "connected");
+        const key = `${state}|${snapshot.context.lastError ?? ""}|${rt.toolset.tools.length}`;
         if (key === last) return;
         last = key;
         // A lost connection is worth a line too, not only a failed reconnect (a server restart that
         // succeeds at once would otherwise leave no trace).
-        const state = connectionState(snapshot);
         if (state !== "connecting" && state !== "reconnecting") this.reloadConnects.delete(rt);
         if (state !== "connecting" && !this.settledOnce.has(rt)) {
           this.settledOnce.add(rt);
@@ -712,12 +716,10 @@ export class McpHub {
         }
         if (snapshot.context.lastError !== undefined && (state === "failed" || state === "reconnecting")) {
           const line = `[mcp] ${serverScoped(name, snapshot.context.lastError)}${state === "reconnecting" ? " — reconnecting" : ""}`;
-          rt.failures += 1;
           // Once per failure streak: a server that fails the same way at each backoff retry (a command not
-          // found) would otherwise repeat it all day; a different failure is said at once.
-          if (line === rt.warnedFailure) this.options.logger.debug({ server: name }, line);
-          else this.options.logger.warn({ server: name }, line);
-          rt.warnedFailure = line;
+          // found, a process crashing after each handshake) would otherwise repeat it all day; a different
+          // failure is said at once.
+          logFailure(rt.streak, this.options.logger, name, line);
         }
         this.options.onStatus?.(this.status());
       },
@@ -808,7 +810,7 @@ function stillConnecting(rt: Runtime): boolean {
  * not connected since: a server that was not connected, being tried again.
  */
 function retrying(rt: Runtime): boolean {
-  return connectionState(rt.actor.getSnapshot()) === "connecting" && rt.failures > 0;
+  return connectionState(rt.actor.getSnapshot()) === "connecting" && rt.streak.failures > 0;
 }
 
 /**

@@ -31,6 +31,7 @@ import {
 } from "../../machines/mcpConnection.js";
 import { isConnectionClosed, isRequestTimeout, sessionRequestFailure } from "./callErrors.js";
 import type { CallQueue, QueueWait } from "./callQueue.js";
+import { type FailureStreak, logConnected } from "./failureStreak.js";
 import type { HubOptions } from "./hubOptions.js";
 import { logServerMessage } from "./serverLog.js";
 import { serverRequestHandlers } from "./serverRequests.js";
@@ -92,12 +93,11 @@ export interface Runtime {
   /** Collisions among its own tools already logged: each is reported once, not at every listing or reconnect. */
   readonly loggedCollisions: Set<string>;
   /**
-   * Failed connects and lost connections since it was last connected, and the failure last logged at WARN
-   * among them: the same one again (a missing command at every backoff retry) is logged at DEBUG, and the
-   * next connect says how many there were.
+   * Failed connects and lost connections since its connection last stayed up 30 s, and how they were logged:
+   * the same failure again (a missing command at every backoff retry, a process that crashes after each
+   * handshake) is logged at DEBUG, and a connect says how many there were.
    */
-  failures: number;
-  warnedFailure: string | undefined;
+  readonly streak: FailureStreak;
   /** Its sampling requests of the last minute (`sampling.max_requests_per_minute`), across its connects. */
   readonly samplingTimes: number[];
 }
@@ -310,12 +310,9 @@ export async function connectRuntime(
     // Changed again meanwhile: listed after the connect, as any later notification is.
     if (changedWhileListing) refresh();
     rt.era = session.era;
-    logger.info(
-      { server: rt.name, era: session.era, tools: rt.toolset.tools.length },
-      `[mcp] ${rt.name}: connected${rt.failures === 0 ? "" : ` again after ${rt.failures} failure${rt.failures === 1 ? "" : "s"}`}`,
-    );
-    rt.failures = 0;
-    rt.warnedFailure = undefined;
+    // The streak goes on until the connection has stayed up 30 s (the hub ends it): one lost sooner (a
+    // server crashing after each handshake) is no new failure to warn about, nor this a recovery at each crash.
+    logConnected(rt.streak, logger, rt.name, { era: session.era, tools: rt.toolset.tools.length });
     return { session, toolCount: rt.toolset.tools.length };
   } catch (err) {
     await session.close().catch(() => undefined);

@@ -1,0 +1,79 @@
+import { describe, expect, it, vi } from "vitest";
+import { SimulatedClock } from "xstate";
+import { STABLE_CONNECTION_MS } from "../../../src/machines/mcpConnection.js";
+import { captureLogger } from "../../fakes/logCapture.js";
+import { stdioEntry, useHubs } from "./harness.js";
+
+const ctx = useHubs();
+
+/** pino's level names by number, as the gateway log writes them. */
+const LEVELS: Record<number, string> = { 20: "debug", 30: "info", 40: "warn", 50: "error" };
+
+/**
+ * A real SDK stdio server that answers the handshake and exits a moment later, at every start: its crashes
+ * are one failure streak until a connection stays up 30 s (as the backoff and svc_mcp_servers count it), so
+ * the log says the loss at WARN and the connect after it at INFO once, and the repeats at DEBUG, with the
+ * streak's real count; the connection that stays up ends the streak, said at INFO with the count, and the
+ * next crash is warned about again. The backoff and the 30 s run on a simulated clock.
+ */
+describe("a server that crashes right after each handshake", { timeout: 60_000 }, () => {
+  it("is logged once per failure streak, not a WARN and an INFO at every crash", async () => {
+    const log = captureLogger();
+    const clock = new SimulatedClock();
+    // The connection machine's own state (the status shows its backoff as reconnecting too).
+    let machineState: unknown;
+    const h = ctx.hub(
+      ctx.home,
+      { loop: stdioEntry("legacy", {}, ["--crash-after-ms", "1500"]) },
+      {
+        logger: log.logger,
+        clock,
+        inspect: (event) => {
+          const value = (event as { snapshot?: { value?: unknown } }).snapshot?.value;
+          if (event.type === "@xstate.snapshot" && value !== undefined) machineState = value;
+        },
+      },
+    );
+    const lines = () =>
+      log
+        .lines()
+        .map((line) => JSON.parse(line) as { level: number; msg: string })
+        .filter((l) => l.msg.startsWith("[mcp] ") && l.msg.includes("loop"))
+        .map((l) => [LEVELS[l.level] ?? String(l.level), l.msg] as const);
+    const connects = () => lines().filter(([, msg]) => msg.includes(": connected")).length;
+    const wait = { timeout: 10_000, interval: 10 };
+    /** Waits for the crash's backoff, then ends it: the retry connects. */
+    const retry = async () => {
+      const before = connects();
+      await vi.waitFor(() => expect(machineState).toBe("backoff"), wait);
+      clock.increment(300_000);
+      await vi.waitFor(() => expect(connects()).toBe(before + 1), wait);
+    };
+
+    await vi.waitFor(() => expect(connects()).toBe(1), wait);
+    for (let crash = 1; crash <= 3; crash++) await retry();
+    // The third retry's connection stays up 30 s (before the process exits, 1.5 s after its handshake).
+    await vi.waitFor(() => expect(h.status()[0]?.state).toBe("connected"), wait);
+    expect(h.gaugeStates()).toEqual(["reconnecting"]);
+    clock.increment(STABLE_CONNECTION_MS);
+    expect(h.gaugeStates()).toEqual(["connected"]);
+    await retry();
+
+    const said = lines();
+    const lost = said[1]?.[1] as string;
+    expect(lost).toMatch(/^\[mcp\] mcp_servers\.loop: .*exited \(code 7\).* — reconnecting$/);
+    expect(said).toEqual([
+      ["info", "[mcp] loop: connected"],
+      ["warn", lost],
+      ["info", "[mcp] loop: connected again after 1 failure"],
+      ["debug", lost],
+      ["debug", "[mcp] loop: connected again after 2 failures"],
+      ["debug", lost],
+      ["debug", "[mcp] loop: connected again after 3 failures"],
+      ["info", "[mcp] loop: connected again after 3 failures (up 30 s since its last connect)"],
+      // A new streak: its first crash is warned about again.
+      ["warn", lost],
+      ["info", "[mcp] loop: connected again after 1 failure"],
+    ]);
+  });
+});
