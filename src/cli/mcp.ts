@@ -66,7 +66,13 @@ import {
 } from "./mcp/edit.js";
 import { collectEnv } from "./mcp/envOption.js";
 import { loadForProfile, refuseListProfile } from "./mcp/profileConfig.js";
-import { endedByStop, liveProfileHubs, printProfileReloads, stillConnecting } from "./mcp/profileReloads.js";
+import {
+  endedByStop,
+  liveProfileHubs,
+  outcomesSince,
+  printProfileReloads,
+  stillConnecting,
+} from "./mcp/profileReloads.js";
 import { reloadSummaryText } from "./mcp/reloadSummary.js";
 import { servedRoutes } from "./mcp/servedRoutes.js";
 import { detail } from "./mcp/statusDetail.js";
@@ -684,8 +690,10 @@ async function reloadGateway(options: { wait?: string }): Promise<void> {
         await new Promise((resolve) => setTimeout(resolve, 100));
         const now = readStatusFile(loaded.paths.mcpCache);
         servers = now?.servers ?? servers;
-        // The same report, with the servers whose connect the stop ended, once it has.
+        // The same report, with its connects' outcomes and the servers whose connect the stop ended, once it
+        // has; a later reload's report (another SIGHUP) gives the outcomes of the connects it waits for too.
         if (now?.lastReload?.at === report.at) report = now.lastReload;
+        else if (now?.lastReload !== undefined) report = outcomesSince(report, now.lastReload);
         since = stoppingSince();
       }
       const stopped = endedByStop(report, servers, since !== undefined);

@@ -82,16 +82,18 @@ export function agentSampler(runner: () => AgentRunner): SamplingRunner {
 }
 
 /**
- * The reload's report, with the servers it connected, reconnected or tried again whose connect the gateway's
- * stop ended before they connected (`svc mcp reload` waits for their outcome, and says so of them).
+ * The reload's report, with how the connect of each server it connected, reconnected or tried again first
+ * ended (`svc mcp reload` waits for these outcomes and prints them), and those whose connect the gateway's
+ * stop ended before they connected (it says so of them).
  */
-function withEndedByStop(
+function reloadReport(
   reload: NonNullable<StatusFile["lastReload"]>,
   hub: McpHub,
 ): NonNullable<StatusFile["lastReload"]> {
   const own = [...reload.added, ...reload.changed, ...(reload.enabled ?? []), ...(reload.retried ?? [])];
   const ended = hub.reloadConnectsEndedByStop().filter((name) => own.includes(name));
-  return ended.length === 0 ? reload : { ...reload, endedByStop: ended };
+  const outcomes = hub.reloadConnectOutcomes(own);
+  return { ...reload, outcomes, ...(ended.length === 0 ? {} : { endedByStop: ended }) };
 }
 
 /** How often a status file that could not be written is tried again. */
@@ -128,7 +130,7 @@ export function startGatewayMcp(options: GatewayMcpOptions): GatewayMcp {
         pid: process.pid,
         updatedAt: new Date().toISOString(),
         servers: hub.status(),
-        ...(lastReload === undefined ? {} : { lastReload: withEndedByStop(lastReload, hub) }),
+        ...(lastReload === undefined ? {} : { lastReload: reloadReport(lastReload, hub) }),
         ...(lastRefusedReload === undefined ? {} : { lastRefusedReload }),
       });
     } catch (err) {

@@ -11,7 +11,7 @@ import type { StreamRefusal } from "../../io/mcp/pacedStreams.js";
 import { renderedFingerprint, renderToolsPolicy } from "../../io/mcp/render.js";
 import { readSchemaCache } from "../../io/mcp/schemaCache.js";
 import type { McpSession } from "../../io/mcp/session.js";
-import type { ReloadSummary, ServerStatus } from "../../io/mcp/statusFile.js";
+import type { ReloadConnectOutcome, ReloadSummary, ServerStatus } from "../../io/mcp/statusFile.js";
 import { EXIT_GRACE_MS } from "../../io/mcp/stdioTransport.js";
 import {
   type Connected,
@@ -157,6 +157,11 @@ export class McpHub {
   private readonly reloadConnects = new Map<Runtime, ReloadConnect>();
   /** The servers of `reloadConnects` that the stop ended before they connected. */
   private endedByStop: readonly string[] = [];
+  /**
+   * How the connect each server's latest reload waited for first ended, by server (`connecting` while under
+   * way): the report says it, however the server fares after (one crashing right after its handshake).
+   */
+  private readonly reloadOutcomes = new Map<string, ReloadConnectOutcome>();
 
   constructor(private readonly options: HubOptions) {
     this.servers = options.servers;
@@ -433,7 +438,7 @@ export class McpHub {
   }
 
   private async applyServers(servers: Readonly<Record<string, McpServerEntry>>): Promise<ReloadSummary> {
-    const summary: { [K in keyof Required<Omit<ReloadSummary, "endedByStop">>]: string[] } = {
+    const summary: { [K in keyof Required<Omit<ReloadSummary, "endedByStop" | "outcomes">>]: string[] } = {
       added: [],
       removed: [],
       changed: [],
@@ -559,9 +564,29 @@ export class McpHub {
     return this.endedByStop;
   }
 
+  /**
+   * Of `servers` (a reload's), how the connect their reload waited for first ended, or that it is under way;
+   * none for a server whose connect it did not wait for (lazy, disabled).
+   */
+  reloadConnectOutcomes(servers: readonly string[]): Record<string, ReloadConnectOutcome> {
+    const outcomes: Record<string, ReloadConnectOutcome> = {};
+    for (const name of servers) {
+      const outcome = this.reloadOutcomes.get(name);
+      if (outcome !== undefined) outcomes[name] = outcome;
+    }
+    return outcomes;
+  }
+
   /** `rt`'s connect, started or tried again by a reload, is followed until it connects or fails. */
   private awaitConnect(rt: Runtime, how: ReloadConnect): void {
-    if (stillConnecting(rt)) this.reloadConnects.set(rt, how);
+    if (stillConnecting(rt)) {
+      this.reloadConnects.set(rt, how);
+      this.reloadOutcomes.set(rt.name, { state: "connecting" });
+      return;
+    }
+    const outcome = settledOutcome(rt.actor.getSnapshot());
+    if (outcome === undefined) this.reloadOutcomes.delete(rt.name);
+    else this.reloadOutcomes.set(rt.name, outcome);
   }
 
   private runtime(server: string): Runtime {
@@ -709,7 +734,12 @@ export class McpHub {
         last = key;
         // A lost connection is worth a line too, not only a failed reconnect (a server restart that
         // succeeds at once would otherwise leave no trace).
-        if (state !== "connecting" && state !== "reconnecting") this.reloadConnects.delete(rt);
+        // The first outcome of a connect a reload waited for: its report says it (a server that crashes right
+        // after its handshake is out of connecting a moment only at each retry).
+        if (state !== "connecting" && state !== "reconnecting" && this.reloadConnects.delete(rt)) {
+          const outcome = settledOutcome(snapshot);
+          if (outcome !== undefined && this.runtimes.get(name) === rt) this.reloadOutcomes.set(name, outcome);
+        }
         if (state !== "connecting" && !this.settledOnce.has(rt)) {
           this.settledOnce.add(rt);
           this.rebuild();
@@ -798,6 +828,17 @@ function renderedAnew(rt: Runtime, scope: InterpolationScope): boolean {
 
 /** What a reload did to a server whose connect it waits for: connected it, reconnected it or tried it again. */
 type ReloadConnect = "connect" | "reconnect" | "retry";
+
+/** A connect's outcome a reload's report gives: connected, or failed with why (none for another state). */
+function settledOutcome(
+  snapshot: ReturnType<Runtime["actor"]["getSnapshot"]>,
+): ReloadConnectOutcome | undefined {
+  const state = connectionState(snapshot);
+  if (state === "connected") return { state };
+  if (state !== "failed") return undefined;
+  const { lastError } = snapshot.context;
+  return lastError === undefined ? { state } : { state, lastError };
+}
 
 /** A connect under way, or one a server that lost its connection waits to make (closing it, a backoff). */
 function stillConnecting(rt: Runtime): boolean {

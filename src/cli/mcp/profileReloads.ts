@@ -1,7 +1,7 @@
 import { DEFAULT_PROFILE, svcPaths } from "../../config/paths.js";
 import { type ReloadSummary, readStatusFile, type ServerStatus } from "../../io/mcp/statusFile.js";
 import { existingProfiles } from "../../io/profiles.js";
-import { reloadSummaryText } from "./reloadSummary.js";
+import { asFirstOutcomes, reloadSummaryText } from "./reloadSummary.js";
 
 /**
  * The named profiles whose own MCP connections gateway `pid` holds (opened at a first run of the profile,
@@ -41,9 +41,11 @@ function reloadSince(cacheDir: string, sentAt: number): { report?: ReloadReport;
 /**
  * Whether a server the reload (re)started or tried again is still connecting: its outcome is waited for,
  * so a connect that failed is not printed as a reconnect (one still closing its lost session connects
- * once that is done).
+ * once that is done). The report's outcomes say when each connect first ended, so a server that crashes
+ * right after its handshake, or one failed and retried in its backoff, is not waited for again.
  */
-export function stillConnecting(reload: ReloadSummary, servers: readonly ServerStatus[]): boolean {
+export function stillConnecting(reload: ReloadSummary, statuses: readonly ServerStatus[]): boolean {
+  const servers = asFirstOutcomes(reload, statuses);
   const started = new Set([...reload.added, ...reload.changed, ...(reload.enabled ?? [])]);
   const retried = new Set(reload.retried ?? []);
   return servers.some(
@@ -54,15 +56,34 @@ export function stillConnecting(reload: ReloadSummary, servers: readonly ServerS
 }
 
 /**
+ * `report` (the reload a command asked for) once a later reload has taken its place in the status file: a
+ * connect it still waits for takes its outcome from the later report, which waits for the same server's
+ * connect; one the later reload did not wait for is judged by its state, as in a report without outcomes.
+ */
+export function outcomesSince<R extends ReloadSummary>(report: R, later: ReloadSummary): R {
+  if (report.outcomes === undefined) return report;
+  const outcomes = { ...report.outcomes };
+  const newer = later.outcomes ?? {};
+  for (const [name, outcome] of Object.entries(outcomes)) {
+    if (outcome.state !== "connecting") continue;
+    const next = Object.hasOwn(newer, name) ? newer[name] : undefined;
+    if (next === undefined) delete outcomes[name];
+    else outcomes[name] = next;
+  }
+  return { ...report, outcomes };
+}
+
+/**
  * Of the servers the reload (re)started or tried again, those the gateway's stop ended before they connected:
  * named so by the gateway's report (written once the stop ended their connect), or, once the stop has begun
  * (`stopping`), still connecting. They are listed as not connected, not as reconnected (exit 1).
  */
 export function endedByStop(
   reload: ReloadSummary,
-  servers: readonly ServerStatus[],
+  statuses: readonly ServerStatus[],
   stopping: boolean,
 ): string[] {
+  const servers = asFirstOutcomes(reload, statuses);
   const reported = new Set(reload.endedByStop ?? []);
   const retried = new Set(reload.retried ?? []);
   const connecting = (name: string) => {

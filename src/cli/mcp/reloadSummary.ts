@@ -2,6 +2,25 @@ import type { ReloadSummary, ServerStatus } from "../../io/mcp/statusFile.js";
 import { detail } from "./statusDetail.js";
 
 /**
+ * The servers as the reload's report says the connects it waited for first ended: one that connected or
+ * failed is shown so, whatever it is by now (a server crashing right after each handshake is reconnecting
+ * most of the time; one that failed may be connecting again in its backoff retry). A connect still under way,
+ * a server whose connect the reload did not wait for, and a report without outcomes (from a gateway started
+ * before they were reported) leave its status as it is.
+ */
+export function asFirstOutcomes(reload: ReloadSummary, servers: readonly ServerStatus[]): ServerStatus[] {
+  const outcomes = reload.outcomes ?? {};
+  return servers.map((status) => {
+    const outcome = Object.hasOwn(outcomes, status.name) ? outcomes[status.name] : undefined;
+    if (outcome === undefined || outcome.state === "connecting") return status;
+    const { lastError: _, ...rest } = status;
+    return outcome.state === "failed" && outcome.lastError !== undefined
+      ? { ...rest, state: outcome.state, lastError: outcome.lastError }
+      : { ...rest, state: outcome.state };
+  });
+}
+
+/**
  * What `svc mcp reload` prints from the gateway's report. A changed server that restarts lazy (`lazy: true`
  * with a schema cache of the new entry) is not reconnected — it connects at its first call — so it is
  * listed apart from the changed servers that were; an added server that did not connect (disabled, or
@@ -9,15 +28,17 @@ import { detail } from "./statusDetail.js";
  * a changed server that stays `enabled: false` is listed as such, not as reconnected or stopped; a changed lazy
  * server that had not connected yet and is connected now is listed as such, not as reconnected. An
  * unchanged server that was not connected (failed, reconnecting, or connecting in a backoff retry) is tried
- * again by the reload: it is listed apart from the unchanged ones, with the outcome of that try. A server
+ * again by the reload: it is listed apart from the unchanged ones, with the outcome of that try. Each connect
+ * the reload waited for is listed by how it first ended (`asFirstOutcomes`). A server
  * the gateway's stop ended before it connected (`reload.endedByStop`) is listed as not connected, with why.
  */
 export function reloadSummaryText(
   pid: number,
   reload: ReloadSummary,
-  servers: readonly ServerStatus[],
+  statuses: readonly ServerStatus[],
   heading = `Gateway (pid ${pid}) reloaded mcp_servers:`,
 ): string {
+  const servers = asFirstOutcomes(reload, statuses);
   // A status file of a gateway started before `disabled` was reported has none.
   const disabled = reload.disabled ?? [];
   const stateOf = (name: string) => servers.find((s) => s.name === name)?.state;

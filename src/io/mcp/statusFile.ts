@@ -33,7 +33,19 @@ export interface ReloadSummary {
    * before they connected: written by the stop, absent until then.
    */
   readonly endedByStop?: string[];
+  /**
+   * Of the servers it added, enabled, changed or retried whose connect it waited for, how that connect first
+   * ended: `connecting` until it connects or fails (a server crashing right after its handshake is connected
+   * here, whatever it is by the time the report is read). Absent in the report of a gateway started before
+   * it was reported.
+   */
+  readonly outcomes?: Readonly<Record<string, ReloadConnectOutcome>>;
 }
+
+/** A connect a reload started or tried again: still under way, or how it first ended. */
+export type ReloadConnectOutcome =
+  | { readonly state: "connecting" | "connected" }
+  | { readonly state: "failed"; readonly lastError?: string };
 
 /** One server as `svc mcp list` and the inspector show it. */
 export interface ServerStatus {

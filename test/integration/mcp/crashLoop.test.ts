@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from "vitest";
 import { SimulatedClock } from "xstate";
 import { STABLE_CONNECTION_MS } from "../../../src/machines/mcpConnection.js";
 import { captureLogger } from "../../fakes/logCapture.js";
-import { stdioEntry, useHubs } from "./harness.js";
+import { entry, stdioEntry, useHubs } from "./harness.js";
 
 const ctx = useHubs();
 
@@ -75,5 +75,49 @@ describe("a server that crashes right after each handshake", { timeout: 60_000 }
       ["warn", lost],
       ["info", "[mcp] loop: connected again after 1 failure"],
     ]);
+  });
+});
+
+/**
+ * A reload that retries a crash-looping server beside one that never answers: the hub keeps how each retry
+ * first ended (what `svc mcp reload` prints), the loop's connect as connected although it is reconnecting
+ * again by the time the other one's connect_timeout has passed, and the other's as failed with why.
+ */
+describe("a reload's retry of a crash-looping server and a hung one", { timeout: 60_000 }, () => {
+  it("keeps each retry's first outcome, whatever the server does after", async () => {
+    const clock = new SimulatedClock();
+    const servers = {
+      loop: stdioEntry("legacy", {}, ["--crash-after-ms", "700"]),
+      hang: entry({ command: process.execPath, args: ["-e", "process.stdin.resume()"], connect_timeout: 5 }),
+    };
+    const h = ctx.hub(ctx.home, servers, { clock });
+    const state = (name: string) => h.status().find((s) => s.name === name)?.state;
+    const wait = { timeout: 10_000, interval: 10 };
+    await vi.waitFor(() => expect(state("loop")).toBe("connected"), wait);
+    // hang's connect_timeout passes before loop's process exits (the next 30 s would end loop's streak).
+    clock.increment(5000);
+    await vi.waitFor(() => expect(state("hang")).toBe("failed"), wait);
+    await vi.waitFor(() => expect(state("loop")).toBe("reconnecting"), wait);
+
+    const summary = await h.reload(servers);
+    expect(summary.retried).toEqual(["loop", "hang"]);
+    expect(h.reloadConnectOutcomes(["loop", "hang"])).toEqual({
+      loop: { state: "connecting" },
+      hang: { state: "connecting" },
+    });
+    await vi.waitFor(() => expect(h.reloadConnectOutcomes(["loop"]).loop?.state).toBe("connected"), wait);
+    // loop's process exits again, and its retry waits out the backoff, while hang's connect waits.
+    await vi.waitFor(() => expect(state("loop")).toBe("reconnecting"), wait);
+    clock.increment(5000);
+    await vi.waitFor(() => expect(state("hang")).not.toBe("connecting"), wait);
+    expect(h.reloadConnectOutcomes(["loop", "hang"])).toEqual({
+      loop: { state: "connected" },
+      hang: {
+        state: "failed",
+        lastError: expect.stringMatching(/^connect timed out after 5 s \(connect_timeout\)/),
+      },
+    });
+    // A server the reload did not wait for has none.
+    expect(h.reloadConnectOutcomes(["other"])).toEqual({});
   });
 });

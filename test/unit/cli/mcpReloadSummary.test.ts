@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { endedByStop } from "../../../src/cli/mcp/profileReloads.js";
+import { endedByStop, outcomesSince, stillConnecting } from "../../../src/cli/mcp/profileReloads.js";
 import { reloadSummaryText } from "../../../src/cli/mcp/reloadSummary.js";
 import type { ServerStatus } from "../../../src/io/mcp/statusFile.js";
 
@@ -199,5 +199,67 @@ describe("the servers a reload started that the gateway's stop ended", () => {
     expect(endedByStop({ ...reload, endedByStop: ["c"] }, [status("done", "stopped")], false)).toEqual(["c"]);
     // The report is of its own servers only.
     expect(endedByStop({ ...reload, endedByStop: ["u"] }, [], true)).toEqual([]);
+  });
+});
+
+/**
+ * svc mcp reload waited out --wait and printed "(still connecting)" of a crash-looping server and a hung one
+ * it retried: each was out of connecting a moment only, never both at one read of the status file. The
+ * gateway's report gives how each connect it waited for first ended, and the command waits on that.
+ */
+describe("svc mcp reload with the outcomes of the connects a reload waited for", () => {
+  const reload = {
+    added: [],
+    removed: [],
+    changed: [],
+    disabled: [],
+    unchanged: ["loop", "hang3"],
+    retried: ["loop", "hang3"],
+  };
+  const hang3Error = "connect timed out after 3 s (connect_timeout) — it wrote nothing on stderr";
+  // loop crashed again after its connect; hang3 failed and its backoff retry is under way.
+  const now = [
+    {
+      ...status("loop", "reconnecting"),
+      lastError: "the connection closed: the server process exited (code 1)",
+    },
+    { ...status("hang3", "connecting"), lastError: hang3Error },
+  ];
+  const ended = {
+    ...reload,
+    outcomes: {
+      loop: { state: "connected" as const },
+      hang3: { state: "failed" as const, lastError: hang3Error },
+    },
+  };
+
+  it("stops waiting once each has connected or failed, whatever each is by now", () => {
+    expect(stillConnecting(reload, now)).toBe(true);
+    expect(stillConnecting(ended, now)).toBe(false);
+    expect(
+      stillConnecting({ ...ended, outcomes: { ...ended.outcomes, loop: { state: "connecting" } } }, now),
+    ).toBe(true);
+  });
+
+  it("prints each by how its connect first ended", () => {
+    expect(reloadSummaryText(7, ended, now)).toBe(
+      "Gateway (pid 7) reloaded mcp_servers:\n  retried (was not connected): loop\n" +
+        `  failed to connect: hang3 (retried) — mcp_servers.hang3: ${hang3Error}\n`,
+    );
+    expect(endedByStop(ended, [status("loop", "stopped"), status("hang3", "stopped")], true)).toEqual([]);
+  });
+
+  it("takes a connect's outcome from a later reload's report that waits for it too", () => {
+    const pending = {
+      ...ended,
+      outcomes: { loop: { state: "connecting" as const }, hang3: ended.outcomes.hang3 },
+    };
+    const later = { ...reload, retried: ["loop"], outcomes: { loop: { state: "connected" as const } } };
+    expect(outcomesSince(pending, later).outcomes).toEqual(ended.outcomes);
+    // One the later reload did not wait for is judged by its state.
+    expect(outcomesSince(pending, { ...later, outcomes: {} }).outcomes).toEqual({
+      hang3: ended.outcomes.hang3,
+    });
+    expect(outcomesSince(reload, later)).toBe(reload);
   });
 });
