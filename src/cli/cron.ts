@@ -16,6 +16,7 @@ import {
   type JobRecord,
   jobNamesIn,
   jobRecords,
+  jobRef,
   jobsNamed,
   lookupJob,
   notATimeAdvice,
@@ -395,7 +396,7 @@ async function warnFiringRoutes(
   profile: string | undefined,
 ): Promise<void> {
   // By its name, unless that names another job (a copy of it first in the file): by its id then.
-  const ref = lookupJob(change.path, change.after, job.name)?.key === job.id ? job.name : job.id;
+  const ref = jobRef(change.path, change.after, job.id, job.name);
   const resume = `svc cron resume ${ref}${profileFlag(profile)}`;
   const { names: firing, unchecked } = await routesFiring(job, change, profile);
   if (unchecked !== undefined)

@@ -21,7 +21,7 @@ import { webhookHostSetting } from "../../config/webhookEnabled.js";
 import { SvcError } from "../../errors.js";
 import { gatewayStateFile } from "../../io/gatewayState.js";
 import { shellWord } from "../../io/shellWord.js";
-import { invalidJobMessage, jobNamesIn, lookupJob } from "../../io/stores/cronJobRecord.js";
+import { invalidJobMessage, jobNamesIn, jobRef, lookupJob } from "../../io/stores/cronJobRecord.js";
 import { cronStore } from "../../io/stores/cronStore.js";
 import { profilesWithJob } from "../../io/stores/profilesWithJob.js";
 import type { Subscription } from "../../io/stores/subscriptions.js";
@@ -130,10 +130,11 @@ export function checkCronJob(loaded: LoadedConfig, record: Subscription, name?: 
       `--cron-job ${record.cron_job}: ${invalidJobMessage(found, `svc cron remove${profileFlag(record.profile)}`)}`,
     );
   const job = found?.job;
-  if (job !== undefined && job.state !== "enabled") {
+  if (found?.ok === true && job !== undefined && job.state !== "enabled") {
     const flag = profileFlag(record.profile);
+    const resume = jobRef(jobs.path, records, found.key, job.name);
     process.stderr.write(
-      `Warning: cron job ${job.name}${record.cron_job === job.name ? "" : ` (${record.cron_job})`} is ${job.state}: events are logged and dropped until svc cron resume ${job.name}${flag}\n`,
+      `Warning: cron job ${job.name}${record.cron_job === job.name ? "" : ` (${record.cron_job})`} is ${job.state}: events are logged and dropped until svc cron resume ${resume}${flag}\n`,
     );
   }
   if (job === undefined) {

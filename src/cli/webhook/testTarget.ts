@@ -2,7 +2,7 @@ import type { LoadedConfig } from "../../config/load.js";
 import { inProfile, profileFlag, svcPaths } from "../../config/paths.js";
 import type { Route } from "../../config/sections/webhook.js";
 import { SvcError } from "../../errors.js";
-import { lookupJob } from "../../io/stores/cronJobRecord.js";
+import { jobRef, lookupJob } from "../../io/stores/cronJobRecord.js";
 import { cronStore } from "../../io/stores/cronStore.js";
 import { ownRecord, type Subscription } from "../../io/stores/subscriptions.js";
 import { type Address, routePath } from "./address.js";
@@ -169,8 +169,10 @@ export function unfiredJobNote(
   if (route.cron_job === undefined) return [];
   const jobs = cronStore(svcPaths(loaded.paths.home, route.profile).cronJobs);
   let found: ReturnType<typeof lookupJob>;
+  let records: Readonly<Record<string, unknown>>;
   try {
-    found = lookupJob(jobs.path, jobs.read().records, route.cron_job);
+    records = jobs.read().records;
+    found = lookupJob(jobs.path, records, route.cron_job);
   } catch {
     return [];
   }
@@ -181,7 +183,7 @@ export function unfiredJobNote(
       ? `which is not in ${jobs.path}${inProfile(route.profile)} (svc cron list${flag})`
       : !found.ok
         ? `which is not a valid job (${found.problems.join("; ")})`
-        : `which is ${found.job.state} (svc cron resume ${found.job.name}${flag})`;
+        : `which is ${found.job.state} (svc cron resume ${jobRef(jobs.path, records, found.key, found.job.name)}${flag})`;
   return [
     `Note: ${name} fires cron job ${route.cron_job}, ${why}: the gateway answers 202 accepted and drops ${dropped} without a run`,
   ];

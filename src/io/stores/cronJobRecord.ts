@@ -197,6 +197,19 @@ export function lookupJob(
   return named === undefined ? undefined : parseCronJob(path, named[0], named[1]);
 }
 
+/**
+ * How a command names job `key` (named `name`) so that it acts on that job: by its name, unless the name
+ * finds another job (a copy of it first in the file, in a store edited by hand) — by its id then.
+ */
+export function jobRef(
+  path: string,
+  records: Readonly<Record<string, unknown>>,
+  key: string,
+  name: string,
+): string {
+  return lookupJob(path, records, name)?.key === key ? name : key;
+}
+
 /** `lookupJob` among records checked already (`jobRecords`): by id, else by name, the first in the file. */
 export function findJob(records: readonly JobRecord[], ref: string): JobRecord | undefined {
   return (

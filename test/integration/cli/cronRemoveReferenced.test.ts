@@ -143,3 +143,21 @@ describe("svc cron remove / pause of a job whose name another job has too (copie
     );
   });
 });
+
+describe("svc webhook subscribe / list of a subscription firing a paused copy of a job's name by its id", {
+  timeout: 90_000,
+}, () => {
+  it("says to resume the copy by its id: its name resumes the first job of that name, not the one fired", async () => {
+    home = await homeFiringNightly();
+    copyJob(home, "nightly", "c0ffee00", { state: "paused" });
+    const subscribed = await svc(home, ["webhook", "subscribe", "fire2", "--cron-job", "c0ffee00"]);
+    expect(subscribed.code).toBe(0);
+    expect(subscribed.stderr).toContain(
+      "Warning: cron job nightly (c0ffee00) is paused: events are logged and dropped until svc cron resume c0ffee00\n",
+    );
+    const listed = await svc(home, ["webhook", "list"]);
+    expect(listed.stdout + listed.stderr).toContain(
+      "Note: fire2 fires cron job c0ffee00, which is paused (svc cron resume c0ffee00)",
+    );
+  });
+});
