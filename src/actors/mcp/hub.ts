@@ -727,7 +727,12 @@ export class McpHub {
         // Its connection stayed up STABLE_CONNECTION_MS (the backoff starts over) or was recycled: the
         // failures before it are one streak, ended now (a context change only, so before the key's check).
         const state = connectionState(snapshot);
-        if (rt.streak.failures > 0 && snapshot.context.downAs === undefined)
+        // (A connection failing at a call — a refused token refresh — has no downAs yet: that is no end.)
+        if (
+          rt.streak.failures > 0 &&
+          snapshot.context.downAs === undefined &&
+          (state === "connected" || state === "recycled")
+        )
           endStreak(rt.streak, this.options.logger, name, state === "connected");
         const key = `${state}|${snapshot.context.lastError ?? ""}|${rt.toolset.tools.length}`;
         if (key === last) return;
