@@ -13,6 +13,8 @@ import { downServersLine, stillConnectingLine } from "../../agent/serversWithout
 import { builtinTools } from "../../agent/tools/index.js";
 import { UnaskedServerWarnings } from "../../agent/unaskedServerWarnings.js";
 import type { UnofferedTools } from "../../agent/unofferedTools.js";
+import { describe } from "../../config/describe.js";
+import { givenBy } from "../../config/givenValues.js";
 import { DEFAULT_PROFILE } from "../../config/paths.js";
 import type { AgentSettings } from "../../config/sections/agent.js";
 import { TOOLSETS_WITHOUT_TOOLS, type ToolsSettings, toolsSchema } from "../../config/sections/tools.js";
@@ -305,19 +307,39 @@ export function createRunExecutor(deps: RunExecutorDeps): RunExecutor {
     let skill: AgentRequest["skill"];
     if (route.skills !== undefined && route.skills.length > 0) {
       const skillsDir = deps.skillsDir(event.profile);
-      const found = await findFirstSkill(skillsDir, route.skills);
+      // A name a `${VAR}` gave (wherever the list has it) is quoted as config.yaml writes it, and no path
+      // is made from it.
+      const { skills } = route;
+      const given = (name: string) => {
+        for (const [at, listed] of skills.entries()) {
+          const written = listed === name ? givenBy(skills, at) : undefined;
+          if (written !== undefined) return written;
+        }
+        return undefined;
+      };
+      const found = await findFirstSkill(skillsDir, skills, (name) => given(name) !== undefined);
       skill = found.skill;
-      const instead = skill === undefined ? "" : `; loaded "${skill.name}" instead`;
+      const quoted = (name: string) => {
+        const written = given(name);
+        return written === undefined ? `"${name}"` : describe(written);
+      };
+      const instead = skill === undefined ? "" : `; loaded ${quoted(skill.name)} instead`;
       const problems = [
         ...found.refused.map(({ name, why }) => ({ name, why: `is ${why}` })),
-        ...found.missing.map((name) => ({ name, why: `not found (no ${skillsDir}/${name}/SKILL.md)` })),
+        ...found.missing.map((name) => ({
+          name,
+          why:
+            given(name) === undefined
+              ? `not found (no ${skillsDir}/${name}/SKILL.md)`
+              : `not found (no skill of the name it gives under ${skillsDir})`,
+        })),
         ...found.unreadable.map(({ name, why }) => ({ name, why: `not loaded: ${why}` })),
       ];
       for (const { name, why } of problems) {
         const key = `${event.profile}\u0000${event.routeName}\u0000${name}`;
         if (warnedSkills.has(key)) continue;
         warnedSkills.add(key);
-        deps.logger.warn(`[webhook] ${event.routeName}: skill "${name}" ${why}${instead}`);
+        deps.logger.warn(`[webhook] ${event.routeName}: skill ${quoted(name)} ${why}${instead}`);
       }
     }
     // No toolsets listed (the common case): the defaults, with no closure made for the run.

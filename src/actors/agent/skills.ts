@@ -43,9 +43,13 @@ export function skillNameProblem(name: string, given = false): string | undefine
  * cannot be read (a file of another user's without read permission, a directory of that name, a named pipe): "not found"
  * would send the operator looking for a file that is there. So is one saved as UTF-16 (PowerShell 5's `>`)
  * or in another encoding than UTF-8: read anyway, the model would get NULs between the letters, or U+FFFD
- * for its accented letters, in place of the instructions.
+ * for its accented letters, in place of the instructions. `shown`: the file as the error names it (its path,
+ * or the words for it when its path holds a name a `${VAR}` gave).
  */
-async function readSkill(file: string): Promise<string | undefined | { readonly error: string }> {
+async function readSkill(
+  file: string,
+  shown: string = file,
+): Promise<string | undefined | { readonly error: string }> {
   let bytes: Buffer;
   try {
     bytes = await readRegularFileAsync(file);
@@ -54,14 +58,16 @@ async function readSkill(file: string): Promise<string | undefined | { readonly 
     if (code === "ENOENT" || code === "ENOTDIR") return undefined;
     if (err instanceof NotRegularFile)
       return {
-        error: `${file} cannot be read (it is not a regular file: ${err.kind}) — write the skill's instructions in a file there`,
+        error: `${shown} cannot be read (it is not a regular file: ${err.kind}) — write the skill's instructions in a file there`,
       };
+    // The system's message names the file: of one whose path is not shown, only its code is told.
+    const why = code ?? (shown === file ? (err as Error).message : undefined);
     return {
-      error: `${file} cannot be read (${code ?? (err as Error).message}) — check that it is a file the gateway's user may read`,
+      error: `${shown} cannot be read${why === undefined ? "" : ` (${why})`} — check that it is a file the gateway's user may read`,
     };
   }
   const problem = notUtf8Text(bytes);
-  if (problem !== undefined) return { error: `${file}: ${problem}` };
+  if (problem !== undefined) return { error: `${shown}: ${problem}` };
   // A byte order mark ("UTF-8 with BOM", as Windows editors save) is no part of the instructions.
   return bytes.toString("utf8").replace(/^\uFEFF/, "");
 }
@@ -98,26 +104,33 @@ async function isDirectory(path: string): Promise<boolean> {
  * The first listed skill that exists at `<skillsDir>/<name>/SKILL.md`, or one category level down at
  * `<skillsDir>/<category>/<name>/SKILL.md`; later entries are ignored. A name that is a path (and so
  * could leave the skills directory) is skipped and reported as refused, with what to write instead.
+ * `given(name)`: a `${VAR}` gave that name, so what is said of it writes back no part of it (no name to
+ * write instead, no path of its SKILL.md).
  */
 export async function findFirstSkill(
   skillsDir: string,
   names: readonly string[] | undefined,
+  given: (name: string) => boolean = () => false,
 ): Promise<SkillLookup> {
   const missing: string[] = [];
   const refused: Array<{ name: string; why: string }> = [];
   const unreadable: Array<{ name: string; why: string }> = [];
   let categoryDirs: string[] | undefined;
   for (const name of names ?? []) {
-    const problem = skillNameProblem(name);
+    const hidden = given(name);
+    const problem = skillNameProblem(name, hidden);
     if (problem !== undefined) {
       refused.push({ name, why: problem });
       continue;
     }
-    let text = await readSkill(join(skillsDir, name, "SKILL.md"));
+    // Its path holds the name: one a variable gave is said as the directory it is in.
+    const shown = (...category: string[]) =>
+      hidden ? `its SKILL.md (under ${join(skillsDir, ...category)})` : undefined;
+    let text = await readSkill(join(skillsDir, name, "SKILL.md"), shown());
     if (text === undefined) {
       categoryDirs ??= await categories(skillsDir);
       for (const category of categoryDirs) {
-        text = await readSkill(join(skillsDir, category, name, "SKILL.md"));
+        text = await readSkill(join(skillsDir, category, name, "SKILL.md"), shown(category));
         if (text !== undefined) break;
       }
     }
