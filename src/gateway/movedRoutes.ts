@@ -1,3 +1,5 @@
+import { describe } from "../config/describe.js";
+import { givenBy } from "../config/givenValues.js";
 import { DEFAULT_PROFILE } from "../config/paths.js";
 import type { Config } from "../config/schema.js";
 import { type Route, routeKey } from "../config/sections/webhook.js";
@@ -8,6 +10,18 @@ function routePaths(name: string, route: Pick<Route, "profile">, multiplex: bool
   if (!multiplex) return [`/webhooks/${name}`];
   if (profile === DEFAULT_PROFILE) return [`/webhooks/${name}`, `/p/${DEFAULT_PROFILE}/webhooks/${name}`];
   return [`/p/${profile}/webhooks/${name}`];
+}
+
+/**
+ * `path` (one of `routePaths`) as a message shows it: a profile a `${VAR}` gave (`profile: ${PROFILE}`) is
+ * named as config.yaml writes it, `/p/<"${PROFILE}" (the value it gives is not shown)>/webhooks/<name>`.
+ */
+function shownPath(path: string, route: Pick<Route, "profile">): string {
+  const given = givenBy(route, "profile");
+  const profile = route.profile ?? DEFAULT_PROFILE;
+  return given === undefined || !path.startsWith(`/p/${profile}/`)
+    ? path
+    : `/p/<${describe(given)}>${path.slice(`/p/${profile}`.length)}`;
 }
 
 /**
@@ -30,7 +44,9 @@ export function movedRoutes(
       (path) => !now.includes(path),
     );
     if (lost.length > 0)
-      moved.push(`${routeKey(name, route)} to ${now.join(" and ")}, no longer at ${lost.join(" and ")}`);
+      moved.push(
+        `${routeKey(name, route)} to ${now.map((path) => shownPath(path, route)).join(" and ")}, no longer at ${lost.map((path) => shownPath(path, was)).join(" and ")}`,
+      );
   }
   // A subscription's profile is its record's, which the reload leaves: only multiplexing turned on or off moves it.
   const multiplex = after.gateway.multiplex_profiles;

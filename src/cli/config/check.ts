@@ -13,7 +13,7 @@ import {
   profileSharedFileWarnings,
   unreadVariableWarnings,
 } from "../../config/profileEnv.js";
-import { profileBindingProblem } from "../../config/profileWarnings.js";
+import { givenProfiles, profileBindingProblem } from "../../config/profileWarnings.js";
 import { subscriptionSecretProblem } from "../../config/secretWarnings.js";
 import type { McpServerEntry } from "../../config/sections/mcp.js";
 import { routeKey, settingKey } from "../../config/sections/webhook.js";
@@ -378,8 +378,16 @@ export async function checkConfig(
   );
   if (gh !== undefined) warnings.push(gh);
   warnings.push(...cronStoreWarnings(loaded, bound));
+  // A profile a `${VAR}` gave is named as config.yaml writes it.
+  const profilesGiven = givenProfiles(Object.values(loaded.config.platforms.webhook.routes));
   warnings.push(
-    ...profileMcpVariableWarnings(loaded.config, loaded.paths.home, [...bound].sort(), options.env),
+    ...profileMcpVariableWarnings(
+      loaded.config,
+      loaded.paths.home,
+      [...bound].sort(),
+      options.env,
+      (profile) => profilesGiven.get(profile),
+    ),
   );
   return { problems, storeProblems, warnings, summary: summarize(loaded, subscriptions, servedCount) };
 }

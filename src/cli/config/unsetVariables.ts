@@ -1,3 +1,5 @@
+import { join } from "node:path";
+import { describe, type WrittenAs } from "../../config/describe.js";
 import { secretScope } from "../../config/envFile.js";
 import { type InterpolationScope, interpolateDeep } from "../../config/interpolate.js";
 import { DEFAULT_PROFILE, svcPaths } from "../../config/paths.js";
@@ -42,13 +44,16 @@ export function unsetMcpVariablesByEffect(
 
 /**
  * The `${VAR}`s an enabled MCP server needs that a named profile's runs do not get: such runs connect with
- * that profile's own `.env` (then the process environment), not the default profile's.
+ * that profile's own `.env` (then the process environment), not the default profile's. `given(profile)`: the
+ * text config.yaml writes for a profile a `${VAR}` gave (`givenProfiles`), named instead of the profile, and
+ * its `.env` without the path built from it.
  */
 export function profileMcpVariableWarnings(
   config: Config,
   home: string,
   profiles: readonly string[],
   env: NodeJS.ProcessEnv = process.env,
+  given: (profile: string) => WrittenAs | undefined = () => undefined,
 ): string[] {
   const warnings: string[] = [];
   for (const profile of profiles) {
@@ -65,8 +70,14 @@ export function profileMcpVariableWarnings(
       const unset = unsetMcpVariables(entry, scope);
       if (unset.length === 0) continue;
       const one = unset.length === 1;
+      const written = given(profile);
+      const shown = written === undefined ? profile : describe(written);
+      const envFile =
+        written === undefined
+          ? paths.env
+          : `that profile's .env (in its directory under ${join(home, "profiles")})`;
       warnings.push(
-        `${paths.config}: mcp_servers.${name}: ${unset.map((n) => `\${${n}}`).join(", ")} ${one ? "is" : "are"} not set for profile ${profile}, whose runs connect with its own .env — add ${unset.map((n) => `${n}=...`).join(", ")} to ${paths.env} or the environment`,
+        `${paths.config}: mcp_servers.${name}: ${unset.map((n) => `\${${n}}`).join(", ")} ${one ? "is" : "are"} not set for profile ${shown}, whose runs connect with its own .env — add ${unset.map((n) => `${n}=...`).join(", ")} to ${envFile} or the environment`,
       );
     }
   }

@@ -89,6 +89,24 @@ describe(`a config error about a value a $\{VAR} gave`, { timeout: 60_000 }, () 
     expect(leaks(run.stdout + run.stderr)).toEqual([]);
   });
 
+  it("svc config check names a route's profile a variable gave as the file writes it, and no path made from it", async () => {
+    const PROFILE = "sk-SECRETVALUE-0008";
+    home = homeWith({
+      ...cliConfig({ r2: { secret: "s3cret-s3cret", profile: `$\{S8}` } }),
+      mcp_servers: { one: { command: "sh", args: [`$\{S2}`] } },
+    });
+    home.write(".env", `${DOTENV}S8=${PROFILE}\nS2=x\n`, 0o600);
+    const check = await svc(home, ["config", "check"]);
+    expect(check.code).toBe(0);
+    expect(check.stderr).toContain(
+      `platforms.webhook.routes.r2.profile: the binding to profile "\${S8}" (the value it gives is not shown) is not enforced — gateway.multiplex_profiles is off, so the route answers at /webhooks/r2; set gateway.multiplex_profiles: true to serve it at /p/<profile>/webhooks/r2 only`,
+    );
+    expect(check.stderr).toContain(
+      `mcp_servers.one: \${S2} is not set for profile "\${S8}" (the value it gives is not shown), whose runs connect with its own .env — add S2=... to that profile's .env (in its directory under ${join(home.dir, "profiles")}) or the environment`,
+    );
+    expect(`${check.stdout}${check.stderr}`).not.toContain(PROFILE);
+  });
+
   it("the same edit and a SIGHUP: the reload's refusal in gateway.log names the variable, not its value", async () => {
     home = homeWith(cliConfig({ a: { secret: "s3cret-s3cret" } }));
     const running = await runForeground(home);

@@ -1,7 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { routeTable } from "../../../src/actors/routes.js";
+import { checkConfig } from "../../../src/cli/config/check.js";
 import { type LoadedConfig, loadConfig } from "../../../src/config/load.js";
+import { profileBindingWarnings } from "../../../src/config/profileWarnings.js";
 import { unusedSettingWarnings } from "../../../src/config/unusedSettings.js";
+import { movedRoutes } from "../../../src/gateway/movedRoutes.js";
 import { skillNameWarnings, unknownToolsetWarnings } from "../../../src/gateway/routeWarnings.js";
 import { startupProblems } from "../../../src/gateway/startupProblems.js";
 import { targetStartupProblems } from "../../../src/io/targets/validate.js";
@@ -124,6 +127,54 @@ describe(`the startup rules and warnings, of a value a $\{VAR} gave`, () => {
     );
     expect(unusedSettingWarnings(model.config, "FILE").filter((w) => w.includes("base_url"))).toEqual([
       `[agent] FILE: agent.base_url "${v("BASE")}" ${NOT_SHOWN} has no /v1: runs would post to its /chat/completions, which the API answers 404 — write https://api.openai.com/v1, or leave base_url out`,
+    ]);
+  });
+
+  it("a route's profile: its binding and likely typo, the path a reload moves it to, its MCP variables", async () => {
+    const yaml = (multiplex: boolean) =>
+      [
+        `gateway: {multiplex_profiles: ${multiplex}}`,
+        "platforms:",
+        "  webhook:",
+        "    enabled: true",
+        "    host: 127.0.0.1",
+        "    routes:",
+        `      r2: {secret: s3cret-s3cret, profile: "${v("P")}"}`,
+        "mcp_servers:",
+        `  one: {command: echo, args: ["${v("S2")}"]}`,
+        "",
+      ].join("\n");
+    const off = loaded(yaml(false), "P=wrok\nS2=x\n");
+    (home as TempHome).write("config.yaml", yaml(true));
+    const multiplexed = loadConfig({ home: (home as TempHome).dir, env: {} });
+    const binding = (config: LoadedConfig["config"], multiplex: boolean, profiles: string[]) =>
+      profileBindingWarnings(routeTable(config).staticRoutes.values(), {
+        file: "FILE",
+        multiplex,
+        profiles,
+        profilesDir: "HOME/profiles",
+      });
+    const said = [
+      ...binding(off.config, false, []),
+      ...binding(off.config, false, ["work"]),
+      ...binding(multiplexed.config, true, ["work"]),
+      ...movedRoutes(off.config, multiplexed.config),
+    ];
+    expect(said.join("\n")).not.toContain("wrok");
+    expect(said).toEqual([
+      `[webhook] FILE: platforms.webhook.routes.r2.profile: the binding to profile "${v("P")}" ${NOT_SHOWN} is not enforced — gateway.multiplex_profiles is off, so the route answers at /webhooks/r2; set gateway.multiplex_profiles: true to serve it at /p/<profile>/webhooks/r2 only`,
+      `[webhook] FILE: platforms.webhook.routes.r2.profile: profile "${v("P")}" ${NOT_SHOWN} has no directory under HOME/profiles — did you mean work? The route runs as that profile all the same: its script, skills, in_file lists and cron job come from that directory (gateway.multiplex_profiles is off, so it answers at /webhooks/r2)`,
+      `[webhook] FILE: platforms.webhook.routes.r2.profile: profile "${v("P")}" ${NOT_SHOWN} has no directory under HOME/profiles — did you mean work? The route answers only at /p/<profile>/webhooks/r2`,
+      `platforms.webhook.routes.r2 to /p/<"${v("P")}" ${NOT_SHOWN}>/webhooks/r2, no longer at /webhooks/r2`,
+    ]);
+    // svc config check: the binding, and the variable its runs do not get from the profile's own .env.
+    (home as TempHome).write("config.yaml", yaml(false));
+    const file = `${(home as TempHome).dir}/config.yaml`;
+    const { warnings } = await checkConfig({ home: (home as TempHome).dir, env: {} });
+    expect(warnings.join("\n")).not.toContain("wrok");
+    expect(warnings.filter((w) => w.includes("profile"))).toEqual([
+      `${file}: platforms.webhook.routes.r2.profile: the binding to profile "${v("P")}" ${NOT_SHOWN} is not enforced — gateway.multiplex_profiles is off, so the route answers at /webhooks/r2; set gateway.multiplex_profiles: true to serve it at /p/<profile>/webhooks/r2 only`,
+      `${file}: mcp_servers.one: ${v("S2")} is not set for profile "${v("P")}" ${NOT_SHOWN}, whose runs connect with its own .env — add S2=... to that profile's .env (in its directory under ${(home as TempHome).dir}/profiles) or the environment`,
     ]);
   });
 });
