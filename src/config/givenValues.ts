@@ -1,4 +1,4 @@
-import { WrittenAs } from "./describe.js";
+import { describe, WrittenAs } from "./describe.js";
 
 /**
  * The values of a loaded configuration that a `${VAR}` gave, by the mapping (or list) that holds them and
@@ -68,4 +68,18 @@ export function keepGiven<T extends object>(original: object, copy: T, except: r
   const given = GIVEN.get(original);
   if (given !== undefined) GIVEN.set(copy, new Map([...given].filter(([key]) => !except.includes(key))));
   return copy;
+}
+
+/**
+ * `holder[key]` (`value`, a text) as a message names it: as the file writes it, through `describe`, when a
+ * `${VAR}` gave it (`"${SIGNAL_NUMBER}" (the value it gives is not shown)`), else `plain(value)`.
+ */
+export function shownValue(
+  holder: object | undefined,
+  key: string | number,
+  value: string,
+  plain: (value: string) => string = (text) => text,
+): string {
+  const given = givenBy(holder, key);
+  return given === undefined ? plain(value) : describe(given);
 }

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { chatTarget } from "./chat.js";
 import { platformClient } from "./client.js";
+import { homeChannelOf } from "./givenRecipient.js";
 import { DeliveryError, type DeliveryTarget, type TargetDeps } from "./target.js";
 
 /**
@@ -42,7 +43,7 @@ export function bluebubblesTarget(settings: PlatformConfig<"bluebubbles">, deps:
     name: "bluebubbles",
     sleep: deps.sleep,
     limit: BLUEBUBBLES_LIMIT,
-    homeChannel: settings.home_channel,
+    ...homeChannelOf(settings),
     async check(signal) {
       await api.call("ping", "GET", withPassword("/api/v1/ping"), { signal });
     },

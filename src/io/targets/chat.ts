@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { type Clock, systemClock } from "../../clock.js";
 import { cutText } from "../cutText.js";
 import { untilReady } from "../untilReady.js";
+import type { HomeChannel } from "./givenRecipient.js";
 import { namingChat } from "./refusedRecipient.js";
 import { messageParts, type SizeUnit, sizeOf } from "./split.js";
 import {
@@ -172,9 +173,11 @@ export interface ChatPart {
   readonly signal: AbortSignal | undefined;
   /** What ends the part's waits (`SendOptions.waits`, else `signal`): Discord's for its rate-limit bucket. */
   readonly waits: AbortSignal | undefined;
+  /** The platform's home channel, for the lines that name the chat (`shownRecipient`). */
+  readonly home: HomeChannel;
 }
 
-export interface ChatTargetSpec {
+export interface ChatTargetSpec extends HomeChannel {
   readonly name: string;
   /** The platform's documented message-size limit. */
   readonly limit: number;
@@ -189,7 +192,6 @@ export interface ChatTargetSpec {
   preparePart?(part: string): string;
   /** The platform renders Markdown: a split keeps fenced code blocks closed in every part. */
   readonly markdown?: boolean;
-  readonly homeChannel: string | undefined;
   /** A thread is a channel of its own (Discord): `deliver_extra.thread_id` alone names where to post. */
   readonly threadIsChannel?: boolean;
   /** Whether a refusal is of the chat itself (unknown, or the bot removed from it): the failure names it. */
@@ -472,7 +474,7 @@ export function chatTarget(spec: ChatTargetSpec): DeliveryTarget {
         for (const [index, text] of partsToSend(parts, options.fromPart)) {
           try {
             answer = await runStep(
-              () => spec.sendPart({ chatId, text, index, message, signal, waits }),
+              () => spec.sendPart({ chatId, text, index, message, signal, waits, home: spec }),
               index,
             );
           } catch (caught) {
@@ -484,6 +486,7 @@ export function chatTarget(spec: ChatTargetSpec): DeliveryTarget {
                     message,
                     chatId,
                     spec.threadIsChannel === true ? threadOf(message) : undefined,
+                    spec,
                   )
                 : caught;
             throw index === 0 ? err : partlyDelivered(err, index, parts.length);

@@ -1,6 +1,8 @@
+import { shownValue } from "../../config/givenValues.js";
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { chatTarget } from "./chat.js";
 import { platformClient } from "./client.js";
+import { homeChannelOf } from "./givenRecipient.js";
 import type { ThrottleRule } from "./httpJson.js";
 import type { DeliveryTarget, TargetDeps } from "./target.js";
 import { answerCode, appTokens, withFreshToken } from "./tokenCache.js";
@@ -52,10 +54,13 @@ export function dingtalkTarget(settings: PlatformConfig<"dingtalk">, deps: Targe
     name: "dingtalk",
     sleep: deps.sleep,
     limit: DINGTALK_LIMIT,
-    homeChannel: settings.home_channel,
+    ...homeChannelOf(settings),
     async check(signal) {
       await tokens.get(signal);
-      return robotCode;
+      // A code a `${VAR}` gave is named as config.yaml writes it.
+      return settings.robot_code === undefined
+        ? shownValue(settings, "client_id", robotCode)
+        : shownValue(settings, "robot_code", robotCode);
     },
     sendPart({ chatId, text, signal }) {
       const json = {

@@ -3,6 +3,7 @@ import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { VERSION } from "../version.js";
 import { chatTarget, hashedPartKey, threadOf } from "./chat.js";
 import { platformClient, stringField } from "./client.js";
+import { homeChannelOf } from "./givenRecipient.js";
 import { defuseMaskedLinks } from "./maskedLinks.js";
 import type { DeliveryTarget, TargetDeps } from "./target.js";
 
@@ -68,7 +69,7 @@ export function discordTarget(settings: PlatformConfig<"discord">, deps: TargetD
     // And in each part again: a cut through a long code span leaves the rest of it no code in the next part.
     preparePart: (part) => defuseMaskedLinks(part, "discord"),
     markdown: true,
-    homeChannel: settings.home_channel,
+    ...homeChannelOf(settings),
     threadIsChannel: true,
     // Unknown Channel (10003), Missing Access (50001: the bot cannot see it), Missing Permissions (50013).
     chatRefused: (err) => CHANNEL_REFUSED.has((err.answer as { code?: unknown } | undefined)?.code as number),

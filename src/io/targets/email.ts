@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Transporter } from "nodemailer";
 import { timeoutSignal } from "../../clock.js";
+import { shownValue } from "../../config/givenValues.js";
 import { bindHost, isLoopbackHost } from "../../config/host.js";
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { MAX_TIMER_MS } from "../../config/timerSeconds.js";
@@ -17,6 +18,7 @@ import {
 } from "./chat.js";
 import { addressesOf, namesNoAddress, namesSeveralRecipients } from "./emailRecipients.js";
 import { writtenDomainProblem } from "./emailWrittenDomain.js";
+import { homeChannelOf, shownRecipient } from "./givenRecipient.js";
 import { quoted } from "./httpJson.js";
 import { wellFormed } from "./split.js";
 import {
@@ -288,7 +290,7 @@ export function emailTarget(settings: PlatformConfig<"email">, deps: TargetDeps)
       } catch (err) {
         throw asDeliveryError(err, secrets, plain);
       }
-      return `${settings.host}:${settings.port}`;
+      return `${settings.host === undefined ? settings.host : shownValue(settings, "host", settings.host)}:${settings.port}`;
     },
     async send(message, signal, options = {}) {
       if (fromProblem !== undefined) throw fromProblem;
@@ -309,7 +311,7 @@ export function emailTarget(settings: PlatformConfig<"email">, deps: TargetDeps)
       // Text with no address in it (an unfilled `{user.email}`): nodemailer would only say "No recipients defined".
       if (namesNoAddress(to)) {
         throw new DeliveryError(
-          `email: route "${message.route}": the recipient "${cutText(to, 100)}" is no e-mail address${unfilledValue(message, key, to) ? " (a template the event did not fill)" : ""} — nothing sent`,
+          `email: route "${message.route}": the recipient ${shownRecipient(to, message, ["chat_id", "to"], homeChannelOf(settings), (id) => `"${cutText(id, 100)}"`)} is no e-mail address${unfilledValue(message, key, to) ? " (a template the event did not fill)" : ""} — nothing sent`,
           false,
         );
       }

@@ -1,8 +1,10 @@
 import { createHash } from "node:crypto";
+import { shownValue } from "../../config/givenValues.js";
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { parseRetryAfter } from "../retryAfter.js";
 import { chatTarget, partKey } from "./chat.js";
 import { platformClient } from "./client.js";
+import { homeChannelOf } from "./givenRecipient.js";
 import { refused, type ThrottleRule } from "./httpJson.js";
 import { DeliveryError, type DeliveryTarget, type TargetDeps } from "./target.js";
 import { answerCode, appTokens, withFreshToken } from "./tokenCache.js";
@@ -102,10 +104,10 @@ export function feishuTarget(settings: PlatformConfig<"feishu">, deps: TargetDep
     limit: FEISHU_LIMIT,
     prepare: defuseAtTags,
     unit: "utf8",
-    homeChannel: settings.home_channel,
+    ...homeChannelOf(settings),
     async check(signal) {
       await tokens.get(signal);
-      return settings.app_id;
+      return settings.app_id === undefined ? undefined : shownValue(settings, "app_id", settings.app_id);
     },
     sendPart({ chatId, text, index, message, signal }) {
       const path = `/open-apis/im/v1/messages?receive_id_type=${receiveIdType(chatId)}`;

@@ -1,3 +1,5 @@
+import { describe } from "../../config/describe.js";
+import { givenBy } from "../../config/givenValues.js";
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { scrub } from "../credentials.js";
 import { cutText } from "../cutText.js";
@@ -6,6 +8,7 @@ import { startDescriptorsProblem } from "../openFiles.js";
 import { runProcess } from "../process.js";
 import { partlyDelivered, partsToSend, recipientQueue, unfilledNote } from "./chat.js";
 import { GH_TOKEN_VARIABLES } from "./ghTokens.js";
+import { recipientGiven, shownRecipient } from "./givenRecipient.js";
 import { messageParts } from "./split.js";
 import { DeliveryError, type DeliveryMessage, type DeliveryTarget, type TargetDeps } from "./target.js";
 import { isPullRequestNumber, REPO_NAME, tooLongNote } from "./validate.js";
@@ -47,7 +50,7 @@ export function forgeDestination(
   const pr = message.extra.pr_number?.trim() ?? "";
   if (!REPO_NAME.test(repo) || repo.split("/").some((part) => part === "." || part === "..")) {
     throw new DeliveryError(
-      `forge_comment: route "${message.route}": deliver_extra.repo must be owner/name (or host/owner/name for GitHub Enterprise Server), got "${cutText(repo, 100)}"${unfilledNote(message, "repo", repo)}`,
+      `forge_comment: route "${message.route}": deliver_extra.repo must be owner/name (or host/owner/name for GitHub Enterprise Server), got ${shownRecipient(repo, message, ["repo"], undefined, (value) => `"${cutText(value, 100)}"`)}${unfilledNote(message, "repo", repo)}`,
       false,
     );
   }
@@ -75,7 +78,7 @@ export function forgeDestination(
   }
   if (!isPullRequestNumber(pr)) {
     throw new DeliveryError(
-      `forge_comment: route "${message.route}": deliver_extra.pr_number must be a positive integer, got "${cutText(pr, 30)}"${unfilledNote(message, "pr_number", pr)}${tooLongNote(pr)}`,
+      `forge_comment: route "${message.route}": deliver_extra.pr_number must be a positive integer, got ${shownRecipient(pr, message, ["pr_number"], undefined, (value) => `"${cutText(value, 30)}"`)}${unfilledNote(message, "pr_number", pr)}${recipientGiven(pr, message, ["pr_number"]) === undefined ? tooLongNote(pr) : ""}`,
       false,
     );
   }
@@ -105,11 +108,17 @@ export function forgeCommentTarget(
   const timeout = settings.timeout_seconds * 1000;
   const env = deps.env ?? process.env;
   const secrets = GH_TOKEN_VARIABLES.map((name) => env[name]);
+  // A command a `${VAR}` gave is named as config.yaml writes it.
+  const commandGiven = givenBy(settings, "command");
+  const command = commandGiven === undefined ? settings.command : describe(commandGiven);
 
   async function gh(args: readonly string[], input: string | undefined, signal?: AbortSignal) {
     const short = startDescriptorsProblem();
     if (short !== undefined)
-      throw new DeliveryError(`forge_comment: "${settings.command}" could not be started (${short})`, true);
+      throw new DeliveryError(
+        `forge_comment: ${commandGiven === undefined ? `"${settings.command}"` : command} could not be started (${short})`,
+        true,
+      );
     // In a process group of its own, ended whole at the timeout and a cancel (`runProcess`): a child of the
     // command (a wrapper script's gh, a credential helper) holding its pipes kept the delivery waiting past
     // the timeout and went on to post the comment, which the retry then posted again.
@@ -124,13 +133,17 @@ export function forgeCommentTarget(
     if (result.ok) return result;
     if (result.timedOut === true)
       throw new DeliveryError(
-        `forge_comment: ${settings.command} ${args[0]} ${args[1]} gave no answer within ${timeout / 1000}s`,
+        `forge_comment: ${command} ${args[0]} ${args[1]} gave no answer within ${timeout / 1000}s`,
         true,
       );
     // Never started (not found, not executable, a directory): say why, not "exited with a signal".
     if (result.exitCode === undefined && result.killedBy === undefined && result.why !== "canceled") {
       const problem =
-        executableProblem(settings.command, env.PATH ?? "") ?? `"${settings.command}" ${result.why}`;
+        executableProblem(settings.command, env.PATH ?? "", commandGiven) ??
+        // The system's reason may name the file: of one a variable gave, it is left out.
+        (commandGiven === undefined
+          ? `"${settings.command}" ${result.why}`
+          : `${command} could not be started`);
       const fix = settings.command.includes("/")
         ? "set platforms.forge_comment.command to the gh executable"
         : 'install the GitHub CLI and run "gh auth login"';
@@ -146,7 +159,7 @@ export function forgeCommentTarget(
     );
     const limited = RATE_LIMITED.test(detail);
     throw new DeliveryError(
-      `forge_comment: ${settings.command} ${args[0]} ${args[1]} exited with ${result.exitCode ?? "a signal"}: ${detail}`,
+      `forge_comment: ${command} ${args[0]} ${args[1]} exited with ${result.exitCode ?? "a signal"}: ${detail}`,
       limited || UNREACHABLE.test(detail),
       limited ? RATE_LIMIT_WAIT_SECONDS : undefined,
     );

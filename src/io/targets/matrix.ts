@@ -1,6 +1,7 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { chatTarget, partKey, threadOf } from "./chat.js";
 import { stringField, tokenClient } from "./client.js";
+import { homeChannelOf } from "./givenRecipient.js";
 import { refused } from "./httpJson.js";
 import { DeliveryError, type DeliveryTarget, type TargetDeps } from "./target.js";
 
@@ -48,7 +49,7 @@ export function matrixTarget(settings: PlatformConfig<"matrix">, deps: TargetDep
     sleep: deps.sleep,
     limit: MATRIX_LIMIT,
     unit: "utf8",
-    homeChannel: settings.home_channel,
+    ...homeChannelOf(settings),
     chatRefused: roomRefused,
     check: async (signal) =>
       stringField(

@@ -1,6 +1,7 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { chatTarget, hashedPartKey, rememberGoneThread, threadOf } from "./chat.js";
 import { stringField, tokenClient } from "./client.js";
+import { homeChannelOf, shownRecipient, THREAD_KEYS } from "./givenRecipient.js";
 import { defuseMaskedLinks } from "./maskedLinks.js";
 import { DeliveryError, type DeliveryTarget, type TargetDeps } from "./target.js";
 
@@ -47,10 +48,10 @@ export function mattermostTarget(settings: PlatformConfig<"mattermost">, deps: T
     // And in each part again: a cut through a long code span leaves the rest of it no code in the next part.
     preparePart: (part) => defuseMaskedLinks(part, "mattermost"),
     markdown: true,
-    homeChannel: settings.home_channel,
+    ...homeChannelOf(settings),
     check: async (signal) =>
       stringField(await api.call("users/me", "GET", "/api/v4/users/me", { signal }), "username"),
-    async sendPart({ chatId, text, index, message, signal }) {
+    async sendPart({ chatId, text, index, message, signal, home }) {
       const thread = threadOf(message);
       const rootId = thread !== undefined && missingRoots.has(`${chatId} ${thread}`) ? undefined : thread;
       // The same on every attempt: Mattermost answers a post whose pending_post_id it created in the last
@@ -75,7 +76,7 @@ export function mattermostTarget(settings: PlatformConfig<"mattermost">, deps: T
         rememberGoneThread(missingRoots, `${chatId} ${rootId}`);
         deps.logger.warn(
           { route: message.route, platform: "mattermost" },
-          `[delivery] mattermost: thread ${rootId} was not found in channel ${chatId} (its first post deleted, or another channel's); posting to the channel itself — fix deliver_extra.thread_id (or message_thread_id) of route "${message.route}"`,
+          `[delivery] mattermost: thread ${shownRecipient(rootId, message, THREAD_KEYS)} was not found in channel ${shownRecipient(chatId, message, ["chat_id"], home)} (its first post deleted, or another channel's); posting to the channel itself — fix deliver_extra.thread_id (or message_thread_id) of route "${message.route}"`,
         );
         return post(undefined);
       }

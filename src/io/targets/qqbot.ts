@@ -1,6 +1,8 @@
+import { shownValue } from "../../config/givenValues.js";
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { chatTarget } from "./chat.js";
 import { platformClient } from "./client.js";
+import { homeChannelOf, shownRecipient } from "./givenRecipient.js";
 import { qqMissingId, qqMissingIdText } from "./qqChatId.js";
 import { DeliveryError, type DeliveryTarget, type TargetDeps } from "./target.js";
 import { answerCode, appTokens, withFreshToken } from "./tokenCache.js";
@@ -23,13 +25,14 @@ const staleToken = (err: unknown) => answerCode(err) === 11244;
 
 /**
  * `group:<group_openid>`, `user:<openid>` or `channel:<channel_id>` (a bare id is a guild channel). A kind
- * with no id after it (`group:`, as an unset template renders) is refused (`qqMissingId`).
+ * with no id after it (`group:`, as an unset template renders) is refused (`qqMissingId`), naming the chat
+ * id as `shown` says it (quoted; config.yaml's text for one a `${VAR}` gave).
  */
-export function qqMessagePath(chatId: string): { path: string; v2: boolean } {
+export function qqMessagePath(chatId: string, shown = `"${chatId}"`): { path: string; v2: boolean } {
   const missing = qqMissingId(chatId);
   if (missing !== undefined)
     throw new DeliveryError(
-      `qqbot: chat id "${chatId}" ${qqMissingIdText(missing, "the message is not sent")}`,
+      `qqbot: chat id ${shown} ${qqMissingIdText(missing, "the message is not sent")}`,
       false,
     );
   const [kind, ...rest] = chatId.split(":");
@@ -76,13 +79,16 @@ export function qqbotTarget(settings: PlatformConfig<"qqbot">, deps: TargetDeps)
     sleep: deps.sleep,
     limit: QQBOT_LIMIT,
     prepare: defuseQqMentions,
-    homeChannel: settings.home_channel,
+    ...homeChannelOf(settings),
     async check(signal) {
       await tokens.get(signal);
-      return settings.app_id;
+      return settings.app_id === undefined ? undefined : shownValue(settings, "app_id", settings.app_id);
     },
-    sendPart({ chatId, text, signal }) {
-      const { path, v2 } = qqMessagePath(chatId);
+    sendPart({ chatId, text, message, signal, home }) {
+      const { path, v2 } = qqMessagePath(
+        chatId,
+        shownRecipient(chatId, message, ["chat_id"], home, (id) => `"${id}"`),
+      );
       return withFreshToken(tokens, signal, staleToken, (token) =>
         api.call("send message", "POST", path, {
           json: v2 ? { content: text, msg_type: 0 } : { content: text },

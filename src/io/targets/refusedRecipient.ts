@@ -1,4 +1,5 @@
 import { cutText } from "../cutText.js";
+import { type HomeChannel, shownRecipient } from "./givenRecipient.js";
 import { DeliveryError, type DeliveryMessage } from "./target.js";
 
 /**
@@ -11,6 +12,7 @@ export const credentialsNote = (keys: string): string =>
 /**
  * `err` with the chat it refused named, and where its id came from (the route's `deliver_extra.chat_id` or
  * the platform's `home_channel`): "chat not found" or "bot was kicked" does not say which setting to fix.
+ * One a `${VAR}` gave is named as config.yaml writes it (`shownRecipient`).
  */
 export function namingChat(
   err: unknown,
@@ -19,6 +21,7 @@ export function namingChat(
   chatId: string,
   /** The thread the message went to instead, where a thread is a channel of its own (Discord). */
   thread?: string,
+  home?: HomeChannel,
 ): unknown {
   if (!(err instanceof DeliveryError) || err.transient) return err;
   const threadKey =
@@ -30,9 +33,10 @@ export function namingChat(
       ? `platforms.${platform}.home_channel`
       : `deliver_extra.chat_id of route "${message.route}"`;
   // The id may be payload text: a long one is cut, as the platform's own text is.
+  const cut = (id: string) => cutText(id, 100);
   const note =
     thread !== undefined && threadKey !== undefined
-      ? `check thread ${cutText(thread, 100)}, from deliver_extra.${threadKey} of route "${message.route}"`
-      : `check chat ${cutText(chatId, 100)}, from ${from}`;
+      ? `check thread ${shownRecipient(thread, message, [threadKey], undefined, cut)}, from deliver_extra.${threadKey} of route "${message.route}"`
+      : `check chat ${shownRecipient(chatId, message, ["chat_id"], home, cut)}, from ${from}`;
   return new DeliveryError(`${err.message} — ${note}`, false, err.retryAfterSeconds, err.answer);
 }

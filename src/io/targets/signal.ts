@@ -1,6 +1,9 @@
+import { describe, type WrittenAs } from "../../config/describe.js";
+import { givenBy, shownValue } from "../../config/givenValues.js";
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { chatTarget } from "./chat.js";
 import { platformClient } from "./client.js";
+import { homeChannelOf } from "./givenRecipient.js";
 import { DeliveryError, type DeliveryTarget, type TargetDeps } from "./target.js";
 
 /**
@@ -17,13 +20,20 @@ export const SIGNAL_LIMIT = 2000;
  * no retry can do (and the message may have gone out even so, so a retry could send it twice). Such a 429
  * fails at once and says how to lift the limit; any other failure is passed on as it is.
  */
-export function captchaRequired(err: unknown, number: string): unknown {
+export function captchaRequired(
+  err: unknown,
+  number: string,
+  /** config.yaml's text for `number` when a `${VAR}` gave it: named so, and no path is made from it. */
+  given?: WrittenAs,
+): unknown {
   if (!(err instanceof DeliveryError) || !err.transient) return err;
   const tokens = (err.answer as { challenge_tokens?: unknown } | undefined)?.challenge_tokens;
   if (!Array.isArray(tokens)) return err;
   const token = tokens.find((t): t is string => typeof t === "string" && t.trim() !== "");
+  const account = given === undefined ? number : describe(given);
+  const path = given === undefined ? encodeURIComponent(number) : "<number>";
   return new DeliveryError(
-    `${err.message} — not retried: Signal asks for a captcha before ${number} sends more (the message may have been delivered anyway). Solve one at https://signalcaptchas.org/challenge/generate.html, then POST {"challenge_token": "${token ?? "<token>"}", "captcha": "<the signalcaptcha:// link>"} to /v1/accounts/${encodeURIComponent(number)}/rate-limit-challenge of the signal-cli REST API`,
+    `${err.message} — not retried: Signal asks for a captcha before ${account} sends more (the message may have been delivered anyway). Solve one at https://signalcaptchas.org/challenge/generate.html, then POST {"challenge_token": "${token ?? "<token>"}", "captcha": "<the signalcaptcha:// link>"} to /v1/accounts/${path}/rate-limit-challenge of the signal-cli REST API`,
     false,
     undefined,
     err.answer,
@@ -32,6 +42,9 @@ export function captchaRequired(err: unknown, number: string): unknown {
 
 export function signalTarget(settings: PlatformConfig<"signal">, deps: TargetDeps): DeliveryTarget {
   const number = settings.number ?? "";
+  // A value a `${VAR}` gave is named as config.yaml writes it.
+  const numberGiven = givenBy(settings, "number");
+  const shownNumber = shownValue(settings, "number", number);
   const api = platformClient("signal", {
     baseUrl: settings.base_url,
     timeoutSeconds: settings.timeout_seconds,
@@ -43,22 +56,22 @@ export function signalTarget(settings: PlatformConfig<"signal">, deps: TargetDep
     sleep: deps.sleep,
     limit: SIGNAL_LIMIT,
     unit: "utf8",
-    homeChannel: settings.home_channel,
+    ...homeChannelOf(settings),
     async check(signal) {
       const answer = await api.call("list accounts", "GET", "/v1/accounts", { signal });
       const accounts = Array.isArray(answer.body) ? (answer.body as unknown[]) : [];
       if (!accounts.includes(number)) {
         throw new Error(
-          `signal: account ${number} is not registered with the signal-cli REST API at ${settings.base_url} — register or link it first`,
+          `signal: account ${shownNumber} is not registered with the signal-cli REST API at ${shownValue(settings, "base_url", settings.base_url)} — register or link it first`,
         );
       }
-      return number;
+      return shownNumber;
     },
     sendPart: ({ chatId, text, signal }) =>
       api
         .call("send", "POST", "/v2/send", { json: { message: text, number, recipients: [chatId] }, signal })
         .catch((err: unknown) => {
-          throw captchaRequired(err, number);
+          throw captchaRequired(err, number, numberGiven);
         }),
   });
 }

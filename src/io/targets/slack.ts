@@ -2,6 +2,7 @@ import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { parseRetryAfter } from "../retryAfter.js";
 import { chatTarget, threadOf } from "./chat.js";
 import { tokenClient } from "./client.js";
+import { homeChannelOf } from "./givenRecipient.js";
 import { refused } from "./httpJson.js";
 import { credentialsNote } from "./refusedRecipient.js";
 import { DeliveryError, type DeliveryTarget, type TargetDeps } from "./target.js";
@@ -75,7 +76,7 @@ export function slackTarget(settings: PlatformConfig<"slack">, deps: TargetDeps)
     markdown: true,
     // The limit applies to the escaped text Slack receives: `<` counts as the 4 characters of `&lt;`.
     unit: escapedSize,
-    homeChannel: settings.home_channel,
+    ...homeChannelOf(settings),
     chatRefused: (err) => CHANNEL_ERRORS.has(String((err.answer as { error?: unknown } | undefined)?.error)),
     async check(signal) {
       const me = await call("auth.test", {}, signal);

@@ -1,6 +1,7 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { chatTarget, numericOrString, rememberGoneThread, threadOf } from "./chat.js";
 import { platformClient } from "./client.js";
+import { homeChannelOf, shownRecipient, THREAD_KEYS } from "./givenRecipient.js";
 import { refused } from "./httpJson.js";
 import { credentialsNote } from "./refusedRecipient.js";
 import { DeliveryError, type DeliveryTarget, type TargetDeps } from "./target.js";
@@ -107,13 +108,13 @@ export function telegramTarget(settings: PlatformConfig<"telegram">, deps: Targe
     name: "telegram",
     sleep: deps.sleep,
     limit: TELEGRAM_LIMIT,
-    homeChannel: settings.home_channel,
+    ...homeChannelOf(settings),
     chatRefused,
     async check(signal) {
       const me = (await call("getMe", {}, signal)) as { username?: string } | undefined;
       return me?.username === undefined ? undefined : `@${me.username}`;
     },
-    async sendPart({ chatId, text, message, signal }) {
+    async sendPart({ chatId, text, message, signal, home }) {
       const thread = threadOf(message);
       const send = (id: string, topic: string | undefined) =>
         call("sendMessage", { chat_id: numericOrString(id), text, ...topicField(topic) }, signal);
@@ -133,7 +134,7 @@ export function telegramTarget(settings: PlatformConfig<"telegram">, deps: Targe
           rememberGoneThread(missingTopics, `${id} ${topic}`);
           deps.logger.warn(
             { route: message.route, platform: "telegram" },
-            `[delivery] telegram: topic ${topic} of chat ${id} was not found (deleted, or topics turned off); delivering to the chat itself (its General topic) — fix deliver_extra.message_thread_id (or thread_id) of route "${message.route}"`,
+            `[delivery] telegram: topic ${shownRecipient(topic, message, THREAD_KEYS)} of chat ${shownRecipient(id, message, ["chat_id"], home)} was not found (deleted, or topics turned off); delivering to the chat itself (its General topic) — fix deliver_extra.message_thread_id (or thread_id) of route "${message.route}"`,
           );
           return send(id, undefined);
         }
@@ -146,7 +147,7 @@ export function telegramTarget(settings: PlatformConfig<"telegram">, deps: Targe
         migrated.set(chatId, to);
         deps.logger.warn(
           { route: message.route, platform: "telegram" },
-          `[delivery] telegram: chat ${chatId} was upgraded to supergroup ${to}; delivering there — set deliver_extra.chat_id or platforms.telegram.home_channel to ${to}`,
+          `[delivery] telegram: chat ${shownRecipient(chatId, message, ["chat_id"], home)} was upgraded to supergroup ${to}; delivering there — set deliver_extra.chat_id or platforms.telegram.home_channel to ${to}`,
         );
         return toChat(to);
       }

@@ -1,7 +1,9 @@
+import { describe } from "../../config/describe.js";
 import { scrub } from "../credentials.js";
 import { cutText } from "../cutText.js";
 import { chatTarget } from "./chat.js";
 import { platformClient } from "./client.js";
+import { type HomeChannel, recipientGiven } from "./givenRecipient.js";
 import { refused } from "./httpJson.js";
 import { DeliveryError, type DeliveryMessage, type DeliveryTarget, type TargetDeps } from "./target.js";
 import { appTokens } from "./tokenCache.js";
@@ -32,11 +34,10 @@ export interface TryAgain {
   readonly afterSeconds?: number;
 }
 
-export interface WechatStyleSpec {
+export interface WechatStyleSpec extends HomeChannel {
   readonly platform: "wecom" | "weixin";
   readonly baseUrl: string;
   readonly timeoutSeconds: number;
-  readonly homeChannel: string | undefined;
   /** Both APIs cap text content at 2048 bytes. */
   readonly limit: number;
   /** How an access token is fetched: WeCom `GET /cgi-bin/gettoken?…` (the secret in the query), Weixin `POST /cgi-bin/stable_token`. */
@@ -127,10 +128,11 @@ export function wechatStyleTarget(spec: WechatStyleSpec, deps: TargetDeps): Deli
     unit: "utf8",
     prepare: defuseLinkTags,
     homeChannel: spec.homeChannel,
+    homeChannelGiven: spec.homeChannelGiven,
     async check(signal) {
       await tokens.get(signal);
     },
-    async sendPart({ chatId, text, index, message, signal }) {
+    async sendPart({ chatId, text, index, message, signal, home }) {
       const problem = index === 0 ? spec.recipientProblem?.(chatId, message) : undefined;
       if (problem !== undefined) throw new DeliveryError(problem, false);
       // An access token can expire early (another process fetched a new one): fetch again once, in any mode.
@@ -146,11 +148,15 @@ export function wechatStyleTarget(spec: WechatStyleSpec, deps: TargetDeps): Deli
         if (code === 0) {
           const unreached = unreachedRecipients(answer.body);
           // Said once per delivery (its first part), not once per part of a long text.
-          if (unreached.length > 0 && index === 0)
+          if (unreached.length > 0 && index === 0) {
+            // A list a `${VAR}` gave is named as the file writes it, and so are its members: by their count.
+            const given = recipientGiven(chatId, message, ["chat_id"], home);
+            const who = given === undefined ? unreached.join(", ") : `${unreached.length} of its recipients`;
             deps.logger.warn(
               { route: message.route, platform },
-              `[delivery] ${platform}: route "${message.route}": not delivered to ${unreached.join(", ")} (unknown, outside the app's visible range, or unlicensed) — the other recipients of "${chatId}" got it`,
+              `[delivery] ${platform}: route "${message.route}": not delivered to ${who} (unknown, outside the app's visible range, or unlicensed) — the other recipients of ${given === undefined ? `"${chatId}"` : describe(given)} got it`,
             );
+          }
           return;
         }
         // Every answer of the message API carries an errcode; JSON without one is not the platform's.

@@ -1,5 +1,6 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { cutText } from "../cutText.js";
+import { homeChannelOf } from "./givenRecipient.js";
 import type { DeliveryMessage, DeliveryTarget, TargetDeps } from "./target.js";
 import { type TryAgain, wechatStyleTarget } from "./wechatApi.js";
 
@@ -47,7 +48,7 @@ export function wecomTarget(settings: PlatformConfig<"wecom">, deps: TargetDeps)
       platform: "wecom",
       baseUrl: settings.base_url,
       timeoutSeconds: settings.timeout_seconds,
-      homeChannel: settings.home_channel,
+      ...homeChannelOf(settings),
       limit: WECOM_LIMIT,
       tokenRequest: { method: "GET", path: `/cgi-bin/gettoken?${query}` },
       sendPath: "/cgi-bin/message/send",

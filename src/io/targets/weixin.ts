@@ -1,4 +1,5 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
+import { homeChannelOf } from "./givenRecipient.js";
 import type { DeliveryTarget, TargetDeps } from "./target.js";
 import { wechatStyleTarget } from "./wechatApi.js";
 
@@ -15,7 +16,7 @@ export function weixinTarget(settings: PlatformConfig<"weixin">, deps: TargetDep
       platform: "weixin",
       baseUrl: settings.base_url,
       timeoutSeconds: settings.timeout_seconds,
-      homeChannel: settings.home_channel,
+      ...homeChannelOf(settings),
       limit: WEIXIN_LIMIT,
       // The stable token (normal mode): `GET /cgi-bin/token` would void the token the account's other
       // services hold (each fetch replaces the last), and theirs would void ours; stable tokens are kept

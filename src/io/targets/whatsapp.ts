@@ -3,6 +3,7 @@ import { scrub } from "../credentials.js";
 import { cutText } from "../cutText.js";
 import { chatTarget } from "./chat.js";
 import { platformClient, stringField } from "./client.js";
+import { homeChannelOf } from "./givenRecipient.js";
 import type { HttpAnswer, ThrottleRule } from "./httpJson.js";
 import { DeliveryError, type DeliveryTarget, type TargetDeps } from "./target.js";
 
@@ -53,7 +54,7 @@ export function whatsappTarget(settings: PlatformConfig<"whatsapp">, deps: Targe
     sleep: deps.sleep,
     limit: WHATSAPP_LIMIT,
     markdown: true,
-    homeChannel: settings.home_channel,
+    ...homeChannelOf(settings),
     check: async (signal) =>
       stringField(await api.call("phone number", "GET", phonePath, { signal }), "display_phone_number"),
     sendPart: ({ chatId, text, signal }) =>
