@@ -16,6 +16,8 @@ export interface ImageQuestionDeps {
   readonly provider: "openai" | "anthropic";
   /** The model asked for, named in a refusal. */
   readonly modelId: string;
+  /** The model as the advice quotes it, when a `${VAR}` gave it (config.yaml's text). */
+  readonly quotedModel?: string;
   /** `agent.max_tokens`: the answer's output limit. */
   readonly maxTokens: number;
   /** The run's signal: the question ends with the run. */
@@ -74,7 +76,12 @@ export async function askAboutImage(
   const end: TurnEnd = answer;
   if (stoppedByFilter(end))
     throw new Error(
-      deps.scrubbed(contentFilterFailure(deps.provider, end.rawFinishReason, deps.modelId, { image: true })),
+      deps.scrubbed(
+        contentFilterFailure(deps.provider, end.rawFinishReason, deps.modelId, {
+          image: true,
+          ...(deps.quotedModel === undefined ? {} : { quoted: deps.quotedModel }),
+        }),
+      ),
     );
   if (!cutShort(end)) return answer.text;
   const contextWindow = cutAtContextWindow(end);

@@ -1,4 +1,5 @@
 import { APICallError, InvalidResponseDataError } from "ai";
+import { describe, type WrittenAs } from "../config/describe.js";
 import { scrub } from "../io/credentials.js";
 import { cutText } from "../io/cutText.js";
 import { htmlPageSummary } from "../io/htmlPage.js";
@@ -131,6 +132,8 @@ export interface ModelSettingsUsed {
   /** The model asked for, and the key it came from (`agent.model`, or a sampling request's `sampling.model`). */
   readonly model: string;
   readonly modelKey: string;
+  /** The model as a hint quotes it (`quotedModel`): config.yaml's text for one a `${VAR}` gave. */
+  readonly quoted?: string;
   /** Whether `agent.api_key` was sent. */
   readonly keySent: boolean;
   /** `agent.max_tokens`, when the request asked for it (not a sampling request's own limit). */
@@ -296,15 +299,15 @@ function unversionedBase(endpoint: string): string {
  */
 export function settingToFix(status: number, used: ModelSettingsUsed, body = "", endpoint = ""): string {
   if (status >= 400 && NO_TOOLS.test(body))
-    return ` — ${used.modelKey} "${used.model}" (or the server as it was started) takes no tools: use a model that calls tools, turn tool calling on in the server, or give the route toolsets: [no_mcp] so its runs offer none`;
+    return ` — ${used.modelKey} ${quoted(used)} (or the server as it was started) takes no tools: use a model that calls tools, turn tool calling on in the server, or give the route toolsets: [no_mcp] so its runs offer none`;
   if (status === 401)
     return used.keySent
       ? " — check agent.api_key: the endpoint did not take it"
       : " — the endpoint wants a key: set agent.api_key";
   if (status === 403)
-    return ` — agent.api_key may not make this request: check what the key (and its account) may use, ${used.modelKey} "${used.model}" among it`;
+    return ` — agent.api_key may not make this request: check what the key (and its account) may use, ${used.modelKey} ${quoted(used)} among it`;
   if (status === 404)
-    return ` — check ${used.modelKey} ("${used.model}") and agent.base_url${unversionedBase(endpoint)}`;
+    return ` — check ${used.modelKey} (${quoted(used)}) and agent.base_url${unversionedBase(endpoint)}`;
   if (status === 413 && used.image === true)
     return " — vision_analyze's request (the image, sent inline, and the question) is larger than the server, or a proxy in front of it, takes: ask about a smaller image, or raise the server's limit (nginx: client_max_body_size)";
   // A sampling request (no agent.max_tokens) is the MCP server's prompt: nothing in svc's config makes it smaller.
@@ -342,7 +345,7 @@ export function settingToFix(status: number, used: ModelSettingsUsed, body = "",
   const tools = status === 400 ? fewerTools(body, used.route) : undefined;
   if (tools !== undefined) return tools;
   if (status === 400 && UNKNOWN_MODEL.test(body))
-    return ` — check ${used.modelKey} ("${used.model}"): the endpoint does not know it by that name`;
+    return ` — check ${used.modelKey} (${quoted(used)}): the endpoint does not know it by that name`;
   if (
     (status === 400 || status === 422) &&
     used.maxTokens !== undefined &&
@@ -363,6 +366,42 @@ function resultCap(used: ModelSettingsUsed): string {
     : `lower agent.max_tool_result_chars (${used.maxToolResultChars})`;
 }
 
+/** The model a hint names, quoted: `"gpt-4o"`, or config.yaml's text for one a `${VAR}` gave. */
+const quoted = (used: ModelSettingsUsed) => used.quoted ?? `"${used.model}"`;
+
+/**
+ * `model` as a run's messages quote it: `"gpt-4o"`, or, when a `${VAR}` gave it (`given`, config.yaml's text),
+ * that text (`"${MODEL}" (the value it gives is not shown)`).
+ */
+export const quotedModel = (model: string, given: WrittenAs | undefined): string =>
+  given === undefined ? `"${model}"` : describe(given);
+
+/** A `base_url` a `${VAR}` gave: the base the requests go under (`modelBaseUrl`), and config.yaml's text for it. */
+export interface GivenBaseUrl {
+  readonly base: string;
+  readonly written: WrittenAs;
+}
+
+const regexpEscaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/**
+ * `text` with a base URL a `${VAR}` gave named as config.yaml writes it (`"${BASE}" (the value it gives is not
+ * shown)/chat/completions`), and its host, which fetch's messages and the hints name alone, as `<the host of
+ * "${BASE}" (…)>`: never what the variable gave.
+ */
+function withBaseAsWritten(text: string, given: GivenBaseUrl): string {
+  const quotedBase = describe(given.written);
+  let shown = given.base === "" ? text : text.split(given.base).join(quotedBase);
+  const host = URL.canParse(given.base) ? new URL(given.base).hostname : "";
+  for (const name of new Set([host, host.replace(/^\[(.*)\]$/, "$1")]))
+    if (name !== "")
+      shown = shown.replace(
+        new RegExp(`(?<![\\w.:-])${regexpEscaped(name)}(?![\\w-]|\\.[\\w-])`, "gi"),
+        `<the host of ${quotedBase}>`,
+      );
+  return shown;
+}
+
 /**
  * A model failure in one line for the log, the journal and the failure notice: what the endpoint said
  * (status, short body) or why it could not be reached. The API key is cut out wherever it might echo.
@@ -374,6 +413,8 @@ export function describeModelError(
   endpoint?: string,
   /** The settings the request was made with: a refusal only they can change (401, 403, 404) names them. */
   used?: ModelSettingsUsed,
+  /** `agent.base_url` when a `${VAR}` gave it: named as config.yaml writes it, its host too. */
+  givenBase?: GivenBaseUrl,
 ): string {
   let text: string;
   if (APICallError.isInstance(err)) {
@@ -420,5 +461,6 @@ export function describeModelError(
   // One line: the log line, the journal and the notice quote it (an SDK message may hold a line break). The
   // body is cut already (MAX_DETAIL); the cap here is for a message of unknown length, and keeps the advice
   // after a long body and endpoint (a cut at twice MAX_DETAIL lost it).
-  return cutText(scrub(text.replace(/\s*\n\s*/g, " "), secrets), MAX_MESSAGE);
+  const shown = givenBase === undefined ? text : withBaseAsWritten(text, givenBase);
+  return cutText(scrub(shown.replace(/\s*\n\s*/g, " "), secrets), MAX_MESSAGE);
 }

@@ -1,12 +1,13 @@
 import { type AgentRequest, AgentRunFailure, type AgentRunner, RunEnded } from "../actors/agent/runner.js";
 import { timeoutSignal } from "../clock.js";
-import type { AgentSettings } from "../config/sections/agent.js";
+import { givenBy } from "../config/givenValues.js";
+import { type AgentSettings, modelBaseUrl } from "../config/sections/agent.js";
 import { isPlaceholderKey, scrub } from "../io/credentials.js";
 import type { Logger } from "../io/log.js";
 import { warmModelPool } from "../io/modelFetch.js";
 import { askAboutImage } from "./imageQuestion.js";
 import { FIRST_CONNECT_WAIT_MS } from "./mcpTools.js";
-import { describeModelError } from "./modelError.js";
+import { describeModelError, type GivenBaseUrl, quotedModel } from "./modelError.js";
 import { unsendablePauseFailure } from "./pausedTurns.js";
 import { languageModel, modelEndpoint } from "./provider.js";
 import { realSleep, type Sleep, withRetryPolicy } from "./retry.js";
@@ -64,6 +65,8 @@ export type TimedOutWaiting =
       readonly retry: { error: unknown; waitMs: number };
       readonly secrets: ReadonlyArray<string | undefined>;
       readonly endpoint: string;
+      /** `agent.base_url` when a `${VAR}` gave it (describeModelError). */
+      readonly givenBase?: GivenBaseUrl | undefined;
     }
   /** The first connect of MCP servers the run is offered (a server still starting when the run began). */
   | { readonly firstConnect: readonly string[] };
@@ -82,7 +85,7 @@ export function timeoutReason(timeoutSeconds: number, waiting?: TimedOutWaiting)
     return `${took} while it waited for the first connect of ${servers}, whose tools it is offered`;
   }
   const wait = `${Math.round(waiting.retry.waitMs / 100) / 10} s`;
-  return `${took} while it waited ${wait} to retry a model call that failed: ${describeModelError(waiting.retry.error, waiting.secrets, waiting.endpoint)}`;
+  return `${took} while it waited ${wait} to retry a model call that failed: ${describeModelError(waiting.retry.error, waiting.secrets, waiting.endpoint, undefined, waiting.givenBase)}`;
 }
 
 /**
@@ -94,6 +97,13 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
   const { settings, logger } = deps;
   const elapsed = deps.elapsed ?? (() => performance.now());
   const endpoint = modelEndpoint(settings);
+  // A model or base_url a `${VAR}` gave is named as config.yaml writes it in what a run says, never as the value.
+  const modelGiven = givenBy(settings, "model");
+  const baseWritten = givenBy(settings, "base_url");
+  const givenBase: GivenBaseUrl | undefined =
+    baseWritten === undefined
+      ? undefined
+      : { base: modelBaseUrl(settings.provider, settings.base_url), written: baseWritten };
   void warmModelPool();
   // The SDK's notes on unsupported settings go to svc's log, not to the console.
   globalThis.AI_SDK_LOG_WARNINGS = ({ warnings, provider, model }) => {
@@ -129,7 +139,7 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
           waitingAfter = { error, waitMs };
           logger.warn(
             { route: request.route, delivery_id: request.deliveryId, attempt, wait_ms: waitMs },
-            `[agent] ${request.route}: model call failed (${describeModelError(error, secrets, endpoint)}); retry ${attempt} of ${settings.retries} in ${waitMs} ms`,
+            `[agent] ${request.route}: model call failed (${describeModelError(error, secrets, endpoint, undefined, givenBase)}); retry ${attempt} of ${settings.retries} in ${waitMs} ms`,
           );
         },
       });
@@ -152,6 +162,13 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
         ms: Math.round(Math.max(0, elapsed() - started)),
       });
       const modelKey = request.model === undefined ? "agent.model" : "sampling.model";
+      // A sampling request's model is the server's, never one a variable gave.
+      const quoted =
+        request.model === undefined && modelGiven !== undefined
+          ? quotedModel(modelId, modelGiven)
+          : undefined;
+      const shownModel = quoted ?? modelId;
+      const asked = quoted === undefined ? {} : { quoted };
       const keySent = settings.api_key !== undefined && settings.api_key !== "";
       const context = runContext(deps, request, runSignal, (url, question, imageSignal) =>
         askAboutImage(
@@ -166,14 +183,15 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
               progress.outputTokens += output;
             },
             scrubbed: (text) => scrub(text, secrets),
+            ...(quoted === undefined ? {} : { quotedModel: quoted }),
             described: (err) =>
-              describeModelError(err, secrets, endpoint, {
-                model: modelId,
-                modelKey,
-                keySent,
-                maxTokens: settings.max_tokens,
-                image: true,
-              }),
+              describeModelError(
+                err,
+                secrets,
+                endpoint,
+                { model: modelId, modelKey, ...asked, keySent, maxTokens: settings.max_tokens, image: true },
+                givenBase,
+              ),
           },
           url,
           question,
@@ -257,6 +275,7 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
               contentFilterFailure(settings.provider, result.filtered.reason, modelId, {
                 route: request.route,
                 modelKey,
+                ...asked,
               }),
               secrets,
             ),
@@ -304,7 +323,7 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
         };
         logger.info(
           { route: request.route, delivery_id: request.deliveryId },
-          runLogLine(request.route, request.deliveryId, done),
+          runLogLine(request.route, request.deliveryId, done, shownModel),
         );
         return {
           text,
@@ -317,7 +336,7 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
           const failed = record("error", err.message);
           logger.info(
             { route: request.route, delivery_id: request.deliveryId },
-            runLogLine(request.route, request.deliveryId, failed),
+            runLogLine(request.route, request.deliveryId, failed, shownModel),
           );
           throw new AgentRunFailure(err.message, failed);
         }
@@ -330,7 +349,7 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
           );
           logger.info(
             { route: request.route, delivery_id: request.deliveryId },
-            runLogLine(request.route, request.deliveryId, aborted),
+            runLogLine(request.route, request.deliveryId, aborted, shownModel),
           );
           throw err;
         }
@@ -339,24 +358,31 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
               settings.timeout_seconds,
               connecting !== undefined
                 ? { firstConnect: connecting }
-                : waitingAfter && { retry: waitingAfter, secrets, endpoint },
+                : waitingAfter && { retry: waitingAfter, secrets, endpoint, givenBase },
             )
-          : describeModelError(err, secrets, endpoint, {
-              model: modelId,
-              modelKey,
-              keySent,
-              ...(request.maxTokens === undefined ? { maxTokens: settings.max_tokens } : {}),
-              maxToolResultChars: settings.max_tool_result_chars,
-              // A finished turn means the failing request carries tool results (the loop goes on only after
-              // tools ran); a sampling request has none, and its route (`mcp:<server>`) names its server,
-              // whose request is the prompt.
-              route: request.route,
-              ...(request.maxTokens === undefined ? { toolResultsSent: progress.steps > 0 } : {}),
-            });
+          : describeModelError(
+              err,
+              secrets,
+              endpoint,
+              {
+                model: modelId,
+                modelKey,
+                ...asked,
+                keySent,
+                ...(request.maxTokens === undefined ? { maxTokens: settings.max_tokens } : {}),
+                maxToolResultChars: settings.max_tool_result_chars,
+                // A finished turn means the failing request carries tool results (the loop goes on only after
+                // tools ran); a sampling request has none, and its route (`mcp:<server>`) names its server,
+                // whose request is the prompt.
+                route: request.route,
+                ...(request.maxTokens === undefined ? { toolResultsSent: progress.steps > 0 } : {}),
+              },
+              givenBase,
+            );
         const failed = record("error", why);
         logger.info(
           { route: request.route, delivery_id: request.deliveryId },
-          runLogLine(request.route, request.deliveryId, failed),
+          runLogLine(request.route, request.deliveryId, failed, shownModel),
         );
         throw new AgentRunFailure(why, failed);
       }

@@ -67,7 +67,13 @@ function pausedCut(paused: PausedTurnEnd | undefined): string {
 }
 
 /** The one INFO line a model run logs (the key and the prompt never appear in it). */
-export function runLogLine(route: string, deliveryId: string, record: RunRecord): string {
+export function runLogLine(
+  route: string,
+  deliveryId: string,
+  record: RunRecord,
+  /** The model as the line names it, when not as the record holds it (one a `${VAR}` gave). */
+  model: string = record.model,
+): string {
   const calls = record.toolCalls
     .map(
       (c) =>
@@ -80,5 +86,5 @@ export function runLogLine(route: string, deliveryId: string, record: RunRecord)
       : ` (reply cut ${record.cut === "pause_turn" ? pausedCut(record.paused) : CUT_AT[record.cut]})`;
   const outcome =
     record.outcome === "ok" ? `ok${cut}` : `${record.outcome}${record.error ? ` (${record.error})` : cut}`;
-  return `[agent] ${route} ${deliveryId}: ${outcome} — ${record.provider}/${record.model}, ${record.steps} step${record.steps === 1 ? "" : "s"}, ${record.toolCalls.length} tool call${record.toolCalls.length === 1 ? "" : "s"}${calls ? ` (${calls})` : ""}, tokens in ${record.usage.input} out ${record.usage.output}, ${record.ms}ms`;
+  return `[agent] ${route} ${deliveryId}: ${outcome} — ${record.provider}/${model}, ${record.steps} step${record.steps === 1 ? "" : "s"}, ${record.toolCalls.length} tool call${record.toolCalls.length === 1 ? "" : "s"}${calls ? ` (${calls})` : ""}, tokens in ${record.usage.input} out ${record.usage.output}, ${record.ms}ms`;
 }

@@ -89,6 +89,8 @@ export interface FilteredAnswerOf {
   readonly modelKey?: string;
   /** The answer was `vision_analyze`'s about an image: the image or the question set it off, not the run's prompt. */
   readonly image?: true;
+  /** The model as the advice quotes it (`quotedModel`): config.yaml's text for one a `${VAR}` gave. */
+  readonly quoted?: string;
 }
 
 /**
@@ -120,7 +122,7 @@ export function contentFilterFailure(
     of.image === true
       ? "there is no answer to give: the image or the question set it off; ask about it in other words or about another image"
       : `${answer}: change what ${promptToChange(of.route)} or agent.system_prompt asks for`;
-  return `${why} — ${change}, or use another ${of.modelKey ?? "agent.model"} than "${model}"${azure}`;
+  return `${why} — ${change}, or use another ${of.modelKey ?? "agent.model"} than ${of.quoted ?? `"${model}"`}${azure}`;
 }
 
 /**

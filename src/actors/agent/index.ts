@@ -14,7 +14,7 @@ import { builtinTools } from "../../agent/tools/index.js";
 import { UnaskedServerWarnings } from "../../agent/unaskedServerWarnings.js";
 import type { UnofferedTools } from "../../agent/unofferedTools.js";
 import { describe } from "../../config/describe.js";
-import { givenBy } from "../../config/givenValues.js";
+import { givenBy, keepGiven } from "../../config/givenValues.js";
 import { DEFAULT_PROFILE } from "../../config/paths.js";
 import type { AgentSettings } from "../../config/sections/agent.js";
 import { TOOLSETS_WITHOUT_TOOLS, type ToolsSettings, toolsSchema } from "../../config/sections/tools.js";
@@ -200,7 +200,8 @@ export function createRunner(agent: AgentSettings, deps: RunnerDeps = {}): Agent
   if ((agent.provider === "openai" || agent.provider === "anthropic") && agent.model !== undefined) {
     const runnerSecrets = [...webSearchKey(toolSettings), ...(deps.credentials ?? [])];
     return lazyModelRunner({
-      settings: { ...agent, provider: agent.provider, model: agent.model },
+      // With what load noted of the values a `${VAR}` gave (a model or base_url is named as the file writes it).
+      settings: keepGiven(agent, { ...agent, provider: agent.provider, model: agent.model }),
       logger: deps.logger ?? silentLogger(),
       ...toolDeps,
       hiddenValues: combinedSecrets(() => runnerSecrets, deps.hiddenValues),
