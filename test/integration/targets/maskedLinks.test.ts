@@ -28,8 +28,11 @@ afterAll(async () => {
 
 /** The text as shown: a backslash before a punctuation character shows that character. */
 const shown = (text: string) => text.replace(/\\([!-/:-@[-`{-~])/g, "$1");
-/** Escaped pairs, taken left to right as the platforms do, are no syntax. */
-const unescaped = (text: string) => text.replace(/\\[!-/:-@[-`{-~]/g, "  ");
+/**
+ * Escaped pairs, taken left to right as the platforms do, are no syntax: each is two letters (not spaces,
+ * which would let a `[` after an escaped character pass for one that starts its line).
+ */
+const unescaped = (text: string) => text.replace(/\\[!-/:-@[-`{-~]/g, "xx");
 const piece = fc.constantFrom("[", "]", "(", ")", "\\", "a", " ", "\n", ":", "https://e.x", "  ");
 const platform = fc.constantFrom("discord" as const, "mattermost" as const);
 
@@ -97,7 +100,8 @@ describe("discord and mattermost: a masked link from payload text shows as writt
         const out = defuseMaskedLinks(text, on);
         const syntax = unescaped(out);
         expect(syntax).not.toContain("](");
-        expect(syntax).not.toMatch(/^ {0,3}\[[^\]\n]+\]:/m);
+        // A reference definition's label holds no unescaped bracket (CommonMark): `\[[[]:` is none.
+        expect(syntax).not.toMatch(/^ {0,3}\[[^[\]\n]+\]:/m);
         expect(shown(out)).toBe(shown(text));
       }),
       { numRuns: 1000 },
