@@ -14,42 +14,51 @@ afterEach(() => {
 
 type Data = { n: string; kept?: true; done?: true };
 
+/**
+ * Instances of one shared queue whose jobs wait at gates the test opens: `hold` is delivered once, released
+ * outside its slot to wait for its retry (stored reply `kept`), and retried by its holder once its gate opens;
+ * a stored reply run by anyone is recorded as such. A 6 s lease (30 s by default), renewed every 2 s.
+ */
+function holdingInstances(keys: ReturnType<typeof redisKeys>) {
+  const deliveries: string[] = [];
+  const gates = new Map<string, () => void>();
+  const gate = (n: string) =>
+    new Promise<void>((resolve) => {
+      gates.set(n, resolve);
+    });
+  const open = (n: string) => gates.get(n)?.();
+  const make = (by: string, concurrency: number) =>
+    createSharedQueue<Data>({
+      url: own.server.url,
+      name: "runs",
+      keys,
+      health: createRedisHealth("test", silentLogger()),
+      logger: silentLogger(),
+      concurrency,
+      stall: { lockDurationMs: 6000, stalledIntervalMs: 500 },
+      async process(data, _signal, _job, _token, slot) {
+        if (data.done === true) return;
+        if (data.kept === true) {
+          deliveries.push(`${by}:${data.n} (stored reply)`);
+          return;
+        }
+        if (data.n !== "hold") return gate(`${by}:${data.n}`);
+        deliveries.push(`${by}:hold first attempt`);
+        await slot.release({ ...data, kept: true }, { ...data, done: true });
+        await gate("hold");
+        deliveries.push(`${by}:hold retry delivered by its holder`);
+      },
+    });
+  return { deliveries, gates, open, make };
+}
+
 describe("a delivery waiting to retry outside its slot, taken by another instance while its holder delivers it (state.backend: redis)", {
   timeout: 30_000,
 }, () => {
   it("is given back unrun under its lease when its holder's clock stepped forward past the lease put it in the shared wait list: delivered once, by its holder, and finished", async () => {
     const keys = redisKeys(`ho${randomUUID()}`);
-    const deliveries: string[] = [];
-    const gates = new Map<string, () => void>();
-    const gate = (n: string) =>
-      new Promise<void>((resolve) => {
-        gates.set(n, resolve);
-      });
-    const open = (n: string) => gates.get(n)?.();
-    const make = (by: string) =>
-      createSharedQueue<Data>({
-        url: own.server.url,
-        name: "runs",
-        keys,
-        health: createRedisHealth("test", silentLogger()),
-        logger: silentLogger(),
-        concurrency: 1,
-        // A 6 s lease (30 s by default), renewed every 2 s.
-        stall: { lockDurationMs: 6000, stalledIntervalMs: 500 },
-        async process(data, _signal, _job, _token, slot) {
-          if (data.done === true) return;
-          if (data.kept === true) {
-            deliveries.push(`${by}:${data.n} (stored reply)`);
-            return;
-          }
-          if (data.n !== "hold") return gate(`${by}:${data.n}`);
-          deliveries.push(`${by}:hold first attempt`);
-          await slot.release({ ...data, kept: true }, { ...data, done: true });
-          await gate("hold");
-          deliveries.push(`${by}:hold retry delivered by its holder`);
-        },
-      });
-    const [a, b] = [make("A"), make("B")];
+    const { deliveries, gates, open, make } = holdingInstances(keys);
+    const [a, b] = [make("A", 1), make("B", 1)];
     const hold = jobIdOf("hook:hold");
     const delayedKey = `${keys.bullPrefix()}:runs:delayed`;
     const state = (key: string) => a.queue.getJobState(jobIdOf(key));
@@ -109,36 +118,7 @@ describe("a delivery waiting to retry outside its slot, taken by another instanc
 
   it("taken by a fetch under way as another instance's stop drains is given back under its holder's lease, not made due at once", async () => {
     const keys = redisKeys(`ho${randomUUID()}`);
-    const deliveries: string[] = [];
-    const gates = new Map<string, () => void>();
-    const gate = (n: string) =>
-      new Promise<void>((resolve) => {
-        gates.set(n, resolve);
-      });
-    const open = (n: string) => gates.get(n)?.();
-    const make = (by: string, concurrency: number) =>
-      createSharedQueue<Data>({
-        url: own.server.url,
-        name: "runs",
-        keys,
-        health: createRedisHealth("test", silentLogger()),
-        logger: silentLogger(),
-        concurrency,
-        // A 6 s lease (30 s by default), renewed every 2 s.
-        stall: { lockDurationMs: 6000, stalledIntervalMs: 500 },
-        async process(data, _signal, _job, _token, slot) {
-          if (data.done === true) return;
-          if (data.kept === true) {
-            deliveries.push(`${by}:${data.n} (stored reply)`);
-            return;
-          }
-          if (data.n !== "hold") return gate(`${by}:${data.n}`);
-          deliveries.push(`${by}:hold first attempt`);
-          await slot.release({ ...data, kept: true }, { ...data, done: true });
-          await gate("hold");
-          deliveries.push(`${by}:hold retry delivered by its holder`);
-        },
-      });
+    const { deliveries, gates, open, make } = holdingInstances(keys);
     // B has a slot free while it runs y, so its worker waits for a job as its stop begins.
     const [a, b] = [make("A", 1), make("B", 2)];
     const hold = jobIdOf("hook:hold");
