@@ -1,12 +1,12 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type LoadedConfig, loadConfig } from "../../../src/config/load.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { LoadedConfig } from "../../../src/config/load.js";
 import type { Route } from "../../../src/config/sections/webhook.js";
 import { createTargets } from "../../../src/io/targets/registry.js";
 import type { DeliveryError, DeliveryMessage } from "../../../src/io/targets/target.js";
 import { type FakeApi, startFakeApi } from "../../fakes/httpFake.js";
 import { captureLogger } from "../../fakes/logCapture.js";
 import { startFakeTelegram } from "../../fakes/telegram.js";
-import { type TempHome, tempHome } from "../../helpers/home.js";
+import { configHomes } from "../../helpers/configHome.js";
 
 const NOT_SHOWN = "(the value it gives is not shown)";
 const v = (name: string) => `$\{${name}}`;
@@ -50,19 +50,8 @@ afterAll(async () => {
   await Promise.all([telegram.close(), mattermost.close(), wecom.close(), signal.close()]);
 });
 
-let home: TempHome | undefined;
-afterEach(() => {
-  home?.cleanup();
-  home = undefined;
-});
-
-function loaded(yaml: string, dotenv: string): LoadedConfig {
-  const h = tempHome();
-  home = h;
-  h.write("config.yaml", yaml);
-  h.write(".env", dotenv);
-  return loadConfig({ home: h.dir, env: {} });
-}
+const homes = configHomes();
+const loaded = homes.loaded;
 
 /** A delivery of route `name` of `config`, its `deliver_extra` rendered as written (no template in it). */
 function messageOf(config: LoadedConfig["config"], name: string): DeliveryMessage {

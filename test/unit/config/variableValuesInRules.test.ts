@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { routeTable } from "../../../src/actors/routes.js";
 import { checkConfig } from "../../../src/cli/config/check.js";
 import { type LoadedConfig, loadConfig } from "../../../src/config/load.js";
@@ -8,22 +8,10 @@ import { movedRoutes } from "../../../src/gateway/movedRoutes.js";
 import { skillNameWarnings, unknownToolsetWarnings } from "../../../src/gateway/routeWarnings.js";
 import { startupProblems } from "../../../src/gateway/startupProblems.js";
 import { targetStartupProblems } from "../../../src/io/targets/validate.js";
-import { type TempHome, tempHome } from "../../helpers/home.js";
+import { configHomes } from "../../helpers/configHome.js";
 
-let home: TempHome | undefined;
-afterEach(() => {
-  home?.cleanup();
-  home = undefined;
-});
-
-/** config.yaml `yaml` loaded with `.env` holding `dotenv`; `file` for the messages' file name. */
-function loaded(yaml: string, dotenv: string): LoadedConfig {
-  const h = tempHome();
-  home = h;
-  h.write("config.yaml", yaml);
-  h.write(".env", dotenv);
-  return loadConfig({ home: h.dir, env: {} });
-}
+const homes = configHomes();
+const loaded = homes.loaded;
 
 const NOT_SHOWN = "(the value it gives is not shown)";
 const v = (name: string) => `$\{${name}}`;
@@ -145,8 +133,8 @@ describe(`the startup rules and warnings, of a value a $\{VAR} gave`, () => {
         "",
       ].join("\n");
     const off = loaded(yaml(false), "P=wrok\nS2=x\n");
-    (home as TempHome).write("config.yaml", yaml(true));
-    const multiplexed = loadConfig({ home: (home as TempHome).dir, env: {} });
+    homes.home.write("config.yaml", yaml(true));
+    const multiplexed = loadConfig({ home: homes.home.dir, env: {} });
     const binding = (config: LoadedConfig["config"], multiplex: boolean, profiles: string[]) =>
       profileBindingWarnings(routeTable(config).staticRoutes.values(), {
         file: "FILE",
@@ -168,13 +156,13 @@ describe(`the startup rules and warnings, of a value a $\{VAR} gave`, () => {
       `platforms.webhook.routes.r2 to /p/<"${v("P")}" ${NOT_SHOWN}>/webhooks/r2, no longer at /webhooks/r2`,
     ]);
     // svc config check: the binding, and the variable its runs do not get from the profile's own .env.
-    (home as TempHome).write("config.yaml", yaml(false));
-    const file = `${(home as TempHome).dir}/config.yaml`;
-    const { warnings } = await checkConfig({ home: (home as TempHome).dir, env: {} });
+    homes.home.write("config.yaml", yaml(false));
+    const file = `${homes.home.dir}/config.yaml`;
+    const { warnings } = await checkConfig({ home: homes.home.dir, env: {} });
     expect(warnings.join("\n")).not.toContain("wrok");
     expect(warnings.filter((w) => w.includes("profile"))).toEqual([
       `${file}: platforms.webhook.routes.r2.profile: the binding to profile "${v("P")}" ${NOT_SHOWN} is not enforced — gateway.multiplex_profiles is off, so the route answers at /webhooks/r2; set gateway.multiplex_profiles: true to serve it at /p/<profile>/webhooks/r2 only`,
-      `${file}: mcp_servers.one: ${v("S2")} is not set for profile "${v("P")}" ${NOT_SHOWN}, whose runs connect with its own .env — add S2=... to that profile's .env (in its directory under ${(home as TempHome).dir}/profiles) or the environment`,
+      `${file}: mcp_servers.one: ${v("S2")} is not set for profile "${v("P")}" ${NOT_SHOWN}, whose runs connect with its own .env — add S2=... to that profile's .env (in its directory under ${homes.home.dir}/profiles) or the environment`,
     ]);
   });
 });
