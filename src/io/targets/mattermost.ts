@@ -45,8 +45,10 @@ export function mattermostTarget(settings: PlatformConfig<"mattermost">, deps: T
     limit: MATTERMOST_LIMIT,
     // Payload text is untrusted: it notifies no channel, and a masked link in it shows as written.
     prepare: (text) => defuseMaskedLinks(defuseChannelMentions(text), "mattermost"),
-    // And in each part again: a cut through a long code span leaves the rest of it no code in the next part.
-    preparePart: (part) => defuseMaskedLinks(part, "mattermost"),
+    // And in each part again, as Mattermost reads that part alone: a cut through a long code span leaves the
+    // rest of it no code in the next part, and a cut next to a mention takes away the letter that made it
+    // another word (`a_|@all please`, `.@all|hands`).
+    preparePart: (part) => defuseMaskedLinks(defuseChannelMentions(part), "mattermost"),
     markdown: true,
     ...homeChannelOf(settings),
     check: async (signal) =>

@@ -79,3 +79,27 @@ describe("mattermost: channel-wide mentions from payload text notify no one", ()
     expect(lastMessage()).toBe(text);
   });
 });
+
+describe("mattermost: a split message's parts notify no one, each read alone", () => {
+  it("a cut that takes away the letter before or after a mention defuses it in the part it leaves it in", async () => {
+    const registry = registryFor({
+      mattermost: { enabled: true, token: "MM", base_url: api.url, home_channel: "town" },
+    });
+    const posts = () =>
+      api.requests.filter((r) => r.method === "POST").map((r) => (r.json as { message: string }).message);
+    // No whitespace before the limit: the cut falls at 16383 characters, after `a_` and after `.@all`.
+    const texts = [`${"A".repeat(16_381)}a_@all please look`, `${"A".repeat(16_378)}.@allhands`];
+    for (const text of texts) {
+      // Whole, neither text holds a mention: `a_@all` and `@allhands` are other words.
+      expect(channelMentions(text)).toEqual([]);
+      const before = posts().length;
+      await registry.get("mattermost")?.send(message(text));
+      const parts = posts().slice(before);
+      // The first part's zero-width space makes it longer than the limit: it is split again.
+      expect(parts.length).toBeGreaterThanOrEqual(2);
+      expect(parts.every((part) => part.length <= 16_383)).toBe(true);
+      expect(parts.flatMap(channelMentions)).toEqual([]);
+      expect(parts.join("").replaceAll("\u200B", "")).toBe(text);
+    }
+  });
+});
