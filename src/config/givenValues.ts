@@ -28,15 +28,35 @@ function webhookAsRead(webhook: unknown): unknown {
 }
 
 /**
- * Notes, on each mapping and list of `parsed` (a configuration the schema made), which of its text values
- * the file (`written`, config.yaml as written, before any `${VAR}` was replaced) writes with a `${...}`.
+ * `platforms` as the schema reads it: a platform written under an alias (`chat_1:`, `github_comment:`) is
+ * read under the name it stands for (`aliases`, sections/platforms.ts's PLATFORM_ALIASES), and the webhook
+ * as `webhookAsRead` says.
  */
-export function noteGivenValues(parsed: object, written: unknown): void {
+function platformsAsRead(
+  platforms: Record<string, unknown>,
+  aliases: Readonly<Record<string, string>>,
+): Record<string, unknown> {
+  const read: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(platforms))
+    read[Object.hasOwn(aliases, key) ? (aliases[key] as string) : key] = value;
+  return { ...read, webhook: webhookAsRead(platforms.webhook) };
+}
+
+/**
+ * Notes, on each mapping and list of `parsed` (a configuration the schema made), which of its text values
+ * the file (`written`, config.yaml as written, before any `${VAR}` was replaced) writes with a `${...}`;
+ * `aliases` are the other names a platform may be written under (PLATFORM_ALIASES).
+ */
+export function noteGivenValues(
+  parsed: object,
+  written: unknown,
+  aliases: Readonly<Record<string, string>>,
+): void {
   const platforms = isMapping(written) ? written.platforms : undefined;
   note(
     parsed,
     isMapping(written) && isMapping(platforms)
-      ? { ...written, platforms: { ...platforms, webhook: webhookAsRead(platforms.webhook) } }
+      ? { ...written, platforms: platformsAsRead(platforms, aliases) }
       : written,
   );
 }

@@ -32,6 +32,7 @@ import { nearMiss } from "./nearMiss.js";
 import { type SvcPaths, svcHome, svcPaths } from "./paths.js";
 import { type Config, configSchema } from "./schema.js";
 import { writtenAsBareVariable } from "./secretWarnings.js";
+import { PLATFORM_ALIASES } from "./sections/platforms.js";
 import {
   noteSecretAsWritten,
   noteSecretChecked,
@@ -830,7 +831,7 @@ function noteSecretsWriting(
 
 /** `config` with the values a `${VAR}` of `written` gave noted (givenValues.ts), for the rules that judge it. */
 function withGivenValues(config: Config | undefined, written: Record<string, unknown>): Config | undefined {
-  if (config !== undefined) noteGivenValues(config, written);
+  if (config !== undefined) noteGivenValues(config, written, PLATFORM_ALIASES);
   return config;
 }
 
@@ -909,7 +910,7 @@ export function loadConfig(
   }
   const enabledKey = webhookExtraKeys(rendered).keys.has("enabled") ? "extra.enabled" : "enabled";
   const enabledFrom = enabledFromEnv ?? `${paths.config}: platforms.webhook.${enabledKey}`;
-  noteGivenValues(parsed.data, record);
+  noteGivenValues(parsed.data, record, PLATFORM_ALIASES);
   noteShadowedRoutes(parsed.data.platforms.webhook, routesWrittenTwice(rendered));
   noteRouteFilters(parsed.data.platforms.webhook.routes, rendered);
   noteShadowedSettings(parsed.data.platforms.webhook, settingsTwice);

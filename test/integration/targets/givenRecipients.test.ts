@@ -147,6 +147,39 @@ describe(`a recipient or setting a $\{VAR} gave, at delivery`, () => {
     ]);
   });
 
+  it("a platform written under an alias (chat_1, github_comment) has its values named so too", async () => {
+    const { config } = loaded(
+      [
+        "platforms:",
+        `  chat_1: {enabled: true, token: "1:${v("TGTOK")}", base_url: "${telegram.url}", home_channel: "${v("HOME")}"}`,
+        `  github_comment: {enabled: true, command: "${v("GH")}"}`,
+        "  webhook:",
+        "    routes:",
+        "      home: {secret: s3cret-s3cret, deliver: chat_1}",
+        "      gh: {secret: s3cret-s3cret, deliver: github_comment, deliver_extra: {repo: o/r, pr_number: '1'}}",
+        "",
+      ].join("\n"),
+      "TGTOK=SECRET-token\nHOME=-70707\nGH=SECRET-gh-7070\n",
+    );
+    const targets = createTargets(config, {
+      logger: captureLogger().logger,
+      env: { PATH: "/nonexistent" },
+    });
+    telegram.enqueue({
+      status: 400,
+      json: { ok: false, error_code: 400, description: "Bad Request: chat not found" },
+    });
+    const errors = [
+      await failure(targets.get("telegram")?.send(messageOf(config, "home"))),
+      await failure(targets.get("forge_comment")?.send(messageOf(config, "gh"))),
+    ].map((err) => err.message);
+    expect(errors.join("\n")).not.toMatch(/7070|SECRET/);
+    expect(errors).toEqual([
+      `telegram: sendMessage: HTTP 400 — Bad Request: chat not found — check chat ${quoted("HOME")}, from platforms.telegram.home_channel`,
+      `forge_comment: ${quoted("GH")} was not found on PATH — install the GitHub CLI and run "gh auth login"`,
+    ]);
+  });
+
   it("signal: its number and base_url in the check, and the captcha's advice", async () => {
     const { config } = loaded(
       [
