@@ -287,7 +287,12 @@ export function forgeCommentProgramWarning(
   if (routes.length === 0 && settings?.enabled !== true) return undefined;
   const command = settings?.command ?? "gh";
   if (command.includes("${")) return undefined;
-  const problem = executableProblem(command, path);
+  // A command a `${VAR}` gave is named as config.yaml writes it.
+  const problem = executableProblem(
+    command,
+    path,
+    settings === undefined ? undefined : givenBy(settings, "command"),
+  );
   if (problem === undefined) return undefined;
   const fix = command.includes("/")
     ? "set platforms.forge_comment.command to the gh executable"

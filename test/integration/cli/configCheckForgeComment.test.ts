@@ -101,6 +101,23 @@ describe("svc config check: the gh a forge_comment route comments with", () => {
     );
   });
 
+  it(`names a command a $\{VAR} gave (.env or the environment) as config.yaml writes it, never its value`, async () => {
+    home = tempHome();
+    home.write("config.yaml", prReview({ command: `$\{GHX}` }));
+    const file = join(home.dir, "config.yaml");
+    const notFound = `Warning: ${file}: platforms.forge_comment.command: "$\{GHX}" (the value it gives is not shown) was not found on PATH — route pr-review delivers to forge_comment`;
+    home.write(".env", "GHX=SECRETV-GH\n", 0o600);
+    const fromEnvFile = await svc(home, ["config", "check"], { env: { PATH: pathWithoutGh() } });
+    expect(fromEnvFile.stderr).toContain(notFound);
+    expect(fromEnvFile.stdout + fromEnvFile.stderr).not.toContain("SECRETV");
+    home.write(".env", "", 0o600);
+    const fromEnv = await svc(home, ["config", "check"], {
+      env: { PATH: pathWithoutGh(), GHX: "SECRETV-GH" },
+    });
+    expect(fromEnv.stderr).toContain(notFound);
+    expect(fromEnv.stdout + fromEnv.stderr).not.toContain("SECRETV");
+  });
+
   it("says nothing when gh is on PATH, or forge_comment is turned off", async () => {
     home = tempHome();
     home.write("config.yaml", prReview());
