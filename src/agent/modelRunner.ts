@@ -121,6 +121,10 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
         ),
       );
       const modelId = request.model ?? settings.model;
+      // The run's record (the journal) keeps an agent.model a `${VAR}` gave as config.yaml writes it
+      // (`${MODEL}`); a sampling request's own model as asked for.
+      const recordedModel =
+        request.model === undefined && modelGiven !== undefined ? String(modelGiven.text) : modelId;
       const timeout = (deps.runTimeout ?? timeoutSignal)(settings.timeout_seconds * 1000);
       const runSignal = AbortSignal.any([signal, timeout]);
       // The model error whose retry wait is under way: a timeout during that wait names it, since the
@@ -152,7 +156,7 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
         s.error === undefined ? s : { ...s, error: scrub(s.error, secrets) };
       const record = (outcome: RunOutcome, error?: string): RunRecord => ({
         provider: settings.provider,
-        model: modelId,
+        model: recordedModel,
         steps: progress.steps,
         toolCalls: log.calls,
         usage: { input: progress.inputTokens, output: progress.outputTokens },

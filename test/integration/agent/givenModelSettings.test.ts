@@ -1,7 +1,7 @@
 import { createServer } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createRunner } from "../../../src/actors/agent/index.js";
-import type { AgentRequest } from "../../../src/actors/agent/runner.js";
+import { type AgentRequest, AgentRunFailure } from "../../../src/actors/agent/runner.js";
 import { loadConfig } from "../../../src/config/load.js";
 import { captureLogger } from "../../fakes/logCapture.js";
 import { type FakeModel, startFakeOpenAI } from "../../fakes/openaiServer.js";
@@ -84,6 +84,23 @@ describe(`agent.model and agent.base_url a $\{VAR} gave, in a model run`, () => 
     expect(lines).toContainEqual(
       expect.stringContaining(`: error (${failure.message}) — openai/"${v("MODEL")}" ${NOT_SHOWN}, 0 steps`),
     );
+    // The record the journal keeps (`run`) names the model as the file writes it too.
+    expect(failure).toBeInstanceOf(AgentRunFailure);
+    const record = (failure as AgentRunFailure).record;
+    expect(record.model).toBe(v("MODEL"));
+    expect(JSON.stringify(record)).not.toMatch(/SECRET|localhost/);
+  });
+
+  it("a run that succeeds: its record keeps agent.model as the file writes it", async () => {
+    const { runner } = runnerOf(
+      `  provider: openai\n  model: "${v("MODEL")}"\n  base_url: "${model.baseUrl}"\n  api_key: k\n`,
+      "MODEL=SECRET-model\n",
+    );
+    model.script({ text: "done" });
+    const reply = await runner.run(REQUEST, new AbortController().signal);
+    expect(reply.text).toBe("done");
+    expect(reply.record?.model).toBe(v("MODEL"));
+    expect(JSON.stringify(reply.record)).not.toContain("SECRET");
   });
 
   it("a base nothing listens on: its host is named as the host of the variable's text", async () => {
@@ -101,6 +118,22 @@ describe(`agent.model and agent.base_url a $\{VAR} gave, in a model run`, () => 
       new RegExp(
         `^model endpoint "\\$\\{BASE\\}" \\(the value it gives is not shown\\)/chat/completions could not be reached: .* — nothing listens on port ${port} of <the host of "\\$\\{BASE\\}" \\(the value it gives is not shown\\)>: start the model server`,
       ),
+    );
+  });
+
+  it("a base whose host has capitals: the endpoint, as fetch writes it (its host in lower case), is named as the file writes it", async () => {
+    const port = await closedPort();
+    const { runner } = runnerOf(
+      `  provider: openai\n  model: m\n  base_url: "${v("BASE")}"\n  api_key: k\n  retries: 0\n`,
+      `BASE=http://LocalHost:${port}/SECRET-PATH/v1\n`,
+    );
+    const failure = await runner.run(REQUEST, new AbortController().signal).then(
+      () => new Error("the run succeeded"),
+      (err: Error) => err,
+    );
+    expect(failure.message).not.toMatch(/SECRET|localhost/i);
+    expect(failure.message).toMatch(
+      /^model endpoint "\$\{BASE\}" \(the value it gives is not shown\)\/chat\/completions could not be reached: /,
     );
   });
 });
