@@ -1,6 +1,7 @@
 import { isAbsolute, join } from "node:path";
 import { type ReferringRoute, referenceWarnings } from "../../actors/routeReferences.js";
 import { routeTable } from "../../actors/routes.js";
+import type { WrittenAs } from "../../config/describe.js";
 import { unnamedEnvLineWarnings } from "../../config/envFile.js";
 import { envNameNearMiss } from "../../config/envNearMiss.js";
 import { givenBy } from "../../config/givenValues.js";
@@ -355,7 +356,11 @@ export async function checkConfig(
         const line = commandLineWarning(entry.command);
         const missing =
           line === undefined
-            ? stdioCommandProblem(rendered, (options.env ?? process.env).PATH ?? "")
+            ? stdioCommandProblem(
+                rendered,
+                (options.env ?? process.env).PATH ?? "",
+                givenBy(entry, "command"),
+              )
             : undefined;
         if (line !== undefined) warnings.push(`${loaded.paths.config}: mcp_servers.${name}.command: ${line}`);
         if (missing !== undefined)
@@ -397,11 +402,12 @@ export async function checkConfig(
  * its process gets it — or an absolute path) cannot be started here; undefined when it can, or when only a
  * start can tell (a relative path, taken from the gateway's working directory; `~`; a variable left unset).
  */
-function stdioCommandProblem(entry: McpServerEntry, path: string): string | undefined {
+function stdioCommandProblem(entry: McpServerEntry, path: string, given?: WrittenAs): string | undefined {
   const command = entry.command;
   if (command === undefined || command.includes("${") || command.startsWith("~")) return undefined;
   if (command.includes("/") && !isAbsolute(command)) return undefined;
-  return executableProblem(command, ownPath(entry) ?? path);
+  // One a `${VAR}` gave is named as config.yaml writes it (`given`), whichever variable gave it.
+  return executableProblem(command, ownPath(entry) ?? path, given);
 }
 
 /** The `env.PATH` a stdio server's process gets instead of the gateway's, when its entry sets one. */

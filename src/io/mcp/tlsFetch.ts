@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { rootCertificates } from "node:tls";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Dispatcher } from "undici";
+import { describe, WrittenAs } from "../../config/describe.js";
 import { keptAsWrittenHint } from "../../config/interpolate.js";
 import type { McpServerEntry } from "../../config/sections/mcp.js";
 import { SvcError } from "../../errors.js";
@@ -27,7 +28,18 @@ export interface TlsFetch {
 type TlsEntry = Pick<McpServerEntry, "ssl_verify" | "client_cert" | "client_key">;
 type PartialTlsEntry = Partial<TlsEntry>;
 
+/**
+ * A TLS file's path as a message names it: as config.yaml writes it when a `${VAR}` gave part of it
+ * (`"${CERTS}/me.crt" (the value it gives is not shown)`), never what the variable gave; else the path.
+ */
+function shownPath(path: string, written?: string): string {
+  return written !== undefined && written !== path && written.includes("${")
+    ? describe(new WrittenAs(written))
+    : path;
+}
+
 function readPem(server: string, what: string, path: string, written?: string): Buffer {
+  const shown = shownPath(path, written);
   try {
     return readFileSync(path);
   } catch (err) {
@@ -36,12 +48,12 @@ function readPem(server: string, what: string, path: string, written?: string): 
       // A directory of certificates (/etc/ssl/certs, as curl's --capath takes one): svc reads one file.
       throw new OwnWordsError(
         "mcp_config",
-        `mcp_servers.${server}: ${what} is a directory, not a PEM file: ${path} — name the PEM file itself${what === "ssl_verify CA bundle" ? " (a bundle of the CAs to trust, such as /etc/ssl/certs/ca-certificates.crt; ssl_verify: true trusts the system's CAs)" : ""}`,
+        `mcp_servers.${server}: ${what} is a directory, not a PEM file: ${shown} — name the PEM file itself${what === "ssl_verify CA bundle" ? " (a bundle of the CAs to trust, such as /etc/ssl/certs/ca-certificates.crt; ssl_verify: true trusts the system's CAs)" : ""}`,
       );
     const problem = code === "ENOENT" ? "file not found" : `file cannot be read (${code ?? "error"})`;
     throw new OwnWordsError(
       "mcp_config",
-      `mcp_servers.${server}: ${what} ${problem}: ${path}${code === "ENOENT" ? notFoundHint(what, path, written) : ""}`,
+      `mcp_servers.${server}: ${what} ${problem}: ${shown}${code === "ENOENT" ? notFoundHint(what, path, written) : ""}`,
     );
   }
 }
@@ -78,14 +90,25 @@ function utf16Note(bytes: Buffer): string {
 /** A path for a command to paste: one a shell would split (a space, a quote) is written `<file>`. */
 const commandPath = (path: string): string => (/^[\w./~+-]+$/.test(path) ? path : "<file>");
 
+/** The paths of the TLS files as checkPem reads them, and as its messages name them (`shownPath`). */
+interface PemPaths {
+  readonly ca?: string;
+  readonly cert?: string;
+  readonly key?: string;
+  readonly shown: { ca?: string; cert?: string; key?: string };
+}
+
+/** A path for a command to paste, none made from a path a `${VAR}` gave (`shown` is then not the path). */
+const pastedPath = (path: string, shown: string): string => (shown === path ? commandPath(path) : "<file>");
+
 /**
  * Why a certificate file holds no PEM marker: saved as UTF-16 (above), a PKCS#12 bundle, or a certificate
  * in binary DER form (a `.cer` or `.der` exported from Windows or a browser): TLS here reads only PEM.
  */
-function certificateNote(bytes: Buffer, path: string): string {
+function certificateNote(bytes: Buffer, path: string, shown: string): string {
   const utf16 = utf16Note(bytes);
   if (utf16 !== "") return utf16;
-  const file = commandPath(path);
+  const file = pastedPath(path, shown);
   // A PKCS#12 bundle (.p12, .pfx: certificate and key in one binary file, as Windows and Java export them).
   if (/\.(?:p12|pfx)$/i.test(path) && bytes[0] === 0x30)
     return `: it is a PKCS#12 bundle (binary) — convert it to PEM (openssl pkcs12 -in ${file} -out ${file}.pem -nodes) and name the PEM file`;
@@ -98,7 +121,7 @@ function certificateNote(bytes: Buffer, path: string): string {
 }
 
 /** Why a key file holds no PEM marker: saved as UTF-16, or a private key in binary DER form. */
-function keyNote(bytes: Buffer, path: string): string {
+function keyNote(bytes: Buffer, path: string, shown: string): string {
   const utf16 = utf16Note(bytes);
   if (utf16 !== "") return utf16;
   const der = (["pkcs8", "pkcs1", "sec1"] as const).some((type) => {
@@ -110,7 +133,7 @@ function keyNote(bytes: Buffer, path: string): string {
     }
   });
   if (!der) return "";
-  const file = commandPath(path);
+  const file = pastedPath(path, shown);
   return `: it is a private key in binary DER form — convert it to PEM (openssl pkey -inform der -in ${file} -out ${file}.pem) and name the PEM file`;
 }
 
@@ -121,27 +144,28 @@ function keyNote(bytes: Buffer, path: string): string {
  */
 function checkPem(
   server: string,
-  paths: { ca?: string; cert?: string; key?: string },
+  paths: PemPaths,
   pem: { ca?: Buffer; cert?: Buffer; key?: Buffer; passphrase?: string },
   writtenPassphrase?: string,
 ): void {
+  const { shown } = paths;
   const fail = (message: string) => {
     throw new OwnWordsError("mcp_config", `mcp_servers.${server}: ${message}`);
   };
   if (pem.ca !== undefined && !pem.ca.includes("-----BEGIN CERTIFICATE-----"))
     fail(
-      `ssl_verify CA bundle ${paths.ca} holds no PEM certificate (-----BEGIN CERTIFICATE-----)${certificateNote(pem.ca, paths.ca as string)}`,
+      `ssl_verify CA bundle ${shown.ca} holds no PEM certificate (-----BEGIN CERTIFICATE-----)${certificateNote(pem.ca, paths.ca as string, shown.ca as string)}`,
     );
   if (pem.cert === undefined || pem.key === undefined) return;
   if (!pem.cert.includes("-----BEGIN CERTIFICATE-----"))
     fail(
-      `client_cert ${paths.cert} holds no PEM certificate (-----BEGIN CERTIFICATE-----)${certificateNote(pem.cert, paths.cert as string)}`,
+      `client_cert ${shown.cert} holds no PEM certificate (-----BEGIN CERTIFICATE-----)${certificateNote(pem.cert, paths.cert as string, shown.cert as string)}`,
     );
   if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(pem.key.toString("latin1"))) {
     fail(
       paths.key === paths.cert
-        ? `client_cert ${paths.cert} holds no private key — add it to the file, name the key file with client_key, or use [cert, key]`
-        : `client_cert key ${paths.key} holds no PEM private key${keyNote(pem.key, paths.key as string)}`,
+        ? `client_cert ${shown.cert} holds no private key — add it to the file, name the key file with client_key, or use [cert, key]`
+        : `client_cert key ${shown.key} holds no PEM private key${keyNote(pem.key, paths.key as string, shown.key as string)}`,
     );
   }
   let key: KeyObject;
@@ -153,8 +177,8 @@ function checkPem(
   } catch {
     fail(
       pem.passphrase === undefined
-        ? `the private key in ${paths.key} is encrypted — give its password as the third element: client_cert: [cert, key, password]`
-        : `the private key in ${paths.key} cannot be decrypted with the configured password (client_cert[2])${passwordHint(pem.passphrase, writtenPassphrase)}`,
+        ? `the private key in ${shown.key} is encrypted — give its password as the third element: client_cert: [cert, key, password]`
+        : `the private key in ${shown.key} cannot be decrypted with the configured password (client_cert[2])${passwordHint(pem.passphrase, writtenPassphrase)}`,
     );
     return;
   }
@@ -164,7 +188,7 @@ function checkPem(
   } catch {
     // An unparsable certificate is left for TLS to report.
   }
-  if (!matches) fail(`the private key in ${paths.key} does not belong to the certificate in ${paths.cert}`);
+  if (!matches) fail(`the private key in ${shown.key} does not belong to the certificate in ${shown.cert}`);
 }
 
 /** A password holding a `${VAR}` nothing set was used as written (its text is never shown). */
@@ -189,7 +213,12 @@ export function tlsConnectOptions(server: string, entry: TlsEntry, written: Part
   } = {
     rejectUnauthorized: entry.ssl_verify !== false,
   };
-  const paths: { ca?: string; cert?: string; key?: string } = {};
+  const paths: {
+    ca?: string;
+    cert?: string;
+    key?: string;
+    shown: { ca?: string; cert?: string; key?: string };
+  } = { shown: {} };
   let bundle: Buffer | undefined;
   if (typeof entry.ssl_verify === "string") {
     bundle = readPem(
@@ -200,6 +229,10 @@ export function tlsConnectOptions(server: string, entry: TlsEntry, written: Part
     );
     options.ca = bundle;
     paths.ca = entry.ssl_verify;
+    paths.shown.ca = shownPath(
+      entry.ssl_verify,
+      typeof written.ssl_verify === "string" ? written.ssl_verify : undefined,
+    );
   }
   const cert = entry.client_cert;
   if (typeof cert === "string") {
@@ -211,12 +244,17 @@ export function tlsConnectOptions(server: string, entry: TlsEntry, written: Part
         : readPem(server, "client_key", entry.client_key, written.client_key);
     paths.cert = cert;
     paths.key = entry.client_key ?? cert;
+    paths.shown.cert = shownPath(cert, writtenCert?.[0]);
+    paths.shown.key =
+      entry.client_key === undefined ? paths.shown.cert : shownPath(entry.client_key, written.client_key);
   } else if (cert !== undefined) {
     options.cert = readPem(server, "client_cert", cert[0], writtenCert?.[0]);
     options.key = readPem(server, "client_cert key", cert[1], writtenCert?.[1]);
     if (cert[2] !== undefined) options.passphrase = cert[2];
     paths.cert = cert[0];
     paths.key = cert[1];
+    paths.shown.cert = shownPath(cert[0], writtenCert?.[0]);
+    paths.shown.key = shownPath(cert[1], writtenCert?.[1]);
   }
   const { ca: _ca, ...client } = options;
   checkPem(server, paths, bundle === undefined ? client : { ...client, ca: bundle }, writtenCert?.[2]);

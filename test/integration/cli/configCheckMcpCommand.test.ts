@@ -45,9 +45,35 @@ describe("svc config check: a stdio MCP server whose command cannot be started h
     const res = await svc(home, ["config", "check"]);
     expect(res.code).toBe(0);
     expect(res.stderr).toContain(
-      `Warning: ${file}: mcp_servers.bin.command: "[redacted]/server" does not exist — the gateway starts`,
+      `Warning: ${file}: mcp_servers.bin.command: "$\{SERVER_DIR}/server" (the value it gives is not shown) does not exist — the gateway starts`,
     );
     expect(res.stderr).not.toContain("hk-secret-7731");
+  });
+
+  it("names a command or TLS file a variable of the environment gave (no credential name) as config.yaml writes it", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      config({
+        cm: { command: `/opt/$\{SRV_DIR}/server` },
+        one: { command: `$\{SRV_BIN}` },
+        tls: { url: "https://127.0.0.1:1/mcp", client_cert: `/nonexist/$\{CERT_NAME}.pem` },
+      }),
+    );
+    const file = join(home.dir, "config.yaml");
+    const env = { SRV_DIR: "SECRETV-DIR", SRV_BIN: "SECRETV-13", CERT_NAME: "SECRETV-CERT" };
+    const res = await svc(home, ["config", "check"], { env });
+    expect(res.code).toBe(0);
+    expect(res.stderr).toContain(
+      `Warning: ${file}: mcp_servers.cm.command: "/opt/$\{SRV_DIR}/server" (the value it gives is not shown) does not exist — the gateway starts`,
+    );
+    expect(res.stderr).toContain(
+      `Warning: ${file}: mcp_servers.one.command: "$\{SRV_BIN}" (the value it gives is not shown) was not found on PATH — the gateway starts`,
+    );
+    expect(res.stderr).toContain(
+      `Warning: ${file}: mcp_servers.tls: client_cert file not found: "/nonexist/$\{CERT_NAME}.pem" (the value it gives is not shown) — the gateway starts`,
+    );
+    expect(res.stdout + res.stderr).not.toContain("SECRETV");
   });
 
   it("a whole command line as command is named as one, never quoting its words (one may be a key)", async () => {
