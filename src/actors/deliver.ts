@@ -207,7 +207,10 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
     retry: DueRetry,
     signal: AbortSignal | undefined,
   ): Promise<void> {
-    const ms = Math.min(retry.dueAt - now(), policy.maxRetryAfterMs);
+    // Read in the recipient's turn (a round trip to Redis): a delivery to it taken meanwhile queues behind.
+    const dueAt = request.slot?.dueHere === undefined ? retry.dueAt : await request.slot.dueHere();
+    const due = dueAt === retry.dueAt ? retry : { ...retry, dueAt };
+    const ms = Math.min(due.dueAt - now(), policy.maxRetryAfterMs);
     const where = `${partsNote(retry.partsDelivered ?? 0)}${recipientsNote(retry.recipients)}`;
     if (ms <= 0) {
       // Due already (handed on as it sent the parts after a retry that went through, or taken over late).
@@ -222,8 +225,7 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
       deliveryLog(request),
       `[delivery] ${platform}: route ${request.message.route}: handed on waiting to retry — retry ${retry.attempts}/${policy.retries} in ${ms} ms${where}`,
     );
-    if (request.slot !== undefined && request.run !== undefined)
-      await request.slot.release(request.run, retry);
+    if (request.slot !== undefined && request.run !== undefined) await request.slot.release(request.run, due);
     await sleep(ms, signal);
   }
 
@@ -343,6 +345,7 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
               waits: request.waits,
               fromPart,
               resumesRetry: resumed !== undefined,
+              inLine: slot?.inLine,
               recipients: resumed?.recipients,
               handsOn: keepRetry !== undefined && slot?.handsOn !== false,
               // Its turn behind a delivery to the same recipient that waits to retry: the slot goes back too.

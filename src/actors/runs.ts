@@ -71,6 +71,15 @@ export interface RunSlot {
   readonly madeReply?: KeptReply | undefined;
   /** The retry that delivery waited for then: delivered once it is due, its attempts counted on. */
   readonly dueRetry?: DueRetry | undefined;
+  /**
+   * When `dueRetry` is due on this instance's clock, when another instance's stop handed it on naming that
+   * time on Redis's clock (one round trip to Redis): read once the delivery has taken its recipient's turn,
+   * so a later delivery to the recipient taken meanwhile queues behind it. Absent: `dueRetry.dueAt`. Never
+   * rejects.
+   */
+  dueHere?(): Promise<number>;
+  /** Told the delivery's place as it joins its recipient's line (`SendOptions.inLine`). */
+  inLine?(turn: number): void;
   /** Told the run's reply before it is delivered: a slot of the shared queue keeps it for `release`. */
   replied?(reply: KeptReply): void;
   /**

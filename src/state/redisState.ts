@@ -277,7 +277,8 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
     ...(options.onRetryingCap === undefined ? {} : { onOutsideCap: options.onRetryingCap }),
     // A stop hands it on at once: when its retry is due, on Redis's clock, for the instance that takes it.
     handedOn: (shared, redisAhead) =>
-      shared.retry === undefined
+      // One handed on to this instance and not yet read here (`dueHere`) goes on named as it was.
+      shared.retry === undefined || shared.handedOnDue?.retryDueAt === shared.retry.dueAt
         ? shared
         : {
             ...shared,
@@ -336,23 +337,32 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
       const elsewhere = found === undefined && options.disabled?.(pending.routeName) !== true;
       const run: QueuedRun = elsewhere ? { ...pending, route, routeAsAccepted: true } : { ...pending, route };
       // Handed on by a stop before its retry was due: due when Redis's clock says, read on this instance's
-      // (the one its delivery waits on), so the two instances' clocks need not agree. Redis not answering, the
-      // stopping instance's due time stands.
-      const dueRetry =
-        storedRetry === undefined || handedOnDue?.retryDueAt !== storedRetry.dueAt
-          ? storedRetry
-          : {
-              ...storedRetry,
-              dueAt: await queueSlot.fromRedisClock(handedOnDue.onRedis).catch(() => storedRetry.dueAt),
-            };
+      // (the one its delivery waits on), so the two instances' clocks need not agree. Read once its delivery
+      // has taken its recipient's turn (`dueHere`): read first, a later delivery to the recipient taken with it
+      // went into the line ahead of it. Redis not answering, the stopping instance's due time stands.
+      const onRedis =
+        storedRetry !== undefined && handedOnDue?.retryDueAt === storedRetry.dueAt
+          ? handedOnDue.onRedis
+          : undefined;
       // The reply is kept with the job as the delivery waits to retry: the worker's slot is free meanwhile,
       // and an instance that takes the job over (this one stopped or killed) delivers it without the agent.
       // So is the retry it waits for, with the attempts made: that instance delivers it once due, counting on.
       let reply: KeptReply | undefined;
-      let retry = dueRetry;
+      let retry = storedRetry;
       const slot: RunSlot = {
         madeReply,
-        dueRetry,
+        dueRetry: storedRetry,
+        ...(onRedis === undefined || storedRetry === undefined
+          ? {}
+          : {
+              async dueHere() {
+                const dueAt = await queueSlot.fromRedisClock(onRedis).catch(() => storedRetry.dueAt);
+                // Stored from here on as this instance reads it.
+                if (retry === storedRetry) retry = { ...storedRetry, dueAt };
+                return dueAt;
+              },
+            }),
+        inLine: (turn) => queueSlot.inLine(turn),
         replied(made) {
           reply = made;
         },
@@ -360,7 +370,13 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
           if (reply === undefined) return Promise.resolve(false);
           // Waiting its turn behind another delivery keeps the retry stored before (its attempts count on).
           if (due !== undefined) retry = due;
-          const kept: SharedRun = retry === undefined ? { ...shared, reply } : { ...shared, reply, retry };
+          // Its turn taken before its due time was read here (`dueHere`): stored still named on Redis's clock.
+          const kept: SharedRun =
+            retry === undefined
+              ? { ...shared, reply }
+              : retry === storedRetry && onRedis !== undefined
+                ? { ...shared, reply, retry, handedOnDue: { retryDueAt: retry.dueAt, onRedis } }
+                : { ...shared, reply, retry };
           return queueSlot.release(kept, { ...shared, reply, done: true }, retry?.dueAt);
         },
         async keepRetry(due) {

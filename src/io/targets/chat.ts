@@ -237,6 +237,9 @@ interface RecipientLine {
   readonly behind: Set<() => void>;
 }
 
+/** How many deliveries joined a recipient's line in this process, of every target (`SendOptions.inLine`). */
+let turns = 0;
+
 /**
  * Runs `task` after every earlier task of the same key has finished (a FIFO per key), or after `maxWaitMs`
  * on `sleep`'s clock; a key is forgotten once every task queued under it has finished, so the map only holds
@@ -249,6 +252,8 @@ interface RecipientLine {
 function serialiser(maxWaitMs: number, sleep: Clock["sleep"]): RecipientQueue {
   const lines = new Map<string, RecipientLine>();
   return async (key, options, signal, task) => {
+    turns += 1;
+    options.inLine?.(turns);
     let line = lines.get(key);
     const previous = line?.tail;
     let release = () => {};

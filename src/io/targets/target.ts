@@ -62,6 +62,12 @@ export interface SendOptions {
    */
   readonly resumesRetry?: boolean | undefined;
   /**
+   * Told the delivery's place as it joins its recipient's line, in the order deliveries join their recipients'
+   * lines in this process (increasing): a stop that hands on the runs whose deliveries wait there hands them
+   * on in that order (`state.backend: redis`), so a recipient gets them in the order it would have here.
+   */
+  readonly inLine?: ((turn: number) => void) | undefined;
+  /**
    * The parts of a split message already delivered (0-based: the part the send starts with): another
    * instance sent them before it handed the delivery on while it waited to retry the next one
    * (`state.backend: redis`). `partsToSend` in chat.ts.

@@ -145,6 +145,12 @@ export interface QueueSlot<T> {
    */
   fromRedisClock(at: number): Promise<number>;
   /**
+   * Told the job's place in this instance's order of deliveries joining their recipients' lines (increasing:
+   * `SendOptions.inLine`): a stop hands its released jobs on in that order, so the instance that takes them
+   * queues them to a recipient in the order this one did.
+   */
+  inLine(turn: number): void;
+  /**
    * Stores `kept` as the job's data, as `release` does once released, but neither hands the slot back nor
    * takes it: released or not, an instance that takes the job over goes on with it. Never rejects.
    */
@@ -168,6 +174,8 @@ export interface QueueSlot<T> {
 interface Held<T> {
   done: T;
   dueAt: number | undefined;
+  /** Its place in the order of deliveries joining their recipients' lines here (`QueueSlot.inLine`). */
+  turn: number | undefined;
 }
 
 /** How many jobs may go on outside the worker's slots by default (as `RETRYING_DELIVERY_CAP`). */
@@ -570,7 +578,11 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
    * Released jobs this instance's stop cut short: let run for another instance as the stop ends, at once, told
    * when what they go on with is due (`handedOn`).
    */
-  const handOn: Array<{ readonly id: string | undefined; readonly dueAt: number | undefined }> = [];
+  const handOn: Array<{
+    readonly id: string | undefined;
+    readonly dueAt: number | undefined;
+    readonly turn: number | undefined;
+  }> = [];
   /** The job's `done` mark written, then the job let run (any worker finishes it); resolves once settled. */
   const markDone = (job: Job<T>, done: T, renew: NodeJS.Timeout) =>
     new Promise<void>((resolve) => {
@@ -656,7 +668,7 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
       clearInterval(renew);
       // Cut short by this instance's stop: handed on once its worker is closed (which might take it again),
       // its held mark removed then.
-      handOn.push({ id: job.id, dueAt: held.dueAt });
+      handOn.push({ id: job.id, dueAt: held.dueAt, turn: held.turn });
       return Promise.resolve();
     };
     const ended = work
@@ -817,7 +829,7 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
           running += 1;
           if (token !== undefined && job.id !== undefined) locks.set(token, job.id);
           let out = false;
-          const held: Held<T> = { done: job.data, dueAt: undefined };
+          const held: Held<T> = { done: job.data, dueAt: undefined, turn: undefined };
           let released: () => void = () => {};
           const handedBack = new Promise<void>((resolve) => {
             released = resolve;
@@ -859,6 +871,9 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
             },
             async fromRedisClock(at) {
               return at - (await withTimeout(redisAhead(), ENQUEUE_TIMEOUT_MS, "time"));
+            },
+            inLine(turn) {
+              held.turn = turn;
             },
             forgetWhenFinished(record) {
               forgetting.set(job, record);
@@ -1038,18 +1053,35 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
         // and that instance waits out the rest, holding the job's place meanwhile (its delivery's turn in its
         // chat: a later reply there goes out after it, as behind a retry that never stopped). Left delayed
         // until then, no instance saw it, and a reply to the same chat went out between a message's parts.
-        const handing = handOn.splice(0).map(async ({ id, dueAt }) => {
-          const job = id === undefined ? undefined : await queue.getJob(id);
-          if (job === undefined || job.id === undefined) return;
-          // In the wait list already (a worker's clock found its lease over), it goes on as it is.
-          const delayed = await job.isDelayed();
-          if (delayed && dueAt !== undefined && options.handedOn !== undefined)
-            await job.updateData(options.handedOn(job.data, await redisAhead()));
-          // No longer held here: the worker that takes it runs it.
-          await letGo(job.id);
-          if (delayed) await job.promote();
-        });
-        await withTimeout(Promise.all(handing), CLOSE_WAIT_MS, "hand on").catch(wentOn);
+        // Let run one after another in the order they joined their recipients' lines here (those that never
+        // did last, as they were cut short), each once the one before is in the wait list, which workers take
+        // from in that order: the instance that takes two deliveries to one chat queues them there as this
+        // one had (the one waiting to retry first, the one waiting its turn behind it next). Let run together,
+        // the one waiting to retry, whose data is written first, went in last, and its chat read the later
+        // reply first.
+        const handing = async () => {
+          const jobs = handOn
+            .splice(0)
+            .sort((a, b) => (a.turn ?? Number.POSITIVE_INFINITY) - (b.turn ?? Number.POSITIVE_INFINITY));
+          const ready = await Promise.all(
+            jobs
+              .map(async ({ id, dueAt }) => {
+                const job = id === undefined ? undefined : await queue.getJob(id);
+                if (job === undefined || job.id === undefined) return undefined;
+                // In the wait list already (a worker's clock found its lease over), it goes on as it is.
+                const delayed = await job.isDelayed();
+                if (delayed && dueAt !== undefined && options.handedOn !== undefined)
+                  await job.updateData(options.handedOn(job.data, await redisAhead()));
+                // No longer held here: the worker that takes it runs it.
+                await letGo(job.id);
+                return delayed ? job : undefined;
+              })
+              .map((prepared) => prepared.catch(wentOn)),
+          );
+          // A promote that fails (the job taken meanwhile) holds up none of the others.
+          for (const job of ready) if (job !== undefined) await job.promote().catch(wentOn);
+        };
+        await withTimeout(handing(), CLOSE_WAIT_MS, "hand on").catch(wentOn);
         // Of the idle workers, Redis tells one when a job is stored or a delayed one falls due (BullMQ's
         // marker); the others look by themselves only every 5 s. When this one was told, no other instance
         // was: a base marker wakes one of theirs, which takes what is waiting and times what is delayed (a
