@@ -3,11 +3,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { commandOptions, connectRedis } from "../../../src/io/state/redis/connection.js";
+import { connectFailure } from "../../../src/io/state/redis/connectFailure.js";
+import {
+  commandOptions,
+  connectRedis,
+  createRedisHealth,
+  redisLabel,
+} from "../../../src/io/state/redis/connection.js";
 import { openRedisState } from "../../../src/state/redisState.js";
 import { captureLogger } from "../../fakes/logCapture.js";
 import { type Certs, makeCerts } from "../../fixtures/mcp/certs.js";
 import { startTestRedis, type TestRedis } from "../../helpers/redis.js";
+import { startRedisProxy } from "../../helpers/redisProxy.js";
 
 let dir: string;
 let certs: Certs;
@@ -237,6 +244,73 @@ describe("a rediss:// Redis that starts requiring a client certificate while the
       await state.stop(0);
       await state.disconnect();
       admin.disconnect();
+      await own.cleanup();
+    }
+  });
+});
+
+describe("a rediss:// reconnect closed before its TLS handshake, then refused for want of a client certificate", {
+  timeout: 30_000,
+}, () => {
+  it("names the client certificate once the later reconnects are refused: the first failure, which says nothing more than a Redis to start, does not settle the outage", async () => {
+    const own = await startTestRedis({
+      tls: { cert: certs.serverCert, key: certs.serverKey },
+      args: ["--tls-ca-cert-file", certs.caCert],
+    });
+    // A proxy in front of its TLS port, as a Redis stopping (or a CLIENT KILL during a handshake) does: once
+    // told, it closes the next connection as soon as its client's hello is in, before any handshake.
+    let cutNext = false;
+    const proxy = await startRedisProxy(Number(new URL(own.tlsUrl as string).port), (client, upstream) => {
+      if (cutNext) {
+        cutNext = false;
+        client.once("data", () => client.end());
+        return;
+      }
+      client.pipe(upstream);
+      upstream.pipe(client);
+    });
+    const url = `rediss://localhost:${new URL(proxy.url).port}/0`;
+    const admin = new Redis(own.url);
+    const log = captureLogger();
+    const redis = await withCertFile(certs.caCert, () => connectRedis(url, "config.yaml", commandOptions()));
+    /** The reconnect failures svc probed, in order. */
+    const probed: string[] = [];
+    const label = redisLabel(url);
+    const health = createRedisHealth(
+      label,
+      log.logger,
+      undefined,
+      undefined,
+      undefined,
+      "requests",
+      (reason) => {
+        probed.push(reason);
+        return connectFailure(url, label, redis.options, reason);
+      },
+    );
+    health.watch("commands", redis);
+    try {
+      const said = (text: string) => log.messages().filter((m) => m.includes(text));
+      await admin.config("SET", "tls-auth-clients", "yes");
+      cutNext = true;
+      await admin.call("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes");
+      await vi.waitFor(() => expect(said("cannot be reconnected to")).toHaveLength(1), {
+        timeout: 10_000,
+        interval: 50,
+      });
+      // The first reconnect was closed before its handshake, and its probe (a handshake that ends) found
+      // nothing more than a Redis to start; the next one's refusal was probed in its turn.
+      expect(probed[0]).toMatch(/before secure TLS connection was established/);
+      expect(probed.length).toBeGreaterThanOrEqual(2);
+      expect(said("is unreachable")).toHaveLength(1);
+      expect(said("cannot be reconnected to")[0]).toMatch(
+        /^\[state\] Redis at rediss:\/\/localhost:\d+\/0 cannot be reconnected to: (rediss:\/\/localhost:\d+\/0 asks for a TLS client certificate \(tlsv13 alert certificate required\) — svc sends none to Redis: set tls-auth-clients optional in its redis\.conf|cannot reach rediss:\/\/localhost:\d+\/0 \(.*ECONNRESET\) — start Redis at .*; a Redis that requires a TLS client certificate \(tls-auth-clients yes, its default with TLS\) resets svc, which sends none: set tls-auth-clients optional in its redis\.conf)/,
+      );
+    } finally {
+      health.closing(redis);
+      redis.disconnect();
+      admin.disconnect();
+      await proxy.close();
       await own.cleanup();
     }
   });

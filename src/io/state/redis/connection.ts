@@ -11,7 +11,7 @@ import { notRespReply } from "./notRedis.js";
 import { renamedAway } from "./renamedCommands.js";
 import { sentinelProblem } from "./sentinel.js";
 import { olderThanNeeded } from "./serverVersion.js";
-import { failedOffline, startRedisFix, turnedAway, type Unreachable } from "./unreachable.js";
+import { failedOffline, failureReason, startRedisFix, turnedAway, type Unreachable } from "./unreachable.js";
 
 /** Query options ioredis reads as credentials (`?password=`, `?username=`, `?sentinelPassword=`, ...). */
 const CREDENTIAL_OPTION = /pass|user|auth|secret|token|key|cred/i;
@@ -294,20 +294,29 @@ export function createRedisHealth(
   /**
    * A `rediss://` reconnect that failed once a server took it (a TLS alert, a reset; not a refused connect
    * or a timeout, which say no more than the outage): its cause as the start names it, said once per
-   * outage unless it is only a Redis to start (the server is probed for it once per outage either way).
+   * outage unless it is only a Redis to start. A failure found to be only that (a connection closed before
+   * its handshake by a Redis stopping, or by its CLIENT KILL) is probed once per outage; a later reconnect
+   * that fails otherwise (the alert of a Redis now requiring a client certificate) is probed in its turn.
    */
   let reconnectExplained = false;
   let explainingReconnect = false;
+  /** The reasons (`failureReason`) this outage's probes found nothing more about than a Redis to start. */
+  const unexplained = new Set<string>();
   const explainReconnect = (reason: string) => {
     if (reconnectFailure === undefined || reconnectExplained || explainingReconnect) return;
     if (NO_SERVER_TOOK_IT.test(reason)) return;
+    // Each probe of a rediss:// server is one more TLS connect: a failure said alike is probed once.
+    const said = failureReason(reason);
+    if (unexplained.has(said)) return;
     explainingReconnect = true;
     void reconnectFailure(reason).then(({ problem, fix }) => {
       explainingReconnect = false;
       if (reconnectExplained || !reported) return;
-      // Probed once per outage whatever it answers: each probe of a rediss:// server is one more TLS connect.
+      if (fix === startRedisFix(label)) {
+        unexplained.add(said);
+        return;
+      }
       reconnectExplained = true;
-      if (fix === startRedisFix(label)) return;
       logger.error(
         { redis: label, reason },
         `[state] Redis at ${label} cannot be reconnected to: ${problem} — ${fix}`,
@@ -326,6 +335,7 @@ export function createRedisHealth(
     credentialsRefused = false;
     awayExplained = false;
     reconnectExplained = false;
+    unexplained.clear();
     logger.info(
       { redis: label },
       `[state] Redis at ${label} is reachable again; ${serves === "runs" ? "the shared queue's runs go on" : "requests are served"}`,

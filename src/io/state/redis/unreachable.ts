@@ -15,6 +15,9 @@ import { notRedis } from "./notRedis.js";
  */
 const OPENSSL = /^[0-9A-F]+:error:[0-9A-F]+:SSL routines:[^:]*:([^:]+):/;
 
+/** A connect's failure as a message says it: OpenSSL's reason alone (its text names a thread, a file, a line), else the error. */
+export const failureReason = (error: string): string => OPENSSL.exec(error)?.[1] ?? error.trim();
+
 /** svc sends Redis no client certificate: what a Redis that requires one needs changed. */
 const WITHOUT_CLIENT_CERT =
   "set tls-auth-clients optional in its redis.conf (yes, its default with TLS, refuses every client without one) and authenticate svc with the password or ACL user in state.redis_url";
@@ -76,7 +79,7 @@ export function unreachable(
   const foreign = notRedis(label, error, greeting);
   if (foreign !== undefined) return foreign;
   const start = startRedisFix(label);
-  const reason = OPENSSL.exec(error)?.[1] ?? error.trim();
+  const reason = failureReason(error);
   // Over TLS a Redis at its maxclients closes each new connection before the handshake, saying nothing.
   if (tls && closedBeforeHandshake)
     return {
