@@ -34,8 +34,11 @@ describe("a worker-only instance (platforms.webhook.enabled: false)", { timeout:
     const prefix = `w${randomUUID()}`;
     const log = tempPath("svc-worker-only", ".log");
     // One slow run at a time: of three events, two still wait in Redis when the ingress instance stops.
+    // Its stop waits for the run under way to end, however slow the machine: one its drain cut short
+    // would stay locked in Redis for the lock's 30 s (as documented), past this test's wait for the worker.
     const ingress = await startNode(
       clusterConfig(redis.url, prefix, { hook: { secret: SECRET } }, sharedAppendAgent(log, 1, 1)),
+      { drainTimeoutMs: 40_000 },
     );
     nodes.push(ingress);
     for (const id of ["w-1", "w-2", "w-3"]) {
