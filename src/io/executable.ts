@@ -82,18 +82,21 @@ export function crlfScriptFix(file: string): string {
  * file"): the interpreter its `#!` line names is missing — a path from another machine, or `#!/bin/sh` with
  * the carriage return of a file saved with Windows line endings — or, for a binary, its loader (a build for
  * another system). Undefined when the file cannot be read, or when the interpreter it names is there.
+ * `hidden`: the file's path came from a value a `${VAR}` gave, so it is named "the file" (a fix to paste as
+ * `<the file>`), never by its path.
  */
-export function missingInterpreter(file: string): string | undefined {
+export function missingInterpreter(file: string, hidden = false): string | undefined {
   if (!existsSync(file)) return undefined;
+  const named = hidden ? "the file" : file;
   const line = scriptFirstLine(file);
   if (line === undefined)
-    return `${file} exists, but the system found no loader for it (a program built for another system or architecture?)`;
+    return `${named} exists, but the system found no loader for it (a program built for another system or architecture?)`;
   const interpreter = line.slice(2).trim().split(/\s+/)[0] ?? "";
   if (line.endsWith("\r"))
-    return `${file} exists, but its first line ends with a carriage return (the file was saved with Windows line endings), so the system looks for an interpreter named "${interpreter}\\r" — ${crlfScriptFix(file)}`;
+    return `${named} exists, but its first line ends with a carriage return (the file was saved with Windows line endings), so the system looks for an interpreter named "${interpreter}\\r" — ${crlfScriptFix(hidden ? "<the file>" : file)}`;
   // An interpreter that is there failed for a reason of its own (itself a script whose interpreter is missing).
   if (programFileProblem(interpreter) === undefined) return undefined;
-  return `${file} exists, but the interpreter its #! line names, ${interpreter}, is not on this machine — install it, or correct the #! line (#!/usr/bin/env <name> finds it on PATH)`;
+  return `${named} exists, but the interpreter its #! line names, ${interpreter}, is not on this machine — install it, or correct the #! line (#!/usr/bin/env <name> finds it on PATH)`;
 }
 
 /** The file a process start runs for `command`: a name with a `/` from `cwd`, any other name found on `path`. */
@@ -104,12 +107,17 @@ export function programFile(command: string, path: string, cwd?: string): string
 /**
  * A command the system reported as not found (ENOENT) although its file is there and may be executed: what
  * is missing is its interpreter or loader (`missingInterpreter`). Undefined when the file is not there, so
- * "not found" is right.
+ * "not found" is right. `hidden`: a `${VAR}` gave `command`, so the file is not named by its path.
  */
-export function interpreterProblem(command: string, path: string, cwd?: string): string | undefined {
+export function interpreterProblem(
+  command: string,
+  path: string,
+  cwd?: string,
+  hidden = false,
+): string | undefined {
   const file = programFile(command, path, cwd);
   if (file === undefined || programFileProblem(file) !== undefined) return undefined;
-  return missingInterpreter(file);
+  return missingInterpreter(file, hidden);
 }
 
 /**

@@ -1,8 +1,10 @@
 import { delimiter, dirname, isAbsolute } from "node:path";
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { describe, type WrittenAs } from "../../config/describe.js";
 import { flowItem } from "../../config/format.js";
-import { type InterpolationScope, keptAsWrittenHint } from "../../config/interpolate.js";
+import { givenBy } from "../../config/givenValues.js";
+import { type InterpolationScope, interpolate, keptAsWrittenHint } from "../../config/interpolate.js";
 import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
 import { SvcError } from "../../errors.js";
 import { combinedSecrets, scrub } from "../credentials.js";
@@ -213,8 +215,23 @@ export async function connectServer(
         return session;
       })
       .catch((err: unknown) => {
+        const given = {
+          command: gaveValue(entry, "command", scope),
+          path: gaveValue(entry.env, "PATH", scope),
+        };
         throw hide(
-          scoped(name, err, redacted(), rendered.command, undefined, child, undefined, undefined, rendered),
+          scoped(
+            name,
+            err,
+            redacted(),
+            rendered.command,
+            undefined,
+            child,
+            undefined,
+            undefined,
+            rendered,
+            given,
+          ),
         );
       });
   }
@@ -289,6 +306,30 @@ export async function connectServer(
       ),
     );
   }
+}
+
+/**
+ * A stdio entry's `command` and `env.PATH` as config.yaml writes them, when a `${VAR}` in them gave a value
+ * (from `.env` or the environment, whatever the variable's name): a message names them so, never by what
+ * the variable gave, and builds no fix from that value.
+ */
+export interface GivenCommand {
+  readonly command?: WrittenAs | undefined;
+  readonly path?: WrittenAs | undefined;
+}
+
+/**
+ * The file's text of `holder[key]` when a `${VAR}` in it gave a value (givenBy); undefined when none did, as
+ * for a variable nothing sets, whose text was used as written and is quoted as it is.
+ */
+function gaveValue(
+  holder: object | undefined,
+  key: string,
+  scope: InterpolationScope,
+): WrittenAs | undefined {
+  const given = givenBy(holder, key);
+  if (given === undefined || typeof given.text !== "string") return undefined;
+  return interpolate(given.text, scope).value === given.text ? undefined : given;
 }
 
 /** What a stdio server process left behind: its last stderr lines and how it exited. */
@@ -381,18 +422,32 @@ function describeExit(child: ChildReport, when?: string): string | undefined {
 
 /**
  * A whole command line written into `command` (as some clients' configs and install links do) is looked up
- * as one program name: when its first word is a program, say how to split it.
+ * as one program name: when its first word is a program, say how to split it. A command a `${VAR}` gave
+ * (`given.command`) gets no fix that writes part of it back (the split, a shell assignment's name, the
+ * program's path on the gateway's PATH).
  */
-export function notFoundHint(command: string, cwd: string = process.cwd(), entryPath?: string): string {
-  // An unset variable keeps its literal text: the command looked up was `${NODE_BIN}`.
-  const unset = keptAsWrittenHint(command, "command was run");
+export function notFoundHint(
+  command: string,
+  cwd: string = process.cwd(),
+  entryPath?: string,
+  given: GivenCommand = {},
+): string {
+  const hidden = given.command !== undefined;
+  // An unset variable keeps its literal text: the command looked up was `${NODE_BIN}` (of the file's text
+  // only, when a variable gave the rest).
+  const unset = keptAsWrittenHint(
+    command,
+    "command was run",
+    hidden ? String(given.command?.text) : undefined,
+  );
   if (unset !== undefined) return unset;
   const [program, ...rest] = command.trim().split(/\s+/);
   // `GITHUB_TOKEN=... npx` copied from a shell line: the assignment is the shell's, and svc runs none.
-  const variable = shellAssignmentName(program ?? "");
+  const variable = hidden ? undefined : shellAssignmentName(program ?? "");
   if (variable !== undefined)
     return `${variable}=... before the program is how a shell sets a variable, and no shell runs command: write the program alone as command (its arguments in args) and ${variable} under env (a secret as \${${variable}}, its value in .env)`;
   const found =
+    !hidden &&
     program !== undefined &&
     rest.length > 0 &&
     !/["'\\]/.test(command) &&
@@ -401,7 +456,7 @@ export function notFoundHint(command: string, cwd: string = process.cwd(), entry
   if (!found && rest.length === 0 && program?.includes("/") === true && !isAbsolute(program))
     return `a relative command is taken from the working directory (${cwd}), where there is no such file — write its absolute path (or ~/...)`;
   if (!found && entryPath !== undefined && rest.length === 0 && program?.includes("/") === false)
-    return entryPathHint(program, entryPath);
+    return entryPathHint(program, entryPath, given);
   if (!found) return "check command (and PATH)";
   // Each entry as YAML reads it back: `@scope/server` quoted (a plain YAML value cannot start with @).
   return `command is the program alone: write command: ${flowItem(program)} and args: [${rest.map(flowItem).join(", ")}]`;
@@ -412,22 +467,36 @@ export function notFoundHint(command: string, cwd: string = process.cwd(), entry
  * (as `env PATH=... program` does): a PATH written without the gateway's directories loses a program (`node`,
  * `npx`) the gateway itself finds, which "check command (and PATH)" would not explain.
  */
-function entryPathHint(program: string, entryPath: string): string {
-  const where = `it was looked up in the entry's env.PATH (${entryPath}), which replaces the gateway's PATH for the server process`;
+function entryPathHint(program: string, entryPath: string, given: GivenCommand): string {
+  // An env.PATH or command a `${VAR}` gave is named as the file writes it, and no fix is built from it.
+  const where = `it was looked up in the entry's env.PATH (${given.path === undefined ? entryPath : describe(given.path)}), which replaces the gateway's PATH for the server process`;
   const gateway = programOnPath(program, process.env.PATH ?? "");
   if (gateway === undefined) return `${where} — check command and env.PATH`;
-  return `${where}, and the gateway's PATH has it as ${gateway}: add ${dirname(gateway)} to env.PATH (PATH: "${entryPath}${delimiter}\${PATH}" keeps the gateway's directories), or write command: ${gateway}`;
+  const keep =
+    given.path === undefined
+      ? `PATH: "${entryPath}${delimiter}\${PATH}" keeps the gateway's directories`
+      : `ending it in ${delimiter}\${PATH} keeps the gateway's directories`;
+  if (given.command !== undefined)
+    return `${where}, and the gateway's PATH has it: add its directory to env.PATH (${keep})`;
+  return `${where}, and the gateway's PATH has it as ${gateway}: add ${dirname(gateway)} to env.PATH (${keep}), or write command: ${gateway}`;
 }
 
 /**
  * A script whose `#!/usr/bin/env node` line ends in a carriage return (saved with Windows line endings): env
  * starts, finds no program named `node\r` and exits 127 — say why, since its stderr shows only the name.
  */
-function crlfInterpreterHint(child: ChildReport, command?: string, entryPath?: string): string {
+function crlfInterpreterHint(
+  child: ChildReport,
+  command?: string,
+  entryPath?: string,
+  hidden = false,
+): string {
   if (child.exit !== "code 127" || command === undefined) return "";
   const file = programFile(command, entryPath ?? process.env.PATH ?? "");
   if (file === undefined || !crlfScript(file)) return "";
-  return ` — ${file}'s first line ends with a carriage return (the file was saved with Windows line endings), so its interpreter's name ends with one too: ${crlfScriptFix(file)}`;
+  // A command a `${VAR}` gave: its file is not named by its path.
+  const named = hidden ? "the file" : file;
+  return ` — ${named}'s first line ends with a carriage return (the file was saved with Windows line endings), so its interpreter's name ends with one too: ${crlfScriptFix(hidden ? "<the file>" : file)}`;
 }
 
 /** Our own errors pass through; others get the server name and their causes ("fetch failed" says little). */
@@ -443,17 +512,26 @@ function scoped(
   authorization: SentAuthorization = { kind: "none" },
   /** The rendered entry: a remote one's url and TLS settings, a stdio one's env.PATH. */
   rendered?: McpServerEntry,
+  /** A stdio entry's command and env.PATH a `${VAR}` gave, named as the file writes them. */
+  given: GivenCommand = {},
 ): unknown {
   if (err instanceof SvcError) return err;
   const own = ownErrorInSseStream(name, err);
   if (own !== undefined) return own;
+  const hidden = given.command !== undefined;
+  const shown = given.command === undefined ? command : describe(given.command);
   if ((err as NodeJS.ErrnoException).code === "ENOENT" && command !== undefined) {
-    const interpreter = interpreterProblem(command, rendered?.env.PATH ?? process.env.PATH ?? "");
+    const interpreter = interpreterProblem(
+      command,
+      rendered?.env.PATH ?? process.env.PATH ?? "",
+      undefined,
+      hidden,
+    );
     return new SvcError(
       "mcp_connect",
       interpreter === undefined
-        ? `mcp_servers.${name}: command not found: ${command} — ${notFoundHint(command, undefined, rendered?.env.PATH)}`
-        : `mcp_servers.${name}: command could not be started: ${command} — ${interpreter}`,
+        ? `mcp_servers.${name}: command not found: ${shown} — ${notFoundHint(command, undefined, rendered?.env.PATH, given)}`
+        : `mcp_servers.${name}: command could not be started: ${shown} — ${interpreter}`,
       { cause: err },
     );
   }
@@ -465,7 +543,7 @@ function scoped(
   if ((err as NodeJS.ErrnoException).code === "EACCES" && command !== undefined) {
     return new SvcError(
       "mcp_connect",
-      `mcp_servers.${name}: command is not an executable file: ${command} — make it executable (chmod +x) or set command to its interpreter and args to the script`,
+      `mcp_servers.${name}: command is not an executable file: ${shown} — make it executable (chmod +x) or set command to its interpreter and args to the script`,
       { cause: err },
     );
   }
@@ -476,7 +554,7 @@ function scoped(
   if (child !== undefined && /Connection closed/i.test(describeTransportError(err, secrets))) {
     return new SvcError(
       "mcp_connect",
-      `mcp_servers.${name}: the server process ${child.exit === undefined ? "closed the connection" : `exited (${child.exit})`} before the MCP handshake finished — ${stderrTail(child)}${crlfInterpreterHint(child, command, rendered?.env.PATH)}`,
+      `mcp_servers.${name}: the server process ${child.exit === undefined ? "closed the connection" : `exited (${child.exit})`} before the MCP handshake finished — ${stderrTail(child)}${crlfInterpreterHint(child, command, rendered?.env.PATH, hidden)}`,
       { cause: err },
     );
   }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { WrittenAs } from "../../../src/config/describe.js";
 import { notFoundHint } from "../../../src/io/mcp/connect.js";
 
 /** `command not found: <command> — <hint>`: a command holding a `${...}` nothing rendered says what to set. */
@@ -31,5 +32,30 @@ describe("notFoundHint for a command kept as written", () => {
     );
     expect(notFoundHint("my-server", "/srv/app")).toBe("check command (and PATH)");
     expect(notFoundHint("/opt/missing/server", "/srv/app")).toBe("check command (and PATH)");
+  });
+});
+
+/** A command a `${VAR}` gave: no fix that writes part of its value back (svc names it as the file writes it). */
+describe("notFoundHint for a command a variable gave", () => {
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+  const given = { command: new WrittenAs("${SERVER_LINE}") };
+
+  it("neither splits a whole command line nor names a shell assignment's variable", () => {
+    expect(notFoundHint(`${process.execPath} -y @scope/server`, "/srv/app", undefined, given)).toBe(
+      "check command (and PATH)",
+    );
+    expect(notFoundHint("GITHUB_TOKEN=abc npx", "/srv/app", undefined, given)).toBe(
+      "check command (and PATH)",
+    );
+  });
+
+  it("names an unset variable of the file's text only", () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+    const partly = { command: new WrittenAs("/opt/${DIR}/${BIN}") };
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+    expect(notFoundHint("/opt/x-${HIDDEN}/${BIN}", "/srv/app", undefined, partly)).toBe(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+      "${BIN} is not set, so command was run as written — add BIN=... to the profile's .env or the environment",
+    );
   });
 });
