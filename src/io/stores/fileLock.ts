@@ -185,7 +185,9 @@ function takeOverIfStale(path: string, lockPath: string, staleMs: number): void 
   const age = Date.now() - stats.mtimeMs;
   const judged = readLock(lockPath);
   if (judged === undefined) return;
-  const stale = (!ownerAlive(judged) && age > Math.min(staleMs, 1000)) || age > staleMs;
+  // A dead owner's lock is taken over once it is a second old either way: one with a time ahead of the
+  // clock (set back since its owner died) would otherwise never be.
+  const stale = (!ownerAlive(judged) && Math.abs(age) > Math.min(staleMs, 1000)) || age > staleMs;
   if (stale) removeStaleLock(lockPath, judged);
 }
 

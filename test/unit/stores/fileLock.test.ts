@@ -64,6 +64,17 @@ describe("cross-process file lock", () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
+  it("a lock left by a process that died, dated ahead of the clock (set back since), is taken over", async () => {
+    const { path, lock } = store();
+    writeFileSync(lock, `${deadPid()} 12345 deadbeefdeadbeef`);
+    const ahead = new Date(Date.now() + 3_600_000);
+    utimesSync(lock, ahead, ahead);
+    expect(await withFileLock(path, () => "ran", { timeoutMs: 2000 })).toBe("ran");
+    writeFileSync(lock, `${deadPid()} 12345 deadbeefdeadbeef`);
+    utimesSync(lock, ahead, ahead);
+    expect(withFileLockSync(path, () => "ran", { timeoutMs: 2000 })).toBe("ran");
+  });
+
   it("a stale lock that cannot be moved aside is reported at once, not waited for as if another process held it", () => {
     // Moving it aside fails the same way at every attempt: on a read-only file system (EROFS) or a
     // directory this user cannot write (EACCES); here its aside name is longer than a file name may be.
@@ -152,7 +163,9 @@ describe("cross-process file lock", () => {
 
   it("the wait gives up after its time even when the clock is set back meanwhile (NTP)", async () => {
     const { path, lock } = store();
-    writeFileSync(lock, String(process.pid));
+    // A live holder: a dead one's lock is taken over once the clock is set back a second past it.
+    const holder = spawn("sleep", ["30"]);
+    writeFileSync(lock, `${holder.pid} ${processStartTime(holder.pid as number)} 0123456789abcdef`);
     // Only Date is faked: the waits between attempts stay real.
     vi.useFakeTimers({ toFake: ["Date"] });
     try {
@@ -169,6 +182,7 @@ describe("cross-process file lock", () => {
       expect(ended).toContain(`${lock}: another svc process holds this lock`);
     } finally {
       vi.useRealTimers();
+      holder.kill("SIGKILL");
     }
   });
 });
