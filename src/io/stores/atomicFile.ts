@@ -22,6 +22,7 @@ import { DEFAULT_PROFILE, svcPaths } from "../../config/paths.js";
 import { SvcError } from "../../errors.js";
 import { writeBytesSync } from "../batchedWriter.js";
 import { makeStoreDirs, refusingDir } from "../makeDirs.js";
+import { otherPidNamespace, pidNamespaceOfTag, pidNamespaceTag } from "../pidNamespace.js";
 import { processAlive } from "../processAlive.js";
 import { existingProfiles } from "../profiles.js";
 
@@ -215,7 +216,9 @@ function openTemp(linkOrPath: string, mode: number): { path: string; dir: string
       );
     throw unwritableStore(path, err, refusingDir(err, dir));
   }
-  const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
+  const tag = pidNamespaceTag();
+  const writer = tag === undefined ? String(process.pid) : `${process.pid}.${tag}`;
+  const temp = join(dir, `.${basename(path)}.${writer}.${randomBytes(6).toString("hex")}.tmp`);
   let fd: number;
   try {
     fd = openSync(temp, "wx", mode);
@@ -305,14 +308,25 @@ export function writeJsonAtomic(path: string, value: unknown, mode = 0o600): voi
   writeFileAtomic(path, `${JSON.stringify(value, null, 2)}\n`, mode);
 }
 
-/** `.<name>.<pid>.<12 hex>.tmp`, the temp file `writeFileAtomic` renames over `<name>`. */
-const TEMP_FILE = /^\.(.+)\.(\d+)\.[0-9a-f]{12}\.tmp$/;
+/**
+ * `.<name>.<pid>.ns<namespace>.<12 hex>.tmp`, the temp file `writeFileAtomic` renames over `<name>` (the
+ * digits of its writer's PID namespace, `pid:[<namespace>]`; none where /proc does not show it, or written
+ * by an older svc).
+ */
+const TEMP_FILE = /^\.(.+)\.(\d+)(?:\.ns(\d+))?\.[0-9a-f]{12}\.tmp$/;
 
 /**
- * A lock's own files (`fileLock.ts`): `<name>.lock.<pid>.<8 hex>.new`, made whole before it is linked into
- * place (`gateway.pid` is made so too), and `.stale`, a dead holder's lock moved aside to be removed.
+ * A lock's own files (`fileLock.ts`): `<name>.lock.<pid>.ns<namespace>.<8 hex>.new`, made whole before it is
+ * linked into place (`gateway.pid` is made so too), and `.stale`, a dead holder's lock moved aside to be removed.
  */
-const LOCK_LEFTOVER = /^(?:.+\.lock|gateway\.pid)\.(\d+)\.[0-9a-f]{8}\.(?:new|stale)$/;
+const LOCK_LEFTOVER = /^(?:.+\.lock|gateway\.pid)\.(\d+)(?:\.ns(\d+))?\.[0-9a-f]{8}\.(?:new|stale)$/;
+
+/**
+ * A temp file of a writer of another PID namespace, whose pid cannot be checked here, is removed once
+ * nothing has written to it for this long: a write in progress changes it all along, and renames it a
+ * moment after its last byte.
+ */
+export const OTHER_NAMESPACE_TEMP_MS = 3_600_000;
 
 /**
  * Removes the temp files of atomic writes cut short by a killed process (SIGKILL mid-write): the store
@@ -335,10 +349,17 @@ export function removeStaleTempFiles(dir: string, onlyFor?: ReadonlySet<string>)
     const lockMatch = onlyFor === undefined ? LOCK_LEFTOVER.exec(name) : null;
     if (lockMatch === null && (match === null || (onlyFor !== undefined && !onlyFor.has(match[1] as string))))
       continue;
-    // This process writes nothing while it cleans up: a file named with its pid was left by an earlier
-    // process that had the same pid (a container's pid 1 after a restart).
-    const pid = Number(lockMatch?.[1] ?? match?.[2]);
-    if (pid !== process.pid && processAlive(pid)) continue;
+    // A writer of another PID namespace (a CLI command in a container sharing SVC_HOME with the host, or
+    // the other way round) is another process here, or none, under its pid: its file is judged by its age.
+    const namespace = lockMatch === null ? match?.[3] : lockMatch[2];
+    if (namespace !== undefined && otherPidNamespace(pidNamespaceOfTag(namespace))) {
+      if (!untouchedFor(join(dir, name), OTHER_NAMESPACE_TEMP_MS)) continue;
+    } else {
+      // This process writes nothing while it cleans up: a file named with its pid was left by an earlier
+      // process that had the same pid (a container's pid 1 after a restart).
+      const pid = Number(lockMatch?.[1] ?? match?.[2]);
+      if (pid !== process.pid && processAlive(pid)) continue;
+    }
     try {
       rmSync(join(dir, name), { force: true });
       removed.push(join(dir, name));
@@ -347,6 +368,16 @@ export function removeStaleTempFiles(dir: string, onlyFor?: ReadonlySet<string>)
     }
   }
   return removed;
+}
+
+/** Whether nothing has changed `path` for `ms` by the system clock (false when it is gone). */
+function untouchedFor(path: string, ms: number): boolean {
+  try {
+    const stats = statSync(path, { throwIfNoEntry: false });
+    return stats !== undefined && Date.now() - stats.mtimeMs > ms;
+  } catch {
+    return false; // not ours to look at (permissions): left as it is
+  }
 }
 
 /**

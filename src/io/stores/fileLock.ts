@@ -14,6 +14,7 @@ import { basename, dirname } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { SvcError } from "../../errors.js";
 import { makeStoreDirs, refusingDir } from "../makeDirs.js";
+import { otherPidNamespace, pidNamespace, pidNamespaceTag } from "../pidNamespace.js";
 import { processRunning, processStartTime } from "../processAlive.js";
 import { NotRegularFile, otherKind } from "../regularFile.js";
 import { unwritableStore } from "./atomicFile.js";
@@ -22,13 +23,17 @@ import { directoryInPlaceFix } from "./unreadableStoreFix.js";
 export interface LockOptions {
   /** Give up after this long (ms). */
   readonly timeoutMs?: number;
-  /** A lock older than this whose owner is gone is taken over (ms). */
+  /**
+   * A lock older than this is taken over (ms), whether or not its owner runs; one whose owner is gone is
+   * taken over sooner, and one of another PID namespace (whose owner cannot be checked) only so.
+   */
   readonly staleMs?: number;
 }
 
 /**
- * The lock file's text: `<pid> <start time> <random>` (the start time `-` where /proc has none); the
- * random part tells one holder's lock from the next one's.
+ * The lock file's text: `<pid> <start time> <random> <pid namespace>` (the start time and the namespace `-`
+ * where /proc has none); the random part tells one holder's lock from the next one's, and the namespace
+ * whether its pid can be checked here (an older svc wrote no namespace).
  */
 export function readLock(lockPath: string): string | undefined {
   try {
@@ -36,6 +41,12 @@ export function readLock(lockPath: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** `<pid>.ns<namespace>` (`<pid>` where the namespace is unknown): a lock's own files are named with it. */
+function ownFileTag(): string {
+  const tag = pidNamespaceTag();
+  return tag === undefined ? String(process.pid) : `${process.pid}.${tag}`;
 }
 
 /** The texts of the locks this process holds now. */
@@ -48,17 +59,20 @@ const ownStartTime = () => (ownStart ??= processStartTime(process.pid) ?? "-");
  * Whether the lock's owner still runs: a zombie (killed, not yet collected by its parent) does not, nor
  * does a process that got the owner's pid after it died (a container's pid 1 after a restart): its start
  * time differs, and a lock naming this very process that it does not hold was left by the one before.
+ * `elsewhere`: an owner of another PID namespace (a CLI command in a container sharing SVC_HOME with the
+ * host, or the other way round), whose pid names another process here, or none: it cannot be told.
  */
-function ownerAlive(text: string): boolean {
-  const [pidText, start, random] = text.trim().split(/\s+/);
+function ownerState(text: string): "runs" | "gone" | "elsewhere" {
+  const [pidText, start, random, namespace] = text.trim().split(/\s+/);
   const pid = Number(pidText);
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  if (pid === process.pid) return heldHere.has(text);
-  if (!processRunning(pid)) return false;
+  if (!Number.isInteger(pid) || pid <= 0) return "gone";
+  if (otherPidNamespace(namespace)) return "elsewhere";
+  if (pid === process.pid) return heldHere.has(text) ? "runs" : "gone";
+  if (!processRunning(pid)) return "gone";
   // `<pid> <random>` (an older svc) names no start time.
-  if (random === undefined || start === "-") return true;
+  if (random === undefined || start === "-") return "runs";
   const now = processStartTime(pid);
-  return now === undefined || now === start;
+  return now === undefined || now === start ? "runs" : "gone";
 }
 
 /**
@@ -69,7 +83,7 @@ function ownerAlive(text: string): boolean {
  * Where the file system has no hard links, it is created in place as before.
  */
 export function createLockFile(lockPath: string, text: string): boolean {
-  const whole = `${lockPath}.${process.pid}.${randomBytes(4).toString("hex")}.new`;
+  const whole = `${lockPath}.${ownFileTag()}.${randomBytes(4).toString("hex")}.new`;
   writeExclusive(whole, text);
   try {
     linkSync(whole, lockPath);
@@ -113,7 +127,7 @@ function createInPlace(lockPath: string, text: string): boolean {
  * lock takes no new store: either is said naming the store.
  */
 function tryAcquire(path: string, lockPath: string, staleMs: number): string | undefined {
-  const text = `${process.pid} ${ownStartTime()} ${randomBytes(8).toString("hex")}`;
+  const text = `${process.pid} ${ownStartTime()} ${randomBytes(8).toString("hex")} ${pidNamespace() ?? "-"}`;
   let created: boolean;
   try {
     created = createLockFile(lockPath, text);
@@ -135,7 +149,7 @@ function tryAcquire(path: string, lockPath: string, staleMs: number): string | u
  * lock cannot be moved for another reason than being gone (EROFS, EACCES).
  */
 export function removeStaleLock(lockPath: string, judged: string): { replacedBy?: string } {
-  const aside = `${lockPath}.${process.pid}.${randomBytes(4).toString("hex")}.stale`;
+  const aside = `${lockPath}.${ownFileTag()}.${randomBytes(4).toString("hex")}.stale`;
   try {
     renameSync(lockPath, aside);
   } catch (err) {
@@ -186,8 +200,9 @@ function takeOverIfStale(path: string, lockPath: string, staleMs: number): void 
   const judged = readLock(lockPath);
   if (judged === undefined) return;
   // A dead owner's lock is taken over once it is a second old either way: one with a time ahead of the
-  // clock (set back since its owner died) would otherwise never be.
-  const stale = (!ownerAlive(judged) && Math.abs(age) > Math.min(staleMs, 1000)) || age > staleMs;
+  // clock (set back since its owner died) would otherwise never be. One of another PID namespace is judged
+  // by its age alone (never, for a tokens lock: its holder may be sending a refresh token).
+  const stale = (ownerState(judged) === "gone" && Math.abs(age) > Math.min(staleMs, 1000)) || age > staleMs;
   if (stale) removeStaleLock(lockPath, judged);
 }
 
@@ -198,9 +213,12 @@ export function releaseLock(lockPath: string, text: string): void {
 }
 
 function lockTimeout(lockPath: string): SvcError {
+  const [pid, , , namespace] = (readLock(lockPath) ?? "").trim().split(/\s+/);
   return new SvcError(
     "lock_timeout",
-    `${lockPath}: another svc process holds this lock — try again, or remove the file if no svc is running`,
+    otherPidNamespace(namespace)
+      ? `${lockPath}: another svc process holds this lock (pid ${pid} of another PID namespace, ${namespace}; this process runs in ${pidNamespace()}: a container and its host, or two containers, share this SVC_HOME) — whether it runs cannot be told from here: try again, or remove the file if no svc runs there any more`
+      : `${lockPath}: another svc process holds this lock — try again, or remove the file if no svc is running`,
   );
 }
 

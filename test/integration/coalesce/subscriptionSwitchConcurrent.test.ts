@@ -47,13 +47,13 @@ async function whileLocked(
 }
 
 /**
- * Resolves once a process tries to take `lock`: each attempt writes its text to `<lock>.<pid>.<random>.new`
+ * Resolves once a process tries to take `lock`: each attempt writes its text to `<lock>.<pid>.ns<pid namespace>.<random>.new`
  * and links it into place (src/io/stores/fileLock.ts), again every 100 ms at most while the lock is held.
  * The command reads the store before its first attempt, so the change made after this is one made while it
  * waited — however slow the machine — never one it read already.
  */
 function lockTried(lock: string): Promise<void> {
-  const attempt = new RegExp(`^${escapeRegExp(basename(lock))}\\.\\d+\\.[0-9a-f]+\\.new$`);
+  const attempt = new RegExp(`^${escapeRegExp(basename(lock))}\\.\\d+(?:\\.ns\\d+)?\\.[0-9a-f]+\\.new$`);
   return new Promise((resolve) => {
     const watcher = watch(dirname(lock), (_event, name) => {
       if (name === null || !attempt.test(name)) return;

@@ -1,10 +1,11 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import type { Gateway } from "../../../src/gateway/index.js";
+import { pidNamespace } from "../../../src/io/pidNamespace.js";
 import { startGatewayInHome, webhookConfig } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
@@ -113,6 +114,40 @@ describe("temp files of atomic writes cut short", () => {
     for (const path of stale) expect([path, existsSync(path)]).toEqual([path, false]);
     for (const path of kept) expect([path, existsSync(path)]).toEqual([path, true]);
   });
+
+  it.runIf(pidNamespace() !== undefined)(
+    "another PID namespace's (a command in a container sharing SVC_HOME with the host) are judged by their age, not by a pid that runs nowhere here: kept while written to within the hour",
+    async () => {
+      home = tempHome();
+      home.write(
+        "config.yaml",
+        stringify(
+          webhookConfig({ open: { secret: "INSECURE_NO_AUTH" } }, {}, { agent: { provider: "echo" } }),
+        ),
+      );
+      const here = /\d+/.exec(pidNamespace() as string)?.[0] as string;
+      const elsewhere = here === "1" ? "2" : "1";
+      const gone = spawnSync("true").pid;
+      const writing = [
+        home.write(`.webhook_subscriptions.json.${gone}.ns${elsewhere}.0123456789ab.tmp`, "{"),
+        home.write(`webhook_subscriptions.json.lock.${gone}.ns${elsewhere}.0a1b2c3d.new`, `${gone} - 00ff`),
+      ];
+      const left = [
+        home.write(`.webhook-seen-ids.json.${gone}.ns${elsewhere}.a1b2c3d4e5f6.tmp`, "{"),
+        home.write(`cron/jobs.json.lock.${gone}.ns${elsewhere}.abcdef01.stale`, `${gone} - 00ff`),
+      ];
+      const hourAgo = new Date(Date.now() - 3_660_000);
+      for (const path of left) utimesSync(path, hourAgo, hourAgo);
+      // Named with this namespace: judged by the pid, as before.
+      const ours = [
+        home.write(`.webhook-pending-runs.json.${gone}.ns${here}.0123456789ab.tmp`, "{"),
+        home.write(`config.yaml.lock.${gone}.ns${here}.deadbeef.stale`, "1 - 00ff"),
+      ];
+      gateway = await startGatewayInHome(home);
+      for (const path of writing) expect([path, existsSync(path)]).toEqual([path, true]);
+      for (const path of [...left, ...ours]) expect([path, existsSync(path)]).toEqual([path, false]);
+    },
+  );
 
   it("one named with the gateway's own pid was left by an earlier process under that pid (a container's pid 1): removed", async () => {
     home = tempHome();

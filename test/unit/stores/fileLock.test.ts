@@ -11,7 +11,9 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { pidNamespace } from "../../../src/io/pidNamespace.js";
 import { processStartTime } from "../../../src/io/processAlive.js";
+import { writeFileAtomicAsync } from "../../../src/io/stores/atomicFile.js";
 import { withFileLock, withFileLockSync } from "../../../src/io/stores/fileLock.js";
 import { processState, spawnUnreaped } from "../../helpers/process.js";
 
@@ -151,6 +153,72 @@ describe("cross-process file lock", () => {
       expect(await withFileLock(path, () => "after", { timeoutMs: 150 })).toBe("after");
     });
   });
+
+  describe.runIf(pidNamespace() !== undefined)(
+    "a lock of another PID namespace (a command in a container sharing SVC_HOME with the host)",
+    () => {
+      /** A namespace other than this process's. */
+      const elsewhere = pidNamespace() === "pid:[1]" ? "pid:[2]" : "pid:[1]";
+      function leftLock(lock: string, text: string, ageMs: number): void {
+        writeFileSync(lock, text);
+        const at = new Date(Date.now() - ageMs);
+        utimesSync(lock, at, at);
+      }
+
+      it("is not judged by its pid, which runs nowhere here: waited for, naming its holder, until it is older than staleMs", async () => {
+        const { path, lock } = store();
+        const pid = deadPid();
+        const text = `${pid} 12345 0123456789abcdef ${elsewhere}`;
+        leftLock(lock, text, 5000);
+        const said = `${lock}: another svc process holds this lock (pid ${pid} of another PID namespace, ${elsewhere}; this process runs in ${pidNamespace()}`;
+        await expect(withFileLock(path, () => "ran", { timeoutMs: 150 })).rejects.toThrow(said);
+        expect(() => withFileLockSync(path, () => "ran", { timeoutMs: 150 })).toThrow(said);
+        expect(readFileSync(lock, "utf8")).toBe(text);
+        // Past staleMs (30 s unless told), as a live holder's lock is.
+        leftLock(lock, text, 31_000);
+        expect(await withFileLock(path, () => "ran", { timeoutMs: 2000 })).toBe("ran");
+      });
+
+      it("with no staleMs (a tokens lock: its holder may be sending a refresh token), never taken over", async () => {
+        const { path, lock } = store();
+        const text = `${deadPid()} 12345 0123456789abcdef ${elsewhere}`;
+        leftLock(lock, text, 3_600_000);
+        await expect(
+          withFileLock(path, () => "ran", { timeoutMs: 150, staleMs: Number.POSITIVE_INFINITY }),
+        ).rejects.toThrow("another svc process holds this lock");
+        expect(readFileSync(lock, "utf8")).toBe(text);
+      });
+
+      it("one naming this namespace, or none (an older svc's), is judged by its pid as before", async () => {
+        const { path, lock } = store();
+        leftLock(lock, `${deadPid()} 12345 0123456789abcdef ${pidNamespace()}`, 5000);
+        expect(await withFileLock(path, () => "ran", { timeoutMs: 2000 })).toBe("ran");
+        leftLock(lock, `${deadPid()} 12345 0123456789abcdef`, 5000);
+        expect(await withFileLock(path, () => "ran", { timeoutMs: 2000 })).toBe("ran");
+      });
+
+      it("the lock this process writes, and its writes' temp files, name its namespace", async () => {
+        const { path, lock, dir } = store();
+        const text = await withFileLock(path, () => readFileSync(lock, "utf8"));
+        expect(text.split(" ")).toEqual([
+          String(process.pid),
+          expect.stringMatching(/^\d+$/),
+          expect.stringMatching(/^[0-9a-f]{16}$/),
+          pidNamespace(),
+        ]);
+        // The temp copy is made before the write's first wait.
+        const writing = writeFileAtomicAsync(path, Buffer.from("{}\n"));
+        const digits = /\d+/.exec(pidNamespace() as string)?.[0];
+        expect(readdirSync(dir)).toEqual([
+          expect.stringMatching(
+            new RegExp(`^\\.store\\.json\\.${process.pid}\\.ns${digits}\\.[0-9a-f]{12}\\.tmp$`),
+          ),
+        ]);
+        await writing;
+        expect(readdirSync(dir)).toEqual(["store.json"]);
+      });
+    },
+  );
 
   it("a fresh lock of a live process is waited for, then the wait gives up naming the lock file", async () => {
     const { path, lock } = store();
