@@ -268,7 +268,8 @@ function keepOwner(fd: number, path: string): void {
   }
 }
 
-function resolveLink(path: string): string {
+/** The file a write to `path` replaces: the target of a symbolic link, followed as far as it leads. */
+export function resolveLink(path: string): string {
   try {
     return realpathSync(path);
   } catch {
@@ -319,7 +320,7 @@ const TEMP_FILE = /^\.(.+)\.(\d+)(?:\.ns(\d+))?\.[0-9a-f]{12}\.tmp$/;
  * A lock's own files (`fileLock.ts`): `<name>.lock.<pid>.ns<namespace>.<8 hex>.new`, made whole before it is
  * linked into place (`gateway.pid` is made so too), and `.stale`, a dead holder's lock moved aside to be removed.
  */
-const LOCK_LEFTOVER = /^(?:.+\.lock|gateway\.pid)\.(\d+)(?:\.ns(\d+))?\.[0-9a-f]{8}\.(?:new|stale)$/;
+const LOCK_LEFTOVER = /^(?:(.+)\.lock|gateway\.pid)\.(\d+)(?:\.ns(\d+))?\.[0-9a-f]{8}\.(?:new|stale)$/;
 
 /**
  * A temp file of a writer of another PID namespace, whose pid cannot be checked here, is removed once
@@ -345,19 +346,19 @@ export function removeStaleTempFiles(dir: string, onlyFor?: ReadonlySet<string>)
   const removed: string[] = [];
   for (const name of names) {
     const match = TEMP_FILE.exec(name);
-    // A lock's files are beside the store as named (the link), in svc's own directories only.
-    const lockMatch = onlyFor === undefined ? LOCK_LEFTOVER.exec(name) : null;
-    if (lockMatch === null && (match === null || (onlyFor !== undefined && !onlyFor.has(match[1] as string))))
-      continue;
+    // A lock's files are beside the file it locks (a link's target): elsewhere, those of the names asked only.
+    const lockMatch = LOCK_LEFTOVER.exec(name);
+    const of = lockMatch === null ? match?.[1] : lockMatch[1];
+    if ((match === null && lockMatch === null) || (onlyFor !== undefined && !onlyFor.has(of ?? ""))) continue;
     // A writer of another PID namespace (a CLI command in a container sharing SVC_HOME with the host, or
     // the other way round) is another process here, or none, under its pid: its file is judged by its age.
-    const namespace = lockMatch === null ? match?.[3] : lockMatch[2];
+    const namespace = lockMatch === null ? match?.[3] : lockMatch[3];
     if (namespace !== undefined && otherPidNamespace(pidNamespaceOfTag(namespace))) {
       if (!untouchedFor(join(dir, name), OTHER_NAMESPACE_TEMP_MS)) continue;
     } else {
       // This process writes nothing while it cleans up: a file named with its pid was left by an earlier
       // process that had the same pid (a container's pid 1 after a restart).
-      const pid = Number(lockMatch?.[1] ?? match?.[2]);
+      const pid = Number(lockMatch?.[2] ?? match?.[2]);
       if (pid !== process.pid && processAlive(pid)) continue;
     }
     try {

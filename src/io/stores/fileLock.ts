@@ -17,7 +17,7 @@ import { makeStoreDirs, refusingDir } from "../makeDirs.js";
 import { otherPidNamespace, pidNamespace, pidNamespaceTag } from "../pidNamespace.js";
 import { processRunning, processStartTime } from "../processAlive.js";
 import { NotRegularFile, otherKind } from "../regularFile.js";
-import { unwritableStore } from "./atomicFile.js";
+import { resolveLink, unwritableStore } from "./atomicFile.js";
 import { directoryInPlaceFix } from "./unreadableStoreFix.js";
 
 export interface LockOptions {
@@ -237,7 +237,8 @@ const sleeper = new Int32Array(new SharedArrayBuffer(4));
  * `withFileLock` for synchronous read-modify-write edits (config.yaml, .env) made by CLI commands:
  * waits by blocking the thread, so only use it where nothing else runs on the event loop.
  */
-export function withFileLockSync<T>(path: string, fn: () => T, options: LockOptions = {}): T {
+export function withFileLockSync<T>(linkOrPath: string, fn: () => T, options: LockOptions = {}): T {
+  const path = resolveLink(linkOrPath);
   const lockPath = `${path}.lock`;
   const timeoutMs = options.timeoutMs ?? 10_000;
   makeLockDir(path, lockPath);
@@ -258,12 +259,18 @@ export function withFileLockSync<T>(path: string, fn: () => T, options: LockOpti
   }
 }
 
-/** Runs `fn` while holding `<path>.lock`, an exclusive lock shared by every process on this machine. */
+/**
+ * Runs `fn` while holding `<path>.lock`, an exclusive lock shared by every process on this machine. It is
+ * beside the file a write replaces, a symbolic link's target (as `writeFileAtomic` resolves it): locked at
+ * the link's own path, two links to one file (two homes sharing a store from a dotfiles checkout) would be
+ * two locks, and their writers would overwrite each other's records.
+ */
 export async function withFileLock<T>(
-  path: string,
+  linkOrPath: string,
   fn: () => T | Promise<T>,
   options: LockOptions = {},
 ): Promise<T> {
+  const path = resolveLink(linkOrPath);
   const lockPath = `${path}.lock`;
   const timeoutMs = options.timeoutMs ?? 10_000;
   const staleMs = options.staleMs ?? 30_000;

@@ -72,6 +72,9 @@ describe("temp files of atomic writes cut short", () => {
     const stale = [
       join(elsewhere, `.svc-config.yaml.${gone}.0123456789ab.tmp`),
       join(elsewhere, `.svc.env.${gone}.a1b2c3d4e5f6.tmp`),
+      // The lock of a symlinked store is beside its target, and so are its own files.
+      join(elsewhere, `svc-config.yaml.lock.${gone}.0a1b2c3d.new`),
+      join(elsewhere, `svc.env.lock.${gone}.deadbeef.stale`),
       join(home.dir, "profiles", "work", "cron", `.jobs.json.${gone}.00ff00ff00ff.tmp`),
       home.write(`mcp-cache/.status.json.${gone}.0a0b0c0d0e0f.tmp`, "{"),
       home.write(`profiles/work/mcp-tokens/.docs.json.${gone}.0f0e0d0c0b0a.tmp`, "{"),
@@ -81,6 +84,7 @@ describe("temp files of atomic writes cut short", () => {
     // Not svc's directory: another program's temp file of the same shape, and a live write, stay.
     const kept = [
       join(elsewhere, `.zshrc.${gone}.0123456789ab.tmp`),
+      join(elsewhere, `zshrc.lock.${gone}.0a1b2c3d.new`),
       join(elsewhere, `.svc-config.yaml.${writing.pid}.abcdefabcdef.tmp`),
     ];
     for (const path of [...stale, ...kept]) writeFileSync(path, "half");

@@ -1,10 +1,12 @@
 import { spawn, spawnSync } from "node:child_process";
 import {
   existsSync,
+  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
+  symlinkSync,
   utimesSync,
   writeFileSync,
 } from "node:fs";
@@ -219,6 +221,30 @@ describe("cross-process file lock", () => {
       });
     },
   );
+
+  it("a store that is a symbolic link is locked beside its target: two links to one file share one lock", async () => {
+    const { path, dir } = store();
+    writeFileSync(path, "{}\n");
+    const homes = [join(dir, "a"), join(dir, "b")];
+    const links = homes.map((home) => {
+      mkdirSync(home);
+      symlinkSync(path, join(home, "store.json"));
+      return join(home, "store.json");
+    });
+    const [first, second] = links as [string, string];
+    await withFileLock(first, async () => {
+      expect(existsSync(`${path}.lock`)).toBe(true);
+      expect(existsSync(`${first}.lock`)).toBe(false);
+      await expect(withFileLock(second, () => "ran", { timeoutMs: 150 })).rejects.toThrow(
+        `${path}.lock: another svc process holds this lock`,
+      );
+      expect(() => withFileLockSync(second, () => "ran", { timeoutMs: 150 })).toThrow(
+        `${path}.lock: another svc process holds this lock`,
+      );
+    });
+    expect(withFileLockSync(second, () => existsSync(`${path}.lock`))).toBe(true);
+    expect(readdirSync(dir).sort()).toEqual(["a", "b", "store.json"]);
+  });
 
   it("a fresh lock of a live process is waited for, then the wait gives up naming the lock file", async () => {
     const { path, lock } = store();
