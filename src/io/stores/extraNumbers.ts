@@ -37,10 +37,10 @@ function filterNumbersAsText(value: unknown, textValues = false): void {
 }
 
 /**
- * Each number directly in a `deliver_extra` object anywhere in `value`, replaced by its source text, and
- * the numbers of a `filters` value as config.yaml reads them.
+ * Each number directly in a `deliver_extra` object anywhere in `value` (a tree `parseJson` built), replaced
+ * by its source text, and the numbers of a `filters` value as config.yaml reads them.
  */
-function numbersAsText(value: unknown): void {
+export function numbersAsText(value: unknown): void {
   if (typeof value !== "object" || value === null) return;
   for (const [key, item] of Object.entries(value)) {
     if (key === EXTRA_KEY && typeof item === "object" && item !== null && !Array.isArray(item)) {

@@ -3,12 +3,14 @@ import { statSync } from "node:fs";
 import { dirname } from "node:path";
 import { nearMiss } from "../../config/nearMiss.js";
 import { SvcError } from "../../errors.js";
+import { carryKept, keepWhereUnchanged } from "../../streams/jsonNumbers/changed.js";
+import { extendObject, parseJson, stringifyJson } from "../../streams/jsonNumbers/index.js";
 import { jsonErrorLocation } from "../jsonErrorLocation.js";
 import { NotRegularFile, readRegularFile } from "../regularFile.js";
 import { zeroFilledProblem } from "../zeroFilled.js";
 import { writeFileAtomic } from "./atomicFile.js";
 import { emptiedInPlace } from "./emptiedInPlace.js";
-import { parseKeepingExtraNumbers } from "./extraNumbers.js";
+import { numbersAsText, parseKeepingExtraNumbers } from "./extraNumbers.js";
 import { withFileLock } from "./fileLock.js";
 import { flatLayout } from "./flatLayout.js";
 import { repeatedRecordKey } from "./repeatedKeys.js";
@@ -128,7 +130,11 @@ export function createVersionedStore<T>(path: string, layout: StoreLayout): Vers
     return flat.records;
   }
 
-  function readWithCounter(): VersionedSnapshot<T> & {
+  /**
+   * `whole`: every number and key order as written (`parseJson`), for a write that keeps what it does not
+   * change as it is in the file (a hand-written `"weight": 1.50` or a 64-bit id stays as written).
+   */
+  function readWithCounter(whole = false): VersionedSnapshot<T> & {
     counter: number;
     /** The whole document: with `field`, its other top-level keys (a newer version's) are written back as they were. */
     others?: Record<string, unknown>;
@@ -166,7 +172,10 @@ export function createVersionedStore<T>(path: string, layout: StoreLayout): Vers
     let parsed: unknown;
     const json = text.replace(/^\uFEFF/, "");
     try {
-      parsed = layout.extraNumbersAsText === true ? parseKeepingExtraNumbers(json) : JSON.parse(json);
+      if (whole) {
+        parsed = parseJson(json, Number.POSITIVE_INFINITY);
+        if (layout.extraNumbersAsText === true) numbersAsText(parsed);
+      } else parsed = layout.extraNumbersAsText === true ? parseKeepingExtraNumbers(json) : JSON.parse(json);
     } catch (err) {
       // A file edited by hand: the line and column to look at, as editors count them.
       const { line, column } = jsonErrorLocation(json, err);
@@ -220,17 +229,26 @@ export function createVersionedStore<T>(path: string, layout: StoreLayout): Vers
       const misplaced = directoryIsAFile(path, "cannot be written");
       if (misplaced !== undefined) return Promise.reject(misplaced);
       return withFileLock(path, () => {
-        const current = readWithCounter();
+        const current = readWithCounter(true);
         if (expectedRevision !== undefined && current.revision !== expectedRevision) {
           throw new SvcError("store_conflict", `${path}: ${layout.conflictMessage}`);
         }
-        const records = structuredClone(current.records) as Record<string, T>;
+        // This read's own parse, changed in place: what it keeps of the numbers as written stays with them.
+        const records = current.records as Record<string, T>;
+        const read = new Map(Object.entries(records));
         const result = change(records);
+        // A record replaced by a copy of itself (`{ ...job, next_run }`) keeps what it did not change too.
+        for (const [name, record] of Object.entries(records)) {
+          const was = read.get(name);
+          if (was !== record && isObject(was) && isObject(record)) carryKept(was, record);
+        }
         const doc =
           field === undefined
             ? records
-            : { ...current.others, revision: current.counter + 1, [field]: records };
-        const text = `${JSON.stringify(doc, null, 2)}\n`;
+            : extendObject(current.others ?? {}, { revision: current.counter + 1, [field]: records });
+        // Every record the change left alone is written as it is in the file (`1.50`, an id past 2^53).
+        keepWhereUnchanged(doc);
+        const text = `${stringifyJson(doc, 2)}\n`;
         writeFileAtomic(path, text);
         return {
           result,

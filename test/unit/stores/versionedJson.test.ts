@@ -171,3 +171,105 @@ describe("a store file a newer version of svc wrote", () => {
     });
   });
 });
+
+describe("a write keeps the records it does not change as they are in the file", () => {
+  it("numbers JavaScript would print otherwise (an id past 2^53, 1.50) stay as written; a number changed is written as it is now", async () => {
+    home = tempHome();
+    const path = home.write(
+      "webhook_subscriptions.json",
+      [
+        "{",
+        '  "old": {',
+        '    "ticket": 12345678901234567890,',
+        '    "weight": 1.50,',
+        '    "limits": [1.0, 2, 3e2],',
+        '    "deliver_extra": {',
+        '      "chat_id": 123456789012345678',
+        "    }",
+        "  },",
+        '  "other": {',
+        '    "weight": 2.50',
+        "  }",
+        "}",
+        "",
+      ].join("\n"),
+    );
+    const store = createVersionedStore<Record<string, unknown>>(path, {
+      conflictMessage: "changed",
+      extraNumbersAsText: true,
+    });
+    await store.update((records) => {
+      records.newone = { weight: 1 };
+      (records.other as Record<string, unknown>).weight = 3;
+    });
+    expect(readFileSync(path, "utf8")).toBe(
+      [
+        "{",
+        '  "old": {',
+        '    "ticket": 12345678901234567890,',
+        '    "weight": 1.50,',
+        '    "limits": [',
+        "      1.0,",
+        "      2,",
+        "      3e2",
+        "    ],",
+        '    "deliver_extra": {',
+        // Read as the id written, as before (config.yaml reads it so too).
+        '      "chat_id": "123456789012345678"',
+        "    }",
+        "  },",
+        '  "other": {',
+        '    "weight": 3',
+        "  },",
+        '  "newone": {',
+        '    "weight": 1',
+        "  }",
+        "}",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("with its records under a key (cron/jobs.json), a record replaced by a copy with a field changed, and records named by digits where they are in the file", async () => {
+    home = tempHome();
+    const path = home.write(
+      "cron/jobs.json",
+      '{"revision": 4, "jobs": {"b": {"extra": 1.0}, "7": {"next_run": "x", "extra": 99999999999999999999}, "gone": {}}}\n',
+    );
+    const store = createVersionedStore<Record<string, unknown>>(path, {
+      field: "jobs",
+      conflictMessage: "changed",
+      extraNumbersAsText: true,
+    });
+    await store.update((jobs) => {
+      // As the gateway writes a job's next run: a copy of the job with it.
+      jobs["7"] = { ...(jobs["7"] as Record<string, unknown>), next_run: "y" };
+      delete jobs.gone;
+      jobs["3"] = { extra: 2 };
+    });
+    expect(JSON.parse(readFileSync(path, "utf8"))).toEqual({
+      revision: 5,
+      jobs: { b: { extra: 1 }, "7": { next_run: "y", extra: 1e20 }, "3": { extra: 2 } },
+    });
+    expect(readFileSync(path, "utf8")).toBe(
+      [
+        "{",
+        '  "revision": 5,',
+        '  "jobs": {',
+        '    "b": {',
+        '      "extra": 1.0',
+        "    },",
+        '    "7": {',
+        '      "next_run": "y",',
+        '      "extra": 99999999999999999999',
+        "    },",
+        '    "3": {',
+        '      "extra": 2',
+        "    }",
+        "  }",
+        "}",
+        "",
+      ].join("\n"),
+    );
+  });
+});
