@@ -1,5 +1,6 @@
 import { APICallError, InvalidResponseDataError } from "ai";
 import { describe, type WrittenAs } from "../config/describe.js";
+import { withUrlAsWritten } from "../config/givenUrl.js";
 import { scrub } from "../io/credentials.js";
 import { cutText } from "../io/cutText.js";
 import { htmlPageSummary } from "../io/htmlPage.js";
@@ -382,42 +383,13 @@ export interface GivenBaseUrl {
   readonly written: WrittenAs;
 }
 
-const regexpEscaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-
-/**
- * The texts the base URL `base` may stand in an error as: as given, and as a URL writes it once parsed (fetch
- * and the SDK name the request's URL so: its scheme and host in lower case, a default port left out, a
- * non-ASCII host in its `xn--` form), without the `/` the parse adds after a bare host. Longest first.
- */
-function baseForms(base: string): string[] {
-  if (base === "") return [];
-  const forms = new Set([base]);
-  if (URL.canParse(base)) {
-    const href = new URL(base).href;
-    forms.add(base.endsWith("/") ? href : href.replace(/\/$/, ""));
-  }
-  return [...forms].sort((a, b) => b.length - a.length);
-}
-
 /**
  * `text` with a base URL a `${VAR}` gave named as config.yaml writes it (`"${BASE}" (the value it gives is not
- * shown)/chat/completions`) in whichever form the error writes it (`baseForms`; any case), and its host, which
- * fetch's messages and the hints name alone, as `<the host of "${BASE}" (…)>`: never what the variable gave.
+ * shown)/chat/completions`) in whichever form the error writes it (any case), and its host, which fetch's
+ * messages and the hints name alone, as `<the host of "${BASE}" (…)>`: never what the variable gave.
  */
-function withBaseAsWritten(text: string, given: GivenBaseUrl): string {
-  const quotedBase = describe(given.written);
-  let shown = text;
-  for (const form of baseForms(given.base))
-    shown = shown.replace(new RegExp(regexpEscaped(form), "gi"), () => quotedBase);
-  const host = URL.canParse(given.base) ? new URL(given.base).hostname : "";
-  for (const name of new Set([host, host.replace(/^\[(.*)\]$/, "$1")]))
-    if (name !== "")
-      shown = shown.replace(
-        new RegExp(`(?<![\\w.:-])${regexpEscaped(name)}(?![\\w-]|\\.[\\w-])`, "gi"),
-        `<the host of ${quotedBase}>`,
-      );
-  return shown;
-}
+const withBaseAsWritten = (text: string, given: GivenBaseUrl): string =>
+  withUrlAsWritten(text, given.base, given.written);
 
 /**
  * A model failure in one line for the log, the journal and the failure notice: what the endpoint said

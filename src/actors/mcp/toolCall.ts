@@ -291,7 +291,8 @@ export async function invokeTool(
       const refused = isUnauthorized(err) ? s.unauthorizedHint : undefined;
       const described = describeTransportError(err, rt.secrets);
       const unreachable = isUnreachable(err);
-      const reason = `${described}${refused ?? ""}${unreachable ? (s.unreachableHint?.(described) ?? "") : ""}`;
+      const said = `${described}${refused ?? ""}${unreachable ? (s.unreachableHint?.(described) ?? "") : ""}`;
+      const reason = s.shownAsWritten?.(said) ?? said;
       // The server went away: show it (status leaves "connected") and reconnect with the usual backoff.
       if (unreachable)
         rt.actor.send({

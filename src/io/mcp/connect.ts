@@ -3,10 +3,11 @@ import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { describe, type WrittenAs } from "../../config/describe.js";
 import { flowItem } from "../../config/format.js";
+import { withUrlAsWritten } from "../../config/givenUrl.js";
 import { givenBy } from "../../config/givenValues.js";
 import { type InterpolationScope, interpolate, keptAsWrittenHint } from "../../config/interpolate.js";
 import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
-import { SvcError } from "../../errors.js";
+import { describeError, SvcError } from "../../errors.js";
 import { combinedSecrets, scrub } from "../credentials.js";
 import { cutText } from "../cutText.js";
 import {
@@ -23,7 +24,7 @@ import { shellAssignmentName } from "../shellAssignment.js";
 import { joinStderr, keepStderrLine, STDERR_TAIL_LINES } from "../stderrTail.js";
 import { blockedPortHint } from "./blockedPort.js";
 import type { ConnectStall } from "./connectAttempts.js";
-import { entrySecrets, referencedSecrets, withoutSecrets } from "./entrySecrets.js";
+import { entrySecrets, OwnWordsError, referencedSecrets, withoutSecrets } from "./entrySecrets.js";
 import { unsupportedVersionHint, withBlankVersionNamed } from "./eras.js";
 import { refusedVersionsHint } from "./offeredVersion.js";
 import type { StreamRefusal } from "./pacedStreams.js";
@@ -235,6 +236,10 @@ export async function connectServer(
         );
       });
   }
+  // A url a `${VAR}` gave: its failures name it, and its host, as config.yaml writes it.
+  const givenUrl = gaveValue(entry, "url", scope);
+  const asWritten = (err: unknown) =>
+    givenUrl === undefined ? err : withUrlShownAsWritten(err, rendered.url as string, givenUrl);
   const tls = createTlsFetch(name, rendered, {
     written: entry,
     connectTimeoutMs: Math.min(timeoutMs, 10_000, options.handshakeTimeoutMs ?? Number.POSITIVE_INFINITY),
@@ -288,21 +293,25 @@ export async function connectServer(
     if (authProvider !== undefined) endsWith(authProvider, session);
     const url = rendered.url;
     if (url !== undefined) session.unreachableHint = (text) => unreachableUrlHint(name, text, url);
+    if (url !== undefined && givenUrl !== undefined)
+      session.shownAsWritten = (text) => withUrlAsWritten(text, url, givenUrl);
     return session;
   } catch (err) {
     await tls.close().catch(() => undefined);
     const authorization = sentAuthorization(entry, rendered, scope);
-    throw hide(
-      scoped(
-        name,
-        err,
-        redacted(),
-        undefined,
-        rendered.auth,
-        undefined,
-        transportKind(rendered),
-        authorization,
-        rendered,
+    throw asWritten(
+      hide(
+        scoped(
+          name,
+          err,
+          redacted(),
+          undefined,
+          rendered.auth,
+          undefined,
+          transportKind(rendered),
+          authorization,
+          rendered,
+        ),
       ),
     );
   }
@@ -330,6 +339,20 @@ function gaveValue(
   const given = givenBy(holder, key);
   if (given === undefined || typeof given.text !== "string") return undefined;
   return interpolate(given.text, scope).value === given.text ? undefined : given;
+}
+
+/**
+ * `err` with a url a `${VAR}` gave (`url`, the value; `given`, config.yaml's text) named as config.yaml writes
+ * it, and its host as `<the host of "${MCP_URL}" (…)>` (withUrlAsWritten): the system's words quote the host
+ * (`getaddrinfo ENOTFOUND <host>`, `connect ECONNREFUSED <host>:<port>`), and so do the hints made from them.
+ * Its cause, which quotes the value, is not kept.
+ */
+function withUrlShownAsWritten(err: unknown, url: string, given: WrittenAs): unknown {
+  if (!(err instanceof Error) || err instanceof OwnWordsError) return err;
+  const text = describeError(err);
+  const message = withUrlAsWritten(text, url, given);
+  if (message === text) return err;
+  return new SvcError(err instanceof SvcError ? err.code : "mcp_connect", message);
 }
 
 /** What a stdio server process left behind: its last stderr lines and how it exited. */

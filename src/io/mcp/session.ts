@@ -166,6 +166,11 @@ export class McpSession {
   unauthorizedHint: string | undefined;
   /** A remote server: what to check when a request of this session finds nothing listening at its url. */
   unreachableHint: ((text: string) => string) | undefined;
+  /**
+   * A remote server whose url a `${VAR}` gave: a call error's text with that url, and its host, named as
+   * config.yaml writes it, as its connect's errors name them.
+   */
+  shownAsWritten: ((text: string) => string) | undefined;
   private readonly cleanups: Array<() => Promise<void>> = [];
   /** Messages being sent (a POST on HTTP and SSE): the close lets them go out before it aborts them. */
   private readonly sending = new Set<Promise<void>>();
