@@ -16,19 +16,26 @@ function pieceKey(text: string, at: number): number {
 /** Whether a text holds one of the needles `containsAnyOf` was given. */
 export type ContainsAny = (text: string) => boolean;
 
+/** The needles a text holds, of those `occurringOf` was given. */
+export type Occurring = (text: string) => string[];
+
 /**
- * Whether a text holds any of `needles`, in one pass for many long ones: an occurrence of a needle of length
- * `m` or more spans `m - PIECE + 1` starts of a piece, so sampling a piece every that many characters lands
- * inside each occurrence; only where the sampled piece is one of some needle's pieces is that needle compared
- * there. Needles shorter than `MIN_SAMPLED` (and all of them, when few) are searched for one by one.
+ * The long needles' pieces, for a search that samples a piece every `stride` characters; undefined when a
+ * search for each needle costs less (no long needle, or few).
  */
-export function containsAnyOf(needles: readonly string[]): ContainsAny {
+interface Sampled {
+  readonly short: readonly string[];
+  readonly stride: number;
+  /** One bit per key, so most samples are passed over without a lookup of the needles holding the piece. */
+  readonly keyed: Uint32Array;
+  readonly piecesOf: ReadonlyMap<number, ReadonlyArray<readonly [needle: string, offset: number]>>;
+}
+
+function sampled(needles: readonly string[]): Sampled | undefined {
   const short = needles.filter((needle) => needle.length < MIN_SAMPLED);
   const long = needles.filter((needle) => needle.length >= MIN_SAMPLED);
   const stride = Math.min(...long.map((needle) => needle.length)) - PIECE + 1;
-  if (long.length === 0 || long.length * stride < MIN_SAMPLED_WORK)
-    return (text) => needles.some((needle) => text.includes(needle));
-  // One bit per key, so most samples are passed over without a lookup of the needles holding the piece.
+  if (long.length === 0 || long.length * stride < MIN_SAMPLED_WORK) return undefined;
   const keyed = new Uint32Array(65536 / 32);
   const piecesOf = new Map<number, Array<readonly [needle: string, offset: number]>>();
   for (const needle of long)
@@ -39,14 +46,53 @@ export function containsAnyOf(needles: readonly string[]): ContainsAny {
       if (pieces === undefined) piecesOf.set(key, [[needle, offset]]);
       else pieces.push([needle, offset]);
     }
+  return { short, stride, keyed, piecesOf };
+}
+
+/**
+ * Each long needle found at a sample of `text` (a needle once for each sample inside an occurrence), until
+ * `found` returns true; whether it did.
+ */
+function scan(index: Sampled, text: string, found: (needle: string) => boolean): boolean {
+  const { stride, keyed, piecesOf } = index;
+  for (let at = 0; at + PIECE <= text.length; at += stride) {
+    const key = pieceKey(text, at);
+    if (((keyed[key >>> 5] as number) & (1 << (key & 31))) === 0) continue;
+    for (const [needle, offset] of piecesOf.get(key) ?? [])
+      if (at >= offset && text.startsWith(needle, at - offset) && found(needle)) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether a text holds any of `needles`, in one pass for many long ones: an occurrence of a needle of length
+ * `m` or more spans `m - PIECE + 1` starts of a piece, so sampling a piece every that many characters lands
+ * inside each occurrence; only where the sampled piece is one of some needle's pieces is that needle compared
+ * there. Needles shorter than `MIN_SAMPLED` (and all of them, when few) are searched for one by one.
+ */
+export function containsAnyOf(needles: readonly string[]): ContainsAny {
+  const index = sampled(needles);
+  if (index === undefined) return (text) => needles.some((needle) => text.includes(needle));
   return (text) => {
-    for (const needle of short) if (text.includes(needle)) return true;
-    for (let at = 0; at + PIECE <= text.length; at += stride) {
-      const key = pieceKey(text, at);
-      if (((keyed[key >>> 5] as number) & (1 << (key & 31))) === 0) continue;
-      for (const [needle, offset] of piecesOf.get(key) ?? [])
-        if (at >= offset && text.startsWith(needle, at - offset)) return true;
-    }
-    return false;
+    for (const needle of index.short) if (text.includes(needle)) return true;
+    return scan(index, text, () => true);
+  };
+}
+
+/**
+ * The needles a text holds, each once, in the same one pass as `containsAnyOf`: every sample is looked up,
+ * since each occurrence of each long needle holds one.
+ */
+export function occurringOf(given: readonly string[]): Occurring {
+  const needles = [...new Set(given)];
+  const index = sampled(needles);
+  if (index === undefined) return (text) => needles.filter((needle) => text.includes(needle));
+  return (text) => {
+    const found = new Set(index.short.filter((needle) => text.includes(needle)));
+    scan(index, text, (needle) => {
+      found.add(needle);
+      return false;
+    });
+    return [...found];
   };
 }

@@ -1,5 +1,5 @@
 import { base64Forms } from "./base64Forms.js";
-import { containsAnyOf } from "./containsAny.js";
+import { containsAnyOf, occurringOf } from "./containsAny.js";
 
 /**
  * `Bearer <token>` / `Basic <credentials>` as an Authorization header value reads (RFC 9110 token68), the
@@ -131,12 +131,15 @@ function escapedEcho(secret: string): string {
 /** Shorter secrets are not looked for: they would match the text's own words. */
 const MIN_SCRUBBED = 4;
 const REDACTED = "[redacted]";
+/** What `scrub` gives for a text it could not redact: never the text itself. */
+export const WITHHELD = "[withheld: redaction failed]";
 const longestFirst = (a: string, b: string) => b.length - a.length;
 
 /** A text with secrets replaced by `[redacted]`. */
 export type Scrubber = (text: string) => string;
 
 const unchanged: Scrubber = (text) => text;
+const withheld: Scrubber = () => WITHHELD;
 
 /**
  * Whether a text that holds none of the secrets' forms may yet hold an escaped echo of one: a `\u` escape, a
@@ -150,16 +153,82 @@ function escapeCheck(secrets: readonly string[]): (text: string) => boolean {
   return (text) => text.includes("\\u") || (slash && text.includes("\\/"));
 }
 
+/** A run of backslashes, with the `\u` escape it may end in (escaped again when the run is longer). */
+const BACKSLASHES = /\\+(?:u([0-9a-fA-F]{4}))?/g;
+
+/**
+ * A text as the units of its JSON strings, to find which secrets it may echo escaped: each `\u` escape read as
+ * its unit (however many backslashes precede it), every other backslash, and an escaped one, left out. The units
+ * of an echo are in it in their order, a secret's `\` left out as well (`bareUnits`), with two exceptions that a
+ * secret's `bareUnits` allow for: an echo may start inside an escape, reading its `u` and hex digits as the
+ * secret's first units, and a secret with `\u` in it may be read as its own `\\u`.
+ */
+function textUnits(text: string): string {
+  return text.replace(BACKSLASHES, (_, hex: string | undefined) => {
+    if (hex === undefined) return "";
+    const unit = String.fromCharCode(Number.parseInt(hex, 16));
+    return unit === "\\" ? "" : unit;
+  });
+}
+
+/** The first units of a secret an echo may read inside an escape of the text: a `u` and up to four hex digits. */
+const READ_INSIDE_AN_ESCAPE = /^u?[0-9a-fA-F]{0,4}/;
+
+/**
+ * What `textUnits` of a text holding an escaped echo of `secret` holds: the secret past the units an echo may
+ * read inside an escape, its `\` left out; undefined for a secret with `\u` in it, looked for in every text
+ * with an escape.
+ */
+function bareUnits(secret: string): string | undefined {
+  if (secret.includes("\\u")) return undefined;
+  const inside = READ_INSIDE_AN_ESCAPE.exec(secret)?.[0].length ?? 0;
+  return secret.slice(inside).replaceAll("\\", "");
+}
+
+/** The most secrets one regular expression of escaped echoes is made of; more are matched by several in turn. */
+const ECHOES_AT_ONCE = 16;
+/** The most regular expressions a scrubber keeps (one for each set of secrets its texts were found to echo). */
+const MAX_ECHO_PATTERNS = 64;
+
+/**
+ * The escaped echoes of `secrets` as one regular expression. Its source spells each secret out unit by unit, so
+ * a failure to compile it (one too large) is not passed on: its message quotes the source. The error thrown
+ * instead names how many secrets it was made of, nothing of them.
+ */
+function echoesOf(secrets: readonly string[]): RegExp {
+  try {
+    return new RegExp(secrets.map(escapedEcho).join("|"), "g");
+  } catch {
+    throw new Error(`the escaped echoes of ${secrets.length} secrets could not be compiled`);
+  }
+}
+
 /**
  * `scrub` for one list of secrets, their forms worked out once and looked for longest first (a token whose
- * part is a secret too is hidden whole); a text with a backslash, which may hold JSON `\u` escapes, is matched
- * against them too. A text is first checked for any form in one pass (`containsAnyOf`): most hold none, and a
- * search for each of a secret's forms (six for a 40-hex token, with its base64) took longer than the search
- * of its one form did. Not one regular expression of all forms: it was no faster than those searches, and a
- * list given once (a request's own tokens) would pay its compiling each time. No secret to look for: the text
- * as it is.
+ * part is a secret too is hidden whole). A text is first checked for any form in one pass (`containsAnyOf`):
+ * most hold none, and a search for each of a secret's forms (six for a 40-hex token, with its base64) took
+ * longer than the search of its one form did. Not one regular expression of all forms: it was no faster than
+ * those searches, and a list given once (a request's own tokens) would pay its compiling each time.
+ *
+ * A text with an escape that may hide a secret (`escapeCheck`) is read as the units its JSON strings hold
+ * (`textUnits`), and that is searched in the same one pass for every secret (`occurringOf` of their
+ * `bareUnits`): only the secrets found there are matched as escaped echoes (`escapedEcho`), by a regular
+ * expression of those few, longest first, as one of them all would match them. One of them all cost seconds
+ * to compile and milliseconds a text with a thousand stored subscriptions' secrets, and could not be
+ * compiled with two thousand.
+ *
+ * No secret to look for: the text as it is. The scrubber never throws: a text it failed to redact is given
+ * as `WITHHELD`.
  */
 export function secretScrubber(secrets: readonly (string | undefined)[]): Scrubber {
+  try {
+    return scrubberOf(secrets);
+  } catch {
+    return withheld;
+  }
+}
+
+function scrubberOf(secrets: readonly (string | undefined)[]): Scrubber {
   const kept = [
     ...new Set(secrets.filter((s): s is string => s !== undefined && s.length >= MIN_SCRUBBED)),
   ].sort(longestFirst);
@@ -167,14 +236,45 @@ export function secretScrubber(secrets: readonly (string | undefined)[]): Scrubb
   const forms = [...new Set(kept.flatMap(secretForms))].sort(longestFirst);
   const holdsAnyForm = containsAnyOf(forms);
   const mayHoldEscapes = escapeCheck(kept);
-  let anyEscaped: RegExp | undefined;
-  return (text) => {
+  const always: string[] = [];
+  const byUnits = new Map<string, string[]>();
+  for (const secret of kept) {
+    const units = bareUnits(secret);
+    if (units === undefined) always.push(secret);
+    else byUnits.set(units, [...(byUnits.get(units) ?? []), secret]);
+  }
+  const occurring = occurringOf([...byUnits.keys()]);
+  const patterns = new Map<string, RegExp>();
+  const echoes = (some: readonly string[]): RegExp => {
+    const key = some.join("\u0000");
+    let pattern = patterns.get(key);
+    if (pattern === undefined) {
+      if (patterns.size >= MAX_ECHO_PATTERNS) patterns.clear();
+      pattern = echoesOf(some);
+      patterns.set(key, pattern);
+    }
+    return pattern;
+  };
+  const scrubbed = (text: string): string => {
     let out = text;
     if (holdsAnyForm(text))
       for (const form of forms) if (out.includes(form)) out = out.split(form).join(REDACTED);
     if (!out.includes("\\") || (out === text && !mayHoldEscapes(text))) return out;
-    anyEscaped ??= new RegExp(kept.map(escapedEcho).join("|"), "g");
-    return out.replace(anyEscaped, REDACTED);
+    const found = new Set(always);
+    for (const units of occurring(textUnits(out)))
+      for (const secret of byUnits.get(units) ?? []) found.add(secret);
+    if (found.size === 0) return out;
+    const echoed = kept.filter((secret) => found.has(secret));
+    for (let at = 0; at < echoed.length; at += ECHOES_AT_ONCE)
+      out = out.replace(echoes(echoed.slice(at, at + ECHOES_AT_ONCE)), REDACTED);
+    return out;
+  };
+  return (text) => {
+    try {
+      return scrubbed(text);
+    } catch {
+      return WITHHELD;
+    }
   };
 }
 

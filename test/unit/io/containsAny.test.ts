@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { containsAnyOf } from "../../../src/io/containsAny.js";
+import { containsAnyOf, occurringOf } from "../../../src/io/containsAny.js";
 
 const alphabet = [...'ab01+/="\\ézé€😀'];
 const piece = fc.string({ unit: fc.constantFrom(...alphabet), minLength: 0, maxLength: 40 });
@@ -45,5 +45,24 @@ describe("containsAnyOf", () => {
 
   it("no needles: nothing is found", () => {
     expect(containsAnyOf([])("anything")).toBe(false);
+    expect(occurringOf([])("anything")).toEqual([]);
+  });
+
+  it("occurringOf names every needle the text holds, each once, in the same sampled pass", () => {
+    fc.assert(
+      fc.property(
+        fc.array(needle(16), { minLength: 1, maxLength: 12 }),
+        fc.array(needle(0), { maxLength: 3 }),
+        fc.array(fc.tuple(piece, fc.nat()), { maxLength: 4 }),
+        (long, short, parts) => {
+          const needles = [...long, ...short];
+          const text = parts.map(([filler, pick]) => `${filler}${long[pick % long.length]}`).join("");
+          const found = occurringOf(needles)(text);
+          expect(new Set(found).size).toBe(found.length);
+          expect(new Set(found)).toEqual(new Set(needles.filter((n) => text.includes(n))));
+        },
+      ),
+      { numRuns: 1000 },
+    );
   });
 });

@@ -1,0 +1,142 @@
+import { createHash } from "node:crypto";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { scrub, secretForms, secretScrubber, WITHHELD } from "../../../src/io/credentials.js";
+
+const hex = (seed: string, length = 64) =>
+  createHash("sha256")
+    .update(seed)
+    .digest("hex")
+    .repeat(Math.ceil(length / 64))
+    .slice(0, length);
+
+/** `unit` as a `\u` escape, its hex digits in `upper` case, after `backslashes` backslashes. */
+const escaped = (unit: string, upper = false, backslashes = 1) => {
+  const digits = unit.charCodeAt(0).toString(16).padStart(4, "0");
+  return `${"\\".repeat(backslashes)}u${upper ? digits.toUpperCase() : digits}`;
+};
+
+/** Every stored subscription's secret, as thousands of subscriptions give them (64 hex characters each). */
+const subscriptions = Object.freeze(Array.from({ length: 2500 }, (_, i) => hex(`subscription ${i}`)));
+
+/**
+ * What scrubbing did when one regular expression held every secret's escaped echo, unit by unit (compiling it
+ * cost seconds for a thousand secrets and failed for two thousand): the reference for a few secrets.
+ */
+function oneExpression(text: string, secrets: readonly string[]): string {
+  const kept = [...new Set(secrets.filter((s) => s.length >= 4))].sort((a, b) => b.length - a.length);
+  const forms = [...new Set(kept.flatMap(secretForms))].sort((a, b) => b.length - a.length);
+  let out = text;
+  for (const form of forms) out = out.split(form).join("[redacted]");
+  if (!out.includes("\\")) return out;
+  const unit = (u: string) => {
+    const itself =
+      u === '"' ? '\\\\+"' : u === "\\" ? "(?:\\\\\\\\)+" : u.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+    const digits = u
+      .charCodeAt(0)
+      .toString(16)
+      .padStart(4, "0")
+      .replace(/[a-f]/g, (h) => `[${h}${h.toUpperCase()}]`);
+    return `(?:${itself}|\\\\+u${digits}${u === "/" ? "|\\\\+/" : ""})`;
+  };
+  const echoes = new RegExp(kept.map((s) => [...s].map(unit).join("")).join("|"), "g");
+  return out.replace(echoes, "[redacted]");
+}
+
+/**
+ * A gateway holds every stored subscription's secret for redaction; a text with `\u` in it (a JSON log line of
+ * `café`, a Windows path's `\users`) is looked through for their escaped echoes. Only the few secrets whose
+ * units the text holds are matched as escaped echoes, so thousands of them neither throw nor stall it.
+ */
+describe("scrub: escaped echoes with thousands of secrets", () => {
+  it("a text with \\u and none of 2,500 secrets is given as it is; each escaped echo of one is [redacted]", () => {
+    const scrubbed = secretScrubber(subscriptions);
+    for (const text of [
+      'payload {"msg":"caf\\u00e9 deployed"}',
+      "C:\\users\\ci\\app.log \\u2713 done",
+      '{"level":"info","msg":"starting caf\\u00e9 server"}',
+      // A secret's start after an escape, its units escaped later on: not one of them.
+      `{"m":"\\u00${hex("subscription 7").slice(0, 40)}\\u0030"}`,
+    ])
+      expect(scrubbed(text)).toBe(text);
+
+    const secret = subscriptions[1717] as string;
+    const other = subscriptions[4] as string;
+    const every = [...secret].map((c) => escaped(c)).join("");
+    const someUpper = [...secret].map((c, i) => (i % 3 === 0 ? escaped(c, true) : c)).join("");
+    const twice = [...secret].map((c, i) => (i % 2 === 0 ? escaped(c, false, 2) : c)).join("");
+    // Its first units read inside an escape before it: \u00 + its first two hex digits.
+    const insideAnEscape = `\\u00${secret.slice(0, 2)}${secret.slice(2, 60)}${escaped(secret[60] as string)}${secret.slice(61)}`;
+    expect(scrubbed(`caf\\u00e9 ${every} end`)).toBe("caf\\u00e9 [redacted] end");
+    expect(scrubbed(`C:\\users ${someUpper} and ${twice}`)).toBe("C:\\users [redacted] and [redacted]");
+    expect(scrubbed(`k ${insideAnEscape} k`)).toBe("k \\u00[redacted] k");
+    expect(
+      scrubbed(`${every}|${other}|${other.slice(0, 10)}${escaped(other[10] as string)}${other.slice(11)}`),
+    ).toBe("[redacted]|[redacted]|[redacted]");
+    expect(scrub(`line \\u2713 ${every}`, subscriptions)).toBe("line \\u2713 [redacted]");
+  });
+
+  it("with the 2,500 secrets beside a few of other shapes, what it redacts is what one expression of them all did", () => {
+    // Pure hex secrets, with `"`, `\`, `/`, non-ASCII or `\u` in them, among the many.
+    const few = ['pw"q\\z-7/é8', "s\\u0041b/cd1", "ab12", "deadbeef/x"];
+    const secrets = Object.freeze([...few, ...subscriptions]);
+    const scrubbed = secretScrubber(secrets);
+    const planted = [
+      secretForms(few[0] as string)[2],
+      'pw\\\\"q\\\\\\\\z-7\\\\/\\u00E98',
+      "s\\\\u0041\\u0062\\/cd1",
+      `\\u0061b\\u00312 ${escaped("d")}eadbeef\\/x`,
+      [...(subscriptions[99] as string)].map((c, i) => (i === 30 ? escaped(c) : c)).join(""),
+    ].join(" | ");
+    // The reference is compiled with the few and the secret planted, as one with all 2,500 cannot be.
+    expect(scrubbed(planted)).toBe(oneExpression(planted, [...few, subscriptions[99] as string]));
+    expect(scrubbed(planted)).not.toMatch(/deadbeef|0041b/);
+  });
+
+  it("redacts exactly what one expression of all escaped echoes did, each unit escaped or not at random", () => {
+    const alphabet = [...'u0aF9Z+/"\\é€ '];
+    const secret = fc.string({ unit: fc.constantFrom(...alphabet), minLength: 4, maxLength: 24 });
+    // One unit as an encoder (or a proxy quoting it again) may write it in a JSON string.
+    const written = (u: string, how: number) => {
+      const quoted = u === '"' || u === "\\" ? `\\${u}` : u;
+      if (how % 4 === 0) return quoted;
+      if (how % 4 === 3 && u === "/") return "\\/".padStart(2 + (how % 3), "\\");
+      return escaped(u, how % 2 === 0, 1 + (how % 3));
+    };
+    fc.assert(
+      fc.property(
+        fc.array(secret, { minLength: 1, maxLength: 6 }),
+        fc.array(
+          fc.tuple(
+            fc.string({ unit: fc.constantFrom(...alphabet, "\\u00", "\\\\"), maxLength: 12 }),
+            fc.nat(),
+          ),
+          { maxLength: 6 },
+        ),
+        fc.array(fc.nat(), { minLength: 24, maxLength: 24 }),
+        (secrets, parts, hows) => {
+          const text = parts
+            .map(([filler, pick]) => {
+              const chosen = secrets[pick % secrets.length] as string;
+              return `${filler}${[...chosen].map((u, i) => written(u, (hows[i] as number) + pick)).join("")}`;
+            })
+            .join(" ");
+          expect(secretScrubber(secrets)(text)).toBe(oneExpression(text, secrets));
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("never throws: a secret whose escaped echo cannot be matched withholds the text, naming none of it", () => {
+    // Its escaped echo is too large a regular expression to compile.
+    const huge = hex("huge", 20_000);
+    const text = `x ${huge.replaceAll("a", "\\u0061")} y`;
+    expect(() => scrub(text, [huge])).not.toThrow();
+    expect(scrub(text, [huge])).toBe(WITHHELD);
+    // A secret that is not well-formed UTF-16 has no percent-encoded form.
+    expect(scrub("a text", ["lone \ud800 surrogate"])).toBe(WITHHELD);
+    // The other texts are redacted as before.
+    expect(scrub(`x ${huge} y`, [huge])).toBe("x [redacted] y");
+  });
+});
