@@ -115,11 +115,13 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
       const started = elapsed();
       // A placeholder key (vLLM's `EMPTY`) is no secret: hiding it would rewrite the model's words. Frozen:
       // each text of the run scrubbed with it finds its scrubber by the list, not by a key joined of them all.
-      const secrets = Object.freeze(
-        [settings.api_key, ...(deps.hiddenValues?.() ?? [])].filter(
-          (value): value is string => value !== undefined && !isPlaceholderKey(value),
-        ),
-      );
+      const secretsNow = () =>
+        Object.freeze(
+          [settings.api_key, ...(deps.hiddenValues?.() ?? [])].filter(
+            (value): value is string => value !== undefined && !isPlaceholderKey(value),
+          ),
+        );
+      let secrets = secretsNow();
       const modelId = request.model ?? settings.model;
       // The run's record (the journal) keeps an agent.model a `${VAR}` gave as config.yaml writes it
       // (`${MODEL}`); a sampling request's own model as asked for.
@@ -231,6 +233,9 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
           },
         });
         if (!runSignal.aborted) connecting = undefined;
+        // Read again once the run's servers are ready: a named profile's hub, started by its first run, has
+        // rendered what they send as credentials, which its tool results and reply may quote.
+        secrets = secretsNow();
         // A server's last error may quote what its connect sent: scrubbed before the model gets it.
         const unoffered = unofferedTools(deps, request, tools);
         const result = await runToolLoop(

@@ -601,6 +601,7 @@ async function runNow(ref: string, options: ProfileOption): Promise<void> {
   // The run gets the built-in tools as in the gateway (no MCP connections here): with the tools: settings,
   // a workspace, and for a command agent the loopback MCP endpoint serving them (opened on first use).
   const endpoint = createMcpEndpointHost({ fileMaxBytes: () => loaded.config.tools.file.max_bytes });
+  const credentials = Object.freeze(loadedCredentials(loaded.config, loaded.scope));
   const runner = createRunner(loaded.config.agent, {
     logger,
     toolSettings: loaded.config.tools,
@@ -612,7 +613,7 @@ async function runNow(ref: string, options: ProfileOption): Promise<void> {
     ),
     hiddenValues: () => [...webhookSecretValues(loaded.config), ...subscriptions],
     dotenv: loaded.scope.secrets,
-    credentials: loadedCredentials(loaded.config, loaded.scope),
+    credentials: () => credentials,
     // Noted as the gateway notes its agents: this command killed (SIGKILL, an OOM kill) leaves the agent's
     // group running, which the gateway's next start then stops (the run is not run again).
     groups: processGroupFiles(agentGroupsDir(loaded.paths.home)),

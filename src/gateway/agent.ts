@@ -15,8 +15,14 @@ export interface Agent {
   runner(): AgentRunner;
   /** The configured MCP servers' names (a route's `toolsets` may name them). */
   mcpServers(): readonly string[];
-  /** Runs reach the MCP hub of their profile; the hubs start after the listener. */
-  attachMcp(hubFor: (profile: string | undefined) => McpToolSource): void;
+  /**
+   * Runs reach the MCP hub of their profile; the hubs start after the listener. `profileCredentials`: what
+   * the named profiles' servers send as credentials, hidden in every run's reply and what a model is sent.
+   */
+  attachMcp(
+    hubFor: (profile: string | undefined) => McpToolSource,
+    profileCredentials?: () => readonly string[],
+  ): void;
   /** `dotenv`: the `.env` the new config's `${VAR}`s were taken from (`LoadedConfig.scope.secrets`). */
   reload(config: Config, dotenv?: Readonly<Record<string, string>>): void;
   /** Closes the command runs' MCP endpoint (after the runs have ended). */
@@ -49,6 +55,8 @@ export function createAgent(
   },
 ): Agent {
   let mcpHub: ((profile: string | undefined) => McpToolSource) | undefined;
+  let profileCredentials: (() => readonly string[]) | undefined;
+  const NO_CREDENTIALS: readonly string[] = Object.freeze([]);
   let current = config;
   // One loopback endpoint for every command run's tools; its socket opens on the first run.
   const endpoint = createMcpEndpointHost({ fileMaxBytes: () => current.tools.file.max_bytes });
@@ -62,6 +70,7 @@ export function createAgent(
       ...webSearchKey(next.tools),
     ];
     void preloadModelRunner(next.agent);
+    const loaded = loadedCredentials(next, { secrets: dotenv ?? {}, env: deps.env ?? process.env });
     return createRunner(next.agent, {
       logger: deps.logger,
       mcp: (profile) => mcpHub?.(profile),
@@ -69,7 +78,11 @@ export function createAgent(
       toolSettings: next.tools,
       mcpEndpoint: endpoint,
       hiddenValues: combinedSecrets(() => configSecrets, deps.subscriptionSecrets),
-      credentials: loadedCredentials(next, { secrets: dotenv ?? {}, env: deps.env ?? process.env }),
+      // The named profiles' own, read at each use: a profile's hub renders its servers at its first run.
+      credentials: combinedSecrets(
+        () => loaded,
+        () => profileCredentials?.() ?? NO_CREDENTIALS,
+      ),
       ...(dotenv === undefined ? {} : { dotenv }),
       ...(deps.groups === undefined ? {} : { groups: deps.groups }),
       ...(deps.elapsed === undefined ? {} : { elapsed: deps.elapsed }),
@@ -79,8 +92,9 @@ export function createAgent(
   return {
     runner: () => runner,
     mcpServers: () => Object.keys(current.mcp_servers),
-    attachMcp(hubFor) {
+    attachMcp(hubFor, credentials) {
       mcpHub = hubFor;
+      profileCredentials = credentials;
     },
     reload(next, dotenv) {
       current = next;

@@ -583,7 +583,10 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     ...env,
   });
   mcpStates = () => mcp.hub.gaugeStates();
-  agent.attachMcp((profile) => mcp.hubFor(profile));
+  agent.attachMcp(
+    (profile) => mcp.hubFor(profile),
+    () => mcp.profileCredentials(),
+  );
   /**
    * With the adapter off, the subscriptions and config.yaml routes no listener serves. Subscriptions shared
    * in Redis are served by the instances whose adapter is on: a worker instance says so at INFO.

@@ -2,9 +2,10 @@ import { type GatewayMcp, startGatewayMcp } from "../actors/mcp/gatewayHub.js";
 import type { McpHub } from "../actors/mcp/hub.js";
 import type { GatewaySystem } from "../actors/system.js";
 import type { Clock } from "../clock.js";
-import { emptiedEnvProblem, writtenEnvLines } from "../config/envFile.js";
+import { emptiedEnvProblem, secretScope, writtenEnvLines } from "../config/envFile.js";
 import { namedProfile, type SvcPaths, svcPaths } from "../config/paths.js";
 import type { Config } from "../config/schema.js";
+import { keptCredentials, profileMcpCredentials } from "../io/loadedCredentials.js";
 import type { Logger } from "../io/log.js";
 import type { GatewayMetrics } from "../io/metrics/gatewayMetrics.js";
 import type { ProcessGroups } from "../io/processGroups.js";
@@ -24,6 +25,12 @@ export interface Mcp extends GatewayMcp {
    * second until it has none, or is bound again. A later run of the profile opens them again.
    */
   retireProfiles(use: (profile: string) => ProfileUse): void;
+  /**
+   * What the servers send as credentials in each named profile whose hub has rendered them (its first run,
+   * each reload, a reconnect after its `.env` changed), hidden in every run as the default profile's are: the
+   * same frozen list while none changed.
+   */
+  profileCredentials(): readonly string[];
 }
 
 /** Whether a named profile keeps its MCP connections: bound, unbound with runs left, or unused. */
@@ -54,6 +61,22 @@ export function createMcp(deps: {
   // Restart-only (a reload that changes it is warned about): a named profile's hub started after the
   // reload answers approvals as the default profile's does, with the value the gateway started with.
   const approvals = deps.config.gateway.approvals;
+  // What each named profile's servers send as credentials, as its hub last rendered them; a profile retired
+  // keeps its values (its connections sent them), and so does one whose .env cannot be read now.
+  const sentCredentials = new Map<string, readonly string[]>();
+  let credentialList: readonly string[] = Object.freeze([]);
+  const renderCredentials = (name: string) => {
+    let found: string[];
+    try {
+      found = profileMcpCredentials(servers, secretScope(svcPaths(deps.paths.home, name), deps.env));
+    } catch {
+      return;
+    }
+    const known = sentCredentials.get(name);
+    if (known !== undefined && known.length === found.length && known.every((v, i) => v === found[i])) return;
+    sentCredentials.set(name, found);
+    credentialList = Object.freeze(keptCredentials([...sentCredentials.values()].flat()));
+  };
   const start = (paths: SvcPaths, onStatus?: (hub: McpHub) => void) =>
     startGatewayMcp({
       paths,
@@ -98,7 +121,9 @@ export function createMcp(deps: {
       let hub = profiles.get(named);
       if (hub === undefined) {
         hub = retiring.get(named);
-        if (hub === undefined) hub = start(svcPaths(deps.paths.home, named));
+        // Each status change (a connect, which renders the entries with the profile's .env as it is then) reads
+        // what they send again, the start's first.
+        if (hub === undefined) hub = start(svcPaths(deps.paths.home, named), () => renderCredentials(named));
         else {
           // Bound again while its servers still close: that hub takes them back, after the closing (its
           // reloads run one after the other), where a new hub would start connections of the same names.
@@ -124,6 +149,7 @@ export function createMcp(deps: {
           continue;
         }
         envVariables.set(name, variablesIn(name));
+        renderCredentials(name);
         void hub.reload(servers).catch(reloadFailed);
       }
       return applied;
@@ -159,6 +185,7 @@ export function createMcp(deps: {
       };
       for (const name of profiles.keys()) if (!rechecks.has(name)) retire(name);
     },
+    profileCredentials: () => credentialList,
     async stop() {
       stopped = true;
       for (const timer of rechecks.values()) deps.clock.clearTimeout(timer);

@@ -1,6 +1,7 @@
 import { CREDENTIAL_NAME } from "../config/credentialHeader.js";
 import type { InterpolationScope } from "../config/interpolate.js";
 import type { Config } from "../config/schema.js";
+import type { McpServers } from "../config/sections/mcp.js";
 import { webhookSecretValues } from "../config/webhookSecrets.js";
 import { isPlaceholderKey } from "./credentials.js";
 import { entrySecrets } from "./mcp/entrySecrets.js";
@@ -29,8 +30,8 @@ function platformCredentials(config: Config): string[] {
 }
 
 /** What each MCP server's entry sends as a credential (its headers, credential-named `env`, URL passwords, ...). */
-function mcpCredentials(config: Config, scope: InterpolationScope): string[] {
-  return Object.entries(config.mcp_servers).flatMap(([name, entry]) => {
+function mcpCredentials(servers: McpServers, scope: InterpolationScope): string[] {
+  return Object.entries(servers).flatMap(([name, entry]) => {
     try {
       return entrySecrets(renderEntry(name, entry, scope));
     } catch {
@@ -54,9 +55,22 @@ export function loadedCredentials(config: Config, scope: InterpolationScope): st
     config.agent.api_key,
     config.tools.web_search?.api_key,
     ...webhookSecretValues(config),
-    ...mcpCredentials(config, scope),
+    ...mcpCredentials(config.mcp_servers, scope),
     ...GH_TOKEN_VARIABLES.map((name) => scope.env[name]),
   ];
+  return keptCredentials(values);
+}
+
+/**
+ * What the MCP servers send as credentials when a named profile's hub renders them with that profile's scope
+ * (`profiles/<name>/.env`, then the environment): hidden as `loadedCredentials` are, in every profile's runs.
+ */
+export function profileMcpCredentials(servers: McpServers, scope: InterpolationScope): string[] {
+  return keptCredentials(mcpCredentials(servers, scope));
+}
+
+/** The values long enough to hide and no placeholder, each once, the longest first. */
+export function keptCredentials(values: readonly (string | undefined)[]): string[] {
   const kept = new Set<string>();
   for (const value of values) {
     const trimmed = value?.trim();

@@ -49,10 +49,11 @@ export interface CommandRunnerOptions {
    */
   readonly dotenv?: Readonly<Record<string, string>>;
   /**
-   * Every credential svc has loaded (`loadedCredentials`): hidden in the reply and in a failed run's message.
-   * The environment keeps them: an agent may need `GH_TOKEN` for its work.
+   * Every credential svc has loaded (`loadedCredentials`, and what the named profiles' MCP servers send): hidden
+   * in the reply and in a failed run's message, read once the command has ended (a named profile's hub renders
+   * its servers during its first run). The environment keeps them: an agent may need `GH_TOKEN` for its work.
    */
-  readonly credentials?: readonly string[];
+  readonly credentials?: () => readonly string[];
   /** When given, each run gets `SVC_MCP_URL` and `SVC_MCP_TOKEN` for its tools, valid for that run only. */
   readonly tools?: CommandRunTools;
   /** Notes each run's process group while it runs (the gateway's `$SVC_HOME/state/agents`). */
@@ -168,10 +169,6 @@ export function commandRunner(options: CommandRunnerOptions): AgentRunner {
       // its `--api-key`): what the failure's message carries into the log, the history and the run journal.
       // Frozen: each text of the run scrubbed with it finds its scrubber by the list, not by a key of them all.
       const secrets = Object.freeze([...argvSecrets, ...hidden]);
-      const credentials = options.credentials ?? [];
-      // A reply repeating one (the agent read ~/.svc/.env as a payload told it to) must not deliver it; a short
-      // word is left alone there, as a model run leaves a placeholder key, so the agent's words are not rewritten.
-      const replySecrets = [...credentials, ...secrets.filter((secret) => !isPlaceholderKey(secret))];
       const endpoint =
         options.tools === undefined ? undefined : await openEndpoint(options.tools, request, signal, secrets);
       const mcpEnv =
@@ -193,6 +190,7 @@ export function commandRunner(options: CommandRunnerOptions): AgentRunner {
         ...(options.groups === undefined ? {} : { groups: options.groups }),
         ...(scheduledCronRun(request) ? notedRun(request) : {}),
       }).finally(() => endpoint?.close());
+      const credentials = options.credentials?.() ?? [];
       if (!result.ok) {
         // Its stderr then tells only of the pipe svc closed (a crash on EPIPE), not why it wrote so much.
         if (result.stdoutOver !== undefined)
@@ -214,6 +212,9 @@ export function commandRunner(options: CommandRunnerOptions): AgentRunner {
           ? new SvcError("agent_failed", message)
           : new AgentCommandKilled(message, killedBy);
       }
+      // A reply repeating one (the agent read ~/.svc/.env as a payload told it to) must not deliver it; a short
+      // word is left alone there, as a model run leaves a placeholder key, so the agent's words are not rewritten.
+      const replySecrets = [...credentials, ...secrets.filter((secret) => !isPlaceholderKey(secret))];
       return { text: scrub(result.stdout.replace(/\n$/, ""), replySecrets) };
     },
   };

@@ -65,8 +65,12 @@ export interface RunnerDeps {
   readonly hiddenValues?: () => readonly string[];
   /** The `.env` of `${VAR}`s in `agent.command`: the values it put there never show in a failed run's message. */
   readonly dotenv?: Readonly<Record<string, string>>;
-  /** Every credential svc has loaded (`loadedCredentials`): hidden in a run's reply, as the webhook secrets are. */
-  readonly credentials?: readonly string[];
+  /**
+   * Every credential svc has loaded (`loadedCredentials`, and what the named profiles' MCP servers send): hidden
+   * in a run's reply, as the webhook secrets are. Read as a run's texts are hidden (a named profile's hub renders
+   * its servers during the profile's first run); the same frozen list while none changed.
+   */
+  readonly credentials?: () => readonly string[];
 }
 
 /** `tools.web_search.api_key`, as a list of the secrets to hide (empty without one). */
@@ -198,13 +202,24 @@ export function createRunner(agent: AgentSettings, deps: RunnerDeps = {}): Agent
     });
   }
   if ((agent.provider === "openai" || agent.provider === "anthropic") && agent.model !== undefined) {
-    const runnerSecrets = [...webSearchKey(toolSettings), ...(deps.credentials ?? [])];
+    const searchKey = webSearchKey(toolSettings);
+    const credentials = deps.credentials;
+    let credentialsSeen: readonly string[] | undefined;
+    let runnerSecrets: readonly string[] = searchKey;
+    const runnerSecretsNow = () => {
+      const now = credentials?.();
+      if (now !== undefined && now !== credentialsSeen) {
+        credentialsSeen = now;
+        runnerSecrets = [...searchKey, ...now];
+      }
+      return runnerSecrets;
+    };
     return lazyModelRunner({
       // With what load noted of the values a `${VAR}` gave (a model or base_url is named as the file writes it).
       settings: keepGiven(agent, { ...agent, provider: agent.provider, model: agent.model }),
       logger: deps.logger ?? silentLogger(),
       ...toolDeps,
-      hiddenValues: combinedSecrets(() => runnerSecrets, deps.hiddenValues),
+      hiddenValues: combinedSecrets(runnerSecretsNow, deps.hiddenValues),
       ...(deps.sleep === undefined ? {} : { sleep: deps.sleep }),
       ...(deps.elapsed === undefined ? {} : { elapsed: deps.elapsed }),
     });

@@ -18,12 +18,15 @@ export function cliSampler(
 ): SamplingRunner {
   let runner: ReturnType<typeof createRunner> | undefined;
   return agentSampler(() => {
-    runner ??= createRunner(loaded.config.agent, {
-      logger,
-      hiddenValues: () => [...webhookSecretValues(loaded.config), ...subscriptions],
-      dotenv: loaded.scope.secrets,
-      credentials: loadedCredentials(loaded.config, loaded.scope),
-    });
+    if (runner === undefined) {
+      const credentials = Object.freeze(loadedCredentials(loaded.config, loaded.scope));
+      runner = createRunner(loaded.config.agent, {
+        logger,
+        hiddenValues: () => [...webhookSecretValues(loaded.config), ...subscriptions],
+        dotenv: loaded.scope.secrets,
+        credentials: () => credentials,
+      });
+    }
     return runner;
   });
 }
