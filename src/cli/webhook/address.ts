@@ -34,6 +34,25 @@ export function routePath(loaded: LoadedConfig, name: string, profile: string | 
   return `${prefix}/webhooks/${name}`;
 }
 
+/**
+ * Where a config.yaml route answers when a subscription of its name is bound to another profile with
+ * multiplexing on (its path is not the subscription's, which then gets 404 Unknown route): the words that say
+ * so (`bound to profile alpha, it answers at /p/alpha/webhooks/ra (...)`) and the subscription's path.
+ * Undefined when the two paths are the same (the route answers there, checking its own secret).
+ */
+export function elsewhereRoute(
+  loaded: LoadedConfig,
+  name: string,
+  routeProfile: string | undefined,
+  subscriptionProfile: string | undefined,
+): { readonly answers: string; readonly subscriptionAt: string } | undefined {
+  const routeAt = routePath(loaded, name, routeProfile);
+  const subscriptionAt = routePath(loaded, name, subscriptionProfile);
+  if (routeAt === subscriptionAt) return undefined;
+  const bound = routeProfile === undefined ? "unbound" : `bound to profile ${routeProfile}`;
+  return { answers: `${bound}, it answers at ${routeAt} (gateway.multiplex_profiles is on)`, subscriptionAt };
+}
+
 /** The running gateway when it has begun to stop (its listener closed, runs draining): its pid, and since when. */
 export interface Stopping {
   readonly pid: number;

@@ -32,6 +32,7 @@ import { canonicalTarget } from "../../io/targets/names.js";
 import { isPublicKeySecret } from "../../streams/publicKeySignature.js";
 import { readSecretOption, secretFlag, theSecret } from "../secretOption.js";
 import {
+  elsewhereRoute,
   listeningGateway,
   portNote,
   type RunningAddress,
@@ -192,12 +193,24 @@ async function write(
   });
   // A static route of the same name wins while config.yaml has it: the record is written all the same (a route
   // may be moved out of config.yaml later), and the secret printed here is not the one checked until then.
-  const shadowed = Object.hasOwn(loaded.config.platforms.webhook.routes, name);
-  if (shadowed) {
+  const staticRoute = Object.hasOwn(loaded.config.platforms.webhook.routes, name)
+    ? loaded.config.platforms.webhook.routes[name]
+    : undefined;
+  const shadowed = staticRoute !== undefined;
+  // Bound to another profile with multiplexing on, the route answers at its own path: the subscription's
+  // answers 404 whatever the secret (the gateway serves no subscription of a static route's name).
+  const elsewhere =
+    staticRoute === undefined
+      ? undefined
+      : elsewhereRoute(loaded, name, staticRoute.profile, parsed.value.profile);
+  if (elsewhere !== undefined)
+    process.stderr.write(
+      `Warning: config.yaml also defines a static route "${name}", which wins over this subscription while it is there: ${elsewhere.answers}, so this subscription is not served and its URL ${elsewhere.subscriptionAt} answers 404 Unknown route whatever the secret, until the route is removed from ${loaded.paths.config}\n`,
+    );
+  else if (shadowed)
     process.stderr.write(
       `Warning: config.yaml also defines a static route "${name}"; the static route wins over this subscription while it is there: requests to ${name} are answered by that route and checked against its secret, not this subscription's, until the route is removed from ${loaded.paths.config}\n`,
     );
-  }
   const unserved = shadowed ? undefined : notServed(loaded, store.path, name, parsed.value, running);
   if (unserved !== undefined && parsed.value.enabled)
     process.stderr.write(`Warning: the gateway does not serve ${name} (it answers 404): ${unserved}\n`);

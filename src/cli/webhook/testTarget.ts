@@ -5,7 +5,7 @@ import { SvcError } from "../../errors.js";
 import { jobRef, lookupJob } from "../../io/stores/cronJobRecord.js";
 import { cronStore } from "../../io/stores/cronStore.js";
 import { ownRecord, type Subscription } from "../../io/stores/subscriptions.js";
-import { type Address, routePath } from "./address.js";
+import { type Address, elsewhereRoute } from "./address.js";
 import { failingTargetNotes } from "./checks.js";
 import { meantSubscription } from "./meantSubscription.js";
 import { notServed } from "./notServed.js";
@@ -195,10 +195,8 @@ export function unfiredJobNote(
  */
 function shadowNote(loaded: LoadedConfig, name: string, route: Route, sub: Subscription): string {
   const shadowed = `Note: ${loaded.paths.config} also defines a route "${name}", which the gateway answers with (static routes win)`;
-  const routeAt = routePath(loaded, name, route.profile);
-  const testAt = routePath(loaded, name, sub.profile);
-  if (routeAt === testAt)
+  const elsewhere = elsewhereRoute(loaded, name, route.profile, sub.profile);
+  if (elsewhere === undefined)
     return `${shadowed}: the test is signed with the subscription's secret, so it is refused with 401 unless the route has the same secret`;
-  const bound = route.profile === undefined ? "unbound" : `bound to profile ${route.profile}`;
-  return `${shadowed}: ${bound}, it answers at ${routeAt} (gateway.multiplex_profiles is on), so the test's ${testAt} gets 404 Unknown route`;
+  return `${shadowed}: ${elsewhere.answers}, so the test's ${elsewhere.subscriptionAt} gets 404 Unknown route`;
 }
