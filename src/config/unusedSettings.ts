@@ -29,12 +29,13 @@ function agentCommandWarning(config: Config, file: string): string | undefined {
   const program = config.agent.provider === "command" ? config.agent.command?.[0] : undefined;
   if (program === undefined || program.includes("${")) return undefined;
   // One a `${VAR}` gave is named as the file writes it.
-  const problem = executableProblem(program, undefined, givenBy(config.agent.command, 0));
+  const given = givenBy(config.agent.command, 0);
+  const problem = executableProblem(program, undefined, given);
   if (problem === undefined) {
-    const script = scriptInterpreterProblem(program, process.env.PATH ?? "");
-    return script === undefined
-      ? undefined
-      : `[agent] ${file}: agent.command: every agent run fails to start: ${script}`;
+    const script = scriptInterpreterProblem(program, process.env.PATH ?? "", given !== undefined);
+    if (script === undefined) return undefined;
+    const named = given === undefined ? "" : `${describe(given)}: `;
+    return `[agent] ${file}: agent.command: every agent run fails to start: ${named}${script}`;
   }
   return `[agent] ${file}: agent.command: ${problem} — every agent run fails to start until it can be: write the absolute path of an executable file, or the name of one on the gateway's PATH`;
 }

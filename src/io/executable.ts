@@ -123,10 +123,11 @@ export function interpreterProblem(
 /**
  * Why the script `command` names cannot start although its file is there (its `#!` line names a missing
  * interpreter, or ends in a carriage return): known before any start, unlike a binary's missing loader.
+ * `hidden`: a `${VAR}` gave `command`, so the file is not named by its path (`interpreterProblem`).
  */
-export function scriptInterpreterProblem(command: string, path: string): string | undefined {
+export function scriptInterpreterProblem(command: string, path: string, hidden = false): string | undefined {
   const file = programFile(command, path);
   return file === undefined || scriptFirstLine(file) === undefined
     ? undefined
-    : interpreterProblem(file, path);
+    : interpreterProblem(file, path, undefined, hidden);
 }

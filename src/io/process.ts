@@ -19,6 +19,11 @@ export interface ProcessRequest {
   readonly notRunAgain?: string;
   /** The named profile of that run, noted with its name (`ProcessGroups.started`). */
   readonly notRunAgainProfile?: string;
+  /**
+   * How a failure to start names `file` when a `${VAR}` of config.yaml gave it (`describe`: the file's text,
+   * `"${AGENT_BIN}" (the value it gives is not shown)`): never by its value or its path.
+   */
+  readonly hidden?: string;
 }
 
 export type ProcessResult =
@@ -170,7 +175,7 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessResult
         : result.signal !== undefined
           ? `was killed by ${result.signal}${result.signalDescription ? ` (${result.signalDescription})` : ""}`
           : // Not started (ENOENT, EACCES): execa's shortMessage is two lines and starts with "Command".
-            `could not be started (${notStartedReason(request, result.code) ?? result.originalMessage ?? result.code ?? "no reason given"})`;
+            `could not be started (${notStartedReason(request, result.code) ?? startError(request, result.code, result.originalMessage) ?? "no reason given"})`;
     if (result.exitCode !== undefined) return { ok: false, why, stderr, exitCode: result.exitCode };
     return result.signal !== undefined
       ? { ok: false, why, stderr, killedBy: result.signal }
@@ -184,9 +189,30 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessResult
  * ENOENT for a program whose file is there: the system found no interpreter (a `#!` line naming one this
  * machine lacks, or ending in the carriage return of a file saved with Windows line endings) or loader.
  * The lookup is the start's: the request's PATH (`/usr/bin:/bin` without one), a path from its cwd.
- * EMFILE, ENFILE: the limit on open files, and how to raise it.
+ * EMFILE, ENFILE: the limit on open files, and how to raise it. A file `hidden` names is "the file" there.
  */
 function notStartedReason(request: ProcessRequest, code: string | undefined): string | undefined {
   if (code !== "ENOENT") return openFilesProblem(code);
-  return interpreterProblem(request.file, request.env.PATH ?? "/usr/bin:/bin", request.cwd);
+  const problem = interpreterProblem(
+    request.file,
+    request.env.PATH ?? "/usr/bin:/bin",
+    request.cwd,
+    request.hidden !== undefined,
+  );
+  // Which file "the file" of a hidden one's problem is.
+  return problem === undefined || request.hidden === undefined ? problem : `${request.hidden}: ${problem}`;
+}
+
+/**
+ * The system's own words for a start that failed (`spawn <file> ENOENT`), with `file` named as `hidden` says
+ * when a `${VAR}` gave it.
+ */
+function startError(
+  request: ProcessRequest,
+  code: string | undefined,
+  message: string | undefined,
+): string | undefined {
+  if (request.hidden === undefined) return message ?? code;
+  if (code !== undefined) return `spawn ${request.hidden} ${code}`;
+  return message?.split(request.file).join(request.hidden);
 }

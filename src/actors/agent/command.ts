@@ -2,6 +2,8 @@ import { constants } from "node:os";
 import type { McpEndpointHost } from "../../agent/mcpEndpoint/index.js";
 import type { AgentTool, ToolContext } from "../../agent/tools/tool.js";
 import type { UnofferedTools } from "../../agent/unofferedTools.js";
+import { describe } from "../../config/describe.js";
+import { givenBy } from "../../config/givenValues.js";
 import { namedProfile } from "../../config/paths.js";
 import { SvcError } from "../../errors.js";
 import { isPlaceholderKey, scrub } from "../../io/credentials.js";
@@ -159,6 +161,10 @@ export function commandRunner(options: CommandRunnerOptions): AgentRunner {
   if (file === undefined)
     throw new SvcError("config_invalid", "agent.command: empty — give [executable, args...]");
   const argvSecrets = commandLineSecrets(options.argv, options.dotenv);
+  // A program a `${VAR}` gave is named as config.yaml writes it when it cannot be started (one nothing set is
+  // that text itself, and named as run).
+  const writtenAs = givenBy(options.argv, 0);
+  const given = writtenAs === undefined || writtenAs.text === file ? undefined : writtenAs;
   // Every run starts a process: load execa now rather than delay the first run by its load.
   void import("execa");
   return {
@@ -189,6 +195,7 @@ export function commandRunner(options: CommandRunnerOptions): AgentRunner {
         signal,
         ...(options.groups === undefined ? {} : { groups: options.groups }),
         ...(scheduledCronRun(request) ? notedRun(request) : {}),
+        ...(given === undefined ? {} : { hidden: describe(given) }),
       }).finally(() => endpoint?.close());
       const credentials = options.credentials?.() ?? [];
       if (!result.ok) {
