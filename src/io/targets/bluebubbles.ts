@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { chatTarget } from "./chat.js";
-import { platformClient } from "./client.js";
+import { baseUrlOf, platformClient } from "./client.js";
 import { homeChannelOf } from "./givenRecipient.js";
 import { DeliveryError, type DeliveryTarget, type TargetDeps } from "./target.js";
 
@@ -32,7 +32,7 @@ export function withIMessageErrorCode(err: unknown): unknown {
 export function bluebubblesTarget(settings: PlatformConfig<"bluebubbles">, deps: TargetDeps): DeliveryTarget {
   const password = settings.password ?? "";
   const api = platformClient("bluebubbles", {
-    baseUrl: settings.base_url ?? "",
+    ...baseUrlOf(settings),
     timeoutSeconds: settings.timeout_seconds,
     secrets: [password],
     credentials: "platforms.bluebubbles.password",

@@ -1,3 +1,5 @@
+import type { WrittenAs } from "../../config/describe.js";
+import { givenBy } from "../../config/givenValues.js";
 import { type HttpAnswer, type HttpCall, httpCall, joinUrl } from "./httpJson.js";
 import { DeliveryError } from "./target.js";
 
@@ -22,6 +24,8 @@ export interface PlatformClient {
 
 export interface ClientSettings {
   readonly baseUrl: string;
+  /** config.yaml's text for `baseUrl` when a `${VAR}` gave it: errors name it so, and its host (`baseUrlOf`). */
+  readonly baseUrlGiven?: WrittenAs | undefined;
   readonly timeoutSeconds: number;
   readonly headers?: Readonly<Record<string, string>>;
   readonly secrets?: readonly (string | undefined)[];
@@ -73,9 +77,23 @@ export function platformClient(platform: string, settings: ClientSettings): Plat
         credentials: settings.credentials,
         refusalNote: settings.refusalNote,
         ...(absolute ? {} : { baseUrlKey: `platforms.${platform}.base_url` }),
+        ...(settings.baseUrlGiven === undefined
+          ? {}
+          : { baseUrlGiven: { base: settings.baseUrl, written: settings.baseUrlGiven } }),
       });
     },
   };
+}
+
+/**
+ * A platform's `base_url` as its client takes it: the value, and config.yaml's text for it when a `${VAR}`
+ * gave it (named so in every error, as is its host: `withUrlAsWritten`).
+ */
+export function baseUrlOf(settings: { readonly base_url?: string | undefined }): {
+  readonly baseUrl: string;
+  readonly baseUrlGiven: WrittenAs | undefined;
+} {
+  return { baseUrl: settings.base_url ?? "", baseUrlGiven: givenBy(settings, "base_url") };
 }
 
 /** Reads one string field of a JSON answer body. */
@@ -96,7 +114,7 @@ export function tokenClient(
 ): PlatformClient {
   const token = settings.token ?? "";
   return platformClient(platform, {
-    baseUrl: settings.base_url ?? "",
+    ...baseUrlOf(settings),
     timeoutSeconds: settings.timeout_seconds,
     headers: { authorization: `${scheme} ${token}` },
     secrets: [token],

@@ -1,7 +1,7 @@
 import { shownValue } from "../../config/givenValues.js";
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { chatTarget } from "./chat.js";
-import { platformClient } from "./client.js";
+import { baseUrlOf, platformClient } from "./client.js";
 import { homeChannelOf } from "./givenRecipient.js";
 import type { ThrottleRule } from "./httpJson.js";
 import type { DeliveryTarget, TargetDeps } from "./target.js";
@@ -31,7 +31,7 @@ export function dingtalkTarget(settings: PlatformConfig<"dingtalk">, deps: Targe
   const clientSecret = settings.client_secret ?? "";
   const robotCode = settings.robot_code ?? clientId;
   const api = platformClient("dingtalk", {
-    baseUrl: settings.base_url,
+    ...baseUrlOf(settings),
     timeoutSeconds: settings.timeout_seconds,
     secrets: [clientSecret],
     throttled: dingtalkThrottle,

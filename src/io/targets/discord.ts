@@ -2,7 +2,7 @@ import { systemClock } from "../../clock.js";
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { VERSION } from "../version.js";
 import { chatTarget, hashedPartKey, threadOf } from "./chat.js";
-import { platformClient, stringField } from "./client.js";
+import { baseUrlOf, platformClient, stringField } from "./client.js";
 import { homeChannelOf } from "./givenRecipient.js";
 import { defuseMaskedLinks } from "./maskedLinks.js";
 import type { DeliveryTarget, TargetDeps } from "./target.js";
@@ -31,7 +31,7 @@ const MAX_BUCKET_WAIT_MS = 10_000;
 export function discordTarget(settings: PlatformConfig<"discord">, deps: TargetDeps): DeliveryTarget {
   const token = settings.token ?? "";
   const api = platformClient("discord", {
-    baseUrl: settings.base_url,
+    ...baseUrlOf(settings),
     timeoutSeconds: settings.timeout_seconds,
     headers: { authorization: `Bot ${token}`, "user-agent": DISCORD_USER_AGENT },
     secrets: [token],

@@ -3,7 +3,7 @@ import { shownValue } from "../../config/givenValues.js";
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { parseRetryAfter } from "../retryAfter.js";
 import { chatTarget, partKey } from "./chat.js";
-import { platformClient } from "./client.js";
+import { baseUrlOf, platformClient } from "./client.js";
 import { homeChannelOf } from "./givenRecipient.js";
 import { refused, type ThrottleRule } from "./httpJson.js";
 import { DeliveryError, type DeliveryTarget, type TargetDeps } from "./target.js";
@@ -70,7 +70,7 @@ interface FeishuAnswer {
 export function feishuTarget(settings: PlatformConfig<"feishu">, deps: TargetDeps): DeliveryTarget {
   const appSecret = settings.app_secret ?? "";
   const api = platformClient("feishu", {
-    baseUrl: settings.base_url,
+    ...baseUrlOf(settings),
     timeoutSeconds: settings.timeout_seconds,
     secrets: [appSecret],
     throttled: feishuThrottle,

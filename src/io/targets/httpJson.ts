@@ -1,4 +1,6 @@
 import { timeoutSignal } from "../../clock.js";
+import type { WrittenAs } from "../../config/describe.js";
+import { withUrlAsWritten } from "../../config/givenUrl.js";
 import { scrub } from "../credentials.js";
 import { cutText } from "../cutText.js";
 import { htmlPageSummary } from "../htmlPage.js";
@@ -46,6 +48,11 @@ export interface HttpCall {
    * port; absent for a URL the platform's answers gave (a token endpoint), which no key sets.
    */
   readonly baseUrlKey?: string | undefined;
+  /**
+   * The base `url` was built from and config.yaml's text for it, when a `${VAR}` gave it: every error names
+   * that base and its host as the file writes them (`withUrlAsWritten`), never what the variable gave.
+   */
+  readonly baseUrlGiven?: { readonly base: string; readonly written: WrittenAs } | undefined;
 }
 
 export type SuccessBody = "json" | "json or empty";
@@ -157,8 +164,28 @@ function hasUserinfo(url: string): boolean {
   }
 }
 
-/** Sends one HTTP request with a timeout; non-2xx answers and network failures become DeliveryErrors. */
+/**
+ * Sends one HTTP request with a timeout; non-2xx answers and network failures become DeliveryErrors, which
+ * name a base url a `${VAR}` gave, and its host, as config.yaml writes it (the system's `ENOTFOUND <host>`
+ * and the hints made from it).
+ */
 export async function httpCall(call: HttpCall): Promise<HttpAnswer> {
+  const given = call.baseUrlGiven;
+  if (given === undefined) return send(call);
+  try {
+    return await send(call);
+  } catch (err) {
+    if (!(err instanceof DeliveryError)) throw err;
+    throw new DeliveryError(
+      withUrlAsWritten(err.message, given.base, given.written),
+      err.transient,
+      err.retryAfterSeconds,
+      err.answer,
+    );
+  }
+}
+
+async function send(call: HttpCall): Promise<HttpAnswer> {
   const where = `${call.platform}: ${call.action}`;
   if (hasUserinfo(call.url))
     throw new DeliveryError(

@@ -1,7 +1,7 @@
 import { shownValue } from "../../config/givenValues.js";
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { chatTarget } from "./chat.js";
-import { platformClient } from "./client.js";
+import { baseUrlOf, platformClient } from "./client.js";
 import { homeChannelOf, shownRecipient } from "./givenRecipient.js";
 import { qqMissingId, qqMissingIdText } from "./qqChatId.js";
 import { DeliveryError, type DeliveryTarget, type TargetDeps } from "./target.js";
@@ -47,7 +47,7 @@ export function qqMessagePath(chatId: string, shown = `"${chatId}"`): { path: st
 export function qqbotTarget(settings: PlatformConfig<"qqbot">, deps: TargetDeps): DeliveryTarget {
   const clientSecret = settings.client_secret ?? "";
   const api = platformClient("qqbot", {
-    baseUrl: settings.base_url,
+    ...baseUrlOf(settings),
     timeoutSeconds: settings.timeout_seconds,
     secrets: [clientSecret],
   });

@@ -2,7 +2,7 @@ import { describe, type WrittenAs } from "../../config/describe.js";
 import { givenBy, shownValue } from "../../config/givenValues.js";
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { chatTarget } from "./chat.js";
-import { platformClient } from "./client.js";
+import { baseUrlOf, platformClient } from "./client.js";
 import { homeChannelOf } from "./givenRecipient.js";
 import { DeliveryError, type DeliveryTarget, type TargetDeps } from "./target.js";
 
@@ -46,7 +46,7 @@ export function signalTarget(settings: PlatformConfig<"signal">, deps: TargetDep
   const numberGiven = givenBy(settings, "number");
   const shownNumber = shownValue(settings, "number", number);
   const api = platformClient("signal", {
-    baseUrl: settings.base_url,
+    ...baseUrlOf(settings),
     timeoutSeconds: settings.timeout_seconds,
     // `/v2/send` answers 201 with `{"timestamp": ...}`; older signal-cli-rest-api releases with no body.
     answers: "json or empty",

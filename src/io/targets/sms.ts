@@ -6,7 +6,7 @@ import {
   refuseUnfilledRecipient,
   resolveChatId,
 } from "./chat.js";
-import { platformClient, stringField } from "./client.js";
+import { baseUrlOf, platformClient, stringField } from "./client.js";
 import { credentialsNote } from "./refusedRecipient.js";
 import { messageParts } from "./split.js";
 import { DeliveryError, type DeliveryTarget, type TargetDeps } from "./target.js";
@@ -58,7 +58,7 @@ export function smsTarget(settings: PlatformConfig<"sms">, deps: TargetDeps): De
   const authToken = settings.auth_token ?? "";
   const basic = Buffer.from(`${sid}:${authToken}`).toString("base64");
   const api = platformClient("sms", {
-    baseUrl: settings.base_url,
+    ...baseUrlOf(settings),
     timeoutSeconds: settings.timeout_seconds,
     headers: { authorization: `Basic ${basic}` },
     secrets: [authToken, basic],

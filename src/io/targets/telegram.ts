@@ -1,6 +1,6 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { chatTarget, numericOrString, rememberGoneThread, threadOf } from "./chat.js";
-import { platformClient } from "./client.js";
+import { baseUrlOf, platformClient } from "./client.js";
 import { homeChannelOf, shownRecipient, THREAD_KEYS } from "./givenRecipient.js";
 import { refused } from "./httpJson.js";
 import { credentialsNote } from "./refusedRecipient.js";
@@ -80,7 +80,7 @@ export function telegramTarget(settings: PlatformConfig<"telegram">, deps: Targe
   // A token is `<bot id>:<secret>`: an answer that quotes the secret part alone leaves the key behind too.
   const secrets = [token, token.slice(token.indexOf(":") + 1)];
   const api = platformClient("telegram", {
-    baseUrl: settings.base_url,
+    ...baseUrlOf(settings),
     timeoutSeconds: settings.timeout_seconds,
     secrets,
     credentials: "platforms.telegram.token",

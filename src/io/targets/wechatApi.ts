@@ -1,3 +1,4 @@
+import type { WrittenAs } from "../../config/describe.js";
 import { describe } from "../../config/describe.js";
 import { scrub } from "../credentials.js";
 import { cutText } from "../cutText.js";
@@ -37,6 +38,8 @@ export interface TryAgain {
 export interface WechatStyleSpec extends HomeChannel {
   readonly platform: "wecom" | "weixin";
   readonly baseUrl: string;
+  /** config.yaml's text for `baseUrl` when a `${VAR}` gave it (`baseUrlOf`). */
+  readonly baseUrlGiven: WrittenAs | undefined;
   readonly timeoutSeconds: number;
   /** Both APIs cap text content at 2048 bytes. */
   readonly limit: number;
@@ -96,6 +99,7 @@ export function wechatStyleTarget(spec: WechatStyleSpec, deps: TargetDeps): Deli
   const tryAgainFor = (code: number) => TRY_AGAIN.get(code) ?? spec.tryAgain?.get(code);
   const api = platformClient(platform, {
     baseUrl: spec.baseUrl,
+    baseUrlGiven: spec.baseUrlGiven,
     timeoutSeconds: spec.timeoutSeconds,
     secrets: [spec.secret],
   });

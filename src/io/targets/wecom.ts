@@ -1,5 +1,6 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { cutText } from "../cutText.js";
+import { baseUrlOf } from "./client.js";
 import { homeChannelOf } from "./givenRecipient.js";
 import type { DeliveryMessage, DeliveryTarget, TargetDeps } from "./target.js";
 import { type TryAgain, wechatStyleTarget } from "./wechatApi.js";
@@ -46,7 +47,7 @@ export function wecomTarget(settings: PlatformConfig<"wecom">, deps: TargetDeps)
   return wechatStyleTarget(
     {
       platform: "wecom",
-      baseUrl: settings.base_url,
+      ...baseUrlOf(settings),
       timeoutSeconds: settings.timeout_seconds,
       ...homeChannelOf(settings),
       limit: WECOM_LIMIT,

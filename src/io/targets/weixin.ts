@@ -1,4 +1,5 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
+import { baseUrlOf } from "./client.js";
 import { homeChannelOf } from "./givenRecipient.js";
 import type { DeliveryTarget, TargetDeps } from "./target.js";
 import { wechatStyleTarget } from "./wechatApi.js";
@@ -14,7 +15,7 @@ export function weixinTarget(settings: PlatformConfig<"weixin">, deps: TargetDep
   return wechatStyleTarget(
     {
       platform: "weixin",
-      baseUrl: settings.base_url,
+      ...baseUrlOf(settings),
       timeoutSeconds: settings.timeout_seconds,
       ...homeChannelOf(settings),
       limit: WEIXIN_LIMIT,

@@ -2,7 +2,7 @@ import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { scrub } from "../credentials.js";
 import { cutText } from "../cutText.js";
 import { chatTarget } from "./chat.js";
-import { platformClient, stringField } from "./client.js";
+import { baseUrlOf, platformClient, stringField } from "./client.js";
 import { homeChannelOf } from "./givenRecipient.js";
 import type { HttpAnswer, ThrottleRule } from "./httpJson.js";
 import { DeliveryError, type DeliveryTarget, type TargetDeps } from "./target.js";
@@ -41,7 +41,7 @@ export function withErrorDetails(err: unknown, secrets: readonly string[]): unkn
 export function whatsappTarget(settings: PlatformConfig<"whatsapp">, deps: TargetDeps): DeliveryTarget {
   const token = settings.token ?? "";
   const api = platformClient("whatsapp", {
-    baseUrl: settings.base_url,
+    ...baseUrlOf(settings),
     timeoutSeconds: settings.timeout_seconds,
     headers: { authorization: `Bearer ${token}` },
     secrets: [token],
