@@ -30,11 +30,27 @@ export function withUrlAsWritten(text: string, url: string, written: WrittenAs):
   for (const form of urlForms(url))
     shown = shown.replace(new RegExp(regexpEscaped(form), "gi"), () => quoted);
   const host = URL.canParse(url) ? new URL(url).hostname : "";
-  for (const name of new Set([host, host.replace(/^\[(.*)\]$/, "$1")]))
+  return withHostNamed(shown, [host], `<the host of ${quoted}>`);
+}
+
+/** `text` with each of the `hosts` (with or without an IPv6 address's brackets; any case) said as `shown`. */
+function withHostNamed(text: string, hosts: readonly string[], shown: string): string {
+  let named = text;
+  const names = new Set(hosts.flatMap((host) => [host, host.replace(/^\[(.*)\]$/, "$1")]));
+  for (const name of [...names].sort((a, b) => b.length - a.length))
     if (name !== "")
-      shown = shown.replace(
+      named = named.replace(
         new RegExp(`(?<![\\w.:-])${regexpEscaped(name)}(?![\\w-]|\\.[\\w-])`, "gi"),
-        () => `<the host of ${quoted}>`,
+        () => shown,
       );
-  return shown;
+  return named;
+}
+
+/**
+ * `text` with a host a `${VAR}` gave (`hosts`: the value, and the name the connect used for it) named as
+ * config.yaml writes it, `"${SMTP_HOST}" (the value it gives is not shown)`, where the system's messages name
+ * it (`connect ECONNREFUSED <host>:<port>`, `getaddrinfo ENOTFOUND <host>`) and the hints made from them.
+ */
+export function withHostAsWritten(text: string, hosts: readonly string[], written: WrittenAs): string {
+  return withHostNamed(text, hosts, describe(written));
 }

@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import type { Transporter } from "nodemailer";
 import { timeoutSignal } from "../../clock.js";
-import { shownValue } from "../../config/givenValues.js";
+import { withHostAsWritten } from "../../config/givenUrl.js";
+import { givenBy, shownValue } from "../../config/givenValues.js";
 import { bindHost, isLoopbackHost } from "../../config/host.js";
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { MAX_TIMER_MS } from "../../config/timerSeconds.js";
@@ -43,12 +44,34 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 /** The line breaks besides CR and LF (NEL, U+2028, U+2029), which nodemailer does not make spaces in a subject. */
 const OTHER_LINE_BREAKS = /[\u0085\u2028\u2029]/g;
 
+/**
+ * nodemailer's failure as a delivery's, its text through `shown` (`hostAsWritten`: a host a `${VAR}` gave is
+ * named as config.yaml writes it).
+ */
 function asDeliveryError(
   err: unknown,
   secrets: readonly (string | undefined)[],
   /** The connection started in plain text (`secure` false): a silent server may be one that expects TLS. */
   plain = false,
+  shown: (text: string) => string = (text) => text,
 ): DeliveryError {
+  const failure = smtpFailure(err, secrets, plain);
+  const text = shown(failure.message);
+  return text === failure.message ? failure : new DeliveryError(text, failure.transient);
+}
+
+/**
+ * A text's `platforms.email.host` named as config.yaml writes it when a `${VAR}` gave it (its value, and the
+ * name the connect used for it: `smtpOptions`), else the text as it is.
+ */
+function hostAsWritten(settings: PlatformConfig<"email">): (text: string) => string {
+  const given = givenBy(settings, "host");
+  if (given === undefined || settings.host === undefined) return (text) => text;
+  const hosts = [settings.host, String(smtpOptions(settings).host)];
+  return (text) => withHostAsWritten(text, hosts, given);
+}
+
+function smtpFailure(err: unknown, secrets: readonly (string | undefined)[], plain: boolean): DeliveryError {
   const e = err as {
     code?: string;
     originalCode?: string;
@@ -269,6 +292,7 @@ export function emailTarget(settings: PlatformConfig<"email">, deps: TargetDeps)
   // step did not answer, so the deadline comes a little after them.
   const deadlineMs = Math.min(settings.timeout_seconds * 1000 + 2000, MAX_TIMER_MS);
   const plain = !smtpOptions(settings).secure;
+  const named = hostAsWritten(settings);
   // `from: svc`, a name alone: nodemailer would send with no From header and a null sender (MAIL FROM:<>),
   // which a server may take while the receiving mailbox refuses or drops the mail, unseen.
   const fromProblem = namesNoAddress(settings.from ?? "")
@@ -288,7 +312,7 @@ export function emailTarget(settings: PlatformConfig<"email">, deps: TargetDeps)
       try {
         await (await transport()).verify();
       } catch (err) {
-        throw asDeliveryError(err, secrets, plain);
+        throw asDeliveryError(err, secrets, plain, named);
       }
       return `${settings.host === undefined ? settings.host : shownValue(settings, "host", settings.host)}:${settings.port}`;
     },
@@ -371,7 +395,7 @@ export function emailTarget(settings: PlatformConfig<"email">, deps: TargetDeps)
               lastFailure = undefined;
               throw err;
             }
-            const failure = err instanceof DeliveryError ? err : asDeliveryError(err, secrets, plain);
+            const failure = err instanceof DeliveryError ? err : asDeliveryError(err, secrets, plain, named);
             // No reply to name (no connection, a timeout): the failure is.
             lastFailure = typeof reply === "string" ? undefined : failure.message;
             throw failure;

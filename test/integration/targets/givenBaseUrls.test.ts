@@ -11,7 +11,7 @@ const hostOf = (written: string) => `<the host of "${written}" ${NOT_SHOWN}>`;
 
 /**
  * docs/configuration.md, "What a variable gives is never quoted back", for where a delivery connects: a
- * platform's `base_url` a `${VAR}` gave, nothing answering there, was quoted by its host in
+ * platform's `base_url` or e-mail's `host` a `${VAR}` gave, nothing answering there, was quoted by its host in
  * the system's words and the hint made from them (`nothing listens on port N of 127.0.0.1`, `the host name
  * secretv-host.invalid is not known (DNS)`) in each failed delivery and the start's check. It is named as
  * config.yaml writes it. Each value below holds 127.0.0.1 (nothing listens on its port) or a secretv host.
@@ -44,7 +44,7 @@ const failure = (promise: Promise<unknown> | undefined) =>
     (err: unknown) => (err as DeliveryError).message,
   );
 
-describe(`a base_url a $\{VAR} gave, nothing answering there`, () => {
+describe(`a base_url or SMTP host a $\{VAR} gave, nothing answering there`, () => {
   it("platforms over HTTP: a refused connection and an unknown host name the base as the file writes it", async () => {
     const port = await closedPort();
     const { config } = homes.loaded(
@@ -84,5 +84,34 @@ describe(`a base_url a $\{VAR} gave, nothing answering there`, () => {
       wecom: expect.stringContaining(`nothing listens on port ${port} of ${hostOf(v("WECOM_URL"))}`),
     });
     expect(Object.values(errors).join("\n")).not.toMatch(/secretv|127\.0\.0\.1/i);
+  });
+
+  it("email: a refused connection and an unknown host name platforms.email.host as the file writes it", async () => {
+    const port = await closedPort();
+    const written = `"${v("SMTP_HOST")}" ${NOT_SHOWN}`;
+    const email = (dotenv: string) => {
+      const { config } = homes.loaded(
+        [
+          "platforms:",
+          `  email: {enabled: true, host: "${v("SMTP_HOST")}", port: ${port}, secure: false, from: svc@example.org, home_channel: a@example.org}`,
+          "",
+        ].join("\n"),
+        dotenv,
+      );
+      return createTargets(config, { logger: captureLogger().logger }).get("email");
+    };
+    const refused = email("SMTP_HOST=127.0.0.1\n");
+    const errors = [
+      await failure(refused?.send(MESSAGE)),
+      await failure(refused?.check?.()),
+      await failure(email("SMTP_HOST=secretv-mail.invalid\n")?.send(MESSAGE)),
+    ];
+    const nothingListens = `email: ESOCKET — connect ECONNREFUSED ${written}:${port} — nothing listens on port ${port} of ${written}: start the SMTP server there, or check platforms.email.host and platforms.email.port`;
+    expect(errors).toEqual([
+      nothingListens,
+      nothingListens,
+      `email: EDNS — getaddrinfo ENOTFOUND ${written} — the host name ${written} is not known (DNS): check platforms.email.host`,
+    ]);
+    expect(errors.join("\n")).not.toMatch(/secretv|127\.0\.0\.1/i);
   });
 });
