@@ -302,8 +302,9 @@ export class TokenStore {
    * Cross-process lock on this server's token file (refresh and save). A holder that still runs is waited
    * for however old the lock looks (a refresh whose discovery takes several 30 s requests, a clock stepped
    * forward meanwhile): taken over, its refresh token would be sent a second time, which servers with
-   * reuse detection punish by revoking the whole grant. Only a dead holder's lock is taken over; a hung
-   * one fails the wait naming the lock file.
+   * reuse detection punish by revoking the whole grant. Only a dead holder's lock is taken over, and one of
+   * another PID namespace (whose pid cannot be checked here) once its holder no longer touches it
+   * (FOREIGN_UNTOUCHED_MS: killed with its container); a hung one fails the wait naming the lock file.
    */
   withLock<T>(fn: () => T | Promise<T>): Promise<T> {
     // Holders in this process take turns before the file lock: the file lock's wait is for another

@@ -8,6 +8,7 @@ import {
   rmSync,
   type Stats,
   statSync,
+  utimesSync,
   writeSync,
 } from "node:fs";
 import { basename, dirname } from "node:path";
@@ -24,11 +25,27 @@ export interface LockOptions {
   /** Give up after this long (ms). */
   readonly timeoutMs?: number;
   /**
-   * A lock older than this is taken over (ms), whether or not its owner runs; one whose owner is gone is
-   * taken over sooner, and one of another PID namespace (whose owner cannot be checked) only so.
+   * A lock untouched for this long is taken over (ms), whether or not its owner runs; one whose owner is
+   * gone is taken over sooner, and so is one of another PID namespace (whose owner cannot be checked here),
+   * once untouched for FOREIGN_UNTOUCHED_MS.
    */
   readonly staleMs?: number;
 }
+
+/**
+ * How often `withFileLock`'s holder touches its lock file (its modification time) while it holds it: a
+ * holder of another PID namespace cannot be checked by its pid, so its lock is judged by when it was last
+ * touched. (`withFileLockSync` blocks its thread for the short edits it serves, and touches it only when
+ * taking it.)
+ */
+export const HEARTBEAT_MS = 5_000;
+
+/**
+ * A lock of another PID namespace untouched for this long (three heartbeats missed) is taken over: its
+ * holder was killed (a container stopped or restarted while it held it, whose namespace no longer exists)
+ * or is hung. One touched since is waited for, however long it is held (a token refresh).
+ */
+export const FOREIGN_UNTOUCHED_MS = 3 * HEARTBEAT_MS;
 
 /**
  * The lock file's text: `<pid> <start time> <random> <pid namespace>` (the start time and the namespace `-`
@@ -201,8 +218,13 @@ function takeOverIfStale(path: string, lockPath: string, staleMs: number): void 
   if (judged === undefined) return;
   // A dead owner's lock is taken over once it is a second old either way: one with a time ahead of the
   // clock (set back since its owner died) would otherwise never be. One of another PID namespace is judged
-  // by its age alone (never, for a tokens lock: its holder may be sending a refresh token).
-  const stale = (ownerState(judged) === "gone" && Math.abs(age) > Math.min(staleMs, 1000)) || age > staleMs;
+  // by how long it is untouched, either way too: its holder touches it every HEARTBEAT_MS while it holds it,
+  // a tokens lock's (held through a refresh) included.
+  const owner = ownerState(judged);
+  const stale =
+    (owner === "gone" && Math.abs(age) > Math.min(staleMs, 1000)) ||
+    (owner === "elsewhere" && Math.abs(age) > Math.min(staleMs, FOREIGN_UNTOUCHED_MS)) ||
+    age > staleMs;
   if (stale) removeStaleLock(lockPath, judged);
 }
 
@@ -217,9 +239,27 @@ function lockTimeout(lockPath: string): SvcError {
   return new SvcError(
     "lock_timeout",
     otherPidNamespace(namespace)
-      ? `${lockPath}: another svc process holds this lock (pid ${pid} of another PID namespace, ${namespace}; this process runs in ${pidNamespace()}: a container and its host, or two containers, share this SVC_HOME) — whether it runs cannot be told from here: try again, or remove the file if no svc runs there any more`
+      ? `${lockPath}: another svc process holds this lock (pid ${pid} of another PID namespace, ${namespace}; this process runs in ${pidNamespace()}: a container and its host, or two containers, share this SVC_HOME, or a container was stopped or restarted while it held the lock) — whether it runs cannot be told from here: a holder touches the lock every ${HEARTBEAT_MS / 1000} s, and one untouched for ${FOREIGN_UNTOUCHED_MS / 1000} s is taken over: try again`
       : `${lockPath}: another svc process holds this lock — try again, or remove the file if no svc is running`,
   );
+}
+
+/**
+ * Touches the held lock every HEARTBEAT_MS (a timer that keeps no process alive) until the returned stop
+ * is called: a waiter of another PID namespace takes it over only once it is left untouched.
+ */
+function heartbeat(lockPath: string, text: string): () => void {
+  const timer = setInterval(() => {
+    try {
+      if (readLock(lockPath) !== text) return; // taken over meanwhile: not ours to touch
+      const now = new Date();
+      utimesSync(lockPath, now, now);
+    } catch {
+      // Gone, or a file system that refuses it: the next beat tries again.
+    }
+  }, HEARTBEAT_MS);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 /** The store's directory (a first cron job's `cron/`); a disk with no room for it is said naming the store. */
@@ -284,9 +324,11 @@ export async function withFileLock<T>(
     wait = Math.min(wait * 2, 100);
     held = tryAcquire(path, lockPath, staleMs);
   }
+  const stop = heartbeat(lockPath, held);
   try {
     return await fn();
   } finally {
+    stop();
     releaseLock(lockPath, held);
   }
 }

@@ -6,6 +6,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   symlinkSync,
   utimesSync,
   writeFileSync,
@@ -16,7 +17,12 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { pidNamespace } from "../../../src/io/pidNamespace.js";
 import { processStartTime } from "../../../src/io/processAlive.js";
 import { writeFileAtomicAsync } from "../../../src/io/stores/atomicFile.js";
-import { withFileLock, withFileLockSync } from "../../../src/io/stores/fileLock.js";
+import {
+  FOREIGN_UNTOUCHED_MS,
+  HEARTBEAT_MS,
+  withFileLock,
+  withFileLockSync,
+} from "../../../src/io/stores/fileLock.js";
 import { processState, spawnUnreaped } from "../../helpers/process.js";
 
 const dirs: string[] = [];
@@ -167,28 +173,58 @@ describe("cross-process file lock", () => {
         utimesSync(lock, at, at);
       }
 
-      it("is not judged by its pid, which runs nowhere here: waited for, naming its holder, until it is older than staleMs", async () => {
+      it("is not judged by its pid, which runs nowhere here: waited for, naming its holder, while it was touched lately", async () => {
         const { path, lock } = store();
         const pid = deadPid();
         const text = `${pid} 12345 0123456789abcdef ${elsewhere}`;
         leftLock(lock, text, 5000);
-        const said = `${lock}: another svc process holds this lock (pid ${pid} of another PID namespace, ${elsewhere}; this process runs in ${pidNamespace()}`;
+        const said = `${lock}: another svc process holds this lock (pid ${pid} of another PID namespace, ${elsewhere}; this process runs in ${pidNamespace()}: a container and its host, or two containers, share this SVC_HOME, or a container was stopped or restarted while it held the lock) — whether it runs cannot be told from here: a holder touches the lock every 5 s, and one untouched for 15 s is taken over: try again`;
         await expect(withFileLock(path, () => "ran", { timeoutMs: 150 })).rejects.toThrow(said);
         expect(() => withFileLockSync(path, () => "ran", { timeoutMs: 150 })).toThrow(said);
         expect(readFileSync(lock, "utf8")).toBe(text);
-        // Past staleMs (30 s unless told), as a live holder's lock is.
-        leftLock(lock, text, 31_000);
+        // Untouched for three heartbeats (its holder was killed, its container stopped): taken over.
+        leftLock(lock, text, FOREIGN_UNTOUCHED_MS + 1000);
         expect(await withFileLock(path, () => "ran", { timeoutMs: 2000 })).toBe("ran");
+        leftLock(lock, text, FOREIGN_UNTOUCHED_MS + 1000);
+        expect(withFileLockSync(path, () => "ran", { timeoutMs: 2000 })).toBe("ran");
       });
 
-      it("with no staleMs (a tokens lock: its holder may be sending a refresh token), never taken over", async () => {
+      it("with no staleMs (a tokens lock: its holder may be sending a refresh token), waited for while its holder touches it, however long it is held, and taken over once it is left untouched", async () => {
         const { path, lock } = store();
         const text = `${deadPid()} 12345 0123456789abcdef ${elsewhere}`;
-        leftLock(lock, text, 3_600_000);
-        await expect(
-          withFileLock(path, () => "ran", { timeoutMs: 150, staleMs: Number.POSITIVE_INFINITY }),
-        ).rejects.toThrow("another svc process holds this lock");
+        const tokens = { timeoutMs: 400, staleMs: Number.POSITIVE_INFINITY };
+        leftLock(lock, text, FOREIGN_UNTOUCHED_MS - 3000);
+        // Its holder's heartbeat, as a refresh in a container keeps it while it waits for the token endpoint.
+        const beat = setInterval(() => leftLock(lock, text, FOREIGN_UNTOUCHED_MS - 3000), 20);
+        try {
+          await expect(withFileLock(path, () => "ran", tokens)).rejects.toThrow(
+            "another svc process holds this lock",
+          );
+        } finally {
+          clearInterval(beat);
+        }
         expect(readFileSync(lock, "utf8")).toBe(text);
+        leftLock(lock, text, FOREIGN_UNTOUCHED_MS + 1000);
+        expect(await withFileLock(path, () => "ran", tokens)).toBe("ran");
+        expect(existsSync(lock)).toBe(false);
+      });
+
+      it("one dated ahead of the clock (set back since, or touched by hand) is judged by how far it is from the clock either way", async () => {
+        const { path, lock } = store();
+        const text = `4242 - deadbeefdeadbeef ${elsewhere}`;
+        leftLock(lock, text, -3_600_000);
+        expect(await withFileLock(path, () => "ran", { timeoutMs: 2000 })).toBe("ran");
+        leftLock(lock, text, -3_600_000);
+        expect(
+          await withFileLock(path, () => "ran", { timeoutMs: 2000, staleMs: Number.POSITIVE_INFINITY }),
+        ).toBe("ran");
+        leftLock(lock, text, -3_600_000);
+        expect(withFileLockSync(path, () => "ran", { timeoutMs: 2000 })).toBe("ran");
+        // A few seconds ahead is as fresh as a few seconds old.
+        leftLock(lock, text, -5000);
+        await expect(withFileLock(path, () => "ran", { timeoutMs: 150 })).rejects.toThrow(
+          "another svc process holds this lock",
+        );
       });
 
       it("one naming this namespace, or none (an older svc's), is judged by its pid as before", async () => {
@@ -221,6 +257,30 @@ describe("cross-process file lock", () => {
       });
     },
   );
+
+  it("its holder touches the lock every few seconds while it holds it, and stops at its release", async () => {
+    const { path, lock } = store();
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+    try {
+      const old = new Date(Date.now() - 60_000);
+      await withFileLock(path, () => {
+        utimesSync(lock, old, old);
+        vi.advanceTimersByTime(HEARTBEAT_MS - 1);
+        expect(Math.round(statSync(lock).mtimeMs)).toBe(old.getTime());
+        vi.advanceTimersByTime(1);
+        expect(statSync(lock).mtimeMs).toBeGreaterThan(old.getTime() + 30_000);
+        // Not a lock it holds any more (taken over meanwhile): left as it is.
+        writeFileSync(lock, "424242");
+        utimesSync(lock, old, old);
+        vi.advanceTimersByTime(HEARTBEAT_MS);
+        expect(Math.round(statSync(lock).mtimeMs)).toBe(old.getTime());
+        rmSync(lock);
+      });
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 
   it("a store that is a symbolic link is locked beside its target: two links to one file share one lock", async () => {
     const { path, dir } = store();

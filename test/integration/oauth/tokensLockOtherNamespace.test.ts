@@ -1,0 +1,107 @@
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { readFileSync, statSync, utimesSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { TokenStore } from "../../../src/io/oauth/tokenStore.js";
+import { pidNamespace } from "../../../src/io/pidNamespace.js";
+import { FOREIGN_UNTOUCHED_MS } from "../../../src/io/stores/fileLock.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+
+/**
+ * A refresh's tokens lock taken in another PID namespace (a container on the host's SVC_HOME, standing in:
+ * `unshare --pid`): its holder's pid cannot be checked from here, and a container killed while it held it
+ * (SIGKILL, OOM, `docker kill`) leaves a lock naming a namespace that no longer exists, which neither the host
+ * nor the container's next start could tell from a live one, so every refresh waited its 30 s and failed.
+ * The holder touches its lock while it holds it; one left untouched is taken over.
+ */
+
+/** Whether `unshare` can make a PID namespace here (root, or user namespaces allowed). */
+const UNSHARE = spawnSync("unshare", ["--pid", "--fork", "--mount-proc", "true"]).status === 0;
+const HOLDER = join(import.meta.dirname, "../../helpers/holdTokensLock.ts");
+
+const children: ChildProcess[] = [];
+let home: TempHome | undefined;
+afterEach(() => {
+  for (const child of children.splice(0)) child.kill("SIGKILL");
+  home?.cleanup();
+});
+
+/** A process in a PID namespace of its own holding the tokens lock of `server` in `dir`, once it says so. */
+async function holderElsewhere(dir: string, server: string): Promise<ChildProcess> {
+  const child = spawn(
+    "unshare",
+    [
+      "--pid",
+      "--fork",
+      "--mount-proc",
+      "--kill-child",
+      process.execPath,
+      "--import",
+      "tsx",
+      HOLDER,
+      dir,
+      server,
+    ],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  children.push(child);
+  let out = "";
+  child.stdout?.on("data", (d) => (out += d));
+  child.stderr?.on("data", (d) => (out += d));
+  await vi.waitFor(() => expect(out).toBe("held\n"), { timeout: 30_000, interval: 20 });
+  return child;
+}
+
+function killed(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    child.on("exit", () => resolve());
+    child.kill("SIGKILL");
+  });
+}
+
+/** The lock's time set back as if untouched for `ms` (rather than waiting that long). */
+function untouchedFor(lock: string, ms: number): void {
+  const at = new Date(Date.now() - ms);
+  utimesSync(lock, at, at);
+}
+
+describe.runIf(UNSHARE && pidNamespace() !== undefined)(
+  "a tokens lock of another PID namespace",
+  { timeout: 90_000 },
+  () => {
+    it("is waited for while its holder runs and touches it, and taken over once its holder was killed, here and by a new namespace (a restarted container)", async () => {
+      home = tempHome();
+      const dir = join(home.dir, "mcp-tokens");
+      const store = new TokenStore(dir, "github", undefined, { lockTimeoutMs: 300 });
+      const lock = `${store.tokensPath}.lock`;
+
+      const first = await holderElsewhere(dir, "github");
+      const text = readFileSync(lock, "utf8");
+      expect(text.split(" ")[3]).not.toBe(pidNamespace());
+      // Left as if untouched past the bound: the live holder's heartbeat touches it again.
+      untouchedFor(lock, FOREIGN_UNTOUCHED_MS + 1000);
+      const setBack = statSync(lock).mtimeMs;
+      await vi.waitFor(() => expect(statSync(lock).mtimeMs).toBeGreaterThan(setBack), {
+        timeout: 20_000,
+        interval: 50,
+      });
+      await expect(store.withLock(() => "refreshed")).rejects.toThrow(
+        `${lock}: another svc process holds this lock (pid 1 of another PID namespace`,
+      );
+      expect(readFileSync(lock, "utf8")).toBe(text);
+
+      // Killed while it held it: its namespace is gone with it, and nothing touches the lock any more.
+      await killed(first);
+      untouchedFor(lock, FOREIGN_UNTOUCHED_MS + 1000);
+      expect(await store.withLock(() => "refreshed")).toBe("refreshed");
+
+      // Killed again, and the container started anew (another namespace): its refresh takes the lock over.
+      await killed(await holderElsewhere(dir, "github"));
+      const left = readFileSync(lock, "utf8");
+      untouchedFor(lock, FOREIGN_UNTOUCHED_MS + 1000);
+      const restarted = await holderElsewhere(dir, "github");
+      expect(readFileSync(lock, "utf8")).not.toBe(left);
+      await killed(restarted);
+    });
+  },
+);
