@@ -38,17 +38,19 @@ function filterNumbersAsText(value: unknown, textValues = false): void {
 
 /**
  * Each number directly in a `deliver_extra` object anywhere in `value` (a tree `parseJson` built), replaced
- * by its source text, and the numbers of a `filters` value as config.yaml reads them.
+ * by its source text, and (unless `filters` is false: as a store writes back a value it leaves alone) the
+ * numbers of a `filters` value as config.yaml reads them.
  */
-export function numbersAsText(value: unknown): void {
+export function numbersAsText(value: unknown, filters = true): void {
   if (typeof value !== "object" || value === null) return;
   for (const [key, item] of Object.entries(value)) {
     if (key === EXTRA_KEY && typeof item === "object" && item !== null && !Array.isArray(item)) {
       const extra = item as Record<string, unknown>;
       for (const [name, v] of Object.entries(extra))
         if (typeof v === "number") extra[name] = numberText(extra, name, v);
-    } else if (key === FILTERS_KEY) filterNumbersAsText(item);
-    else numbersAsText(item);
+    } else if (key === FILTERS_KEY) {
+      if (filters) filterNumbersAsText(item);
+    } else numbersAsText(item, filters);
   }
 }
 

@@ -109,6 +109,48 @@ function directoryIsAFile(path: string, cause: string): SvcError | undefined {
   );
 }
 
+/** A field of a record the read gave otherwise than it is written (`filters`' numbers): as read, and as written. */
+type ReadOtherwise = Map<string, Map<string, { readonly read: string; readonly written: unknown }>>;
+
+/** The fields of `records` that `asWritten` (the same records, as they are written back) holds otherwise. */
+function readOtherwise(records: Record<string, unknown>, asWritten?: Record<string, unknown>): ReadOtherwise {
+  const found: ReadOtherwise = new Map();
+  if (asWritten === undefined) return found;
+  for (const [name, record] of Object.entries(records)) {
+    const written = Object.hasOwn(asWritten, name) ? asWritten[name] : undefined;
+    if (!isObject(record) || !isObject(written)) continue;
+    for (const [key, value] of Object.entries(record)) {
+      const read = JSON.stringify(value);
+      if (!Object.hasOwn(written, key) || read === JSON.stringify(written[key])) continue;
+      const fields = found.get(name) ?? new Map();
+      fields.set(key, { read, written: written[key] });
+      found.set(name, fields);
+    }
+  }
+  return found;
+}
+
+/**
+ * Each field of `readAs` that the change left as it was read is written back as it is in the file (a 64-bit
+ * id under `filters`, which a filter compares as its digits, stays a number): the record is replaced by a copy
+ * holding it, so that what the change returned keeps the record as it was read.
+ */
+function writeBackAsWritten(records: Record<string, unknown>, readAs: ReadOtherwise): void {
+  for (const [name, fields] of readAs) {
+    const record = Object.hasOwn(records, name) ? records[name] : undefined;
+    if (!isObject(record)) continue;
+    let copy: Record<string, unknown> | undefined;
+    for (const [key, { read, written }] of fields) {
+      if (!Object.hasOwn(record, key) || JSON.stringify(record[key]) !== read) continue;
+      copy ??= { ...record };
+      copy[key] = written;
+    }
+    if (copy === undefined) continue;
+    carryKept(record, copy);
+    records[name] = copy;
+  }
+}
+
 export function createVersionedStore<T>(path: string, layout: StoreLayout): VersionedStore<T> {
   const { field, legacyField } = layout;
   const recordFields = new Set([field, legacyField].filter((name) => name !== undefined));
@@ -138,6 +180,11 @@ export function createVersionedStore<T>(path: string, layout: StoreLayout): Vers
     counter: number;
     /** The whole document: with `field`, its other top-level keys (a newer version's) are written back as they were. */
     others?: Record<string, unknown>;
+    /**
+     * `whole` only, when the read's records hold a `filters` value: the records as they are written back
+     * where a change leaves them alone (the numbers of `filters` as written, not as a filter compares them).
+     */
+    asWritten?: Record<string, unknown>;
   } {
     let text: string;
     try {
@@ -170,11 +217,18 @@ export function createVersionedStore<T>(path: string, layout: StoreLayout): Vers
     if (zeros !== undefined)
       throw new SvcError("store_corrupt", `${path}: ${zeros} — restore it from a backup, or remove it`);
     let parsed: unknown;
+    let written: unknown;
     const json = text.replace(/^\uFEFF/, "");
     try {
       if (whole) {
         parsed = parseJson(json, Number.POSITIVE_INFINITY);
-        if (layout.extraNumbersAsText === true) numbersAsText(parsed);
+        if (layout.extraNumbersAsText === true) {
+          numbersAsText(parsed);
+          if (json.includes('"filters"')) {
+            written = parseJson(json, Number.POSITIVE_INFINITY);
+            numbersAsText(written, false);
+          }
+        }
       } else parsed = layout.extraNumbersAsText === true ? parseKeepingExtraNumbers(json) : JSON.parse(json);
     } catch (err) {
       // A file edited by hand: the line and column to look at, as editors count them.
@@ -209,7 +263,14 @@ export function createVersionedStore<T>(path: string, layout: StoreLayout): Vers
     }
     const counter =
       typeof parsed.revision === "number" && Number.isInteger(parsed.revision) ? parsed.revision : 0;
-    return { revision: fingerprint(text), records: records as Record<string, T>, counter, others: parsed };
+    const writtenRecords = isObject(written) ? recordsOf(written) : undefined;
+    return {
+      revision: fingerprint(text),
+      records: records as Record<string, T>,
+      counter,
+      others: parsed,
+      ...(isObject(writtenRecords) ? { asWritten: writtenRecords } : {}),
+    };
   }
 
   return {
@@ -236,12 +297,14 @@ export function createVersionedStore<T>(path: string, layout: StoreLayout): Vers
         // This read's own parse, changed in place: what it keeps of the numbers as written stays with them.
         const records = current.records as Record<string, T>;
         const read = new Map(Object.entries(records));
+        const readAs = readOtherwise(records, current.asWritten);
         const result = change(records);
         // A record replaced by a copy of itself (`{ ...job, next_run }`) keeps what it did not change too.
         for (const [name, record] of Object.entries(records)) {
           const was = read.get(name);
           if (was !== record && isObject(was) && isObject(record)) carryKept(was, record);
         }
+        writeBackAsWritten(records, readAs);
         const doc =
           field === undefined
             ? records

@@ -230,6 +230,50 @@ describe("a write keeps the records it does not change as they are in the file",
     );
   });
 
+  it("a filter's 64-bit id or header value stays as written where the change leaves it, though the change reads it as a filter compares it", async () => {
+    home = tempHome();
+    const filters = (equals: string) =>
+      `"filters": [{"field": "payload.id", "equals": ${equals}}, {"field": "headers.x-version", "equals": 1.0}]`;
+    const path = home.write(
+      "webhook_subscriptions.json",
+      `{"left": {${filters("12345678901234567890")}}, "touched": {"enabled": true, ${filters("12345678901234567891")}}, "refiltered": {${filters("12345678901234567892")}}}\n`,
+    );
+    const store = createVersionedStore<Record<string, unknown>>(path, {
+      conflictMessage: "changed",
+      extraNumbersAsText: true,
+    });
+    const { result } = await store.update((records) => {
+      const touched = records.touched as Record<string, unknown>;
+      records.touched = { ...touched, enabled: false };
+      const refiltered = records.refiltered as { filters: { equals: unknown }[] };
+      refiltered.filters = [{ ...(refiltered.filters[0] as object), equals: "9" }];
+      records.added = { filters: [{ field: "payload.id", equals: "12345678901234567893" }] };
+      return records.touched;
+    });
+    // What the change returned is the record as it read it (a filter's values as compared).
+    expect(result).toEqual({
+      enabled: false,
+      filters: [
+        { field: "payload.id", equals: "12345678901234567891" },
+        { field: "headers.x-version", equals: "1.0" },
+      ],
+    });
+    const written = readFileSync(path, "utf8").replace(/\s+/g, "");
+    expect(written).toBe(
+      `{"left":{${filters("12345678901234567890")}},"touched":{"enabled":false,${filters("12345678901234567891")}},"refiltered":{"filters":[{"field":"payload.id","equals":"9"}]},"added":{"filters":[{"field":"payload.id","equals":"12345678901234567893"}]}}`.replace(
+        /\s+/g,
+        "",
+      ),
+    );
+    // Read again, they compare as before.
+    expect(store.read().records.left).toEqual({
+      filters: [
+        { field: "payload.id", equals: "12345678901234567890" },
+        { field: "headers.x-version", equals: "1.0" },
+      ],
+    });
+  });
+
   it("with its records under a key (cron/jobs.json), a record replaced by a copy with a field changed, and records named by digits where they are in the file", async () => {
     home = tempHome();
     const path = home.write(
