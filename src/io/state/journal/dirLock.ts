@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { SvcError } from "../../../errors.js";
-import { pidNamespace } from "../../pidNamespace.js";
+import { otherPidNamespace, pidNamespace } from "../../pidNamespace.js";
 import { processAlive, processStat, processStartTime as startTimeOf } from "../../processAlive.js";
 import {
   createLockFile,
@@ -76,9 +76,7 @@ function holderRuns(path: string, content: string): { runs: boolean; pid: number
   if (!Number.isInteger(pid) || pid <= 0) return { runs: false, pid: 0 };
   // A pid of another PID namespace is another process here, or none: a gateway on the host and one
   // started in a container on the same SVC_HOME would otherwise both take the journal.
-  const here = pidNamespace();
-  if (namespace !== undefined && namespace !== "-" && here !== undefined && namespace !== here)
-    return { runs: true, pid, namespace };
+  if (otherPidNamespace(namespace)) return { runs: true, pid, namespace: namespace as string };
   if (pid === process.pid) return { runs: token !== undefined && heldHere.get(path) === token, pid };
   if (!processAlive(pid)) return { runs: false, pid };
   const stat = processStat(pid);
