@@ -1,7 +1,7 @@
 import { formatIssue } from "../config/format.js";
 import { lookedUpVariables } from "../config/interpolate.js";
 import { knownKeysAt } from "../config/knownKeys.js";
-import { nonAsciiNote } from "../config/paths.js";
+import { nameCharNote } from "../config/paths.js";
 import { httpUrlProblem, mcpServerSchema } from "../config/sections/mcp.js";
 import { SvcError } from "../errors.js";
 import { terminalText } from "./terminalText.js";
@@ -18,14 +18,22 @@ const MAX_ENCODED = Math.ceil(MAX_INSTALL_PAYLOAD / 3) * 4;
  */
 const MAX_LINK_CHARS = 3 * MAX_ENCODED + 1024;
 
+/** One character INSTALL_NAME allows. */
+const INSTALL_NAME_CHAR = /[A-Za-z0-9._-]/;
+
 /**
- * Why `name` cannot be a server name, or undefined when it can: it must match INSTALL_NAME, and
- * `__proto__`, which matches, is a key the loaded configuration cannot hold (the entry would be written
- * to config.yaml and then never appear).
+ * Why `name` cannot be a server name, or undefined when it can: it must match INSTALL_NAME, said in words
+ * as a route name's rule is (the first character outside it named, with a name to write in its place; a
+ * name of allowed characters past 64 by its length), and `__proto__`, which matches, is a key the loaded
+ * configuration cannot hold (the entry would be written to config.yaml and then never appear).
  */
 export function installNameProblem(name: string): string | undefined {
-  if (!INSTALL_NAME.test(name))
-    return `name "${name.slice(0, 80)}" must match ${INSTALL_NAME.source}: letters, digits, ".", "_" and "-", 1-64 characters${name.length > 64 ? ` (this one has ${name.length})` : ""}${nonAsciiNote(name)}`;
+  if (!INSTALL_NAME.test(name)) {
+    const quoted = `"${name.slice(0, 80)}"${name.length > 80 ? "…" : ""}`;
+    if (name.length > 64 && [...name].every((c) => INSTALL_NAME_CHAR.test(c)))
+      return `name ${quoted} is ${name.length} characters long — a server name has at most 64: shorten it`;
+    return `name ${quoted} is not a valid server name: use letters, digits, ".", "_" and "-" (1-64 characters)${nameCharNote(name, INSTALL_NAME_CHAR)}`;
+  }
   if (name === "__proto__") return 'name "__proto__" cannot be used as a server name — choose another';
   return undefined;
 }

@@ -86,6 +86,10 @@ describe("svc mcp add / remove", { timeout: 90_000 }, () => {
       "--env applies to command servers (their process environment); a URL server takes --header",
     );
     for (const result of cases) expect(result.code).toBe(2);
+    // The bad name is said as a route's is: the character that is not allowed, and a name to write.
+    expect(cases[3]?.stderr).toBe(
+      'svc: name "bad name" is not a valid server name: use letters, digits, ".", "_" and "-" (1-64 characters) — " " is not one of them: write bad-name\n',
+    );
     expect(config()).toBe(COMMENTED);
     // The refused target is quoted without a URL's password or credential query values.
     const quoted = await svcEach(home, [

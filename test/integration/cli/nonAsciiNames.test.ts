@@ -62,7 +62,7 @@ describe("a name with a character outside ASCII is refused naming that character
     const add = await svc(home, ["mcp", "add", "ünï", "--", "node", "server.js"]);
     expect(add.code).toBe(2);
     expect(add.stderr).toContain(
-      'name "ünï" must match ^[A-Za-z0-9._-]{1,64}$: letters, digits, ".", "_" and "-", 1-64 characters — ASCII only: "ü" is not',
+      'name "ünï" is not a valid server name: use letters, digits, ".", "_" and "-" (1-64 characters) — ASCII only: "ü" is not',
     );
     expect(cron.stderr).toContain(
       `--name "nächtlich": use letters, digits, '.', '_' and '-' (1-64, starting with a letter or digit) — ASCII only: "ä" is not`,

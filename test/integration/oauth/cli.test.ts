@@ -77,7 +77,9 @@ describe("svc mcp install / login / reauth", () => {
     home = tempHome();
     const r = await svc(["mcp", "install", link("bad name", { url: "https://x.test/" })]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/install link rejected: name "bad name" must match/);
+    expect(r.stderr).toMatch(
+      /install link rejected: name "bad name" is not a valid server name: .* — " " is not one of them: write bad-name$/m,
+    );
   });
 
   it("--register-handler writes the x-scheme-handler/svc desktop file under $XDG_DATA_HOME", async () => {

@@ -29,7 +29,7 @@ it("a rejected install link's own text (its name, a key of its config) cannot st
     expect(res.stderr).toMatch(/^svc: install link rejected: /);
     expect(res.stderr).not.toMatch(new RegExp(`^${FAKE}`, "m"));
   }
-  expect(byName.stderr).toContain(`name "gh\\n${FAKE}" must match`);
+  expect(byName.stderr).toContain(`name "gh\\n${FAKE}" is not a valid server name`);
   expect(byKey.stderr).toContain(`unknown key "x\\n${FAKE}"`);
   expect(existsSync(join(home.dir, "config.yaml"))).toBe(false);
 });

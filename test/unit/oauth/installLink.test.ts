@@ -77,10 +77,18 @@ describe("install link parser (spec 4.1)", () => {
   });
 
   it("a name it refuses (also by svc mcp add) is explained in words, with the length when it is too long", () => {
+    // As a route name is: the first character outside the rule named, and the name to write instead.
     expect(installNameProblem("bad name")).toBe(
-      'name "bad name" must match ^[A-Za-z0-9._-]{1,64}$: letters, digits, ".", "_" and "-", 1-64 characters',
+      'name "bad name" is not a valid server name: use letters, digits, ".", "_" and "-" (1-64 characters) — " " is not one of them: write bad-name',
     );
-    expect(installNameProblem("a".repeat(65))).toMatch(/1-64 characters \(this one has 65\)$/);
+    expect(installNameProblem("My/Server")).toMatch(/ — "\/" is not one of them: write My-Server$/);
+    expect(installNameProblem("")).toBe(
+      'name "" is not a valid server name: use letters, digits, ".", "_" and "-" (1-64 characters)',
+    );
+    expect(installNameProblem("a".repeat(65))).toBe(
+      `name "${"a".repeat(65)}" is 65 characters long — a server name has at most 64: shorten it`,
+    );
+    expect(installNameProblem(`${"a".repeat(64)} b`)).toMatch(/ — " " is not one of them: write a{64}$/);
     expect(installNameProblem("files.v2_x-y")).toBeUndefined();
   });
 
