@@ -113,6 +113,10 @@ export function registerWebhookCommands(program: Command): void {
       "--before <delivery-id>",
       "only the rows listed after this delivery's (the next page, where more rows share a time than --limit shows)",
     )
+    .option(
+      "--skip <n>",
+      "leave out the first n rows that match (with --before: the rows after it shown already)",
+    )
     .option("--json", "print them as JSON")
     .action(deliveries);
   webhook

@@ -92,18 +92,21 @@ async function namesRoute(loaded: LoadedConfig, name: string): Promise<boolean> 
   ).catch(() => true);
 }
 
+type DeliveriesOptions = { limit?: string; skip?: string; json?: boolean } & FilterOptions;
+
 /**
- * `svc webhook deliveries [route] [--limit N] [--status S] [--id ID] [--since T] [--until T] [--before ID] [--route R]
- * [--json]`: recent requests, newest first, those the filters given match.
+ * `svc webhook deliveries [route] [--limit N] [--skip N] [--status S] [--id ID] [--since T] [--until T]
+ * [--before ID] [--route R] [--json]`: recent requests, newest first, those the filters given match, past
+ * the first `--skip` of them.
  */
-export async function deliveries(
-  argument: string | undefined,
-  options: { limit?: string; json?: boolean } & FilterOptions,
-): Promise<void> {
+export async function deliveries(argument: string | undefined, options: DeliveriesOptions): Promise<void> {
   const limit = options.limit === undefined ? 20 : Number(options.limit);
   // Digits only, as --port takes them: Number() would also read "0x10", "1e3" or " 3" as a count.
   if ((options.limit !== undefined && !/^\d+$/.test(options.limit)) || !Number.isInteger(limit) || limit < 1)
     throw new SvcError("usage", `--limit: expected a whole number of at least 1, got "${options.limit}"`);
+  const skip = options.skip === undefined ? 0 : Number(options.skip);
+  if ((options.skip !== undefined && !/^\d+$/.test(options.skip)) || !Number.isSafeInteger(skip))
+    throw new SvcError("usage", `--skip: expected a whole number (0 or more), got "${options.skip}"`);
   const { filter, route } = deliveriesFilter(argument, options);
   const { home, loaded } = await historyConfig();
   // Read newest first, no further back than the summaries shown need (the whole history when fewer); with
@@ -112,17 +115,24 @@ export async function deliveries(
   // few records would otherwise hold the whole history in memory).
   const dir = historyDir(home);
   // One row more than shown: whether the limit cuts through rows sharing the last row's time.
-  const { shown: read, all } =
+  const { shown: readWhole, all } =
     filter === undefined && route === undefined
-      ? recentDeliveries(dir, limit + 1, route)
-      : { shown: filteredDeliveries(dir, limit + 1, filter ?? { route }), all: undefined };
+      ? recentDeliveries(dir, skip + limit + 1, route)
+      : { shown: filteredDeliveries(dir, skip + limit + 1, filter ?? { route }), all: undefined };
+  const read = readWhole.slice(skip);
   const shown = read.slice(0, limit);
-  // A row is the one --before names when it is its ID's newest row (in the history, across the filters).
-  const newestOfId = (row: DeliverySummary) => {
-    const [newest] = filteredDeliveries(dir, 1, { id: (id) => id === row.id });
-    return newest !== undefined && newest.at === row.at && newest.route === row.route;
-  };
-  const next = nextPage(read, limit, route, options, newestOfId);
+  // The row --before names: its ID's newest row (in the history, across the filters).
+  const newestOfId = (row: DeliverySummary) => filteredDeliveries(dir, 1, { id: (id) => id === row.id })[0];
+  const next = nextPage(read, limit, skip, route, options, newestOfId);
+  // Rows there are, all within the --skip: the page past the last.
+  if (skip > 0 && shown.length === 0 && readWhole.length > 0) {
+    const none = `No more rows: --skip ${skip} passes all ${readWhole.length} that match${filter === undefined ? "" : ` ${filterWords(route, options)}`}.`;
+    if (options.json === true) process.stdout.write("[]\n");
+    process[options.json === true ? "stderr" : "stdout"].write(
+      `${options.json === true ? "Note: " : ""}${none}\n`,
+    );
+    return;
+  }
   // A name with no record that is no route either is a typo: "No deliveries recorded" would say it got none.
   // (Without a config that loads, the routes are not known: the name is not judged.)
   if (
@@ -216,33 +226,59 @@ export async function deliveries(
 /** A row's time as the table shows it (to the second), which `--until` takes back. */
 const shownTime = (at: string) => at.replace(/\.\d+Z$/, "Z");
 
+const sameRow = (a: DeliverySummary, b: DeliverySummary) =>
+  a.at === b.at && a.route === b.route && a.id === b.id;
+
+/**
+ * Where the next page starts, so that no row shown is listed again: `--before` a delivery ID whose newest
+ * row (the one it names) is shown, and `--skip` the rows shown after that one (rows without a delivery ID,
+ * `-`, which --before cannot name, or older rows of the ID). Of the last three shown with an ID, the latest
+ * whose newest row is shown; else, on a page that --before gave, the same --before past this page's rows.
+ * Undefined when neither is there (the IDs shown have newer rows this listing leaves out).
+ */
+function nextCursor(
+  shown: readonly DeliverySummary[],
+  skip: number,
+  before: string | undefined,
+  newestOfId: (row: DeliverySummary) => DeliverySummary | undefined,
+): { id: string; skip: number } | undefined {
+  const withId = shown
+    .map((row, at) => ({ row, at }))
+    .reverse()
+    .filter(({ row }) => row.id !== NO_DELIVERY_ID)
+    .slice(0, 3);
+  for (const { row } of withId) {
+    const newest = newestOfId(row);
+    const at = newest === undefined ? -1 : shown.findIndex((r) => sameRow(r, newest));
+    if (at >= 0) return { id: row.id, skip: shown.length - 1 - at };
+  }
+  return before === undefined ? undefined : { id: before, skip: skip + shown.length };
+}
+
 /**
  * When the limit cuts through rows sharing the last row's time (`read`: one row more than the limit), the
- * note that gives the next page: `--until` that time would list the same rows again, `--before` the last
- * row's delivery ID (of a row that has one) lists those after it. Undefined otherwise.
+ * note that gives the next page: `--until` that time would list the same rows again; `--before` a delivery
+ * ID and `--skip` the rows shown after its row list those after the page (nextCursor). Undefined otherwise.
  */
 function nextPage(
   read: readonly DeliverySummary[],
   limit: number,
+  skip: number,
   route: string | undefined,
-  options: { limit?: string; json?: boolean } & FilterOptions,
-  newestOfId: (row: DeliverySummary) => boolean,
+  options: DeliveriesOptions,
+  newestOfId: (row: DeliverySummary) => DeliverySummary | undefined,
 ): string | undefined {
   const last = read[limit - 1];
   const after = read[limit];
   if (last === undefined || after === undefined || shownTime(last.at) !== shownTime(after.at))
     return undefined;
-  // The last row shown that --before names: one with a delivery ID, which is its ID's newest row (--before
-  // an ID with a newer row, a duplicate, would list rows again). Else the last with an ID: rows repeat, and
-  // the page still moves on.
-  const withId = read
-    .slice(0, limit)
-    .reverse()
-    .filter((row) => row.id !== NO_DELIVERY_ID);
-  const cursor = withId.slice(0, 3).find(newestOfId) ?? withId[0];
+  const shown = read.slice(0, limit);
+  const cursor = nextCursor(shown, skip, options.before, newestOfId);
   const time = shownTime(last.at);
   if (cursor === undefined)
-    return `Note: more rows share the last row's time (${time}) than --limit ${limit} shows, and none shown has a delivery ID to page from with --before — give a larger --limit\n`;
+    return shown.some((row) => row.id !== NO_DELIVERY_ID)
+      ? `Note: more rows share the last row's time (${time}) than --limit ${limit} shows, and the delivery IDs shown each have a newer row this listing leaves out, which --before would page from — give a larger --limit\n`
+      : `Note: more rows share the last row's time (${time}) than --limit ${limit} shows, and none shown has a delivery ID to page from with --before — give a larger --limit\n`;
   const words = [
     "svc webhook deliveries",
     ...(route === undefined ? [] : [shellWord(route)]),
@@ -252,6 +288,7 @@ function nextPage(
     ),
     ...(options.json === true ? ["--json"] : []),
     `--before ${shellWord(cursor.id)}`,
+    ...(cursor.skip === 0 ? [] : [`--skip ${cursor.skip}`]),
   ];
   return terminalText(
     `Note: more rows share the last row's time (${time}) than --limit ${limit} shows (--until ${time} would list these again) — the next page: ${words.join(" ")}\n`,

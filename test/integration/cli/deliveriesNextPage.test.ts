@@ -7,7 +7,8 @@ import { svc } from "./svc.js";
 
 /**
  * docs/cli.md: paging through a second that holds more rows than --limit. `--until` the last row's TIME
- * lists the same rows again; the note on stderr gives the next page with `--before <delivery id>`.
+ * lists the same rows again; the note on stderr gives the next page with `--before <delivery id>` (and
+ * `--skip` the rows shown after that ID's row), so no row shown is listed again.
  */
 let home: TempHome | undefined;
 afterEach(() => {
@@ -57,19 +58,82 @@ it("--before the last row's delivery ID pages on through a second --until cannot
   const second2 = await page(["--limit", "3", "--until", second, "--before", "r6"]);
   expect(second2.ids).toEqual(["r5", "r4", "r3"]);
   // r3's newest row is its duplicate, on the first page: --before r3 would list r7 on again, so the page
-  // is given from r4.
+  // is given from r4, past r3, shown after it.
   expect(second2.stderr).toContain("the next page: svc webhook deliveries --limit 3 --until");
-  expect(second2.stderr).toContain("--before r4\n");
+  expect(second2.stderr).toContain("--before r4 --skip 1\n");
   expect((await page(["--limit", "3", "--until", second, "--before", "r3"])).ids).toEqual(["r7", "r6", "r5"]);
-  const third = await page(["--limit", "3", "--until", second, "--before", "r4"]);
-  expect(third.ids).toEqual(["r3", "r2", "r1"]);
+  const third = await page(["--limit", "3", "--until", second, "--before", "r4", "--skip", "1"]);
+  expect(third.ids).toEqual(["r2", "r1", "r0"]);
+  // The next row, `before`, is of another second: no note.
+  expect(third.stderr).toBe("");
   const last = await page(["--limit", "3", "--until", second, "--before", "r1"]);
   expect(last.ids).toEqual(["r0", "before"]);
   expect(last.stderr).toBe("");
   // The table: the note on stderr, the rows on stdout.
   const table = await svc(home, ["webhook", "deliveries", "pr", "--limit", "2", "--before", "r5"]);
   expect(table.stdout.split("\n").filter((l) => / r[0-9] /.test(l))).toHaveLength(2);
-  expect(table.stderr).toContain("the next page: svc webhook deliveries pr --limit 2 --before r4\n");
+  expect(table.stderr).toContain("the next page: svc webhook deliveries pr --limit 2 --before r4 --skip 1\n");
+});
+
+it("rows without a delivery ID (-) shown last are not listed again: the next page skips them past the last ID's row", async () => {
+  home = tempHome();
+  home.write("config.yaml", stringify(webhookConfig({ f1: { secret: "s" } })));
+  // One second: two IDs, and refused requests that had none (the gateway records them as -).
+  const refused = (ms: number) =>
+    ({
+      kind: "request",
+      id: "-",
+      at: at(ms),
+      route: "f1",
+      status: 401,
+      outcome: "Invalid signature",
+    }) as const;
+  const request = (id: string, ms: number) =>
+    ({ kind: "request", id, at: at(ms), route: "f1", status: 202, outcome: "accepted" }) as const;
+  const lines = [
+    request("a0", 0),
+    refused(100),
+    refused(150),
+    refused(200),
+    request("a1", 300),
+    refused(400),
+    request("a2", 500),
+  ];
+  home.write("deliveries/history.jsonl", lines.map((l) => `${historyLine(l)}\n`).join(""), 0o600);
+  const times = async (args: readonly string[]) => {
+    const res = await svc(home as TempHome, ["webhook", "deliveries", "f1", ...args, "--json"]);
+    expect(res.code).toBe(0);
+    return {
+      rows: (JSON.parse(res.stdout) as { id: string; at: string }[]).map((r) => `${r.id}@${r.at}`),
+      stderr: res.stderr,
+    };
+  };
+  const all = (await times(["--limit", "10"])).rows;
+  expect(all).toHaveLength(7);
+  const seen: string[] = [];
+  let args: readonly string[] = ["--limit", "2"];
+  for (let pages = 0; pages < 7; pages++) {
+    const { rows, stderr } = await times(args);
+    seen.push(...rows);
+    const next = /the next page: svc webhook deliveries f1 (.*)\n$/.exec(stderr)?.[1];
+    if (next === undefined) break;
+    args = next.split(" ").filter((word) => word !== "--json");
+  }
+  // Every row once, in order: none shown again, none left out.
+  expect(seen).toEqual(all);
+  // The first page ends with a - row, shown after a2's: the next page starts past it.
+  const first = await times(["--limit", "2"]);
+  expect(first.rows.map((r) => r.split("@")[0])).toEqual(["a2", "-"]);
+  expect(first.stderr).toContain("--before a2 --skip 1\n");
+  // A page of - rows alone pages on from the same --before, past the rows shown since it.
+  const dashes = await times(["--limit", "2", "--before", "a1", "--skip", "1"]);
+  expect(dashes.rows.map((r) => r.split("@")[0])).toEqual(["-", "-"]);
+  expect(dashes.stderr).toContain("--before a1 --skip 3\n");
+  // Past the last row: said so, not as a history with nothing recorded.
+  const past = await svc(home, ["webhook", "deliveries", "f1", "--skip", "7"]);
+  expect(past.stdout).toBe("No more rows: --skip 7 passes all 7 that match.\n");
+  const bad = await svc(home, ["webhook", "deliveries", "f1", "--skip", "-1"]);
+  expect(bad.code).toBe(2);
 });
 
 it("no note when the limit ends with a second of its own; --before an ID with no row lists none; - is refused", async () => {
