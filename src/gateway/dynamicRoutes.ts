@@ -21,6 +21,11 @@ export interface DynamicRoutes {
   enabledNames(): readonly string[];
   /** The disabled subscriptions in the store (after `open()`). */
   disabledNames(): readonly string[];
+  /**
+   * Redis (after `open()`): the names of every record the shared hash holds, invalid ones too, and the hash
+   * as messages name it; undefined for the file.
+   */
+  storedNames(): Promise<{ readonly names: readonly string[]; readonly where: string } | undefined>;
   /** Loads the first set (Redis: connects; a bad `state.redis_url` refuses the start). */
   open(): Promise<void>;
   /** After a reload of config.yaml: the records are judged again by it at the next read (see SubscriptionSource). */
@@ -67,6 +72,7 @@ export function dynamicRoutesFor(options: DynamicRoutesOptions): DynamicRoutes {
       where: options.subscriptionsFile,
       enabledNames: () => enabledSubscriptions(options.subscriptionsFile),
       disabledNames: () => enabledSubscriptions(options.subscriptionsFile, false),
+      storedNames: () => Promise.resolve(undefined),
       open: () => Promise.resolve(),
       reloaded: () => source.reloaded(),
       close: () => {},
@@ -75,7 +81,9 @@ export function dynamicRoutesFor(options: DynamicRoutesOptions): DynamicRoutes {
   const url = state.redis_url ?? "";
   const prefix = state.redis_key_prefix ?? DEFAULT_KEY_PREFIX;
   const keys = redisKeys(prefix);
-  let opened: { close(): void; reloaded(): void; disabledNames(): readonly string[] } | undefined;
+  let opened:
+    | { close(): void; reloaded(): void; disabledNames(): readonly string[]; names(): Promise<string[]> }
+    | undefined;
   // Requests before open() (none: the listener starts after it) would find no dynamic route.
   let source: RouteSource = { lookup: () => undefined, current: () => new Map(), storedSecrets: () => NONE };
   return {
@@ -89,6 +97,10 @@ export function dynamicRoutesFor(options: DynamicRoutesOptions): DynamicRoutes {
     enabledNames: () => [...source.current().keys()],
     disabledNames: () => opened?.disabledNames() ?? [],
     reloaded: () => opened?.reloaded(),
+    async storedNames() {
+      if (opened === undefined) return undefined;
+      return { names: await opened.names(), where: `${keys.subscriptions()} in Redis at ${redisLabel(url)}` };
+    },
     async open() {
       const redis = await connectRedis(url, options.configFile, commandOptions(), prefix, {
         say: (line) => logger.warn(`[state] ${line}`),
@@ -114,6 +126,7 @@ export function dynamicRoutesFor(options: DynamicRoutesOptions): DynamicRoutes {
         },
         reloaded: () => followed.reloaded(),
         disabledNames: () => followed.disabledNames(),
+        names: () => redis.hkeys(keys.subscriptions()),
       };
     },
     close() {

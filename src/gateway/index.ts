@@ -79,6 +79,7 @@ import { runStopSteps, type StopStep } from "./stopOrder.js";
 import { toolCapWatch } from "./toolCapWarnings.js";
 import type { Gateway, GatewayOptions } from "./types.js";
 import { withUnlistenableHost } from "./unlistenableHost.js";
+import { sayUnreadSubscriptionFile } from "./unreadSubscriptionFile.js";
 import {
   allInterfacesAfterRestartWarning,
   allInterfacesWarning,
@@ -635,6 +636,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     );
     sayUnserved(loaded);
   }
+  // With redis, the subscriptions webhook_subscriptions.json holds (a switch from local) that Redis does not.
+  await sayUnreadSubscriptionFile(dynamic, paths.subscriptions, logger);
   // A stop signal came during the start (as the listener opened): the stop follows it at once, and a run
   // started now (a job taken, a saved run queued, a cron job due) would be left to it, or run twice.
   const stopsAtOnce = () => options.stopping?.aborted === true;
@@ -916,6 +919,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       // The subscriptions are judged by the config too (a record without a secret by the global one, a
       // record by the config.yaml route of its name): the names() below reads them again, with its log lines.
       dynamic.reloaded();
+      void sayUnreadSubscriptionFile(dynamic, paths.subscriptions, logger);
       void followMirrors();
       // Before the reload of the servers: a profile nothing is bound to any more only closes its connections
       // (one report, which svc mcp reload prints), rather than reloading them first.

@@ -61,6 +61,7 @@ import { cronStore } from "../../io/stores/cronStore.js";
 import { HISTORY_FILE, historyDir } from "../../io/stores/deliveryHistory.js";
 import { historyDirProblem } from "../../io/stores/historyDirProblem.js";
 import { parseSubscription, type Subscription, subscriptionRoute } from "../../io/stores/subscriptions.js";
+import { unreadSubscriptionFileWarning } from "../../io/stores/unreadSubscriptionFile.js";
 import { canonicalTarget } from "../../io/targets/names.js";
 import {
   forgeCommentProgramWarning,
@@ -241,6 +242,12 @@ export async function checkConfig(
     if (persistence !== undefined) warnings.push(`${loaded.paths.config}: state.redis_url: ${persistence}`);
     if (empty === "emptied")
       warnings.push(emptiedStoreWarning(path, "dynamic subscriptions", "svc webhook subscribe"));
+    // As the gateway's start warns: with redis, what webhook_subscriptions.json holds that Redis does not.
+    const unread =
+      loaded.config.state.backend === "redis"
+        ? unreadSubscriptionFileWarning(loaded.paths.subscriptions, Object.keys(records), path)
+        : undefined;
+    if (unread !== undefined) warnings.push(unread);
     const served: (ReferringRoute & { readonly route: Subscription })[] = [];
     const enabled: string[] = [];
     const profileBinding = {

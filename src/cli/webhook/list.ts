@@ -1,4 +1,5 @@
 import { parseSubscription } from "../../io/stores/subscriptions.js";
+import { unreadSubscriptionFileWarning } from "../../io/stores/unreadSubscriptionFile.js";
 import { shownTarget } from "../../io/targets/names.js";
 import { terminalText } from "../../io/terminalText.js";
 import { formatTable } from "../format.js";
@@ -17,6 +18,12 @@ export async function list(): Promise<void> {
     records: (await store.read()).records,
   }));
   const entries = Object.entries(records);
+  // With redis, what webhook_subscriptions.json holds that Redis does not (as the gateway's start warns).
+  const unread =
+    loaded.config.state.backend === "redis"
+      ? unreadSubscriptionFileWarning(loaded.paths.subscriptions, Object.keys(records), path)
+      : undefined;
+  if (unread !== undefined) process.stderr.write(`Warning: ${unread}\n`);
   if (entries.length === 0) {
     process.stdout.write(
       "No dynamic subscriptions. Create one: svc webhook subscribe <name> --prompt <text>\n",
