@@ -1,10 +1,10 @@
-import { createServer } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createRunner } from "../../../src/actors/agent/index.js";
 import { type AgentRequest, AgentRunFailure } from "../../../src/actors/agent/runner.js";
 import { loadConfig } from "../../../src/config/load.js";
 import { captureLogger } from "../../fakes/logCapture.js";
 import { type FakeModel, startFakeOpenAI } from "../../fakes/openaiServer.js";
+import { closedPort } from "../../helpers/closedPort.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
 const NOT_SHOWN = "(the value it gives is not shown)";
@@ -48,15 +48,6 @@ function runnerOf(yaml: string, dotenv: string) {
   // Retries wait on no clock: the test moves on at once.
   const sleep = async () => {};
   return { runner: createRunner(config.agent, { logger: log.logger, sleep }), log };
-}
-
-/** A loopback port nothing listens on (one just closed). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 describe(`agent.model and agent.base_url a $\{VAR} gave, in a model run`, () => {

@@ -9,6 +9,7 @@ import type { FakeApi } from "../../fakes/httpFake.js";
 import { startFakeOpenAI } from "../../fakes/openaiServer.js";
 import { sentTexts, startFakeTelegram } from "../../fakes/telegram.js";
 import { type RecordingMcp, startRecordingMcp } from "../../fixtures/mcp/recordingServer.js";
+import { closedPort } from "../../helpers/closedPort.js";
 import { gatewayPerTest, startGatewayInHome, webhookConfig } from "../../helpers/gateway.js";
 import { tempHome } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
@@ -33,15 +34,6 @@ const chatTarget = { deliver: "telegram", deliver_extra: { chat_id: "-5" } };
 const telegramPlatform = () => ({ telegram: { enabled: true, token: "1:tg", base_url: telegram.url } });
 
 const chatMessages = (count: number) => telegramMessages(telegram, count);
-
-/** A loopback port with nothing listening on it. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe("provider anthropic", () => {
   it("speaks the Messages API with x-api-key: system text with the skill, tool_use → MCP tool → tool_result, final text delivered", async () => {

@@ -1,10 +1,10 @@
 import type { ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { startCliGateway } from "../../helpers/cliGateway.js";
+import { closedPort } from "../../helpers/closedPort.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { cliConfig, svc, waitFor } from "./svc.js";
 
@@ -21,15 +21,6 @@ afterEach(() => {
   for (const child of children.splice(0)) child.kill("SIGKILL");
   home.cleanup();
 });
-
-/** A loopback port nothing listens on (one just closed). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 interface StatusFile {
   readonly servers: readonly { name: string; state: string; lastError?: string }[];

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
 import { readStatusFile } from "../../../src/io/mcp/statusFile.js";
 import { SVC_ARGV } from "../../helpers/cliEntry.js";
+import { closedPort } from "../../helpers/closedPort.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { type InProcessResult, runInProcess } from "../../helpers/inProcessCli.js";
 import { STDIO_FIXTURE } from "./harness.js";
@@ -115,15 +116,6 @@ async function listedLive(patterns: readonly RegExp[]): Promise<InProcessResult>
       throw new Error(`gateway never settled: ${polled.stdout}\n${gateway?.stdout()}\n${gateway?.stderr()}`);
     await new Promise((r) => setTimeout(r, 200));
   }
-}
-
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 function writeConfig(servers: Record<string, unknown>, into: TempHome = home): void {

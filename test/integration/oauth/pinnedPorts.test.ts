@@ -2,7 +2,7 @@
  * The only test file that binds the pinned callback ports 27890–27894 (spec 5.6): other suites use
  * random ports. Ports another process already holds are tolerated where the test asserts fallback.
  */
-import { type AddressInfo, createServer, type Server } from "node:net";
+import { createServer, type Server } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createActor, SimulatedClock, waitFor } from "xstate";
 import { browserLoginLogic } from "../../../src/actors/oauth/browserLogin.js";
@@ -13,6 +13,7 @@ import { followAuthorization } from "../../fakes/authServer/browserDriver.js";
 import { type DocumentHost, startDocumentHost } from "../../fakes/authServer/documentHost.js";
 import { startFakeAs, startFakeResource } from "../../fakes/authServer/fakeAs.js";
 import { captureLogger } from "../../fakes/logCapture.js";
+import { closedPort } from "../../helpers/closedPort.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { acquirePinnedPorts } from "../../helpers/pinnedPortsLock.js";
 import { harness, loginWith } from "./helpers.js";
@@ -410,15 +411,6 @@ describe("client metadata document and pinned callback ports", () => {
     );
   });
 });
-
-/** A loopback port nothing listens on (taken, then released). */
-async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((resolve) => s.listen(0, "127.0.0.1", resolve));
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 async function somePinnedPortFree(): Promise<boolean> {
   for (const p of PINNED_PORTS) {

@@ -1,8 +1,8 @@
-import { createServer } from "node:net";
 import { describe, expect, it } from "vitest";
 import { createTargets } from "../../../src/io/targets/registry.js";
 import type { DeliveryError, DeliveryMessage } from "../../../src/io/targets/target.js";
 import { captureLogger } from "../../fakes/logCapture.js";
+import { closedPort } from "../../helpers/closedPort.js";
 import { configHomes } from "../../helpers/configHome.js";
 
 const NOT_SHOWN = "(the value it gives is not shown)";
@@ -17,15 +17,6 @@ const hostOf = (written: string) => `<the host of "${written}" ${NOT_SHOWN}>`;
  * config.yaml writes it. Each value below holds 127.0.0.1 (nothing listens on its port) or a secretv host.
  */
 const homes = configHomes();
-
-/** A loopback port nothing listens on (one just closed). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 const MESSAGE: DeliveryMessage = {
   text: "hi",

@@ -1,17 +1,8 @@
-import { createServer } from "node:net";
 import { describe, expect, it } from "vitest";
 import { mcpServerSchema } from "../../../src/config/sections/mcp.js";
 import { connectServer } from "../../../src/io/mcp/connect.js";
 import { unreachableUrlHint } from "../../../src/io/mcp/unreachableUrl.js";
-
-/** A port nothing listens on: bound, then closed. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+import { closedPort } from "../../helpers/closedPort.js";
 
 /**
  * A remote server's url that nothing answers at (the server not started, a typo in the host) failed with
