@@ -261,7 +261,7 @@ export function createSharedCoalescing(options: SharedCoalescingOptions): Shared
       if (policy === undefined) return "not_grouped";
       const key = renderCoalesceKey(policy.key, event.payload, event.event);
       if (key === undefined) return "not_grouped";
-      const group = coalesceGroupId(event.routeName, key);
+      const group = coalesceGroupId(event.routeName, event.profile, key);
       const quietMs = timerDelay(policy.window_seconds * 1000);
       const maxMs = timerDelay(policy.max_wait_seconds * 1000);
       let generation: number;
