@@ -16,6 +16,11 @@ export interface ReferenceDeps {
   /** The profile's directory: `in_file` paths are relative to it. */
   profileRoot(profile: string): string;
   cronStore(profile: string): { readonly store: CronStore; readonly path: string };
+  /**
+   * Why `profile`'s directory cannot hold its files (a symbolic link to nothing, a file in its place), as the
+   * start names it (`unusableProfileEntry`); undefined when it can, or has no entry yet.
+   */
+  unusableProfile(profile: string): string | undefined;
 }
 
 /** Every `in_file` in `filters`, with its key path (`filters[0].any[1].in_file`; `filters.in_file` for one mapping). */
@@ -91,38 +96,46 @@ export async function referenceWarnings(
     }
     if (route.cron_job !== undefined) {
       const { store, path } = deps.cronStore(profile);
-      try {
-        const { records } = store.read();
-        const found = lookupJob(path, records, route.cron_job);
-        if (found === undefined) {
-          // A job's name misspelt or in other letters (`Nightly`, ` nightly`) is named, as svc webhook subscribe --cron-job names it.
-          const meant = nearMiss(route.cron_job.trim(), jobNamesIn(records));
-          const list = `\`svc cron list${profileFlag(profile)}\``;
-          const hint =
-            meant === undefined ? `(${list})` : `— did you mean ${meant}? (${list} shows the jobs)`;
-          warnings.push(
-            `${at}.cron_job: ${route.cron_job} — no such job in ${path}${inProfile(profile)} ${hint}; until it exists every event on this route is dropped`,
-          );
-        } else if (!found.ok)
-          warnings.push(
-            `${at}.cron_job: ${route.cron_job} — not a valid job: ${found.problems.join("; ")}${inProfile(profile)}; until it is fixed every event on this route is dropped`,
-          );
-        else if (found.job.state !== "enabled")
-          // Paused on purpose, maybe; said as svc webhook subscribe --cron-job says it, since each event is dropped.
-          warnings.push(
-            `${at}.cron_job: ${route.cron_job} — the job is ${found.job.state}${inProfile(profile)}; until it is resumed (svc cron resume ${route.cron_job}${profileFlag(profile)}) every event on this route is dropped`,
-          );
-        // Names are unique as svc cron create makes them: a copy edited into the file is never fired by name.
-        const namesakes = found === undefined ? [] : jobsNamed(records, route.cron_job);
-        if (namesakes.length > 1 && !Object.hasOwn(records, route.cron_job))
-          warnings.push(
-            `${at}.cron_job: ${route.cron_job} — ${namesakes.length} jobs in ${path}${inProfile(profile)} have this name (${namesakes.join(", ")}); each event fires the first, ${namesakes[0]} — job names are unique: rename the others in the file, or name the job by its id (cron_job: ${namesakes[0]})`,
-          );
-      } catch (err) {
+      // Read through a link to nothing, the store is empty, not unreadable: the gateway answers such a
+      // profile's events 503, as it does those of a store it cannot read, and so does this warning.
+      const unusable = deps.unusableProfile(profile);
+      if (unusable !== undefined) {
         warnings.push(
-          `${at}.cron_job: ${route.cron_job} — ${path} cannot be read: ${(err as Error).message}${inProfile(profile)}; until it can, every event on this route is answered 503 (the sender retries)`,
+          `${at}.cron_job: ${route.cron_job} — ${path} cannot be read: ${unusable}; until then every event on this route is answered 503 (the sender retries)`,
         );
-      }
+      } else
+        try {
+          const { records } = store.read();
+          const found = lookupJob(path, records, route.cron_job);
+          if (found === undefined) {
+            // A job's name misspelt or in other letters (`Nightly`, ` nightly`) is named, as svc webhook subscribe --cron-job names it.
+            const meant = nearMiss(route.cron_job.trim(), jobNamesIn(records));
+            const list = `\`svc cron list${profileFlag(profile)}\``;
+            const hint =
+              meant === undefined ? `(${list})` : `— did you mean ${meant}? (${list} shows the jobs)`;
+            warnings.push(
+              `${at}.cron_job: ${route.cron_job} — no such job in ${path}${inProfile(profile)} ${hint}; until it exists every event on this route is dropped`,
+            );
+          } else if (!found.ok)
+            warnings.push(
+              `${at}.cron_job: ${route.cron_job} — not a valid job: ${found.problems.join("; ")}${inProfile(profile)}; until it is fixed every event on this route is dropped`,
+            );
+          else if (found.job.state !== "enabled")
+            // Paused on purpose, maybe; said as svc webhook subscribe --cron-job says it, since each event is dropped.
+            warnings.push(
+              `${at}.cron_job: ${route.cron_job} — the job is ${found.job.state}${inProfile(profile)}; until it is resumed (svc cron resume ${route.cron_job}${profileFlag(profile)}) every event on this route is dropped`,
+            );
+          // Names are unique as svc cron create makes them: a copy edited into the file is never fired by name.
+          const namesakes = found === undefined ? [] : jobsNamed(records, route.cron_job);
+          if (namesakes.length > 1 && !Object.hasOwn(records, route.cron_job))
+            warnings.push(
+              `${at}.cron_job: ${route.cron_job} — ${namesakes.length} jobs in ${path}${inProfile(profile)} have this name (${namesakes.join(", ")}); each event fires the first, ${namesakes[0]} — job names are unique: rename the others in the file, or name the job by its id (cron_job: ${namesakes[0]})`,
+            );
+        } catch (err) {
+          warnings.push(
+            `${at}.cron_job: ${route.cron_job} — ${path} cannot be read: ${(err as Error).message}${inProfile(profile)}; until it can, every event on this route is answered 503 (the sender retries)`,
+          );
+        }
     }
   }
   return warnings;

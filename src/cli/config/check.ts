@@ -49,6 +49,7 @@ import {
   profilesNotListed,
   profilesOnDisk,
   unusableProfileEntries,
+  unusableProfileEntry,
 } from "../../io/profiles.js";
 import {
   configSecretsReadableByOthers,
@@ -332,6 +333,7 @@ export async function checkConfig(
         scriptsDir: (name) => profile(name).scripts,
         profileRoot: (name) => profile(name).root,
         cronStore: (name) => ({ store: cronStore(profile(name).cronJobs), path: profile(name).cronJobs }),
+        unusableProfile: (name) => unusableProfileEntry(loaded.paths.home, name),
       })),
     );
   } catch (err) {

@@ -97,6 +97,53 @@ describe("svc config check: a named profile's .env", () => {
     );
   });
 
+  /**
+   * The gateway answers an event of a cron_job route whose profile's directory is a link to nothing (or a
+   * file) 503 "Cron job store cannot be read, retry later": its warning said the job did not exist and every
+   * event was dropped, since the store read through the link is empty.
+   */
+  it.each([
+    [
+      "a link to nothing",
+      (dir: string) => symlinkSync(join(dir, "dotfiles/work"), join(dir, "profiles/work")),
+    ],
+    ["a file", (dir: string) => writeFileSync(join(dir, "profiles/work"), "")],
+  ])(
+    "a cron_job route or subscription of a profile whose directory is %s is said answered 503, not its job missing",
+    async (_, make) => {
+      home = tempHome();
+      home.write(
+        "config.yaml",
+        config.replace(
+          "notes: { secret: s, profile: work }",
+          "notes: { secret: s, profile: work, cron_job: tick }",
+        ),
+        0o600,
+      );
+      home.write(".env", "DOCS_TOKEN=default-token\n", 0o600);
+      home.write(
+        "webhook_subscriptions.json",
+        JSON.stringify({ sub: { secret: "abc", cron_job: "tick", profile: "work" } }),
+        0o600,
+      );
+      mkdirSync(join(home.dir, "profiles"));
+      make(home.dir);
+      const { warnings } = await checkConfig({ home: home.dir, env: {} });
+      const cron = warnings.filter((w) => w.includes(".cron_job: tick"));
+      expect(cron).toHaveLength(2);
+      for (const warning of cron) {
+        expect(warning).toContain(
+          `— ${home.dir}/profiles/work/cron/jobs.json cannot be read: ${home.dir}/profiles/work`,
+        );
+        expect(warning).toContain("profile work's runs, cron jobs and MCP logins cannot use it");
+        expect(warning).toMatch(
+          /; until then every event on this route is answered 503 \(the sender retries\)$/,
+        );
+        expect(warning).not.toContain("no such job");
+      }
+    },
+  );
+
   it("names WEBHOOK_SECRET there also when another line of that .env sets nothing (dotenv reads the rest)", async () => {
     home = tempHome();
     home.write("config.yaml", config, 0o600);
