@@ -27,8 +27,9 @@ export interface Mcp extends GatewayMcp {
   retireProfiles(use: (profile: string) => ProfileUse): void;
   /**
    * What the servers send as credentials in each named profile whose hub has rendered them (its first run,
-   * each reload, a reconnect after its `.env` changed), hidden in every run as the default profile's are: the
-   * same frozen list while none changed.
+   * each reload, each status change of its hub), and what its live connections were rendered with at their
+   * connect (a token since rotated in its `.env`), hidden in every run as the default profile's are: the same
+   * frozen list while none changed.
    */
   profileCredentials(): readonly string[];
 }
@@ -61,14 +62,17 @@ export function createMcp(deps: {
   // Restart-only (a reload that changes it is warned about): a named profile's hub started after the
   // reload answers approvals as the default profile's does, with the value the gateway started with.
   const approvals = deps.config.gateway.approvals;
-  // What each named profile's servers send as credentials, as its hub last rendered them; a profile retired
-  // keeps its values (its connections sent them), and so does one whose .env cannot be read now.
+  // What each named profile's servers send as credentials: the entries as its hub last rendered them, and what
+  // each of its connections was rendered with at its connect, which it sends while it lives (a token rotated
+  // in the profile's .env is sent by a connection made before, until it reconnects). A profile retired keeps
+  // its values (its connections sent them), and so does one whose .env cannot be read now.
   const sentCredentials = new Map<string, readonly string[]>();
   let credentialList: readonly string[] = Object.freeze([]);
-  const renderCredentials = (name: string) => {
+  const renderCredentials = (name: string, hub: McpHub) => {
     let found: string[];
     try {
-      found = profileMcpCredentials(servers, secretScope(svcPaths(deps.paths.home, name), deps.env));
+      const rendered = profileMcpCredentials(servers, secretScope(svcPaths(deps.paths.home, name), deps.env));
+      found = keptCredentials([...rendered, ...hub.sentCredentials()]);
     } catch {
       return;
     }
@@ -123,7 +127,8 @@ export function createMcp(deps: {
         hub = retiring.get(named);
         // Each status change (a connect, which renders the entries with the profile's .env as it is then) reads
         // what they send again, the start's first.
-        if (hub === undefined) hub = start(svcPaths(deps.paths.home, named), () => renderCredentials(named));
+        if (hub === undefined)
+          hub = start(svcPaths(deps.paths.home, named), (changed) => renderCredentials(named, changed));
         else {
           // Bound again while its servers still close: that hub takes them back, after the closing (its
           // reloads run one after the other), where a new hub would start connections of the same names.
@@ -149,7 +154,7 @@ export function createMcp(deps: {
           continue;
         }
         envVariables.set(name, variablesIn(name));
-        renderCredentials(name);
+        renderCredentials(name, hub.hub);
         void hub.reload(servers).catch(reloadFailed);
       }
       return applied;

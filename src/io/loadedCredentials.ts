@@ -1,7 +1,7 @@
 import { CREDENTIAL_NAME } from "../config/credentialHeader.js";
 import type { InterpolationScope } from "../config/interpolate.js";
 import type { Config } from "../config/schema.js";
-import type { McpServers } from "../config/sections/mcp.js";
+import type { McpServerEntry, McpServers } from "../config/sections/mcp.js";
 import { webhookSecretValues } from "../config/webhookSecrets.js";
 import { isPlaceholderKey } from "./credentials.js";
 import { entrySecrets } from "./mcp/entrySecrets.js";
@@ -29,16 +29,18 @@ function platformCredentials(config: Config): string[] {
   return found;
 }
 
-/** What each MCP server's entry sends as a credential (its headers, credential-named `env`, URL passwords, ...). */
+/** What an MCP server's entry sends as a credential (its headers, credential-named `env`, URL passwords, ...). */
+export function entryCredentials(name: string, entry: McpServerEntry, scope: InterpolationScope): string[] {
+  try {
+    return entrySecrets(renderEntry(name, entry, scope));
+  } catch {
+    // An entry that cannot be rendered (a url's variable unset) sends nothing.
+    return [];
+  }
+}
+
 function mcpCredentials(servers: McpServers, scope: InterpolationScope): string[] {
-  return Object.entries(servers).flatMap(([name, entry]) => {
-    try {
-      return entrySecrets(renderEntry(name, entry, scope));
-    } catch {
-      // An entry that cannot be rendered (a url's variable unset) sends nothing.
-      return [];
-    }
-  });
+  return Object.entries(servers).flatMap(([name, entry]) => entryCredentials(name, entry, scope));
 }
 
 /**

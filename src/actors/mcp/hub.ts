@@ -203,6 +203,14 @@ export class McpHub {
     return rt.stdoutUnfinished ? [...rt.stdoutSoFar, rt.stdoutUnfinished] : [...rt.stdoutSoFar];
   }
 
+  /**
+   * What each server's entry, as its latest connect rendered it, sends as credentials: what its connection
+   * sends while it lives, whatever its `.env` says now.
+   */
+  sentCredentials(): string[] {
+    return [...this.runtimes.values()].flatMap((rt) => rt.renderedCredentials ?? []);
+  }
+
   collisions(): string[] {
     return [...this.registry.collisions];
   }

@@ -6,6 +6,7 @@ import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js
 import { MAX_TIMER_MS } from "../../config/timerSeconds.js";
 import { SvcError } from "../../errors.js";
 import { scrub } from "../../io/credentials.js";
+import { entryCredentials } from "../../io/loadedCredentials.js";
 import {
   type ConnectOptions,
   connectServer,
@@ -86,6 +87,11 @@ export interface Runtime {
    * credentials and the gateway's own (`HubOptions.hiddenValues`). Set: the entry's.
    */
   secrets: readonly string[];
+  /**
+   * What the entry as the last connect rendered it sends as credentials (`entryCredentials`): its connection
+   * sends them while it lives, whatever the `.env` says since (none before the first connect).
+   */
+  renderedCredentials?: readonly string[];
   /** `renderedFingerprint` of the entry as the last connect rendered it (none before the first connect). */
   rendered?: string;
   /** The latest connect (settled once a given-up connect has closed its process): a stop waits for it. */
@@ -287,7 +293,9 @@ export async function connectRuntime(
     ...(deps.handshakeTimeoutMs === undefined ? {} : { handshakeTimeoutMs: deps.handshakeTimeoutMs }),
     ...(streamRefusal === undefined ? {} : { streamRefusal: (url: string) => streamRefusal(rt.name, url) }),
   };
-  rt.rendered = renderedFingerprint(rt.name, rt.entry, deps.scope());
+  const scope = deps.scope();
+  rt.rendered = renderedFingerprint(rt.name, rt.entry, scope);
+  rt.renderedCredentials = entryCredentials(rt.name, rt.entry, scope);
   // Its failure (the status, the log line) may quote the server's stderr: the gateway's own secrets are
   // redacted from it as the entry's are.
   const session = await connectServer(rt.name, rt.entry, options).catch((err: unknown) => {

@@ -1,8 +1,9 @@
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { FakeApi } from "../../fakes/httpFake.js";
 import { type FakeModel, startFakeOpenAI } from "../../fakes/openaiServer.js";
-import { startFakeTelegram } from "../../fakes/telegram.js";
+import { sentTexts, startFakeTelegram } from "../../fakes/telegram.js";
 import { bundledFixture } from "../../helpers/bundledFixture.js";
 import { gatewayPerTest, loggedReply, webhookConfig } from "../../helpers/gateway.js";
 import { postJson, postSignedIssue } from "../../helpers/http.js";
@@ -109,6 +110,51 @@ describe("what a named profile's MCP servers send as credentials", () => {
       prompt: "quoted: nothing",
       tools: ["[redacted]", PLAIN],
       delivered: "alpha read [redacted]",
+    });
+  });
+
+  it("that a live connection still sends stays hidden once its .env is edited, past a status change of its hub", async () => {
+    const gw = await perTest.start({
+      config: webhookConfig(
+        { ra: route({ profile: "alpha" }) },
+        {},
+        {
+          gateway: { multiplex_profiles: true },
+          agent: { provider: "openai", model: "m", base_url: model.baseUrl },
+          mcp_servers: { envs: { ...SERVERS.envs, args: [SERVER, "--count-lists"] } },
+          platforms: { telegram: { enabled: true, token: "1:tg", base_url: telegram.url } },
+        },
+      ),
+      files: ENV_FILES,
+    });
+    let sent = sentTexts(telegram).length;
+    const run = async (toolCalls: Array<{ name: string; args: Record<string, unknown> }>, reply: string) => {
+      model.requests.length = 0;
+      model.script({ toolCalls }, { text: reply });
+      expect((await postJson(gw.url("/p/alpha/webhooks/ra"), { text: "nothing" })).status).toBe(202);
+      sent += 1;
+      const delivered = (await telegramMessages(telegram, sent))[sent - 1];
+      const messages = (model.requests[1]?.json.messages ?? []) as Array<{ role: string; content: unknown }>;
+      return { tools: messages.filter((m) => m.role === "tool").map((m) => m.content), delivered };
+    };
+    const showToken = [{ name: "mcp__envs__env", args: { name: "API_TOKEN" } }];
+    expect(await run(showToken, `read ${ALPHA}`)).toEqual({
+      tools: ["[redacted]"],
+      delivered: "read [redacted]",
+    });
+    // Its .env edited, no reload: the connection keeps sending the token it was started with.
+    const ROTATED = "alpha-token-rotated-EEEE5555";
+    gw.home.write("profiles/alpha/.env", `TOK=${ROTATED}\nPLAINV=${PLAIN}\n`, 0o600);
+    // A tools/list_changed of its server changes the hub's status, which renders the entries with the new .env.
+    await run([{ name: "mcp__envs__add_tools", args: { count: 1 } }], "added");
+    const status = join(gw.home.dir, "profiles/alpha/mcp-cache/status.json");
+    await vi.waitFor(
+      () => expect(JSON.parse(readFileSync(status, "utf8")).servers[0].toolCount).toBeGreaterThan(2),
+      { timeout: 10_000 },
+    );
+    expect(await run(showToken, `read ${ALPHA} or ${ROTATED}`)).toEqual({
+      tools: ["[redacted]"],
+      delivered: "read [redacted] or [redacted]",
     });
   });
 
