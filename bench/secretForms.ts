@@ -3,7 +3,9 @@
  * Times `withoutSecret` (the delivery history's payload redaction, run for every accepted request) with a
  * 64-hex route secret on a 1 KB and a 23 KB push payload, and a `secretScrubber` (the echo reply, a tool result,
  * an MCP stderr line) with that secret and with eight loaded 40-hex credentials, on the 23 KB payload as JSON
- * (`\n` escapes in its commit messages) and as plain text, and with 100 and 2,500 64-hex secrets (as many stored
+ * (`\n` escapes in its commit messages) and as plain text, with three of those credentials on a 6 KB payload as
+ * Python writes it (two `\u` escapes, and one with every commit's second line in `\u`-escaped Russian), and
+ * with 100 and 2,500 64-hex secrets (as many stored
  * subscriptions) on a JSON log line with a `\u` escape and the 23 KB JSON. A tree whose first call throws or takes
  * a second or more is not timed further: its row says so. Each further tree (a checkout with `node_modules`,
  * e.g. a `git worktree` of an older commit) is timed alongside this one, in alternating batches so that a
@@ -112,6 +114,19 @@ const large = pushPayload(23 * 1024);
 const plain = large.replaceAll("\\n", " ");
 /** Every stored subscription's secret, as a gateway with thousands of subscriptions redacts each text of. */
 const subscriptions = Array.from({ length: 2500 }, (_, i) => hex(`subscription ${i}`, 64));
+/** A 6 KB push payload as Python's json.dumps writes it: an author's `é` and a message's `✓` as `\u` escapes. */
+const webhook = pushPayload(6 * 1024);
+const fewEscapes = webhook
+  .replace('"name":"Dev"', '"name":"D\\u00e9v"')
+  .replace("Fix the", "\\u2713 Fix the");
+/** The same with each commit message's second line in Russian, every letter a `\u` escape. */
+const manyEscapes = webhook.replaceAll(
+  "The queue drained before the ack arrived.",
+  "Очередь опустела до подтверждения.".replace(
+    /[^ .]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  ),
+);
 /** An MCP server's JSON log line on stderr, as Python's json.dumps writes `café`. */
 const escapedLine = '{"level":"info","msg":"starting caf\\u00e9 server"}';
 
@@ -135,6 +150,8 @@ for (const [label, secrets, text] of [
   ["scrub, 8 x 40-hex credentials, 23 KB plain", loaded, plain],
   ["scrub, 3 short secrets, 23 KB JSON", short, large],
   ["scrub, 3 short secrets, 23 KB plain", short, plain],
+  ["scrub, 3 x 40-hex, 6 KB JSON, 2 \\u", loaded.slice(0, 3), fewEscapes],
+  ["scrub, 3 x 40-hex, 6 KB JSON, many \\u", loaded.slice(0, 3), manyEscapes],
   ["scrub, 100 x 64-hex secrets, a line with \\u", subscriptions.slice(0, 100), escapedLine],
   ["scrub, 2,500 x 64-hex secrets, a line with \\u", subscriptions, escapedLine],
   ["scrub, 2,500 x 64-hex secrets, 23 KB JSON", subscriptions, large],

@@ -153,8 +153,9 @@ function escapeCheck(secrets: readonly string[]): (text: string) => boolean {
   return (text) => text.includes("\\u") || (slash && text.includes("\\/"));
 }
 
-/** A run of backslashes, with the `\u` escape it may end in (escaped again when the run is longer). */
-const BACKSLASHES = /\\+(?:u([0-9a-fA-F]{4}))?/g;
+const BACKSLASH = 0x5c;
+const LETTER_U = 0x75;
+const HEX4 = /^[0-9a-fA-F]{4}$/;
 
 /**
  * A text as the units of its JSON strings, to find which secrets it may echo escaped: each `\u` escape read as
@@ -164,11 +165,25 @@ const BACKSLASHES = /\\+(?:u([0-9a-fA-F]{4}))?/g;
  * secret's first units, and a secret with `\u` in it may be read as its own `\\u`.
  */
 function textUnits(text: string): string {
-  return text.replace(BACKSLASHES, (_, hex: string | undefined) => {
-    if (hex === undefined) return "";
-    const unit = String.fromCharCode(Number.parseInt(hex, 16));
-    return unit === "\\" ? "" : unit;
-  });
+  // The text between backslash runs is copied in slices: a replace calling back at each run cost several
+  // times the one expression of a few secrets' escaped echoes on a text of many escapes.
+  let at = text.indexOf("\\");
+  if (at < 0) return text;
+  let out = "";
+  let from = 0;
+  while (at >= 0) {
+    out += text.slice(from, at);
+    let end = at + 1;
+    while (text.charCodeAt(end) === BACKSLASH) end++;
+    if (text.charCodeAt(end) === LETTER_U && HEX4.test(text.slice(end + 1, end + 5))) {
+      const unit = String.fromCharCode(Number.parseInt(text.slice(end + 1, end + 5), 16));
+      if (unit !== "\\") out += unit;
+      end += 5;
+    }
+    from = end;
+    at = text.indexOf("\\", end);
+  }
+  return out + text.slice(from);
 }
 
 /** The first units of a secret an echo may read inside an escape of the text: a `u` and up to four hex digits. */
@@ -210,12 +225,14 @@ function echoesOf(secrets: readonly string[]): RegExp {
  * longer than the search of its one form did. Not one regular expression of all forms: it was no faster than
  * those searches, and a list given once (a request's own tokens) would pay its compiling each time.
  *
- * A text with an escape that may hide a secret (`escapeCheck`) is read as the units its JSON strings hold
- * (`textUnits`), and that is searched in the same one pass for every secret (`occurringOf` of their
- * `bareUnits`): only the secrets found there are matched as escaped echoes (`escapedEcho`), by a regular
- * expression of those few, longest first, as one of them all would match them. One of them all cost seconds
- * to compile and milliseconds a text with a thousand stored subscriptions' secrets, and could not be
- * compiled with two thousand.
+ * A text with an escape that may hide a secret (`escapeCheck`) is matched against the escaped echoes
+ * (`escapedEcho`) of every secret, longest first, in one regular expression compiled once, when there are
+ * at most `ECHOES_AT_ONCE` secrets. With more, it is read as the units its JSON strings hold (`textUnits`),
+ * and that is searched in the same one pass for every secret (`occurringOf` of their `bareUnits`): only the
+ * secrets found there are matched as escaped echoes, by a regular expression of those few, longest first, as
+ * one of them all would match them. One of them all cost seconds to compile and milliseconds a text with a
+ * thousand stored subscriptions' secrets, and could not be compiled with two thousand; with a few, it costs
+ * less a text than reading the text's units first.
  *
  * No secret to look for: the text as it is. The scrubber never throws: a text it failed to redact is given
  * as `WITHHELD`.
@@ -235,7 +252,23 @@ function scrubberOf(secrets: readonly (string | undefined)[]): Scrubber {
   if (kept.length === 0) return unchanged;
   const forms = [...new Set(kept.flatMap(secretForms))].sort(longestFirst);
   const holdsAnyForm = containsAnyOf(forms);
+  const redactForms = (text: string): string => {
+    let out = text;
+    if (holdsAnyForm(text))
+      for (const form of forms) if (out.includes(form)) out = out.split(form).join(REDACTED);
+    return out;
+  };
   const mayHoldEscapes = escapeCheck(kept);
+  if (kept.length <= ECHOES_AT_ONCE) {
+    // A few secrets: one expression of all their escaped echoes, compiled at the first text that may hold one.
+    let allEchoes: RegExp | undefined;
+    return scrubbing((text) => {
+      const out = redactForms(text);
+      if (!out.includes("\\") || (out === text && !mayHoldEscapes(text))) return out;
+      allEchoes ??= echoesOf(kept);
+      return out.replace(allEchoes, REDACTED);
+    });
+  }
   const always: string[] = [];
   const byUnits = new Map<string, string[]>();
   for (const secret of kept) {
@@ -255,10 +288,8 @@ function scrubberOf(secrets: readonly (string | undefined)[]): Scrubber {
     }
     return pattern;
   };
-  const scrubbed = (text: string): string => {
-    let out = text;
-    if (holdsAnyForm(text))
-      for (const form of forms) if (out.includes(form)) out = out.split(form).join(REDACTED);
+  return scrubbing((text) => {
+    let out = redactForms(text);
     if (!out.includes("\\") || (out === text && !mayHoldEscapes(text))) return out;
     const found = new Set(always);
     for (const units of occurring(textUnits(out)))
@@ -268,7 +299,11 @@ function scrubberOf(secrets: readonly (string | undefined)[]): Scrubber {
     for (let at = 0; at < echoed.length; at += ECHOES_AT_ONCE)
       out = out.replace(echoes(echoed.slice(at, at + ECHOES_AT_ONCE)), REDACTED);
     return out;
-  };
+  });
+}
+
+/** `scrubbed` as a scrubber, which never throws: a text it failed to redact is given as `WITHHELD`. */
+function scrubbing(scrubbed: Scrubber): Scrubber {
   return (text) => {
     try {
       return scrubbed(text);
