@@ -20,27 +20,47 @@ function urlForms(url: string): string[] {
 /**
  * `text` with a URL a `${VAR}` gave (`url`, the value; `written`, config.yaml's text for it) named as
  * config.yaml writes it (`"${BASE}" (the value it gives is not shown)/chat/completions`) in whichever form the
- * error writes it (`urlForms`; any case), and its host, which the system's messages (`getaddrinfo ENOTFOUND
- * <host>`, `connect ECONNREFUSED <host>:<port>`) and the hints made from them name alone, as
- * `<the host of "${BASE}" (…)>`: never what the variable gave.
+ * error writes it (`urlForms`; any case), and its host, where the system's messages (`getaddrinfo ENOTFOUND
+ * <host>`, `connect ECONNREFUSED <host>:<port>`) and the hints made from them name it (`systemsHost`), as
+ * `<the host of "${BASE}" (…)>`: never what the variable gave. A host written as it is
+ * (`http://localhost:${PORT}/mcp`) is no variable's value, and stays.
  */
 export function withUrlAsWritten(text: string, url: string, written: WrittenAs): string {
   const quoted = describe(written);
   let shown = text;
   for (const form of urlForms(url))
     shown = shown.replace(new RegExp(regexpEscaped(form), "gi"), () => quoted);
-  const host = URL.canParse(url) ? new URL(url).hostname : "";
-  return withHostNamed(shown, [host], `<the host of ${quoted}>`);
+  const hostWritten = typeof written.text === "string" ? writtenHost(written.text) : "";
+  if (hostWritten !== "" && !hostWritten.includes("${")) return shown;
+  const hosts = URL.canParse(url) ? [new URL(url).hostname, writtenHost(url)] : [];
+  return withHostNamed(shown, hosts, `<the host of ${quoted}>`);
 }
 
-/** `text` with each of the `hosts` (with or without an IPv6 address's brackets; any case) said as `shown`. */
+/** The host part of a URL's text as written (before `:port`, a path, a query), or "" when it has none. */
+function writtenHost(url: string): string {
+  return /^[A-Za-z][\w+.-]*:\/\/(?:[^\s/?#@]*@)?(\[[^\]]*\]|[^\s:/?#]*)/.exec(url)?.[1] ?? "";
+}
+
+/**
+ * Where the system's messages, and svc's hints made from them, name a host: after an error code
+ * (`getaddrinfo ENOTFOUND <host>`, `connect ECONNREFUSED <host>:<port>`), in `nothing listens on port <port>
+ * of <host>` and `the host name <host> is not known`, after a TLS check's `Host: `, and as a URL's host.
+ */
+const HOST_PLACES =
+  "(?<=\\bE(?:NOTFOUND|CONNREFUSED|CONNRESET|TIMEDOUT|HOSTUNREACH|HOSTDOWN|NETUNREACH|ADDRNOTAVAIL|AI_[A-Z]+) |\\bport \\d+ of |\\bhost name |\\bHost: |://(?:[^\\s/?#@]*@)?)";
+
+/**
+ * `text` with each of the `hosts` (with or without an IPv6 address's brackets) said as `shown` where the
+ * system's messages name a host (`HOST_PLACES`), as it is written there (a URL's parse writes it in lower
+ * case): the same word elsewhere (a platform's `signal:` before its message, `MCP server`) is svc's own.
+ */
 function withHostNamed(text: string, hosts: readonly string[], shown: string): string {
   let named = text;
   const names = new Set(hosts.flatMap((host) => [host, host.replace(/^\[(.*)\]$/, "$1")]));
   for (const name of [...names].sort((a, b) => b.length - a.length))
     if (name !== "")
       named = named.replace(
-        new RegExp(`(?<![\\w.:-])${regexpEscaped(name)}(?![\\w-]|\\.[\\w-])`, "gi"),
+        new RegExp(`${HOST_PLACES}${regexpEscaped(name)}(?![\\w-]|\\.[\\w-])`, "g"),
         () => shown,
       );
   return named;
