@@ -38,6 +38,7 @@ import { createHistoryWriter, dropExpiredHistory, historyDir } from "../io/store
 import { jobTargetProblems, routeTargetProblems } from "../io/targets/validate.js";
 import {
   agentGroupsDir,
+  awaitStateDir,
   cronRunsDir,
   GatewayState,
   openStateStore,
@@ -155,6 +156,10 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   // Nor is an event a route script was deciding on: it was never answered, so its sender sends it again.
   // A label a newer svc wrote (not a job's name) is said as such.
   for (const { name, profile } of notRunAgain) logger.warn(notRunAgainLine(name, profile));
+  // A lock a gateway of another PID namespace touched moments ago (a container restarted after a SIGKILL):
+  // waited for until it is left untouched, then taken over as the journal is opened.
+  if (options.stateStore === undefined)
+    await awaitStateDir(config.state, paths.home, logger, clock, options.stopping);
   // Durable state (docs/durability.md): the journal is replayed before any request is read.
   const state = new GatewayState(
     options.stateStore ?? openStateStore(config.state, paths.home, logger, now, groupTimers),

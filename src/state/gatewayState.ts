@@ -5,10 +5,17 @@ import { type KeptDeliveryOf, pendingRunOf, savedRunOf } from "../actors/pending
 import type { QueuedRun, RunExecutor } from "../actors/runs.js";
 import type { Clock } from "../clock.js";
 import type { StateSettings } from "../config/sections/state.js";
-import { describeError, isSvcError, RunFailedAtStop, RunKeptForRestart, SvcError } from "../errors.js";
+import {
+  describeError,
+  isSvcError,
+  RunFailedAtStop,
+  RunKeptForRestart,
+  StoppedWhileWaiting,
+  SvcError,
+} from "../errors.js";
 import type { Logger } from "../io/log.js";
 import { openFilesFix } from "../io/openFiles.js";
-import { StateDirBusyError } from "../io/state/journal/dirLock.js";
+import { awaitForeignLock, LOCK_FILE, StateDirBusyError } from "../io/state/journal/dirLock.js";
 import { RecordsNotWritten } from "../io/state/journal/groupCommit.js";
 import {
   JournalNotRecreated,
@@ -117,6 +124,34 @@ export function journalProblem(settings: StateSettings, home: string): string | 
     return journalNotOpened(dir, err);
   }
   return undefined;
+}
+
+/**
+ * Before `openStateStore` with the local journal: a state directory lock of another PID namespace that its
+ * gateway touched moments ago (a container restarted after its gateway was killed) is waited for until it
+ * is left untouched long enough to be taken over (`awaitForeignLock`), said at INFO. A stop signal during
+ * the wait (`signal`) ends it with `StoppedWhileWaiting`.
+ */
+export async function awaitStateDir(
+  settings: StateSettings,
+  home: string,
+  logger: Logger,
+  clock: Pick<Clock, "sleep">,
+  signal?: AbortSignal,
+): Promise<void> {
+  if (settings.backend === "redis") return;
+  const dir = stateDir(home);
+  try {
+    await awaitForeignLock(dir, {
+      sleep: (ms, aborted) => clock.sleep(ms, aborted),
+      info: (line) => logger.info(line),
+      ...(signal === undefined ? {} : { signal }),
+    });
+  } catch (err) {
+    if (signal?.aborted === true)
+      throw new StoppedWhileWaiting(`stopped while waiting for ${join(dir, LOCK_FILE)} to be left untouched`);
+    throw err;
+  }
 }
 
 /** Opens the configured backend (replaying the journal: synchronous, before the listener opens). */

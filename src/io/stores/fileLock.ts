@@ -245,10 +245,20 @@ function lockTimeout(lockPath: string): SvcError {
 }
 
 /**
- * Touches the held lock every HEARTBEAT_MS (a timer that keeps no process alive) until the returned stop
- * is called: a waiter of another PID namespace takes it over only once it is left untouched.
+ * How long ago the file at `path` was last touched (ms; negative when it is dated ahead of the clock), with
+ * its modification time; undefined when it is gone.
  */
-function heartbeat(lockPath: string, text: string): () => void {
+export function touchedAgo(path: string): { readonly ms: number; readonly mtimeMs: number } | undefined {
+  const stats = statSync(path, { throwIfNoEntry: false });
+  return stats === undefined ? undefined : { ms: Date.now() - stats.mtimeMs, mtimeMs: stats.mtimeMs };
+}
+
+/**
+ * Touches the held lock every HEARTBEAT_MS (a timer that keeps no process alive) until the returned stop
+ * is called: a waiter of another PID namespace takes it over only once it is left untouched. Also the
+ * gateway's own files that say it runs (the state directory's LOCK, gateway.pid), for its whole life.
+ */
+export function heartbeat(lockPath: string, text: string): () => void {
   const timer = setInterval(() => {
     try {
       if (readLock(lockPath) !== text) return; // taken over meanwhile: not ours to touch

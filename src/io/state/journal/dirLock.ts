@@ -6,15 +6,20 @@ import { otherPidNamespace, pidNamespace } from "../../pidNamespace.js";
 import { processAlive, processStat, processStartTime as startTimeOf } from "../../processAlive.js";
 import {
   createLockFile,
+  FOREIGN_UNTOUCHED_MS,
+  HEARTBEAT_MS,
+  heartbeat,
   lockInTheWay,
   readLock,
   releaseLock,
   removeStaleLock,
+  touchedAgo,
 } from "../../stores/fileLock.js";
 
 /**
  * The lock file in the state directory: `<pid> <start time> <token> <pid namespace>` of the gateway that
- * holds it (no namespace: written by an older svc).
+ * holds it (no namespace: written by an older svc). The gateway touches it every HEARTBEAT_MS for as long
+ * as it holds it: a gateway of another PID namespace, whose pid cannot be checked here, is judged by that.
  */
 export const LOCK_FILE = "LOCK";
 
@@ -25,12 +30,12 @@ export class StateDirBusyError extends Error {
   constructor(
     readonly dir: string,
     readonly pid: number,
-    /** The holder's PID namespace, when it is not this process's. */
-    namespace?: string,
+    /** The holder's PID namespace, when it is not this process's, and how long ago it last touched its lock (ms). */
+    foreign?: { readonly namespace: string; readonly touchedMs: number },
   ) {
     super(
-      namespace !== undefined
-        ? `the state directory ${dir} is in use by a gateway of another PID namespace (pid ${pid} there, ${namespace}; this process runs in ${pidNamespace()}: a container and its host, or two containers, share this SVC_HOME) — whether it runs cannot be told from here: stop it where it runs, or use another SVC_HOME; if no gateway runs there any more, remove ${join(dir, LOCK_FILE)}`
+      foreign !== undefined
+        ? `the state directory ${dir} is in use by a gateway of another PID namespace (pid ${pid} there, ${foreign.namespace}; this process runs in ${pidNamespace()}: a container and its host, or two containers, share this SVC_HOME) — it touched ${join(dir, LOCK_FILE)} ${seconds(foreign.touchedMs)} ago, and a running gateway touches it every ${HEARTBEAT_MS / 1000} s (one left untouched for ${FOREIGN_UNTOUCHED_MS / 1000} s is taken over as a killed gateway's): stop it where it runs, or use another SVC_HOME`
         : pid === process.pid
           ? `the state directory ${dir} is already open in this process (another gateway started on the same SVC_HOME) — stop that one first`
           : `the state directory ${dir} is in use by another gateway (pid ${pid}) — stop it with ${stopCommand(dir, pid)}, or use another SVC_HOME`,
@@ -38,6 +43,9 @@ export class StateDirBusyError extends Error {
     this.name = "StateDirBusyError";
   }
 }
+
+/** `3.2 s`: how long ago a lock was touched, as a message says it. */
+const seconds = (ms: number) => `${(Math.max(0, ms) / 1000).toFixed(1)} s`;
 
 /**
  * How to stop the holder: `svc gateway stop` finds a gateway by its `gateway.pid` beside the state
@@ -69,14 +77,35 @@ export function lockHolder(dir: string): string | undefined {
   }
 }
 
-/** Whether the holder a lock file names still runs (the same process: its pid and its start time). */
-function holderRuns(path: string, content: string): { runs: boolean; pid: number; namespace?: string } {
+interface Holder {
+  readonly runs: boolean;
+  readonly pid: number;
+  /** A holder of another PID namespace: which, and how long ago it last touched its lock (ms). */
+  readonly foreign?: { readonly namespace: string; readonly touchedMs: number };
+}
+
+/**
+ * Whether the holder a lock file names still runs (the same process: its pid and its start time). One of
+ * another PID namespace runs while it touches its lock.
+ */
+function holderRuns(path: string, content: string): Holder {
   const [pidText, start, token, namespace] = content.trim().split(" ");
   const pid = Number(pidText);
   if (!Number.isInteger(pid) || pid <= 0) return { runs: false, pid: 0 };
-  // A pid of another PID namespace is another process here, or none: a gateway on the host and one
-  // started in a container on the same SVC_HOME would otherwise both take the journal.
-  if (otherPidNamespace(namespace)) return { runs: true, pid, namespace: namespace as string };
+  // A pid of another PID namespace is another process here, or none (a gateway on the host and one started
+  // in a container on the same SVC_HOME): its holder touches the lock every HEARTBEAT_MS, and one left
+  // untouched for FOREIGN_UNTOUCHED_MS, either way (dated ahead of the clock too), was killed (a container
+  // stopped or restarted: its namespace is gone with it) or hangs. Its time is read after its text: a lock
+  // written anew in between is judged by its own, fresh, time.
+  if (otherPidNamespace(namespace)) {
+    const touched = touchedAgo(path);
+    if (touched === undefined) return { runs: false, pid }; // released meanwhile
+    return {
+      runs: Math.abs(touched.ms) <= FOREIGN_UNTOUCHED_MS,
+      pid,
+      foreign: { namespace: namespace as string, touchedMs: touched.ms },
+    };
+  }
   if (pid === process.pid) return { runs: token !== undefined && heldHere.get(path) === token, pid };
   if (!processAlive(pid)) return { runs: false, pid };
   const stat = processStat(pid);
@@ -101,7 +130,9 @@ export interface DirLock {
  * Takes the state directory for this gateway: one journal, one writer. Two gateways replaying and
  * appending to the same journal would run every pending run twice and rotate segments under each other.
  * A lock left by a gateway that died (SIGKILL, power loss) is taken over: its pid no longer runs, or runs
- * as another process (a different start time).
+ * as another process (a different start time); one of another PID namespace, once left untouched for
+ * FOREIGN_UNTOUCHED_MS (`awaitForeignLock` waits for that first). The lock is touched every HEARTBEAT_MS
+ * until it is released (a timer that keeps no process alive).
  */
 export function lockStateDir(dir: string): DirLock {
   const path = join(dir, LOCK_FILE);
@@ -109,8 +140,11 @@ export function lockStateDir(dir: string): DirLock {
   const mine = `${process.pid} ${startTimeOf(process.pid) ?? "-"} ${token} ${pidNamespace() ?? "-"}\n`;
   takeLock(dir, path, mine);
   heldHere.set(path, token);
+  // Touched only while it holds this text: a lock taken over, or retaken, is left to its own holder's beat.
+  const stopBeat = heartbeat(path, mine);
   return {
     release() {
+      stopBeat();
       // A lock taken over after this one was left for dead is not this one's to remove.
       if (heldHere.get(path) === token) heldHere.delete(path);
       try {
@@ -138,7 +172,7 @@ function takeLock(dir: string, path: string, mine: string): void {
     const seen = readLock(path);
     if (seen === undefined) continue; // released meanwhile
     const holder = holderRuns(path, seen);
-    if (holder.runs) throw new StateDirBusyError(dir, holder.pid, holder.namespace);
+    if (holder.runs) throw new StateDirBusyError(dir, holder.pid, holder.foreign);
     // Stale; a fresh lock another starting gateway wrote in between stays, and this start is refused.
     const { replacedBy } = removeStaleLock(path, seen);
     if (replacedBy !== undefined) throw new StateDirBusyError(dir, Number(replacedBy.split(" ")[0]));
@@ -146,4 +180,67 @@ function takeLock(dir: string, path: string, mine: string): void {
   throw new Error(
     `cannot lock the state directory ${dir}: its ${LOCK_FILE} file keeps changing — is another gateway starting?`,
   );
+}
+
+/** A lock of another PID namespace its holder touched less than FOREIGN_UNTOUCHED_MS ago. */
+interface RecentForeignLock {
+  readonly text: string;
+  readonly pid: number;
+  readonly namespace: string;
+  readonly touchedMs: number;
+  readonly mtimeMs: number;
+}
+
+function recentForeignLock(path: string): RecentForeignLock | undefined {
+  const text = readLock(path);
+  if (text === undefined) return undefined;
+  const [pidText, , , namespace] = text.trim().split(" ");
+  const pid = Number(pidText);
+  if (!Number.isInteger(pid) || pid <= 0 || !otherPidNamespace(namespace)) return undefined;
+  const touched = touchedAgo(path);
+  if (touched === undefined || Math.abs(touched.ms) > FOREIGN_UNTOUCHED_MS) return undefined;
+  return { text, pid, namespace: namespace as string, touchedMs: touched.ms, mtimeMs: touched.mtimeMs };
+}
+
+/** How often a wait for a lock of another PID namespace looks whether it was touched (ms). */
+const LOOK_MS = 1000;
+
+/**
+ * Before `lockStateDir`: a lock of another PID namespace touched less than FOREIGN_UNTOUCHED_MS ago is
+ * waited for until it is that long untouched, saying so once (`info`). A container restarted after its
+ * gateway was killed (SIGKILL, an OOM kill) starts within seconds, in a new namespace, and finds its
+ * killed gateway's lock touched moments ago: left untouched, it is then taken over. One touched meanwhile
+ * (a live gateway of another namespace sharing this SVC_HOME) ends the wait within LOOK_MS, and
+ * `lockStateDir` refuses it. The wait is at most FOREIGN_UNTOUCHED_MS for each lock seen (twice that for
+ * one dated ahead of the clock); `sleep` rejects when `signal` is aborted (a stop signal during the start).
+ */
+export async function awaitForeignLock(
+  dir: string,
+  options: {
+    readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+    readonly info: (line: string) => void;
+    readonly signal?: AbortSignal;
+  },
+): Promise<void> {
+  const path = join(dir, LOCK_FILE);
+  let waited: RecentForeignLock | undefined;
+  let slept = 0;
+  for (;;) {
+    const seen = recentForeignLock(path);
+    if (seen === undefined) return; // none, or untouched long enough: lockStateDir judges it
+    if (waited?.text === seen.text) {
+      // Touched since: its gateway runs. Waited out on a clock that moved less than the file's (a test's):
+      // lockStateDir judges it as it stands.
+      if (seen.mtimeMs !== waited.mtimeMs || slept > 2 * FOREIGN_UNTOUCHED_MS) return;
+    } else {
+      slept = 0;
+      options.info(
+        `[state] ${path} names a gateway of another PID namespace (pid ${seen.pid} there, ${seen.namespace}; this process runs in ${pidNamespace()}), which touched it ${seconds(seen.touchedMs)} ago: waiting up to ${Math.ceil((FOREIGN_UNTOUCHED_MS - seen.touchedMs) / 1000)} s for it to stay untouched for ${FOREIGN_UNTOUCHED_MS / 1000} s, as a killed gateway's does (a container restarted after a SIGKILL or an OOM kill), to take it over — a running gateway touches it every ${HEARTBEAT_MS / 1000} s, and this start is then refused`,
+      );
+    }
+    waited = seen;
+    const step = Math.min(LOOK_MS, FOREIGN_UNTOUCHED_MS - seen.touchedMs + 50);
+    await options.sleep(step, options.signal);
+    slept += step;
+  }
 }
