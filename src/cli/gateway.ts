@@ -17,7 +17,7 @@ import { assertHomeWritable, homeNotWritable } from "../io/homeWritable.js";
 import { createLogger } from "../io/log.js";
 import { pidNamespace } from "../io/pidNamespace.js";
 import { writeFileAtomic, writeJsonAtomic } from "../io/stores/atomicFile.js";
-import { createLockFile } from "../io/stores/fileLock.js";
+import { createLockFile, heartbeat } from "../io/stores/fileLock.js";
 import { releaseStopSignals, reloadAskedWhileLoading, STOP_SIGNALS } from "./earlySignals.js";
 import { boundHeapGrowth } from "./gatewayHeap.js";
 import {
@@ -89,10 +89,17 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
   try {
     claimPidFile(paths);
   } catch (err) {
-    // A gateway.pid of another PID namespace: said as `svc gateway start` says it, its /health asked.
-    if (err instanceof GatewayElsewhereError) throw await elsewhereStart(paths, err);
-    throw err;
+    // A gateway.pid of another PID namespace: said as `svc gateway start` says it, its /health asked, and
+    // replaced when a gateway killed there left it (untouched). A stop signal meanwhile is held (earlySignals)
+    // and stops the gateway once it has claimed the file, before it starts.
+    if (!(err instanceof GatewayElsewhereError)) throw err;
+    const refused = await elsewhereStart(paths, err);
+    if (refused !== undefined) throw refused;
+    claimPidFile(paths);
   }
+  // Touched every HEARTBEAT_MS while this gateway runs (a timer that keeps no process alive): a command of
+  // another PID namespace, which cannot check its pid, tells it from a killed gateway's by that.
+  const stopBeat = heartbeat(paths.pidFile, `${process.pid}\n`);
   // A reader of stdout that went away (`svc gateway run | head`, a log collector that died) makes every
   // later write fail with EPIPE, an 'error' event that would kill the gateway mid-run; gateway.log keeps
   // every line, so stdout is given up instead.
@@ -124,6 +131,7 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
     }
   };
   const removePid = () => {
+    stopBeat();
     remove(paths.pidFile);
     if (recordedPid(stateFile) === process.pid) remove(stateFile);
   };

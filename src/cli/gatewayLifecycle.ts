@@ -13,9 +13,11 @@ import {
   GatewayElsewhereError,
   gatewayAddress,
   gatewayStateFile,
+  pidFileTouched,
   readGatewayState,
   recordedGatewayOn,
   recordedPid,
+  removeLeftElsewhere,
   runningPid,
 } from "../io/gatewayState.js";
 import { assertHomeWritable } from "../io/homeWritable.js";
@@ -23,6 +25,7 @@ import { narrowOpenFile } from "../io/privateMode.js";
 import { continueProcess, processRunning, processStat } from "../io/processAlive.js";
 import { LOADED_HINT, LOADING_HINT } from "../io/state/redis/loadingWait.js";
 import { noRoomProblem } from "../io/stores/atomicFile.js";
+import { FOREIGN_UNTOUCHED_MS, HEARTBEAT_MS } from "../io/stores/fileLock.js";
 import { gatewayV8Flags } from "./gatewayHeap.js";
 import { askElsewhere, elsewhereSilence, health, recordedState, runsElsewhere } from "./gatewayLookup.js";
 import { unknownGatewayCommand } from "./gatewayUnknown.js";
@@ -473,30 +476,72 @@ async function elsewhereStop(paths: SvcPaths, err: GatewayElsewhereError): Promi
   );
 }
 
+/** `3.2 s`: how long ago gateway.pid was touched, as a message says it. */
+const touchedSeconds = (ms: number) => `${(Math.max(0, ms) / 1000).toFixed(1)} s`;
+
 /**
- * `start` and `run` beside a gateway.pid of another PID namespace (exit 2): a gateway runs when its /health
- * answers.
+ * `start` and `run` beside a gateway.pid of another PID namespace: refused (exit 2) while a gateway
+ * answers /health at the address its gateway.json records, or touches gateway.pid (every HEARTBEAT_MS, for
+ * its whole life: a live gateway there that this command cannot reach). Left untouched for
+ * FOREIGN_UNTOUCHED_MS, the files are a killed gateway's (its container stopped, or restarted: a new PID
+ * namespace): they are removed, said with `say`, and the start goes on (undefined). One touched less long
+ * ago is waited for until it is that long untouched (a container restarted within seconds of the kill),
+ * said once.
  */
-export async function elsewhereStart(paths: SvcPaths, err: GatewayElsewhereError): Promise<SvcError> {
-  const found = await askElsewhere(paths, err);
-  if (found.answers === true)
-    return new SvcError(
-      "usage",
-      `a gateway already runs on this SVC_HOME: pid ${err.pid} of another PID namespace (${err.namespace}; this command runs in ${err.here}) answers /health at ${found.address} — stop it where it was started (docker exec <container> svc gateway stop, or on the host) before starting one here, or use another SVC_HOME`,
-    );
-  return new SvcError("usage", `${err.message}\nHealth: ${elsewhereSilence(paths, found)}`);
+export async function elsewhereStart(
+  paths: SvcPaths,
+  err: GatewayElsewhereError,
+  say: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
+): Promise<SvcError | undefined> {
+  /** When gateway.pid was last touched, as the wait found it first. */
+  let waitedFrom: number | undefined;
+  for (;;) {
+    const found = await askElsewhere(paths, err);
+    if (found.answers === true)
+      return new SvcError(
+        "usage",
+        `a gateway already runs on this SVC_HOME: pid ${err.pid} of another PID namespace (${err.namespace}; this command runs in ${err.here}) answers /health at ${found.address} — stop it where it was started (docker exec <container> svc gateway stop, or on the host) before starting one here, or use another SVC_HOME`,
+      );
+    const touched = pidFileTouched(paths);
+    if (touched === undefined) return undefined; // removed meanwhile: the claim looks again
+    if (Math.abs(touched.ms) > FOREIGN_UNTOUCHED_MS) {
+      removeLeftElsewhere(paths, err);
+      say(
+        `[gateway] ${paths.pidFile} named pid ${err.pid} of another PID namespace (${err.namespace}; this command runs in ${err.here}), untouched for ${touchedSeconds(touched.ms)} (a running gateway touches it every ${HEARTBEAT_MS / 1000} s) and not answering /health: left by a gateway killed there (its container stopped or restarted) — removed it and ${gatewayStateFile(paths)}, starting`,
+      );
+      return undefined;
+    }
+    // Touched again while this command waited: its gateway runs (one this command cannot reach).
+    if (waitedFrom !== undefined && touched.mtimeMs !== waitedFrom)
+      return new SvcError(
+        "usage",
+        `a gateway already runs on this SVC_HOME: ${paths.pidFile} names pid ${err.pid} of another PID namespace (${err.namespace}; this command runs in ${err.here}), and that gateway touched it ${touchedSeconds(touched.ms)} ago (a running gateway touches it every ${HEARTBEAT_MS / 1000} s; one left untouched for ${FOREIGN_UNTOUCHED_MS / 1000} s is taken for a killed gateway's) — stop it where it was started (docker exec <container> svc gateway stop, or on the host) before starting one here, or use another SVC_HOME\nHealth: ${elsewhereSilence(paths, found)}`,
+      );
+    if (waitedFrom === undefined)
+      say(
+        `[gateway] ${paths.pidFile} names pid ${err.pid} of another PID namespace (${err.namespace}; this command runs in ${err.here}), which does not answer /health but touched the file ${touchedSeconds(touched.ms)} ago: waiting up to ${Math.ceil((FOREIGN_UNTOUCHED_MS - touched.ms) / 1000)} s for it to stay untouched for ${FOREIGN_UNTOUCHED_MS / 1000} s, as a killed gateway's does (a container restarted after a SIGKILL or an OOM kill) — a running gateway touches it every ${HEARTBEAT_MS / 1000} s, and this start is then refused`,
+      );
+    waitedFrom = touched.mtimeMs;
+    await sleep(Math.min(1000, FOREIGN_UNTOUCHED_MS - touched.ms + 50));
+  }
 }
 
-/** The running gateway's pid, or what a gateway of another PID namespace says of itself, made an error by `refuse`. */
+/**
+ * The running gateway's pid, or what a gateway of another PID namespace says of itself, made an error by
+ * `refuse`; none (undefined) when `refuse` finds it gone (its files removed).
+ */
 async function runningHere(
   paths: SvcPaths,
-  refuse: (paths: SvcPaths, err: GatewayElsewhereError) => Promise<SvcError>,
+  refuse: (paths: SvcPaths, err: GatewayElsewhereError) => Promise<SvcError | undefined>,
 ): Promise<number | undefined> {
   try {
     return runningPid(paths);
   } catch (err) {
     if (!(err instanceof GatewayElsewhereError)) throw err;
-    throw await refuse(paths, err);
+    const refused = await refuse(paths, err);
+    if (refused !== undefined) throw refused;
+    // Its files removed; still there (not removable), they are said as they are.
+    return runningPid(paths);
   }
 }
 

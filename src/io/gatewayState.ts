@@ -5,6 +5,7 @@ import { type SvcPaths, svcHome } from "../config/paths.js";
 import { SvcError } from "../errors.js";
 import { pidNamespace } from "./pidNamespace.js";
 import { processAlive } from "./processAlive.js";
+import { readLock, removeStaleLock, touchedAgo } from "./stores/fileLock.js";
 
 /** What `svc gateway start` learned about the gateway it started (`$SVC_HOME/gateway.json`). */
 export interface GatewayState {
@@ -127,6 +128,34 @@ export class GatewayElsewhereError extends SvcError {
       `${paths.pidFile} names pid ${pid} of another PID namespace (${namespace}; this command runs in ${here}: a container and its host, or two containers, share this SVC_HOME) — whether that gateway runs cannot be told from here: run svc gateway status|stop where it was started (docker exec <container> svc gateway …, or on the host); if no gateway runs there any more, remove ${paths.pidFile}`,
     );
   }
+}
+
+/**
+ * How long ago `gateway.pid` was last touched (ms; negative when dated ahead of the clock), and when: the gateway that
+ * wrote it touches it every HEARTBEAT_MS while it runs, so a gateway of another PID namespace, whose pid
+ * cannot be checked here, is judged by it. Undefined when the file is gone.
+ */
+export function pidFileTouched(
+  paths: SvcPaths,
+): { readonly ms: number; readonly mtimeMs: number } | undefined {
+  return touchedAgo(paths.pidFile);
+}
+
+/**
+ * Removes the `gateway.pid` and `gateway.json` a gateway of another PID namespace left (killed there: its
+ * container stopped or restarted), while they still name it: not the files of a gateway started since.
+ */
+export function removeLeftElsewhere(paths: SvcPaths, err: GatewayElsewhereError): void {
+  const stateFile = gatewayStateFile(paths);
+  const recorded = readGatewayState(stateFile);
+  if (recorded?.pid !== err.pid || recorded.pid_namespace !== err.namespace) return;
+  const text = readLock(paths.pidFile);
+  try {
+    if (text !== undefined && Number(text.trim()) === err.pid) removeStaleLock(paths.pidFile, text);
+  } catch {
+    // Not removable (SVC_HOME read-only): the start's claim of gateway.pid says so.
+  }
+  if (readGatewayState(stateFile)?.pid_namespace === err.namespace) removeStale(stateFile);
 }
 
 /**

@@ -1,0 +1,201 @@
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { existsSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { stringify } from "yaml";
+import { pidNamespace } from "../../../src/io/pidNamespace.js";
+import { LOCK_FILE, StateDirBusyError } from "../../../src/io/state/journal/dirLock.js";
+import { Journal } from "../../../src/io/state/journal/journal.js";
+import { FOREIGN_UNTOUCHED_MS } from "../../../src/io/stores/fileLock.js";
+import { SVC_ARGV } from "../../helpers/cliEntry.js";
+import { inHome, webhookConfig } from "../../helpers/gateway.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { deliverSigned } from "../../helpers/http.js";
+
+/**
+ * A gateway in a container whose SVC_HOME is a volume, killed (an OOM kill, `docker kill`) and started
+ * again: the restart is a new PID namespace (`unshare --pid` stands in for it), where the killed gateway's
+ * gateway.pid and state/LOCK name a pid of a namespace that no longer exists. Both were refused as a
+ * gateway "of another PID namespace" until the user removed them by hand, so `restart: always` never
+ * brought it back. A gateway now touches both every 5 s for its whole life; left untouched for 15 s they
+ * are a killed gateway's and are taken over, while a live gateway of another namespace is still refused.
+ */
+
+/** Whether `unshare` can make a PID namespace here (root, or user namespaces allowed). */
+const UNSHARE = spawnSync("unshare", ["--pid", "--fork", "--mount-proc", "true"]).status === 0;
+const SECRET = "container-restart-secret";
+
+const children: ChildProcess[] = [];
+let home: TempHome | undefined;
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
+  home?.cleanup();
+});
+
+interface Contained {
+  readonly child: ChildProcess;
+  readonly exited: Promise<number | null>;
+  output(): string;
+}
+
+/**
+ * `svc <args>` as a container's process: pid 1's child in a PID namespace of its own, all of whose
+ * processes die with it when `unshare` is killed (`--kill-child`), as a container's do.
+ */
+function inContainer(dir: string, args: readonly string[]): Contained {
+  const child = spawn(
+    "unshare",
+    ["--pid", "--fork", "--mount-proc", "--kill-child", process.execPath, ...SVC_ARGV, ...args],
+    { env: { PATH: process.env.PATH ?? "", HOME: dir, SVC_HOME: dir }, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  children.push(child);
+  let out = "";
+  child.stdout?.on("data", (d) => (out += d));
+  child.stderr?.on("data", (d) => (out += d));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+  return { child, exited, output: () => out };
+}
+
+/** The port of its `Listening on` line, once logged. */
+async function listening(gateway: Contained): Promise<number> {
+  let port = 0;
+  await vi.waitFor(
+    () => {
+      const match = /Listening on 127\.0\.0\.1:(\d+)/.exec(gateway.output());
+      expect(match, gateway.output()).not.toBeNull();
+      port = Number(match?.[1]);
+    },
+    { timeout: 60_000, interval: 50 },
+  );
+  return port;
+}
+
+/** The file's time set back as if untouched for `ms` (rather than waiting that long). */
+function untouchedFor(file: string, ms: number): void {
+  const at = new Date(Date.now() - ms);
+  utimesSync(file, at, at);
+}
+
+/** Until the gateway's heartbeat touched `file` again after it was set back. */
+async function touchedAgain(file: string): Promise<void> {
+  untouchedFor(file, FOREIGN_UNTOUCHED_MS + 5000);
+  const setBack = statSync(file).mtimeMs;
+  await vi.waitFor(() => expect(statSync(file).mtimeMs).toBeGreaterThan(setBack), {
+    timeout: 20_000,
+    interval: 50,
+  });
+}
+
+function writeConfig(dir: string): void {
+  // A command agent whose first run hangs (the kill comes while it runs); its rerun appends its id.
+  const agent = {
+    provider: "command",
+    command: [
+      "sh",
+      "-c",
+      `if [ ! -e "$0/first" ]; then : > "$0/first"; sleep 600; fi; printf "%s\\n" "$SVC_DELIVERY_ID" >> "$0/runs.log"`,
+      inHome(""),
+    ],
+  };
+  writeFileSync(
+    join(dir, "config.yaml"),
+    stringify(webhookConfig({ pr: { secret: SECRET, prompt: "PR {number}" } }, { port: 0 }, { agent })),
+    { mode: 0o600 },
+  );
+}
+
+describe.runIf(UNSHARE && pidNamespace() !== undefined)(
+  "a gateway killed in a container and started again in a new PID namespace",
+  { timeout: 150_000 },
+  () => {
+    it("starts, taking over gateway.pid and the journal its killed run left once untouched (the journal's after an INFO-logged wait), and reruns what was accepted", async () => {
+      home = tempHome();
+      const dir = home.dir;
+      writeConfig(dir);
+      const first = inContainer(dir, ["gateway", "run", "--port", "0"]);
+      const port = await listening(first);
+      const answer = await deliverSigned(port, "pr", "kept-1", SECRET);
+      expect(answer).toMatchObject({ status: 202 });
+      await vi.waitFor(() => expect(existsSync(join(dir, "first"))).toBe(true), {
+        timeout: 30_000,
+        interval: 50,
+      });
+      // docker kill: the namespace goes with its first process, the gateway and its agent with it.
+      first.child.kill("SIGKILL");
+      await first.exited;
+      const pidFile = join(dir, "gateway.pid");
+      const lock = join(dir, "state", LOCK_FILE);
+      expect(existsSync(pidFile)).toBe(true);
+      const leftLock = readFileSync(lock, "utf8");
+      expect(leftLock.trim().split(" ")[3]).not.toBe(pidNamespace());
+
+      // The restart, seconds later: gateway.pid set back past the bound, the lock as if touched 5 s ago.
+      untouchedFor(pidFile, FOREIGN_UNTOUCHED_MS + 1000);
+      untouchedFor(lock, 5000);
+      const restarted = inContainer(dir, ["gateway", "run", "--port", "0"]);
+      const newPort = await listening(restarted);
+      const out = restarted.output();
+      expect(out).toMatch(
+        new RegExp(
+          `\\[gateway\\] ${pidFile} named pid \\d+ of another PID namespace \\(pid:\\[\\d+\\]; this command runs in pid:\\[\\d+\\]\\), untouched for 1\\d\\.\\d s \\(a running gateway touches it every 5 s\\) and not answering /health: left by a gateway killed there \\(its container stopped or restarted\\) — removed it and ${join(dir, "gateway.json")}, starting`,
+        ),
+      );
+      expect(out).toMatch(
+        new RegExp(
+          `\\[state\\] ${lock} names a gateway of another PID namespace \\(pid \\d+ there, pid:\\[\\d+\\]; this process runs in pid:\\[\\d+\\]\\), which touched it \\d+\\.\\d s ago: waiting up to \\d+ s for it to stay untouched for 15 s`,
+        ),
+      );
+      expect(out.match(/\[state\] .* waiting up to/g)).toHaveLength(1);
+      expect(readFileSync(lock, "utf8")).not.toBe(leftLock);
+      // The event accepted before the kill runs again, once.
+      await vi.waitFor(() => expect(readFileSync(join(dir, "runs.log"), "utf8")).toBe("kept-1\n"), {
+        timeout: 30_000,
+        interval: 100,
+      });
+      expect(await deliverSigned(newPort, "pr", "after-restart", SECRET)).toMatchObject({ status: 202 });
+      // unshare --fork ignores SIGTERM while it waits for its child: killed as the container is.
+      restarted.child.kill("SIGKILL");
+      await restarted.exited;
+    });
+
+    it("a live gateway of another namespace touches gateway.pid and its lock: a start beside it that cannot reach its /health, and the journal, are refused", async () => {
+      home = tempHome();
+      const dir = home.dir;
+      writeConfig(dir);
+      const live = inContainer(dir, ["gateway", "run", "--port", "0"]);
+      await listening(live);
+      const pidFile = join(dir, "gateway.pid");
+      const lock = join(dir, "state", LOCK_FILE);
+      const stateFile = join(dir, "gateway.json");
+      const written = readFileSync(pidFile, "utf8");
+      // Its address unreachable from here (another network): only the heartbeat tells it runs.
+      const recorded = JSON.parse(readFileSync(stateFile, "utf8")) as Record<string, unknown>;
+      writeFileSync(stateFile, JSON.stringify({ ...recorded, port: 9 }));
+
+      // Set back as if untouched: its heartbeat touches both again.
+      await touchedAgain(pidFile);
+      await touchedAgain(lock);
+      let refused: unknown;
+      try {
+        new Journal(
+          { dir: join(dir, "state") },
+          () => {},
+          () => [],
+        );
+      } catch (err) {
+        refused = err;
+      }
+      expect(refused).toBeInstanceOf(StateDirBusyError);
+
+      const beside = inContainer(dir, ["gateway", "run", "--port", "0"]);
+      expect(await beside.exited).toBe(2);
+      expect(beside.output()).toMatch(
+        new RegExp(
+          `\\[gateway\\] ${pidFile} names pid \\d+ of another PID namespace .*, which does not answer /health but touched the file \\d+\\.\\d s ago: waiting up to \\d+ s for it to stay untouched for 15 s[^\\n]*\\nsvc: a gateway already runs on this SVC_HOME: ${pidFile} names pid \\d+ of another PID namespace \\(pid:\\[\\d+\\]; this command runs in pid:\\[\\d+\\]\\), and that gateway touched it \\d+\\.\\d s ago \\(a running gateway touches it every 5 s; one left untouched for 15 s is taken for a killed gateway's\\) — stop it where it was started`,
+        ),
+      );
+      expect(readFileSync(pidFile, "utf8")).toBe(written);
+      expect(live.child.exitCode).toBeNull();
+    });
+  },
+);
