@@ -41,11 +41,52 @@ export interface LockOptions {
 export const HEARTBEAT_MS = 5_000;
 
 /**
- * A lock of another PID namespace untouched for this long (three heartbeats missed) is taken over: its
- * holder was killed (a container stopped or restarted while it held it, whose namespace no longer exists)
- * or is hung. One touched since is waited for, however long it is held (a token refresh).
+ * A lock of another PID namespace seen untouched for this long (three heartbeats missed; timed on the
+ * waiter's monotonic clock, see `untouchedFor`) is taken over: its holder was killed (a container stopped
+ * or restarted while it held it, whose namespace no longer exists), is hung, or is paused (`docker pause`,
+ * SIGSTOP), which cannot be told from here. One touched meanwhile is waited for, however long it is held
+ * (a token refresh).
  */
 export const FOREIGN_UNTOUCHED_MS = 3 * HEARTBEAT_MS;
+
+/** Per lock path, the foreign lock last seen there: its text, its modification time, and since when (monotonic). */
+const sightings = new Map<string, { text: string; mtimeMs: number; since: number }>();
+
+/**
+ * How long (ms of this process's monotonic clock, `performance.now`) the lock at `lockPath` holding `text`
+ * has kept the modification time `mtimeMs` while this process looked at it: 0 at its first sight, and again
+ * whenever its time (its holder touched it) or its text (another holder) changed since the last look. Its
+ * time is never compared with the system clock, so a step of either clock (NTP, a resume from suspend, a
+ * container's own clock) neither ages a lock its holder touches nor keeps one nobody touches, and a lock
+ * first seen long after it was last touched is still watched for the whole bound before it is judged
+ * untouched. One record per lock path; `forgetSighting` drops it.
+ */
+export function untouchedFor(lockPath: string, text: string, mtimeMs: number): number {
+  const now = performance.now();
+  const seen = sightings.get(lockPath);
+  if (seen === undefined || seen.text !== text || seen.mtimeMs !== mtimeMs) {
+    sightings.set(lockPath, { text, mtimeMs, since: now });
+    return 0;
+  }
+  return now - seen.since;
+}
+
+/** Drops what `untouchedFor` remembers of the lock at `lockPath` (taken over, or released). */
+export function forgetSighting(lockPath: string): void {
+  sightings.delete(lockPath);
+}
+
+/**
+ * Whether the wait for `lockPath` whose first look at the lock was at `firstLook` (monotonic) should go on
+ * past its timeout: the lock is one of another PID namespace, left untouched since that look, so it is taken over
+ * once `untouchedFor` reaches FOREIGN_UNTOUCHED_MS (a timeout shorter than that, a store's 10 s, would
+ * otherwise give up on a lock left by a killed container at every first sight). One touched during the
+ * wait (a live holder) times out as before.
+ */
+function awaitingUntouched(lockPath: string, firstLook: number): boolean {
+  const seen = sightings.get(lockPath);
+  return seen !== undefined && seen.since <= firstLook && readLock(lockPath) === seen.text;
+}
 
 /**
  * The lock file's text: `<pid> <start time> <random> <pid namespace>` (the start time and the namespace `-`
@@ -145,17 +186,18 @@ function createInPlace(lockPath: string, text: string): boolean {
  */
 function tryAcquire(path: string, lockPath: string, staleMs: number): string | undefined {
   const text = `${process.pid} ${ownStartTime()} ${randomBytes(8).toString("hex")} ${pidNamespace() ?? "-"}`;
-  let created: boolean;
-  try {
-    created = createLockFile(lockPath, text);
-  } catch (err) {
-    throw unwritableStore(path, err, dirname(lockPath));
-  }
-  if (created) {
+  const create = () => {
+    try {
+      return createLockFile(lockPath, text);
+    } catch (err) {
+      throw unwritableStore(path, err, dirname(lockPath));
+    }
+  };
+  // A stale lock removed is taken at once: a wait whose time ran out meanwhile would give up on it.
+  if (create() || (takeOverIfStale(path, lockPath, staleMs) && create())) {
     heldHere.add(text);
     return text;
   }
-  takeOverIfStale(path, lockPath, staleMs);
   return undefined;
 }
 
@@ -202,30 +244,34 @@ export function lockInTheWay(lockPath: string, stats: Stats, kept: string): stri
 
 /**
  * Removes a stale lock (its owner gone, or held past `staleMs`) so the next attempt can take it; refuses a
- * lock that is no file at once.
+ * lock that is no file at once. Whether the lock is gone (removed, or released meanwhile).
  */
-function takeOverIfStale(path: string, lockPath: string, staleMs: number): void {
+function takeOverIfStale(path: string, lockPath: string, staleMs: number): boolean {
   let stats: Stats;
   try {
     stats = statSync(lockPath);
   } catch {
-    return; // released between our attempts
+    return true; // released between our attempts
   }
   const inTheWay = lockInTheWay(lockPath, stats, `the lock of ${basename(path)}`);
   if (inTheWay !== undefined) throw new SvcError("store_unwritable", inTheWay);
   const age = Date.now() - stats.mtimeMs;
   const judged = readLock(lockPath);
-  if (judged === undefined) return;
+  if (judged === undefined) return true;
   // A dead owner's lock is taken over once it is a second old either way: one with a time ahead of the
   // clock (set back since its owner died) would otherwise never be. One of another PID namespace is judged
-  // by how long it is untouched, either way too: its holder touches it every HEARTBEAT_MS while it holds it,
-  // a tokens lock's (held through a refresh) included.
+  // by how long this process has seen it untouched (its holder touches it every HEARTBEAT_MS while it holds
+  // it, a tokens lock's, held through a refresh, included), on the monotonic clock: its time against the
+  // system clock says nothing once either clock was stepped.
   const owner = ownerState(judged);
   const stale =
-    (owner === "gone" && Math.abs(age) > Math.min(staleMs, 1000)) ||
-    (owner === "elsewhere" && Math.abs(age) > Math.min(staleMs, FOREIGN_UNTOUCHED_MS)) ||
-    age > staleMs;
-  if (stale) removeStaleLock(lockPath, judged);
+    owner === "elsewhere"
+      ? untouchedFor(lockPath, judged, stats.mtimeMs) >= Math.min(staleMs, FOREIGN_UNTOUCHED_MS)
+      : (owner === "gone" && Math.abs(age) > Math.min(staleMs, 1000)) || age > staleMs;
+  if (!stale) return false;
+  if (owner === "elsewhere") forgetSighting(lockPath);
+  removeStaleLock(lockPath, judged);
+  return true;
 }
 
 /** Removes the lock only if it is still the one this process created (not one taken over meanwhile). */
@@ -296,8 +342,11 @@ export function withFileLockSync<T>(linkOrPath: string, fn: () => T, options: Lo
   const started = performance.now();
   let wait = 5;
   let held = tryAcquire(path, lockPath, options.staleMs ?? 30_000);
+  const firstLook = performance.now();
   while (held === undefined) {
-    if (performance.now() - started > timeoutMs) throw lockTimeout(lockPath);
+    if (performance.now() - started > timeoutMs && !awaitingUntouched(lockPath, firstLook)) {
+      throw lockTimeout(lockPath);
+    }
     Atomics.wait(sleeper, 0, 0, wait);
     wait = Math.min(wait * 2, 100);
     held = tryAcquire(path, lockPath, options.staleMs ?? 30_000);
@@ -328,8 +377,11 @@ export async function withFileLock<T>(
   const started = performance.now();
   let wait = 5;
   let held = tryAcquire(path, lockPath, staleMs);
+  const firstLook = performance.now();
   while (held === undefined) {
-    if (performance.now() - started > timeoutMs) throw lockTimeout(lockPath);
+    if (performance.now() - started > timeoutMs && !awaitingUntouched(lockPath, firstLook)) {
+      throw lockTimeout(lockPath);
+    }
     await sleep(wait);
     wait = Math.min(wait * 2, 100);
     held = tryAcquire(path, lockPath, staleMs);

@@ -12,7 +12,8 @@ import { type TempHome, tempHome } from "../../helpers/home.js";
  * `unshare --pid`): its holder's pid cannot be checked from here, and a container killed while it held it
  * (SIGKILL, OOM, `docker kill`) leaves a lock naming a namespace that no longer exists, which neither the host
  * nor the container's next start could tell from a live one, so every refresh waited its 30 s and failed.
- * The holder touches its lock while it holds it; one left untouched is taken over.
+ * The holder touches its lock while it holds it; one a waiter has seen left untouched for FOREIGN_UNTOUCHED_MS
+ * (on its own monotonic clock) is taken over.
  */
 
 /** Whether `unshare` can make a PID namespace here (root, or user namespaces allowed). */
@@ -27,7 +28,7 @@ afterEach(() => {
 });
 
 /** A process in a PID namespace of its own holding the tokens lock of `server` in `dir`, once it says so. */
-async function holderElsewhere(dir: string, server: string): Promise<ChildProcess> {
+async function holderElsewhere(dir: string, server: string, timeoutMs = 30_000): Promise<ChildProcess> {
   const child = spawn(
     "unshare",
     [
@@ -48,7 +49,7 @@ async function holderElsewhere(dir: string, server: string): Promise<ChildProces
   let out = "";
   child.stdout?.on("data", (d) => (out += d));
   child.stderr?.on("data", (d) => (out += d));
-  await vi.waitFor(() => expect(out).toBe("held\n"), { timeout: 30_000, interval: 20 });
+  await vi.waitFor(() => expect(out).toBe("held\n"), { timeout: timeoutMs, interval: 20 });
   return child;
 }
 
@@ -90,16 +91,27 @@ describe.runIf(UNSHARE && pidNamespace() !== undefined)(
       );
       expect(readFileSync(lock, "utf8")).toBe(text);
 
-      // Killed while it held it: its namespace is gone with it, and nothing touches the lock any more.
+      // Killed while it held it: its namespace is gone with it, and nothing touches the lock any more. It is
+      // watched for FOREIGN_UNTOUCHED_MS of this process's monotonic clock (simulated here), then taken over.
       await killed(first);
-      untouchedFor(lock, FOREIGN_UNTOUCHED_MS + 1000);
-      expect(await store.withLock(() => "refreshed")).toBe("refreshed");
+      vi.useFakeTimers({ toFake: ["performance"] });
+      try {
+        // Dated past the bound: still watched for it from its first sight.
+        untouchedFor(lock, FOREIGN_UNTOUCHED_MS + 1000);
+        const refreshed = store.withLock(() => "refreshed");
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        expect(readFileSync(lock, "utf8")).toBe(text);
+        vi.advanceTimersByTime(FOREIGN_UNTOUCHED_MS);
+        expect(await refreshed).toBe("refreshed");
+      } finally {
+        vi.useRealTimers();
+      }
 
-      // Killed again, and the container started anew (another namespace): its refresh takes the lock over.
+      // Killed again, and the container started anew (another namespace): its refresh takes the lock over
+      // once it has seen it untouched for FOREIGN_UNTOUCHED_MS (its real clock: within its 30 s wait).
       await killed(await holderElsewhere(dir, "github"));
       const left = readFileSync(lock, "utf8");
-      untouchedFor(lock, FOREIGN_UNTOUCHED_MS + 1000);
-      const restarted = await holderElsewhere(dir, "github");
+      const restarted = await holderElsewhere(dir, "github", 60_000);
       expect(readFileSync(lock, "utf8")).not.toBe(left);
       await killed(restarted);
     });

@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import {
   existsSync,
   mkdirSync,
@@ -13,6 +13,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { pidNamespace } from "../../../src/io/pidNamespace.js";
 import { processStartTime } from "../../../src/io/processAlive.js";
@@ -20,6 +21,7 @@ import { writeFileAtomicAsync } from "../../../src/io/stores/atomicFile.js";
 import {
   FOREIGN_UNTOUCHED_MS,
   HEARTBEAT_MS,
+  untouchedFor,
   withFileLock,
   withFileLockSync,
 } from "../../../src/io/stores/fileLock.js";
@@ -32,7 +34,9 @@ function store(): { path: string; lock: string; dir: string } {
   const path = join(dir, "store.json");
   return { path, lock: `${path}.lock`, dir };
 }
+const children: ChildProcess[] = [];
 afterEach(() => {
+  for (const child of children.splice(0)) child.kill("SIGKILL");
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -173,58 +177,120 @@ describe("cross-process file lock", () => {
         utimesSync(lock, at, at);
       }
 
-      it("is not judged by its pid, which runs nowhere here: waited for, naming its holder, while it was touched lately", async () => {
+      /** A process touching `lock` every 20 ms, as a live holder's heartbeat does (every 5 s). */
+      function toucher(lock: string): ChildProcess {
+        const child = spawn(process.execPath, [
+          "-e",
+          "const fs = require('node:fs'); setInterval(() => { try { const t = new Date(); fs.utimesSync(process.argv[1], t, t); } catch {} }, 20);",
+          lock,
+        ]);
+        children.push(child);
+        return child;
+      }
+
+      /** Lets the waiter look at the lock a few times (its attempts are at most 100 ms apart). */
+      const fewAttempts = () => sleep(400);
+
+      it("is not judged by its pid, which runs nowhere here: waited for, naming its holder, while its holder touches it", async () => {
         const { path, lock } = store();
         const pid = deadPid();
         const text = `${pid} 12345 0123456789abcdef ${elsewhere}`;
         leftLock(lock, text, 5000);
+        const beat = toucher(lock);
         const said = `${lock}: another svc process holds this lock (pid ${pid} of another PID namespace, ${elsewhere}; this process runs in ${pidNamespace()}: a container and its host, or two containers, share this SVC_HOME, or a container was stopped or restarted while it held the lock) — whether it runs cannot be told from here: a holder touches the lock every 5 s, and one untouched for 15 s is taken over: try again`;
         await expect(withFileLock(path, () => "ran", { timeoutMs: 150 })).rejects.toThrow(said);
         expect(() => withFileLockSync(path, () => "ran", { timeoutMs: 150 })).toThrow(said);
+        beat.kill("SIGKILL");
         expect(readFileSync(lock, "utf8")).toBe(text);
-        // Untouched for three heartbeats (its holder was killed, its container stopped): taken over.
-        leftLock(lock, text, FOREIGN_UNTOUCHED_MS + 1000);
-        expect(await withFileLock(path, () => "ran", { timeoutMs: 2000 })).toBe("ran");
-        leftLock(lock, text, FOREIGN_UNTOUCHED_MS + 1000);
-        expect(withFileLockSync(path, () => "ran", { timeoutMs: 2000 })).toBe("ran");
       });
 
-      it("with no staleMs (a tokens lock: its holder may be sending a refresh token), waited for while its holder touches it, however long it is held, and taken over once it is left untouched", async () => {
+      it.each([
+        ["an hour ago", 3_600_000],
+        ["an hour ahead of the clock (set back since, or touched by hand)", -3_600_000],
+      ])(
+        "one dated %s at its first sight is watched for FOREIGN_UNTOUCHED_MS of this process's monotonic clock before it is taken over, a store's shorter wait included",
+        async (_, ageMs) => {
+          const { path, lock } = store();
+          const text = `${deadPid()} 12345 0123456789abcdef ${elsewhere}`;
+          leftLock(lock, text, ageMs);
+          vi.useFakeTimers({ toFake: ["performance"] });
+          try {
+            // A store's lock (its 30 s staleMs), and a tokens lock (none).
+            for (const staleMs of [30_000, Number.POSITIVE_INFINITY]) {
+              const taken = withFileLock(path, () => "ran", { timeoutMs: 2000, staleMs });
+              await fewAttempts();
+              vi.advanceTimersByTime(FOREIGN_UNTOUCHED_MS - 1);
+              await fewAttempts();
+              expect(readFileSync(lock, "utf8")).toBe(text);
+              vi.advanceTimersByTime(1);
+              expect(await taken).toBe("ran");
+              expect(existsSync(lock)).toBe(false);
+              leftLock(lock, text, ageMs);
+            }
+            // A blocking wait judges it by the same monotonic record.
+            expect(untouchedFor(lock, text, statSync(lock).mtimeMs)).toBe(0);
+            vi.advanceTimersByTime(FOREIGN_UNTOUCHED_MS);
+            expect(withFileLockSync(path, () => "ran", { timeoutMs: 2000 })).toBe("ran");
+          } finally {
+            vi.useRealTimers();
+          }
+        },
+      );
+
+      it("a step of the system clock, either way, does not make a lock its holder touches look untouched; once left untouched it is taken over", async () => {
         const { path, lock } = store();
         const text = `${deadPid()} 12345 0123456789abcdef ${elsewhere}`;
-        const tokens = { timeoutMs: 400, staleMs: Number.POSITIVE_INFINITY };
-        leftLock(lock, text, FOREIGN_UNTOUCHED_MS - 3000);
-        // Its holder's heartbeat, as a refresh in a container keeps it while it waits for the token endpoint.
-        const beat = setInterval(() => leftLock(lock, text, FOREIGN_UNTOUCHED_MS - 3000), 20);
+        vi.useFakeTimers({ toFake: ["performance", "Date"] });
         try {
-          await expect(withFileLock(path, () => "ran", tokens)).rejects.toThrow(
-            "another svc process holds this lock",
-          );
+          for (const step of [3_600_000, -3_600_000]) {
+            leftLock(lock, text, 0);
+            // A tokens lock: its holder may be sending a refresh token.
+            const taken = withFileLock(path, () => "ran", {
+              timeoutMs: 60_000,
+              staleMs: Number.POSITIVE_INFINITY,
+            });
+            await fewAttempts();
+            vi.setSystemTime(Date.now() + step);
+            vi.advanceTimersByTime(FOREIGN_UNTOUCHED_MS - 5000);
+            // Its holder's heartbeat (its own clock's time).
+            const touched = new Date(statSync(lock).mtimeMs + HEARTBEAT_MS);
+            utimesSync(lock, touched, touched);
+            await fewAttempts();
+            vi.advanceTimersByTime(FOREIGN_UNTOUCHED_MS - 1);
+            await fewAttempts();
+            expect(readFileSync(lock, "utf8")).toBe(text);
+            vi.advanceTimersByTime(1);
+            expect(await taken).toBe("ran");
+          }
         } finally {
-          clearInterval(beat);
+          vi.useRealTimers();
         }
-        expect(readFileSync(lock, "utf8")).toBe(text);
-        leftLock(lock, text, FOREIGN_UNTOUCHED_MS + 1000);
-        expect(await withFileLock(path, () => "ran", tokens)).toBe("ran");
-        expect(existsSync(lock)).toBe(false);
       });
 
-      it("one dated ahead of the clock (set back since, or touched by hand) is judged by how far it is from the clock either way", async () => {
+      it("a holder that touches it is waited for however long it holds it, and the wait gives up after its time", async () => {
         const { path, lock } = store();
-        const text = `4242 - deadbeefdeadbeef ${elsewhere}`;
-        leftLock(lock, text, -3_600_000);
-        expect(await withFileLock(path, () => "ran", { timeoutMs: 2000 })).toBe("ran");
-        leftLock(lock, text, -3_600_000);
-        expect(
-          await withFileLock(path, () => "ran", { timeoutMs: 2000, staleMs: Number.POSITIVE_INFINITY }),
-        ).toBe("ran");
-        leftLock(lock, text, -3_600_000);
-        expect(withFileLockSync(path, () => "ran", { timeoutMs: 2000 })).toBe("ran");
-        // A few seconds ahead is as fresh as a few seconds old.
-        leftLock(lock, text, -5000);
-        await expect(withFileLock(path, () => "ran", { timeoutMs: 150 })).rejects.toThrow(
-          "another svc process holds this lock",
-        );
+        const text = `${deadPid()} 12345 0123456789abcdef ${elsewhere}`;
+        leftLock(lock, text, 0);
+        vi.useFakeTimers({ toFake: ["performance"] });
+        try {
+          const waiting = withFileLock(path, () => "ran", {
+            timeoutMs: 120_000,
+            staleMs: Number.POSITIVE_INFINITY,
+          }).then(
+            () => "ran",
+            (err: Error) => err.message,
+          );
+          for (let beat = 1; beat <= 10; beat++) {
+            await fewAttempts();
+            vi.advanceTimersByTime(FOREIGN_UNTOUCHED_MS - 1);
+            const touched = new Date(statSync(lock).mtimeMs + HEARTBEAT_MS);
+            utimesSync(lock, touched, touched);
+          }
+          expect(readFileSync(lock, "utf8")).toBe(text);
+          expect(await waiting).toContain(`${lock}: another svc process holds this lock (pid`);
+        } finally {
+          vi.useRealTimers();
+        }
       });
 
       it("one naming this namespace, or none (an older svc's), is judged by its pid as before", async () => {
