@@ -29,7 +29,9 @@ const INSTALL_NAME_CHAR = /[A-Za-z0-9._-]/;
  */
 export function installNameProblem(name: string): string | undefined {
   if (!INSTALL_NAME.test(name)) {
-    const quoted = `"${name.slice(0, 80)}"${name.length > 80 ? "…" : ""}`;
+    // Quoted with its line breaks and controls escaped: it may come from a file or a link (a name holding an
+    // escape sequence would retitle the window, a line break would fake a line of its own).
+    const quoted = `${terminalText(JSON.stringify(name.slice(0, 80)))}${name.length > 80 ? "…" : ""}`;
     if (name.length > 64 && [...name].every((c) => INSTALL_NAME_CHAR.test(c)))
       return `name ${quoted} is ${name.length} characters long — a server name has at most 64: shorten it`;
     return `name ${quoted} is not a valid server name: use letters, digits, ".", "_" and "-" (1-64 characters)${nameCharNote(name, INSTALL_NAME_CHAR)}`;

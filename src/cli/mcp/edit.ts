@@ -13,10 +13,11 @@ import { installNameProblem } from "../../io/installLink.js";
 import { writtenInlineCredentials } from "../../io/mcp/entrySecrets.js";
 import { addServers, removeServer } from "../../io/mcpServersEdit.js";
 import { existingServerNames } from "../../io/oauth/installWriter.js";
+import { terminalText } from "../../io/terminalText.js";
 import { addedCommandNotes } from "./addedCommand.js";
 import { samePrefixNote } from "./crossServer.js";
 import { duplicateJsonKeys } from "./duplicateJsonKeys.js";
-import { importedServers, stripJsonComments } from "./importFormats.js";
+import { importedServers, shownName, stripJsonComments } from "./importFormats.js";
 import { reloadHint } from "./reloadHint.js";
 import { unknownServerMessage } from "./unknownServer.js";
 
@@ -401,17 +402,18 @@ export async function importServers(file: string, options: { force?: boolean }):
   for (const [name, entry] of Object.entries(imported.entries)) {
     const written = twice.get(name);
     if (written !== undefined) {
-      problems.push(`${name}: skipped — ${written}`);
+      problems.push(`${shownName(name)}: skipped — ${written}`);
       continue;
     }
     try {
       checkEntry(name, entry, loaded.paths.config);
       valid[name] = entry;
     } catch (err) {
-      problems.push(`${name}: skipped — ${(err as Error).message}`);
+      problems.push(`${shownName(name)}: skipped — ${(err as Error).message}`);
     }
   }
-  for (const note of [...imported.notes, ...problems]) process.stderr.write(`Note: ${note}\n`);
+  // Each note is said with what the file holds escaped (a value quoted from it, an other client's variable).
+  for (const note of [...imported.notes, ...problems]) process.stderr.write(`Note: ${terminalText(note)}\n`);
   const names = Object.keys(valid);
   if (names.length === 0) {
     process.stdout.write(`Nothing imported from ${file}.\n`);
@@ -432,7 +434,8 @@ export async function importServers(file: string, options: { force?: boolean }):
   const added = names.filter((n) => !skipped.includes(n));
   for (const [name, w] of written)
     if (added.includes(name))
-      for (const note of importedSecretNote(name, w, loaded.paths.config)) process.stderr.write(`${note}\n`);
+      for (const note of importedSecretNote(name, w, loaded.paths.config))
+        process.stderr.write(`${terminalText(note)}\n`);
   const order = added.length > 0 ? existingServerNames(loaded.paths.config) : new Set<string>();
   for (const name of added) {
     const shared = samePrefixNote(name, order);
@@ -441,8 +444,9 @@ export async function importServers(file: string, options: { force?: boolean }):
     if (typeof entry?.command === "string") {
       const { args = [], env } = textValues(entry);
       const command = { command: entry.command, args, ...(env === undefined ? {} : { env }) };
+      // The command and arguments as the file wrote them.
       for (const note of addedCommandNotes(name, command, loaded.paths.config))
-        process.stderr.write(`${note}\n`);
+        process.stderr.write(`${terminalText(note)}\n`);
     }
   }
   if (added.length > 0)

@@ -4,6 +4,16 @@
  */
 
 import { HTTP_TRANSPORT_NAMES, MCP_ENTRY_KEYS } from "../../config/sections/mcp.js";
+import { terminalText } from "../../io/terminalText.js";
+
+/**
+ * A server name or key of the imported file as a note shows it: one holding a line break, a control or an
+ * invisible character (a file from a cloned repository naming a server "a\u001b]0;x\u0007b") in JSON quotes
+ * with those escaped, so the note stays one line and cannot act on the terminal; any other as it is.
+ */
+export function shownName(name: string): string {
+  return /[\p{Cc}\p{Cf}\u2028\u2029]/u.test(name) ? terminalText(JSON.stringify(name)) : name;
+}
 
 export interface ImportedServers {
   /** Which layout the file used. */
@@ -82,7 +92,7 @@ function claudeOAuth(name: string, raw: unknown, notes: string[]): Record<string
   const left = Object.keys(raw).filter((key) => !read.has(key));
   if (left.length > 0)
     notes.push(
-      `${name}: oauth.${left.join(", oauth.")} not carried over (svc's oauth keys are others: client_id, client_secret, scope, redirect_uri, ...; svc finds the authorization server from the MCP server's metadata; see docs/mcp-oauth.md)`,
+      `${shownName(name)}: ${left.map((k) => shownName(`oauth.${k}`)).join(", ")} not carried over (svc's oauth keys are others: client_id, client_secret, scope, redirect_uri, ...; svc finds the authorization server from the MCP server's metadata; see docs/mcp-oauth.md)`,
     );
   return oauth;
 }
@@ -118,7 +128,7 @@ function convert(name: string, raw: Record<string, unknown>, notes: string[]): R
     entry.transport = type === "sse" ? "sse" : "http";
   else if (type !== undefined && type !== "stdio")
     notes.push(
-      `${name}: type ${JSON.stringify(type)} is not a transport svc knows (stdio, http, sse) — left out`,
+      `${shownName(name)}: type ${terminalText(JSON.stringify(type))} is not a transport svc knows (stdio, http, sse) — left out`,
     );
   // Gemini CLI names a Streamable HTTP server's url `httpUrl`.
   if (entry.url === undefined && entry.command === undefined && typeof raw.httpUrl === "string") {
@@ -130,7 +140,7 @@ function convert(name: string, raw: Record<string, unknown>, notes: string[]): R
   for (const key of ["disabled", "enabled"] as const)
     if (raw[key] !== undefined && typeof raw[key] !== "boolean")
       notes.push(
-        `${name}: ${key} ${JSON.stringify(raw[key])} is not true or false — not carried over, so the server is imported enabled; write enabled: false under mcp_servers.${name} to keep it off`,
+        `${shownName(name)}: ${key} ${terminalText(JSON.stringify(raw[key]))} is not true or false — not carried over, so the server is imported enabled; write enabled: false under mcp_servers.${shownName(name)} to keep it off`,
       );
   // Gemini CLI's trust (a boolean): true runs every tool without asking, as svc's default trust: full does;
   // false asks first, as trust: untrusted does (svc asks for the tools without readOnlyHint: true).
@@ -156,20 +166,22 @@ function convert(name: string, raw: Record<string, unknown>, notes: string[]): R
   const own = left.filter((k) => MCP_ENTRY_KEYS.includes(k));
   const unknown = left.filter((k) => !own.includes(k));
   if (unknown.length > 0)
-    notes.push(`${name}: ${unknown.join(", ")} not carried over (svc has no such key; see docs/mcp.md)`);
+    notes.push(
+      `${shownName(name)}: ${unknown.map(shownName).join(", ")} not carried over (svc has no such key; see docs/mcp.md)`,
+    );
   if (own.length > 0)
     notes.push(
-      `${name}: ${own.join(", ")} not carried over (svc's ${own.length === 1 ? "key takes" : "keys take"} other values than this file's; see docs/mcp.md)`,
+      `${shownName(name)}: ${own.join(", ")} not carried over (svc's ${own.length === 1 ? "key takes" : "keys take"} other values than this file's; see docs/mcp.md)`,
     );
   // Cline's timeout is seconds, as svc's; Gemini CLI's (an entry with its httpUrl or tool lists) milliseconds.
   if (typeof raw.timeout === "number" && ["httpUrl", "includeTools", "excludeTools"].some((k) => k in raw))
     notes.push(
-      `${name}: timeout ${raw.timeout} is read as seconds; Gemini CLI writes milliseconds — if it came from there, write ${raw.timeout / 1000}`,
+      `${shownName(name)}: timeout ${raw.timeout} is read as seconds; Gemini CLI writes milliseconds — if it came from there, write ${raw.timeout / 1000}`,
     );
   const foreign = [...new Set(JSON.stringify(entry).match(FOREIGN_VARIABLE) ?? [])];
   if (foreign.length > 0)
     notes.push(
-      `${name}: ${foreign.join(", ")} ${foreign.length === 1 ? "is another client's variable" : "are other clients' variables"}, which svc does not render (carried over as written) — write \${NAME} and set NAME in .env`,
+      `${shownName(name)}: ${foreign.map((v) => terminalText(v)).join(", ")} ${foreign.length === 1 ? "is another client's variable" : "are other clients' variables"}, which svc does not render (carried over as written) — write \${NAME} and set NAME in .env`,
     );
   return entry;
 }
@@ -192,7 +204,7 @@ export function importedServers(document: unknown, file: string): ImportedServer
   const entries: Record<string, Record<string, unknown>> = Object.create(null);
   for (const [name, raw] of Object.entries(document[format] as Record<string, unknown>)) {
     if (!isMapping(raw)) {
-      notes.push(`${name}: not an object — skipped`);
+      notes.push(`${shownName(name)}: not an object — skipped`);
       continue;
     }
     entries[name] = convert(name, raw, notes);

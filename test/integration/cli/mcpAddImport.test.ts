@@ -469,6 +469,37 @@ describe("svc mcp import", { timeout: 60_000 }, () => {
     expect(servers().hdr?.headers).toEqual({ "X-Api-Key": "42" });
   });
 
+  it("what the file names is shown escaped: a server name or key holding a terminal's control sequence or a line break retitles no window and fakes no line", async () => {
+    home = tempHome();
+    const file = home.write(
+      ".mcp.json",
+      JSON.stringify({
+        mcpServers: {
+          "a\u001b]0;x\u0007b": { command: "node" },
+          "c\nImported evil": { command: "node" },
+          ok: { command: "node", "x\u001b[2Jy": 1, type: "\u001b[31mred" },
+          // A relative command, which is noted with the path as written.
+          cmd: { command: "./bin/\u001b]0;t\u0007srv" },
+        },
+      }),
+    );
+    const res = await svc(home, ["mcp", "import", file]);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain("Imported ok, cmd");
+    expect(res.stderr).not.toContain("\u001b");
+    expect(res.stderr).not.toContain("\u0007");
+    expect(res.stderr.split("\n").filter((line) => line.startsWith("Imported"))).toEqual([]);
+    expect(res.stderr).toContain(
+      'Note: "a\\u001b]0;x\\u0007b": skipped — name "a\\u001b]0;x\\u0007b" is not a valid server name',
+    );
+    expect(res.stderr).toContain(
+      'Note: "c\\nImported evil": skipped — name "c\\nImported evil" is not a valid',
+    );
+    expect(res.stderr).toContain('Note: ok: "x\\u001b[2Jy" not carried over');
+    expect(res.stderr).toContain('Note: ok: type "\\u001b[31mred" is not a transport');
+    expect(res.stderr).toContain('mcp_servers.cmd: command "./bin/\\u001b]0;t\\u0007srv" is a relative path');
+  });
+
   it("a file saved with a UTF-8 byte order mark (Windows) is read as its editor reads it", async () => {
     home = tempHome();
     const file = home.write(".mcp.json", '\uFEFF{"mcpServers": {"bom": {"command": "node"}}}');
