@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { startCliGateway } from "../../helpers/cliGateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { cliConfig, svc, waitFor } from "./svc.js";
+import { cliConfig, connectFailures, svc } from "./svc.js";
 
 /**
  * A stdio server's `command` (and its `env.PATH`) that a `${VAR}` of the environment gave, the variable named
@@ -31,10 +31,6 @@ const env = {
   MCPPATH: "/SECRETV-PATH",
 };
 
-interface StatusFile {
-  readonly servers: readonly { name: string; state: string; lastError?: string }[];
-}
-
 describe(`svc gateway run: an MCP server's command a $\{VAR} of the environment gave`, {
   timeout: 60_000,
 }, () => {
@@ -55,21 +51,7 @@ describe(`svc gateway run: an MCP server's command a $\{VAR} of the environment 
     };
     home.write("config.yaml", stringify(cliConfig({}, { mcp_servers: servers })));
     const gateway = await startCliGateway(home, children, env);
-    const statusFile = join(home.dir, "mcp-cache", "status.json");
-    const status = (): StatusFile | undefined => {
-      try {
-        return JSON.parse(readFileSync(statusFile, "utf8")) as StatusFile;
-      } catch {
-        return undefined;
-      }
-    };
-    await waitFor(
-      () =>
-        status()?.servers.length === Object.keys(servers).length &&
-        status()?.servers.every((s) => s.lastError !== undefined) === true,
-      "every connect's failure",
-    );
-    const errors = Object.fromEntries((status() as StatusFile).servers.map((s) => [s.name, s.lastError]));
+    const errors = await connectFailures(home, Object.keys(servers).length);
     const shown = (text: string) => `"${text}" (the value it gives is not shown)`;
     expect(errors).toEqual({
       cm: `mcp_servers.cm: command not found: ${shown(`$\{MCPCMD}`)} — check command (and PATH)`,
@@ -88,7 +70,13 @@ describe(`svc gateway run: an MCP server's command a $\{VAR} of the environment 
     expect(list.stdout).toContain(`command not found: ${shown(`$\{MCPCMD}`)} — check command (and PATH)`);
     const call = await svc(home, ["mcp", "call", "cm", "anything"], { env });
     expect(call.stderr).toContain(`command not found: ${shown(`$\{MCPCMD}`)}`);
-    const seen = [gateway.output(), readFileSync(statusFile, "utf8"), list.stdout, list.stderr, call.stderr];
+    const seen = [
+      gateway.output(),
+      readFileSync(join(home.dir, "mcp-cache", "status.json"), "utf8"),
+      list.stdout,
+      list.stderr,
+      call.stderr,
+    ];
     expect(seen.join("\n")).not.toContain("SECRETV");
     expect(gateway.output()).not.toContain(`${home.dir}/bin/`);
   });

@@ -6,7 +6,7 @@ import { stringify } from "yaml";
 import { startCliGateway } from "../../helpers/cliGateway.js";
 import { closedPort } from "../../helpers/closedPort.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { cliConfig, svc, waitFor } from "./svc.js";
+import { cliConfig, connectFailures, svc } from "./svc.js";
 
 /**
  * A remote server's `url` whose host a `${VAR}` of the environment gave: the connect's failure quoted the host
@@ -22,10 +22,6 @@ afterEach(() => {
   home.cleanup();
 });
 
-interface StatusFile {
-  readonly servers: readonly { name: string; state: string; lastError?: string }[];
-}
-
 describe(`svc gateway run: an MCP server's url whose host a $\{VAR} of the environment gave`, {
   timeout: 60_000,
 }, () => {
@@ -39,20 +35,7 @@ describe(`svc gateway run: an MCP server's url whose host a $\{VAR} of the envir
     };
     home.write("config.yaml", stringify(cliConfig({}, { mcp_servers: servers })));
     const gateway = await startCliGateway(home, children, env);
-    const statusFile = join(home.dir, "mcp-cache", "status.json");
-    const status = (): StatusFile | undefined => {
-      try {
-        return JSON.parse(readFileSync(statusFile, "utf8")) as StatusFile;
-      } catch {
-        return undefined;
-      }
-    };
-    await waitFor(
-      () =>
-        status()?.servers.length === 2 && status()?.servers.every((s) => s.lastError !== undefined) === true,
-      "both connects' failures",
-    );
-    const errors = Object.fromEntries((status() as StatusFile).servers.map((s) => [s.name, s.lastError]));
+    const errors = await connectFailures(home, 2);
     const dnsHost = `<the host of "http://$\{MCPHOST}/mcp" (the value it gives is not shown)>`;
     const refusedHost = `<the host of "http://$\{MCPADDR}:${port}/mcp" (the value it gives is not shown)>`;
     expect(errors).toEqual({
@@ -69,7 +52,7 @@ describe(`svc gateway run: an MCP server's url whose host a $\{VAR} of the envir
     const check = await svc(home, ["config", "check"], { env });
     const seen = [
       gateway.output(),
-      readFileSync(statusFile, "utf8"),
+      readFileSync(join(home.dir, "mcp-cache", "status.json"), "utf8"),
       ...[list, state, test, call, check].flatMap((r) => [r.stdout, r.stderr]),
     ].join("\n");
     expect(seen).not.toMatch(/secretv/i);

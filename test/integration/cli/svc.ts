@@ -271,3 +271,27 @@ export async function stoppingWithRun(home: TempHome): Promise<{ gateway: Foregr
   await waitFor(() => refused(gateway.port), "the stopping gateway's listener to close");
   return { gateway, deliveryId: accepted.body.delivery_id as string };
 }
+
+/**
+ * Waits until the gateway's MCP status file (`mcp-cache/status.json`) names `count` servers, each with its
+ * connect's failure, and gives each server's `lastError` by name.
+ */
+export async function connectFailures(
+  home: TempHome,
+  count: number,
+): Promise<Record<string, string | undefined>> {
+  const statusFile = join(home.dir, "mcp-cache", "status.json");
+  type Servers = readonly { name: string; lastError?: string }[];
+  const servers = (): Servers | undefined => {
+    try {
+      return (JSON.parse(readFileSync(statusFile, "utf8")) as { servers: Servers }).servers;
+    } catch {
+      return undefined;
+    }
+  };
+  await waitFor(
+    () => servers()?.length === count && servers()?.every((s) => s.lastError !== undefined) === true,
+    `the failures of ${count} MCP servers' connects in ${statusFile}`,
+  );
+  return Object.fromEntries((servers() as Servers).map((s) => [s.name, s.lastError]));
+}
