@@ -370,7 +370,7 @@ export const SHARED_COALESCED_NOTE = `${COALESCED_NOTE}, in the history of the i
  * own, which may be another body than the one that ran.
  */
 export const KILLED_BEFORE_ANSWER_NOTE =
-  "its delivery ID was received before, by a gateway killed after recording the event and before answering it: its run ran (the row of this ID with no request), and the payload it ran with was never kept (this duplicate's may be another body), so it cannot be redelivered";
+  "its delivery ID was received before, by a gateway killed after recording the event and before its history recorded the request (before its 202 left, or just after): its run ran (the row of this ID with no request), and the payload it ran with was never kept (this duplicate's may be another body), so it cannot be redelivered";
 
 /**
  * A duplicate's NOTE when its ID's run is in this history without a request that may have left it

@@ -148,7 +148,7 @@ export async function redeliver(asked: string, options: { route?: string; port?:
   if (matches.length === 0 && ranAlone !== undefined)
     throw new SvcError(
       "usage",
-      `${ranAlone} its request was never answered: the gateway was killed after recording the event and before answering it, so the payload it ran with was never kept — it cannot be redelivered`,
+      `${ranAlone} its request is not in this history: the gateway was killed after recording the event and before its history recorded the request (before its 202 left, or just after), so the payload it ran with was never kept — it cannot be redelivered`,
     );
   if (matches.length === 0)
     throw new SvcError(
@@ -175,7 +175,7 @@ export async function redeliver(asked: string, options: { route?: string; port?:
         : ranAlone !== undefined
           ? gone()
             ? `${ranAlone} the request that ran has been rotated out of the history since (${HISTORY_KEEPS}), with the payload it ran with; the history holds the ID only as a duplicate, which never ran and keeps a payload of its own that may be another body — it cannot be redelivered`
-            : `${ranAlone} its request was never answered: the gateway was killed after recording the event and before answering it, so the payload it ran with was never kept, and the sender's retry was answered as a duplicate, which never ran and keeps a payload of its own that may be another body — it cannot be redelivered`
+            : `${ranAlone} its request is not in this history: the gateway was killed after recording the event and before its history recorded the request (before its 202 left, or just after), so the payload it ran with was never kept, and the sender's retry was answered as a duplicate, which never ran and keeps a payload of its own that may be another body — it cannot be redelivered`
           : `delivery ${JSON.stringify(id)} is in the recent history only as a duplicate, which never ran (and may have come with another body); the request it repeated is no longer kept (${HISTORY_KEEPS}), so it cannot be redelivered`,
     );
   const encoding: unknown = record?.payload_encoding;

@@ -61,7 +61,7 @@ const anyAge = (line: string): HistoryRecord | undefined => recordOf(line, Numbe
 
 /**
  * Whether the request of a run the history holds without its request may have been dropped from it
- * rather than never recorded (the gateway killed after recording the event and before answering it). Two
+ * rather than never recorded (the gateway killed after recording the event and before its history recorded the request (before its 202 left, or just after)). Two
  * causes, each enough: the request was received before the retention (its record, written once it was
  * answered, may be past it: readers skip it); or it was received no later than the first record of a
  * history whose older generation was rotated out (`keptFrom`), so its record may lie in the generation

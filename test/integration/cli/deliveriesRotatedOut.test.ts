@@ -154,18 +154,18 @@ describe("a request rotated out of the delivery history (state.backend: local)",
     ]);
     const res = await svc(home, ["webhook", "deliveries", "--id", "K1"]);
     expect(res.stdout).toContain(
-      "by a gateway killed after recording the event and before answering it: its run ran (the row of this ID with no request), and the payload it ran with was never kept (this duplicate's may be another body), so it cannot be redelivered",
+      "by a gateway killed after recording the event and before its history recorded the request (before its 202 left, or just after): its run ran (the row of this ID with no request), and the payload it ran with was never kept (this duplicate's may be another body), so it cannot be redelivered",
     );
     expect(res.stdout).not.toContain("rotated out");
     const dup = await svc(home, ["webhook", "redeliver", "K1", "--port", "9"]);
     expect(dup.code).toBe(2);
     expect(dup.stderr).toContain(
-      "but its request was never answered: the gateway was killed after recording the event and before answering it, so the payload it ran with was never kept, and the sender's retry was answered as a duplicate, which never ran and keeps a payload of its own that may be another body — it cannot be redelivered",
+      "but its request is not in this history: the gateway was killed after recording the event and before its history recorded the request (before its 202 left, or just after), so the payload it ran with was never kept, and the sender's retry was answered as a duplicate, which never ran and keeps a payload of its own that may be another body — it cannot be redelivered",
     );
     const alone = await svc(home, ["webhook", "redeliver", "K2", "--port", "9"]);
     expect(alone.code).toBe(2);
     expect(alone.stderr).toContain(
-      `delivery "K2" ran here (route ${ROUTE}: svc webhook deliveries --id K2 shows its run), but its request was never answered: the gateway was killed after recording the event and before answering it, so the payload it ran with was never kept — it cannot be redelivered`,
+      `delivery "K2" ran here (route ${ROUTE}: svc webhook deliveries --id K2 shows its run), but its request is not in this history: the gateway was killed after recording the event and before its history recorded the request (before its 202 left, or just after), so the payload it ran with was never kept — it cannot be redelivered`,
     );
   });
 });
@@ -175,7 +175,7 @@ describe("a run's request told rotated out or never answered by when it was rece
 }, () => {
   const ROTATED =
     "its delivery ID was received before: that request ran (the row of this ID with no request) and has been rotated out of the history since";
-  const KILLED = "by a gateway killed after recording the event and before answering it";
+  const KILLED = "by a gateway killed after recording the event and before its history recorded the request (before its 202 left, or just after)";
 
   it("a run that ended a few ms after the first kept record, of a request received before it, was rotated out", async () => {
     // At volume: D1's request ends the dropped generation, and its run ends after the kept one began.
@@ -209,7 +209,7 @@ describe("a run's request told rotated out or never answered by when it was rece
     expect(res.stdout).not.toContain("rotated out");
     const alone = await svc(home, ["webhook", "redeliver", "K2", "--port", "9"]);
     expect(alone.code).toBe(2);
-    expect(alone.stderr).toContain("but its request was never answered");
+    expect(alone.stderr).toContain("but its request is not in this history: the gateway was killed");
   });
 
   it("a run an older svc recorded, with no receive time, is told apart by its own time as before", async () => {

@@ -52,7 +52,7 @@ describe("an event whose gateway was killed before answering it (state.backend: 
     expect(rows).toHaveLength(2);
     const duplicateRow = rows.find((line) => line.includes("200 duplicate")) ?? "";
     expect(duplicateRow).toContain(
-      "by a gateway killed after recording the event and before answering it: its run ran (the row of this ID with no request), and the payload it ran with was never kept (this duplicate's may be another body), so it cannot be redelivered",
+      "by a gateway killed after recording the event and before its history recorded the request (before its 202 left, or just after): its run ran (the row of this ID with no request), and the payload it ran with was never kept (this duplicate's may be another body), so it cannot be redelivered",
     );
     expect(res.stdout).not.toContain("svc webhook redeliver");
   });
@@ -62,7 +62,7 @@ describe("an event whose gateway was killed before answering it (state.backend: 
     const res = await svc(home, ["webhook", "redeliver", "k-1", "--port", "9"]);
     expect(res.code).toBe(2);
     expect(res.stderr).toContain(
-      `delivery "k-1" ran here (route ${ROUTE}: svc webhook deliveries --id k-1 shows its run), but its request was never answered: the gateway was killed after recording the event and before answering it, so the payload it ran with was never kept, and the sender's retry was answered as a duplicate, which never ran and keeps a payload of its own that may be another body — it cannot be redelivered`,
+      `delivery "k-1" ran here (route ${ROUTE}: svc webhook deliveries --id k-1 shows its run), but its request is not in this history: the gateway was killed after recording the event and before its history recorded the request (before its 202 left, or just after), so the payload it ran with was never kept, and the sender's retry was answered as a duplicate, which never ran and keeps a payload of its own that may be another body — it cannot be redelivered`,
     );
     expect(res.stderr).not.toContain("records are kept 7 days");
   });
