@@ -482,16 +482,18 @@ const touchedSeconds = (ms: number) => `${(Math.max(0, ms) / 1000).toFixed(1)} s
 /**
  * `start` and `run` beside a gateway.pid of another PID namespace: refused (exit 2) while a gateway
  * answers /health at the address its gateway.json records, or touches gateway.pid (every HEARTBEAT_MS, for
- * its whole life: a live gateway there that this command cannot reach). Left untouched for
- * FOREIGN_UNTOUCHED_MS, the files are a killed gateway's (its container stopped, or restarted: a new PID
- * namespace): they are removed, said with `say`, and the start goes on (undefined). One touched less long
- * ago is waited for until it is that long untouched (a container restarted within seconds of the kill),
- * said once.
+ * its whole life: a live gateway there that this command cannot reach). Once this command has watched it
+ * stay untouched for FOREIGN_UNTOUCHED_MS of its monotonic clock, the files are a killed gateway's (its
+ * container stopped, or restarted: a new PID namespace): they are removed, said with `say`, and the start
+ * goes on (undefined). The wait is said once; gateway.pid is watched that whole time however long ago its
+ * time says it was touched, as that time is of a clock that may have been stepped (NTP at boot, a VM
+ * resumed) or be another's.
  */
 export async function elsewhereStart(
   paths: SvcPaths,
   err: GatewayElsewhereError,
   say: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
+  wait: (ms: number) => Promise<unknown> = sleep,
 ): Promise<SvcError | undefined> {
   /** When gateway.pid was last touched, as the wait found it first. */
   let waitedFrom: number | undefined;
@@ -504,10 +506,10 @@ export async function elsewhereStart(
       );
     const touched = pidFileTouched(paths);
     if (touched === undefined) return undefined; // removed meanwhile: the claim looks again
-    if (Math.abs(touched.ms) > FOREIGN_UNTOUCHED_MS) {
+    if (touched.untouchedMs >= FOREIGN_UNTOUCHED_MS) {
       removeLeftElsewhere(paths, err);
       say(
-        `[gateway] ${paths.pidFile} named pid ${err.pid} of another PID namespace (${err.namespace}; this command runs in ${err.here}), untouched for ${touchedSeconds(touched.ms)} (a running gateway touches it every ${HEARTBEAT_MS / 1000} s) and not answering /health: left by a gateway killed there (its container stopped or restarted) — removed it and ${gatewayStateFile(paths)}, starting`,
+        `[gateway] ${paths.pidFile} named pid ${err.pid} of another PID namespace (${err.namespace}; this command runs in ${err.here}), untouched for ${touchedSeconds(touched.untouchedMs)} while this command watched it (a running gateway touches it every ${HEARTBEAT_MS / 1000} s) and not answering /health: left by a gateway killed there (its container stopped or restarted) — removed it and ${gatewayStateFile(paths)}, starting`,
       );
       return undefined;
     }
@@ -515,14 +517,14 @@ export async function elsewhereStart(
     if (waitedFrom !== undefined && touched.mtimeMs !== waitedFrom)
       return new SvcError(
         "usage",
-        `a gateway already runs on this SVC_HOME: ${paths.pidFile} names pid ${err.pid} of another PID namespace (${err.namespace}; this command runs in ${err.here}), and that gateway touched it ${touchedSeconds(touched.ms)} ago (a running gateway touches it every ${HEARTBEAT_MS / 1000} s; one left untouched for ${FOREIGN_UNTOUCHED_MS / 1000} s is taken for a killed gateway's) — stop it where it was started (docker exec <container> svc gateway stop, or on the host) before starting one here, or use another SVC_HOME\nHealth: ${elsewhereSilence(paths, found)}`,
+        `a gateway already runs on this SVC_HOME: ${paths.pidFile} names pid ${err.pid} of another PID namespace (${err.namespace}; this command runs in ${err.here}), and that gateway touched it while this command watched it, ${touchedSeconds(touched.ms)} ago by this command's clock (a running gateway touches it every ${HEARTBEAT_MS / 1000} s; one left untouched for ${FOREIGN_UNTOUCHED_MS / 1000} s is taken for a killed gateway's) — stop it where it was started (docker exec <container> svc gateway stop, or on the host) before starting one here, or use another SVC_HOME\nHealth: ${elsewhereSilence(paths, found)}`,
       );
     if (waitedFrom === undefined)
       say(
-        `[gateway] ${paths.pidFile} names pid ${err.pid} of another PID namespace (${err.namespace}; this command runs in ${err.here}), which does not answer /health but touched the file ${touchedSeconds(touched.ms)} ago: waiting up to ${Math.ceil((FOREIGN_UNTOUCHED_MS - touched.ms) / 1000)} s for it to stay untouched for ${FOREIGN_UNTOUCHED_MS / 1000} s, as a killed gateway's does (a container restarted after a SIGKILL or an OOM kill) — a running gateway touches it every ${HEARTBEAT_MS / 1000} s, and this start is then refused`,
+        `[gateway] ${paths.pidFile} names pid ${err.pid} of another PID namespace (${err.namespace}; this command runs in ${err.here}), which does not answer /health: waiting up to ${Math.ceil((FOREIGN_UNTOUCHED_MS - touched.untouchedMs) / 1000)} s for it to stay untouched for ${FOREIGN_UNTOUCHED_MS / 1000} s while this command watches it, as a killed gateway's does (a container restarted after a SIGKILL or an OOM kill) — a running gateway touches it every ${HEARTBEAT_MS / 1000} s, and this start is then refused`,
       );
     waitedFrom = touched.mtimeMs;
-    await sleep(Math.min(1000, FOREIGN_UNTOUCHED_MS - touched.ms + 50));
+    await wait(Math.min(1000, FOREIGN_UNTOUCHED_MS - touched.untouchedMs + 50));
   }
 }
 

@@ -5,7 +5,7 @@ import { type SvcPaths, svcHome } from "../config/paths.js";
 import { SvcError } from "../errors.js";
 import { pidNamespace } from "./pidNamespace.js";
 import { processAlive } from "./processAlive.js";
-import { readLock, removeStaleLock, touchedAgo } from "./stores/fileLock.js";
+import { forgetSighting, readLock, removeStaleLock, touchedAgo, untouchedFor } from "./stores/fileLock.js";
 
 /** What `svc gateway start` learned about the gateway it started (`$SVC_HOME/gateway.json`). */
 export interface GatewayState {
@@ -131,14 +131,20 @@ export class GatewayElsewhereError extends SvcError {
 }
 
 /**
- * How long ago `gateway.pid` was last touched (ms; negative when dated ahead of the clock), and when: the gateway that
- * wrote it touches it every HEARTBEAT_MS while it runs, so a gateway of another PID namespace, whose pid
- * cannot be checked here, is judged by it. Undefined when the file is gone.
+ * How long ago `gateway.pid` was last touched by this process's clock (ms; negative when dated ahead of it:
+ * said, not judged by), and how long this process has seen it untouched (`untouchedFor`: ms of its
+ * monotonic clock, 0 at its first sight and whenever its text or time changed). The gateway that wrote it
+ * touches it every HEARTBEAT_MS while it runs, so a gateway of another PID namespace, whose pid cannot be
+ * checked here, is judged by it. Undefined when the file is gone.
  */
 export function pidFileTouched(
   paths: SvcPaths,
-): { readonly ms: number; readonly mtimeMs: number } | undefined {
-  return touchedAgo(paths.pidFile);
+): { readonly ms: number; readonly mtimeMs: number; readonly untouchedMs: number } | undefined {
+  // Its text read first: one written anew in between is judged by its own, fresh, time.
+  const text = readLock(paths.pidFile);
+  const touched = touchedAgo(paths.pidFile);
+  if (text === undefined || touched === undefined) return undefined;
+  return { ...touched, untouchedMs: untouchedFor(paths.pidFile, text, touched.mtimeMs) };
 }
 
 /**
@@ -149,6 +155,7 @@ export function removeLeftElsewhere(paths: SvcPaths, err: GatewayElsewhereError)
   const stateFile = gatewayStateFile(paths);
   const recorded = readGatewayState(stateFile);
   if (recorded?.pid !== err.pid || recorded.pid_namespace !== err.namespace) return;
+  forgetSighting(paths.pidFile);
   const text = readLock(paths.pidFile);
   try {
     if (text !== undefined && Number(text.trim()) === err.pid) removeStaleLock(paths.pidFile, text);

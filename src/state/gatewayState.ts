@@ -15,7 +15,12 @@ import {
 } from "../errors.js";
 import type { Logger } from "../io/log.js";
 import { openFilesFix } from "../io/openFiles.js";
-import { awaitForeignLock, LOCK_FILE, StateDirBusyError } from "../io/state/journal/dirLock.js";
+import {
+  awaitForeignLock,
+  LOCK_FILE,
+  StateDirBusyError,
+  StateDirTakenOver,
+} from "../io/state/journal/dirLock.js";
 import { RecordsNotWritten } from "../io/state/journal/groupCommit.js";
 import {
   JournalNotRecreated,
@@ -25,6 +30,7 @@ import {
   RotationLeftSegment,
 } from "../io/state/journal/rotation.js";
 import { readJournal } from "../io/state/journal/segments.js";
+import { FOREIGN_UNTOUCHED_MS } from "../io/stores/fileLock.js";
 import type { PendingRun, PendingRunsReport } from "../io/stores/pendingRuns.js";
 import type { AcceptedEvent, EventModes, ResolvedRoute } from "../streams/context.js";
 import type { SeenCache } from "../streams/seenCache.js";
@@ -77,6 +83,11 @@ export function journalErrorLine(dir: string, err: unknown): { cause: string; me
       cause: describeError(err.cause),
       message: `[state] the journal in ${dir} could not be made again after the state directory was removed or moved while the gateway ran: the requests waiting for it answer 503 (their senders retry), as do later ones until it can be (tried again each second as requests come) — check that ${dir} can be created and written by this user, the disk has room and no other gateway took it`,
     };
+  if (err instanceof StateDirTakenOver)
+    return {
+      cause: err.message,
+      message: `[state] ${join(dir, LOCK_FILE)} no longer names this gateway: another gateway (${lockHolderWords(err.by)}) took the state directory over while this one ran, judging it killed — this gateway was paused or hung (docker pause, SIGSTOP, a VM suspended) for more than ${FOREIGN_UNTOUCHED_MS / 1000} s where the other could not check its pid, or the file was replaced by hand; that gateway replayed this journal and runs what it holds, so requests here answer 503 from now on (their senders retry) — stop this gateway with kill ${process.pid} (svc gateway stop may find the other one's gateway.pid and stop that one) and leave the other running`,
+    };
   if (err instanceof RestateFailed)
     return {
       cause: describeError(err.cause),
@@ -124,6 +135,12 @@ export function journalProblem(settings: StateSettings, home: string): string | 
     return journalNotOpened(dir, err);
   }
   return undefined;
+}
+
+/** `pid 12 of pid:[4026532000]`: the gateway a state directory lock's text names. */
+function lockHolderWords(text: string): string {
+  const [pid, , , namespace] = text.trim().split(" ");
+  return namespace === undefined || namespace === "-" ? `pid ${pid}` : `pid ${pid} of ${namespace}`;
 }
 
 /**

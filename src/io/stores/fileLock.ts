@@ -303,13 +303,24 @@ export function touchedAgo(path: string): { readonly ms: number; readonly mtimeM
  * Touches the held lock every HEARTBEAT_MS (a timer that keeps no process alive) until the returned stop
  * is called: a waiter of another PID namespace takes it over only once it is left untouched. Also the
  * gateway's own files that say it runs (the state directory's LOCK, gateway.pid), for its whole life.
+ * `replaced`: called once, at the first beat that finds the file holding another text (another process
+ * took it over, judging this one killed: it was paused or hung past FOREIGN_UNTOUCHED_MS).
  */
-export function heartbeat(lockPath: string, text: string): () => void {
+export function heartbeat(lockPath: string, text: string, replaced?: (by: string) => void): () => void {
+  let told = false;
   const timer = setInterval(() => {
+    const now = readLock(lockPath);
+    if (now !== text) {
+      // Taken over meanwhile: not ours to touch. Gone (removed with its directory) is its owner's to retake.
+      if (now !== undefined && !told && replaced !== undefined) {
+        told = true;
+        replaced(now);
+      }
+      return;
+    }
     try {
-      if (readLock(lockPath) !== text) return; // taken over meanwhile: not ours to touch
-      const now = new Date();
-      utimesSync(lockPath, now, now);
+      const at = new Date();
+      utimesSync(lockPath, at, at);
     } catch {
       // Gone, or a file system that refuses it: the next beat tries again.
     }

@@ -137,12 +137,12 @@ describe.runIf(UNSHARE && pidNamespace() !== undefined)(
       const out = restarted.output();
       expect(out).toMatch(
         new RegExp(
-          `\\[gateway\\] ${pidFile} named pid \\d+ of another PID namespace \\(pid:\\[\\d+\\]; this command runs in pid:\\[\\d+\\]\\), untouched for 1\\d\\.\\d s \\(a running gateway touches it every 5 s\\) and not answering /health: left by a gateway killed there \\(its container stopped or restarted\\) — removed it and ${join(dir, "gateway.json")}, starting`,
+          `\\[gateway\\] ${pidFile} named pid \\d+ of another PID namespace \\(pid:\\[\\d+\\]; this command runs in pid:\\[\\d+\\]\\), untouched for 1\\d\\.\\d s while this command watched it \\(a running gateway touches it every 5 s\\) and not answering /health: left by a gateway killed there \\(its container stopped or restarted\\) — removed it and ${join(dir, "gateway.json")}, starting`,
         ),
       );
       expect(out).toMatch(
         new RegExp(
-          `\\[state\\] ${lock} names a gateway of another PID namespace \\(pid \\d+ there, pid:\\[\\d+\\]; this process runs in pid:\\[\\d+\\]\\), which touched it \\d+\\.\\d s ago: waiting up to \\d+ s for it to stay untouched for 15 s`,
+          `\\[state\\] ${lock} names a gateway of another PID namespace \\(pid \\d+ there, pid:\\[\\d+\\]; this process runs in pid:\\[\\d+\\]\\): waiting up to \\d+ s for it to stay untouched for 15 s`,
         ),
       );
       expect(out.match(/\[state\] .* waiting up to/g)).toHaveLength(1);
@@ -191,7 +191,7 @@ describe.runIf(UNSHARE && pidNamespace() !== undefined)(
       expect(await beside.exited).toBe(2);
       expect(beside.output()).toMatch(
         new RegExp(
-          `\\[gateway\\] ${pidFile} names pid \\d+ of another PID namespace .*, which does not answer /health but touched the file \\d+\\.\\d s ago: waiting up to \\d+ s for it to stay untouched for 15 s[^\\n]*\\nsvc: a gateway already runs on this SVC_HOME: ${pidFile} names pid \\d+ of another PID namespace \\(pid:\\[\\d+\\]; this command runs in pid:\\[\\d+\\]\\), and that gateway touched it \\d+\\.\\d s ago \\(a running gateway touches it every 5 s; one left untouched for 15 s is taken for a killed gateway's\\) — stop it where it was started`,
+          `\\[gateway\\] ${pidFile} names pid \\d+ of another PID namespace .*, which does not answer /health: waiting up to \\d+ s for it to stay untouched for 15 s[^\\n]*\\nsvc: a gateway already runs on this SVC_HOME: ${pidFile} names pid \\d+ of another PID namespace \\(pid:\\[\\d+\\]; this command runs in pid:\\[\\d+\\]\\), and that gateway touched it while this command watched it, \\d+\\.\\d s ago by this command's clock \\(a running gateway touches it every 5 s; one left untouched for 15 s is taken for a killed gateway's\\) — stop it where it was started`,
         ),
       );
       expect(readFileSync(pidFile, "utf8")).toBe(written);

@@ -10,9 +10,15 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { awaitForeignLock, LOCK_FILE, StateDirBusyError } from "../../../src/io/state/journal/dirLock.js";
+import {
+  awaitForeignLock,
+  LOCK_FILE,
+  StateDirBusyError,
+  StateDirTakenOver,
+} from "../../../src/io/state/journal/dirLock.js";
 import { Journal } from "../../../src/io/state/journal/journal.js";
 import { FOREIGN_UNTOUCHED_MS, HEARTBEAT_MS } from "../../../src/io/stores/fileLock.js";
+import { journalErrorLine } from "../../../src/state/gatewayState.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
 /**
@@ -74,7 +80,7 @@ describe("a state directory lock of another PID namespace", () => {
       expect(refused).toBeInstanceOf(StateDirBusyError);
       expect((refused as Error).message).toMatch(
         new RegExp(
-          `^the state directory ${dir} is in use by a gateway of another PID namespace \\(pid ${pid} there, pid:\\[4026530000\\]; this process runs in pid:\\[\\d+\\]: a container and its host, or two containers, share this SVC_HOME\\) — it touched ${join(dir, LOCK_FILE)} 2\\.\\d s ago, and a running gateway touches it every 5 s \\(one left untouched for 15 s is taken over as a killed gateway's\\): stop it where it runs, or use another SVC_HOME$`,
+          `^the state directory ${dir} is in use by a gateway of another PID namespace \\(pid ${pid} there, pid:\\[4026530000\\]; this process runs in pid:\\[\\d+\\]: a container and its host, or two containers, share this SVC_HOME\\) — it touched ${join(dir, LOCK_FILE)} 2\\.\\d s ago by this process's clock, and this process has not seen it left untouched for 15 s \\(a running gateway touches it every 5 s; one this process watched stay untouched that long is taken over as a killed gateway's\\): stop it where it runs, or use another SVC_HOME$`,
         ),
       );
       expect(readFileSync(join(dir, LOCK_FILE), "utf8")).toBe(lock);
@@ -82,20 +88,24 @@ describe("a state directory lock of another PID namespace", () => {
   );
 
   it.runIf(process.platform === "linux")(
-    "left untouched for FOREIGN_UNTOUCHED_MS (its gateway killed, its container restarted in a new namespace), or dated that far ahead of the clock, is taken over",
+    "dated long ago or far ahead of the clock, is refused at its first sight and taken over once this process has seen it untouched for FOREIGN_UNTOUCHED_MS of its monotonic clock",
     async () => {
       home = tempHome();
       const dir = join(home.dir, "state");
       mkdirSync(dir);
       const pid = spawnSync("true").pid as number;
-      foreignLock(dir, pid, FOREIGN_UNTOUCHED_MS + 1000);
-      const journal = openJournal(dir);
-      expect(readFileSync(join(dir, LOCK_FILE), "utf8")).toMatch(new RegExp(`^${process.pid} `));
-      await journal.close();
-      foreignLock(dir, pid, -(FOREIGN_UNTOUCHED_MS + 1000));
-      const again = openJournal(dir);
-      expect(readFileSync(join(dir, LOCK_FILE), "utf8")).toMatch(new RegExp(`^${process.pid} `));
-      await again.close();
+      vi.useFakeTimers({ toFake: ["performance"] });
+      for (const ms of [FOREIGN_UNTOUCHED_MS + 1000, -(FOREIGN_UNTOUCHED_MS + 1000)]) {
+        const text = foreignLock(dir, pid, ms);
+        expect(refusal(dir)).toBeInstanceOf(StateDirBusyError);
+        vi.advanceTimersByTime(FOREIGN_UNTOUCHED_MS - 1);
+        expect(refusal(dir)).toBeInstanceOf(StateDirBusyError);
+        expect(readFileSync(join(dir, LOCK_FILE), "utf8")).toBe(text);
+        vi.advanceTimersByTime(1);
+        const journal = openJournal(dir);
+        expect(readFileSync(join(dir, LOCK_FILE), "utf8")).toMatch(new RegExp(`^${process.pid} `));
+        await journal.close();
+      }
     },
   );
 
@@ -110,42 +120,79 @@ describe("a state directory lock of another PID namespace", () => {
       foreignLock(dir, pid, 3000);
       const said: string[] = [];
       const sleeps: number[] = [];
-      // A simulated clock: each sleep moves the time the lock's age is read on.
-      vi.useFakeTimers({ toFake: ["Date"] });
+      // A simulated clock: each sleep moves the monotonic clock the wait is timed on, and the system clock.
+      vi.useFakeTimers({ toFake: ["performance", "Date"] });
       await awaitForeignLock(dir, {
         info: (line) => said.push(line),
         sleep: async (ms) => {
           sleeps.push(ms);
-          vi.setSystemTime(Date.now() + ms);
+          vi.advanceTimersByTime(ms);
         },
       });
       expect(said).toEqual([
         expect.stringMatching(
           new RegExp(
-            `^\\[state\\] ${lock} names a gateway of another PID namespace \\(pid ${pid} there, pid:\\[4026530000\\]; this process runs in pid:\\[\\d+\\]\\), which touched it 3\\.\\d s ago: waiting up to 12 s for it to stay untouched for 15 s, as a killed gateway's does \\(a container restarted after a SIGKILL or an OOM kill\\), to take it over — a running gateway touches it every 5 s, and this start is then refused$`,
+            `^\\[state\\] ${lock} names a gateway of another PID namespace \\(pid ${pid} there, pid:\\[4026530000\\]; this process runs in pid:\\[\\d+\\]\\): waiting up to 15 s for it to stay untouched for 15 s while this start watches it, as a killed gateway's does \\(a container restarted after a SIGKILL or an OOM kill\\), to take it over — a running gateway touches it every 5 s, and this start is then refused$`,
           ),
         ),
       ]);
-      expect(sleeps.length).toBeGreaterThanOrEqual(12);
+      expect(sleeps.reduce((sum, ms) => sum + ms, 0)).toBeGreaterThanOrEqual(FOREIGN_UNTOUCHED_MS);
       expect(sleeps.every((ms) => ms <= 1000)).toBe(true);
       const journal = openJournal(dir);
       expect(readFileSync(lock, "utf8")).toMatch(new RegExp(`^${process.pid} `));
       await journal.close();
-      vi.useRealTimers();
 
       // A live gateway there touches it while this start waits: the wait ends at its next look, refused.
       const text = foreignLock(dir, pid, 3000);
       let looks = 0;
       await awaitForeignLock(dir, {
         info: () => {},
-        sleep: async () => {
+        sleep: async (ms) => {
           looks += 1;
+          vi.advanceTimersByTime(ms);
           if (looks === 4) untouchedFor(lock, 0);
         },
       });
       expect(looks).toBe(4);
       expect(refusal(dir)).toBeInstanceOf(StateDirBusyError);
       expect(readFileSync(lock, "utf8")).toBe(text);
+    },
+  );
+
+  it.runIf(process.platform === "linux")(
+    "a live gateway's lock is not taken over when this process's clock was stepped by more than FOREIGN_UNTOUCHED_MS either way (NTP at boot, a VM resumed): it is watched, and its heartbeat refuses the start",
+    async () => {
+      home = tempHome();
+      const dir = join(home.dir, "state");
+      mkdirSync(dir);
+      const lock = join(dir, LOCK_FILE);
+      const pid = spawnSync("true").pid as number;
+      vi.useFakeTimers({ toFake: ["performance", "Date"] });
+      for (const step of [FOREIGN_UNTOUCHED_MS + 5000, -(FOREIGN_UNTOUCHED_MS + 5000)]) {
+        // Touched by its gateway just now, by its clock; this process's clock then reads `step` off.
+        const text = foreignLock(dir, pid, 0);
+        vi.setSystemTime(Date.now() + step);
+        const said: string[] = [];
+        let looks = 0;
+        await awaitForeignLock(dir, {
+          info: (line) => said.push(line),
+          sleep: async (ms) => {
+            looks += 1;
+            vi.advanceTimersByTime(ms);
+            // Its heartbeat, HEARTBEAT_MS later by its own clock.
+            if (looks === 5) {
+              const beat = new Date(statSync(lock).mtimeMs + HEARTBEAT_MS);
+              utimesSync(lock, beat, beat);
+            }
+          },
+        });
+        expect(said).toEqual([expect.stringContaining("waiting up to 15 s")]);
+        expect(looks).toBe(5);
+        const refused = refusal(dir);
+        expect(refused).toBeInstanceOf(StateDirBusyError);
+        expect(readFileSync(lock, "utf8")).toBe(text);
+        vi.setSystemTime(Date.now() - step);
+      }
     },
   );
 
@@ -165,6 +212,39 @@ describe("a state directory lock of another PID namespace", () => {
       await journal.close();
       expect(existsSync(lock)).toBe(false);
       expect(vi.getTimerCount()).toBe(0);
+    },
+  );
+
+  it.runIf(process.platform === "linux")(
+    "found by its gateway's heartbeat naming another gateway (taken over while this one was paused): said once as an error, and the journal accepts nothing more",
+    async () => {
+      home = tempHome();
+      const dir = join(home.dir, "state");
+      mkdirSync(dir);
+      vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+      const errors: unknown[] = [];
+      const journal = new Journal(
+        { dir, onError: (err) => errors.push(err) },
+        () => {},
+        () => [],
+      );
+      const lock = join(dir, LOCK_FILE);
+      vi.advanceTimersByTime(HEARTBEAT_MS);
+      expect(errors).toEqual([]);
+      expect(journal.accepting()).toBe(true);
+      // A gateway of another namespace took it over, judging this one killed.
+      const theirs = "77 12345 their-token pid:[4026530000]\n";
+      writeFileSync(lock, theirs);
+      vi.advanceTimersByTime(3 * HEARTBEAT_MS);
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toBeInstanceOf(StateDirTakenOver);
+      expect(journal.accepting()).toBe(false);
+      expect(journalErrorLine(dir, errors[0]).message).toBe(
+        `[state] ${lock} no longer names this gateway: another gateway (pid 77 of pid:[4026530000]) took the state directory over while this one ran, judging it killed — this gateway was paused or hung (docker pause, SIGSTOP, a VM suspended) for more than 15 s where the other could not check its pid, or the file was replaced by hand; that gateway replayed this journal and runs what it holds, so requests here answer 503 from now on (their senders retry) — stop this gateway with kill ${process.pid} (svc gateway stop may find the other one's gateway.pid and stop that one) and leave the other running`,
+      );
+      await journal.close();
+      // Not this gateway's to remove.
+      expect(readFileSync(lock, "utf8")).toBe(theirs);
     },
   );
 

@@ -7,6 +7,7 @@ import { processAlive, processStat, processStartTime as startTimeOf } from "../.
 import {
   createLockFile,
   FOREIGN_UNTOUCHED_MS,
+  forgetSighting,
   HEARTBEAT_MS,
   heartbeat,
   lockInTheWay,
@@ -14,6 +15,7 @@ import {
   releaseLock,
   removeStaleLock,
   touchedAgo,
+  untouchedFor,
 } from "../../stores/fileLock.js";
 
 /**
@@ -30,12 +32,15 @@ export class StateDirBusyError extends Error {
   constructor(
     readonly dir: string,
     readonly pid: number,
-    /** The holder's PID namespace, when it is not this process's, and how long ago it last touched its lock (ms). */
+    /**
+     * The holder's PID namespace, when it is not this process's, and how long ago it last touched its lock
+     * (ms, by this process's clock: said, not judged by).
+     */
     foreign?: { readonly namespace: string; readonly touchedMs: number },
   ) {
     super(
       foreign !== undefined
-        ? `the state directory ${dir} is in use by a gateway of another PID namespace (pid ${pid} there, ${foreign.namespace}; this process runs in ${pidNamespace()}: a container and its host, or two containers, share this SVC_HOME) — it touched ${join(dir, LOCK_FILE)} ${seconds(foreign.touchedMs)} ago, and a running gateway touches it every ${HEARTBEAT_MS / 1000} s (one left untouched for ${FOREIGN_UNTOUCHED_MS / 1000} s is taken over as a killed gateway's): stop it where it runs, or use another SVC_HOME`
+        ? `the state directory ${dir} is in use by a gateway of another PID namespace (pid ${pid} there, ${foreign.namespace}; this process runs in ${pidNamespace()}: a container and its host, or two containers, share this SVC_HOME) — it touched ${join(dir, LOCK_FILE)} ${seconds(foreign.touchedMs)} ago by this process's clock, and this process has not seen it left untouched for ${FOREIGN_UNTOUCHED_MS / 1000} s (a running gateway touches it every ${HEARTBEAT_MS / 1000} s; one this process watched stay untouched that long is taken over as a killed gateway's): stop it where it runs, or use another SVC_HOME`
         : pid === process.pid
           ? `the state directory ${dir} is already open in this process (another gateway started on the same SVC_HOME) — stop that one first`
           : `the state directory ${dir} is in use by another gateway (pid ${pid}) — stop it with ${stopCommand(dir, pid)}, or use another SVC_HOME`,
@@ -93,15 +98,17 @@ function holderRuns(path: string, content: string): Holder {
   const pid = Number(pidText);
   if (!Number.isInteger(pid) || pid <= 0) return { runs: false, pid: 0 };
   // A pid of another PID namespace is another process here, or none (a gateway on the host and one started
-  // in a container on the same SVC_HOME): its holder touches the lock every HEARTBEAT_MS, and one left
-  // untouched for FOREIGN_UNTOUCHED_MS, either way (dated ahead of the clock too), was killed (a container
-  // stopped or restarted: its namespace is gone with it) or hangs. Its time is read after its text: a lock
-  // written anew in between is judged by its own, fresh, time.
+  // in a container on the same SVC_HOME): its holder touches the lock every HEARTBEAT_MS, and one this
+  // process has watched stay untouched for FOREIGN_UNTOUCHED_MS of its monotonic clock (`untouchedFor`,
+  // `awaitForeignLock` watches it first) was killed (a container stopped or restarted: its namespace is gone
+  // with it), hangs or is paused. Its time is never compared with the system clock: a clock stepped by more
+  // than that (NTP at boot, a VM resumed) would make a live gateway's lock look killed. Its time is read
+  // after its text: a lock written anew in between is judged by its own.
   if (otherPidNamespace(namespace)) {
     const touched = touchedAgo(path);
     if (touched === undefined) return { runs: false, pid }; // released meanwhile
     return {
-      runs: Math.abs(touched.ms) <= FOREIGN_UNTOUCHED_MS,
+      runs: untouchedFor(path, content, touched.mtimeMs) < FOREIGN_UNTOUCHED_MS,
       pid,
       foreign: { namespace: namespace as string, touchedMs: touched.ms },
     };
@@ -115,6 +122,21 @@ function holderRuns(path: string, content: string): Holder {
   const now = stat?.startTime;
   // A start time that differs is another process under a reused pid (a container's pid 1 after a restart).
   return { runs: start === undefined || start === "-" || now === undefined || now === start, pid };
+}
+
+/**
+ * The state directory's lock found naming another gateway while this one holds the directory: that gateway
+ * took it over as a killed one's (this one was paused or hung past FOREIGN_UNTOUCHED_MS, or the file was
+ * replaced by hand), and both now have one journal open. `by`: the text the lock holds now.
+ */
+export class StateDirTakenOver extends Error {
+  constructor(
+    readonly dir: string,
+    readonly by: string,
+  ) {
+    super(`${join(dir, LOCK_FILE)} now names another gateway (${by.trim()})`);
+    this.name = "StateDirTakenOver";
+  }
 }
 
 export interface DirLock {
@@ -131,17 +153,19 @@ export interface DirLock {
  * appending to the same journal would run every pending run twice and rotate segments under each other.
  * A lock left by a gateway that died (SIGKILL, power loss) is taken over: its pid no longer runs, or runs
  * as another process (a different start time); one of another PID namespace, once left untouched for
- * FOREIGN_UNTOUCHED_MS (`awaitForeignLock` waits for that first). The lock is touched every HEARTBEAT_MS
- * until it is released (a timer that keeps no process alive).
+ * FOREIGN_UNTOUCHED_MS of this process's monotonic clock (`awaitForeignLock` watches it first). The lock
+ * is touched every HEARTBEAT_MS until it is released (a timer that keeps no process alive); a beat that
+ * finds it naming another gateway calls `takenOver`, once.
  */
-export function lockStateDir(dir: string): DirLock {
+export function lockStateDir(dir: string, takenOver?: (err: StateDirTakenOver) => void): DirLock {
   const path = join(dir, LOCK_FILE);
   const token = randomUUID();
   const mine = `${process.pid} ${startTimeOf(process.pid) ?? "-"} ${token} ${pidNamespace() ?? "-"}\n`;
   takeLock(dir, path, mine);
   heldHere.set(path, token);
-  // Touched only while it holds this text: a lock taken over, or retaken, is left to its own holder's beat.
-  const stopBeat = heartbeat(path, mine);
+  // Touched only while it holds this text: a lock taken over, or retaken, is left to its own holder's beat;
+  // one found naming another gateway is said once (`takenOver`).
+  const stopBeat = heartbeat(path, mine, (by) => takenOver?.(new StateDirTakenOver(dir, by)));
   return {
     release() {
       stopBeat();
@@ -174,6 +198,7 @@ function takeLock(dir: string, path: string, mine: string): void {
     const holder = holderRuns(path, seen);
     if (holder.runs) throw new StateDirBusyError(dir, holder.pid, holder.foreign);
     // Stale; a fresh lock another starting gateway wrote in between stays, and this start is refused.
+    if (holder.foreign !== undefined) forgetSighting(path);
     const { replacedBy } = removeStaleLock(path, seen);
     if (replacedBy !== undefined) throw new StateDirBusyError(dir, Number(replacedBy.split(" ")[0]));
   }
@@ -182,37 +207,42 @@ function takeLock(dir: string, path: string, mine: string): void {
   );
 }
 
-/** A lock of another PID namespace its holder touched less than FOREIGN_UNTOUCHED_MS ago. */
-interface RecentForeignLock {
+/** A lock of another PID namespace this process has not yet watched stay untouched for FOREIGN_UNTOUCHED_MS. */
+interface WatchedForeignLock {
   readonly text: string;
   readonly pid: number;
   readonly namespace: string;
-  readonly touchedMs: number;
+  /** How long this process has seen it untouched (ms of its monotonic clock, `untouchedFor`). */
+  readonly untouchedMs: number;
   readonly mtimeMs: number;
 }
 
-function recentForeignLock(path: string): RecentForeignLock | undefined {
+function watchedForeignLock(path: string): WatchedForeignLock | undefined {
   const text = readLock(path);
   if (text === undefined) return undefined;
   const [pidText, , , namespace] = text.trim().split(" ");
   const pid = Number(pidText);
   if (!Number.isInteger(pid) || pid <= 0 || !otherPidNamespace(namespace)) return undefined;
   const touched = touchedAgo(path);
-  if (touched === undefined || Math.abs(touched.ms) > FOREIGN_UNTOUCHED_MS) return undefined;
-  return { text, pid, namespace: namespace as string, touchedMs: touched.ms, mtimeMs: touched.mtimeMs };
+  if (touched === undefined) return undefined;
+  const untouchedMs = untouchedFor(path, text, touched.mtimeMs);
+  if (untouchedMs >= FOREIGN_UNTOUCHED_MS) return undefined;
+  return { text, pid, namespace: namespace as string, untouchedMs, mtimeMs: touched.mtimeMs };
 }
 
 /** How often a wait for a lock of another PID namespace looks whether it was touched (ms). */
 const LOOK_MS = 1000;
 
 /**
- * Before `lockStateDir`: a lock of another PID namespace touched less than FOREIGN_UNTOUCHED_MS ago is
- * waited for until it is that long untouched, saying so once (`info`). A container restarted after its
- * gateway was killed (SIGKILL, an OOM kill) starts within seconds, in a new namespace, and finds its
- * killed gateway's lock touched moments ago: left untouched, it is then taken over. One touched meanwhile
- * (a live gateway of another namespace sharing this SVC_HOME) ends the wait within LOOK_MS, and
- * `lockStateDir` refuses it. The wait is at most FOREIGN_UNTOUCHED_MS for each lock seen (twice that for
- * one dated ahead of the clock); `sleep` rejects when `signal` is aborted (a stop signal during the start).
+ * Before `lockStateDir`: a lock of another PID namespace is watched until this process has seen it stay
+ * untouched (its text and modification time unchanged) for FOREIGN_UNTOUCHED_MS of its monotonic clock,
+ * saying so once (`info`); a lock first seen here is watched that whole time, however long ago its time
+ * says it was touched, as that time is of a clock that may have been stepped (NTP at boot, a VM resumed)
+ * or be another's. A container restarted after its gateway was killed (SIGKILL, an OOM kill) starts within
+ * seconds, in a new namespace, and finds its killed gateway's lock: left untouched, it is then taken over.
+ * One touched meanwhile (a live gateway of another namespace sharing this SVC_HOME) ends the wait within
+ * LOOK_MS, and `lockStateDir` refuses it. The wait is at most FOREIGN_UNTOUCHED_MS for each lock seen;
+ * `sleep` rejects when `signal` is aborted (a stop signal during the start).
  */
 export async function awaitForeignLock(
   dir: string,
@@ -223,23 +253,23 @@ export async function awaitForeignLock(
   },
 ): Promise<void> {
   const path = join(dir, LOCK_FILE);
-  let waited: RecentForeignLock | undefined;
+  let waited: WatchedForeignLock | undefined;
   let slept = 0;
   for (;;) {
-    const seen = recentForeignLock(path);
-    if (seen === undefined) return; // none, or untouched long enough: lockStateDir judges it
+    const seen = watchedForeignLock(path);
+    if (seen === undefined) return; // none, or watched untouched long enough: lockStateDir judges it
     if (waited?.text === seen.text) {
-      // Touched since: its gateway runs. Waited out on a clock that moved less than the file's (a test's):
-      // lockStateDir judges it as it stands.
+      // Touched since: its gateway runs. Slept longer than the bound on a clock that did not move this
+      // process's monotonic one (a test's): lockStateDir judges it as it stands.
       if (seen.mtimeMs !== waited.mtimeMs || slept > 2 * FOREIGN_UNTOUCHED_MS) return;
     } else {
       slept = 0;
       options.info(
-        `[state] ${path} names a gateway of another PID namespace (pid ${seen.pid} there, ${seen.namespace}; this process runs in ${pidNamespace()}), which touched it ${seconds(seen.touchedMs)} ago: waiting up to ${Math.ceil((FOREIGN_UNTOUCHED_MS - seen.touchedMs) / 1000)} s for it to stay untouched for ${FOREIGN_UNTOUCHED_MS / 1000} s, as a killed gateway's does (a container restarted after a SIGKILL or an OOM kill), to take it over — a running gateway touches it every ${HEARTBEAT_MS / 1000} s, and this start is then refused`,
+        `[state] ${path} names a gateway of another PID namespace (pid ${seen.pid} there, ${seen.namespace}; this process runs in ${pidNamespace()}): waiting up to ${Math.ceil((FOREIGN_UNTOUCHED_MS - seen.untouchedMs) / 1000)} s for it to stay untouched for ${FOREIGN_UNTOUCHED_MS / 1000} s while this start watches it, as a killed gateway's does (a container restarted after a SIGKILL or an OOM kill), to take it over — a running gateway touches it every ${HEARTBEAT_MS / 1000} s, and this start is then refused`,
       );
     }
     waited = seen;
-    const step = Math.min(LOOK_MS, FOREIGN_UNTOUCHED_MS - seen.touchedMs + 50);
+    const step = Math.min(LOOK_MS, FOREIGN_UNTOUCHED_MS - seen.untouchedMs + 50);
     await options.sleep(step, options.signal);
     slept += step;
   }

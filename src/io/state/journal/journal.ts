@@ -55,7 +55,8 @@ export interface JournalOptions {
    * A failed write or sync (the waiting appends are rejected; once per outage: not again until a sync
    * succeeds, as every later append fails too on a full disk); a `RotationFailed` or `PreviousSegmentLeft`
    * (nothing is); a `RotationLeftSegment` (from then on every append is rejected); a `JournalNotRecreated`
-   * (the requests waiting are answered 503, and later ones until the next try, a second later, succeeds).
+   * (the requests waiting are answered 503, and later ones until the next try, a second later, succeeds);
+   * a `StateDirTakenOver` (another gateway took the state directory: requests answer 503 from then on).
    */
   readonly onError?: (err: unknown) => void;
 }
@@ -149,7 +150,12 @@ export class Journal {
     private readonly snapshot: () => Iterable<unknown>,
   ) {
     ensureJournalDir(options.dir);
-    this.lock = lockStateDir(options.dir);
+    // Another gateway took the directory over (this one was paused or hung past the bound a gateway of another
+    // PID namespace waits): it replayed this journal and writes it, so this one accepts nothing from now on.
+    this.lock = lockStateDir(options.dir, (err) => {
+      this.lost = true;
+      options.onError?.(err);
+    });
     this.fs = options.fs ?? nodeJournalFs;
     this.now = options.now ?? Date.now;
     this.checkedAt = this.now();

@@ -1,0 +1,110 @@
+import { existsSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { elsewhereStart } from "../../../src/cli/gatewayLifecycle.js";
+import { svcPaths } from "../../../src/config/paths.js";
+import { GatewayElsewhereError, gatewayStateFile } from "../../../src/io/gatewayState.js";
+import { pidNamespace } from "../../../src/io/pidNamespace.js";
+import { FOREIGN_UNTOUCHED_MS, HEARTBEAT_MS } from "../../../src/io/stores/fileLock.js";
+import { closedPort } from "../../helpers/closedPort.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+
+/**
+ * `svc gateway start|run` beside a gateway.pid of another PID namespace whose /health it cannot reach: the
+ * gateway there touches the file every HEARTBEAT_MS, and one left untouched for FOREIGN_UNTOUCHED_MS is a
+ * killed gateway's. Judged by the file's time against this command's clock, a clock stepped by more than
+ * that (NTP at boot, a VM resumed, faketime) made a live gateway's file look untouched at once: its files
+ * were removed and a second gateway started on the same SVC_HOME. It is now judged by how long this command
+ * has watched it stay untouched, on its monotonic clock.
+ */
+
+const ELSEWHERE = "pid:[4026530000]";
+let home: TempHome;
+afterEach(() => {
+  vi.useRealTimers();
+  home.cleanup();
+});
+
+/** A gateway.pid and gateway.json written in another namespace by pid 4242, touched `ms` ago by this clock. */
+async function leftElsewhere(ms: number) {
+  home = tempHome();
+  const paths = svcPaths(home.dir);
+  writeFileSync(paths.pidFile, "4242\n");
+  const at = new Date(Date.now() - ms);
+  utimesSync(paths.pidFile, at, at);
+  writeFileSync(
+    gatewayStateFile(paths),
+    JSON.stringify({
+      pid: 4242,
+      host: "127.0.0.1",
+      port: await closedPort(),
+      started_at: new Date().toISOString(),
+      pid_namespace: ELSEWHERE,
+    }),
+  );
+  const err = new GatewayElsewhereError(paths, 4242, ELSEWHERE, pidNamespace() ?? "-");
+  return { paths, err };
+}
+
+describe.runIf(process.platform === "linux")("a gateway.pid of another PID namespace", () => {
+  it.each([
+    ["ahead", FOREIGN_UNTOUCHED_MS + 5000],
+    ["back", -(FOREIGN_UNTOUCHED_MS + 5000)],
+  ])(
+    "touched by a live gateway is not removed when this command's clock was stepped %s by more than FOREIGN_UNTOUCHED_MS: it is watched, and its heartbeat refuses the start",
+    async (_, step) => {
+      const { paths, err } = await leftElsewhere(0);
+      vi.useFakeTimers({ toFake: ["performance", "Date"] });
+      vi.setSystemTime(Date.now() + step);
+      const said: string[] = [];
+      let looks = 0;
+      const refused = await elsewhereStart(
+        paths,
+        err,
+        (line) => said.push(line),
+        async (ms) => {
+          looks += 1;
+          vi.advanceTimersByTime(ms);
+          // Its heartbeat, HEARTBEAT_MS later by its own clock.
+          if (looks === 5) {
+            const beat = new Date(statSync(paths.pidFile).mtimeMs + HEARTBEAT_MS);
+            utimesSync(paths.pidFile, beat, beat);
+          }
+        },
+      );
+      expect(said).toEqual([
+        expect.stringMatching(
+          /^\[gateway\] .* names pid 4242 of another PID namespace .*, which does not answer \/health: waiting up to 15 s for it to stay untouched for 15 s while this command watches it/,
+        ),
+      ]);
+      expect(refused?.message).toMatch(
+        /^a gateway already runs on this SVC_HOME: .* names pid 4242 of another PID namespace .*, and that gateway touched it while this command watched it/,
+      );
+      expect(readFileSync(paths.pidFile, "utf8")).toBe("4242\n");
+      expect(existsSync(gatewayStateFile(paths))).toBe(true);
+    },
+  );
+
+  it("left untouched, however long ago its time says, is removed once this command has watched it untouched for FOREIGN_UNTOUCHED_MS", async () => {
+    const { paths, err } = await leftElsewhere(3_600_000);
+    vi.useFakeTimers({ toFake: ["performance", "Date"] });
+    const said: string[] = [];
+    let slept = 0;
+    const refused = await elsewhereStart(
+      paths,
+      err,
+      (line) => said.push(line),
+      async (ms) => {
+        slept += ms;
+        vi.advanceTimersByTime(ms);
+      },
+    );
+    expect(refused).toBeUndefined();
+    expect(slept).toBeGreaterThanOrEqual(FOREIGN_UNTOUCHED_MS);
+    expect(said).toHaveLength(2);
+    expect(said[1]).toMatch(
+      /^\[gateway\] .* named pid 4242 of another PID namespace .*, untouched for 15\.\d s while this command watched it \(a running gateway touches it every 5 s\) and not answering \/health: left by a gateway killed there/,
+    );
+    expect(existsSync(paths.pidFile)).toBe(false);
+    expect(existsSync(gatewayStateFile(paths))).toBe(false);
+  });
+});
