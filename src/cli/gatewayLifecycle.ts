@@ -1,5 +1,14 @@
 import { spawn } from "node:child_process";
-import { closeSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  openSync,
+  readSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -181,10 +190,16 @@ async function startAndWait(
   child.unref();
   // Waits are timed on the clock that is never set: a step of the system clock (NTP) neither ends one
   // at once nor stretches it by the step.
-  const deadline = performance.now() + timeoutSeconds * 1000;
+  let deadline = performance.now() + timeoutSeconds * 1000;
   // offset counts bytes: slice the bytes, then decode (a string index would drift on multibyte text).
-  const output = () => readFileSync(outFile).subarray(offset).toString("utf8");
-  while (performance.now() < deadline) {
+  const output = () => readFrom(outFile, offset).toString("utf8");
+  /** The gateway's waits for a lock of another PID namespace seen so far, each of which extends the deadline. */
+  let lockWaits: readonly LockWait[] = [];
+  for (;;) {
+    lockWaits = foreignLockWaits(output(), lockWaits, (wait) => {
+      deadline += wait.seconds * 1000;
+    });
+    if (performance.now() >= deadline) break;
     if (interrupt.signal.aborted)
       return stopInterrupted(child.pid as number, () => exited !== undefined, interrupt);
     if (exited !== undefined) {
@@ -225,6 +240,12 @@ async function startAndWait(
   const stopped = await stopStarted(child.pid as number, () => exited !== undefined);
   const within = `the gateway (pid ${child.pid}) did not answer /health within ${options.timeout ?? START_WAIT_SECONDS}s`;
   const fate = stopped ? "stopped" : "sent SIGTERM (it has not exited yet; svc gateway stop waits for it)";
+  const lockWait = lockWaits.at(-1);
+  if (lockWait !== undefined)
+    throw new SvcError(
+      "startup_refused",
+      `${within} and the ${lockWaits.reduce((sum, wait) => sum + wait.seconds, 0)} s more it was given while it waited for ${lockWait.file}, which names a gateway of another PID namespace, to stay untouched (a killed gateway's is taken over once it has), so it was ${fate} — see ${outFile}; a gateway there that still runs touches it, and the start is refused; if it only needs longer to start, give it more time: svc gateway start --timeout <seconds>`,
+    );
   // What it said last of a Redis still loading its data (state.backend: redis), which it was waiting for.
   const loading = lastLoadingLine(output());
   if (loading !== undefined)
@@ -236,6 +257,55 @@ async function startAndWait(
     "startup_refused",
     `${within}, so it was ${fate} — see ${outFile}; if it only needs longer to start (many MCP servers, a slow disk), give it more time: svc gateway start --timeout <seconds>`,
   );
+}
+
+/** The bytes of `file` from `offset` on (read at each look: not the whole of a gateway.out kept across many starts). */
+function readFrom(file: string, offset: number): Buffer {
+  const fd = openSync(file, "r");
+  try {
+    const bytes = Buffer.alloc(Math.max(0, fstatSync(fd).size - offset));
+    let read = 0;
+    while (read < bytes.length) {
+      const n = readSync(fd, bytes, read, bytes.length - read, offset + read);
+      if (n === 0) break;
+      read += n;
+    }
+    return bytes.subarray(0, read);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A wait the gateway said it makes for a lock of another PID namespace, up to `seconds`, before it starts. */
+interface LockWait {
+  /** The lock waited for (the state directory's LOCK, or gateway.pid). */
+  readonly file: string;
+  readonly seconds: number;
+}
+
+/** `[state] <LOCK> names a gateway of another PID namespace (…): waiting up to 15 s …` (dirLock.ts's wording). */
+const LOCK_WAIT_LINE =
+  /\[(?:state|gateway)\] (\S+) names (?:a gateway|pid \d+) of another PID namespace .*?: waiting up to (\d+) s /;
+
+/**
+ * The waits for a lock of another PID namespace said in the gateway's output (`output`, from the start on):
+ * those past the `seen` ones are passed to `more` (the start's deadline is extended by each), and all are
+ * returned. A wait can be up to FOREIGN_UNTOUCHED_MS, as long as the default deadline itself.
+ */
+function foreignLockWaits(
+  output: string,
+  seen: readonly LockWait[],
+  more: (wait: LockWait) => void,
+): readonly LockWait[] {
+  const waits: LockWait[] = [];
+  for (const line of output.split("\n")) {
+    const match = LOCK_WAIT_LINE.exec(line);
+    if (match === null) continue;
+    const wait = { file: match[1] as string, seconds: Number(match[2]) };
+    if (waits.length >= seen.length) more(wait);
+    waits.push(wait);
+  }
+  return waits;
 }
 
 /**
