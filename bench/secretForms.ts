@@ -5,7 +5,8 @@
  * an MCP stderr line) with that secret and with eight loaded 40-hex credentials, on the 23 KB payload as JSON
  * (`\n` escapes in its commit messages) and as plain text, with three of those credentials on a 6 KB payload as
  * Python writes it (two `\u` escapes, and one with every commit's second line in `\u`-escaped Russian), and
- * with 100 and 2,500 64-hex secrets (as many stored
+ * with sixteen 40-hex credentials and one 8,000-character base64 key on that payload, and with 100 and 2,500
+ * 64-hex secrets (as many stored
  * subscriptions) on a JSON log line with a `\u` escape and the 23 KB JSON. A tree whose first call throws or takes
  * a second or more is not timed further: its row says so. Each further tree (a checkout with `node_modules`,
  * e.g. a `git worktree` of an older commit) is timed alongside this one, in alternating batches so that a
@@ -127,6 +128,12 @@ const manyEscapes = webhook.replaceAll(
     (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
   ),
 );
+/** Sixteen loaded 40-hex credentials: the most one expression of all escaped echoes was made of. */
+const sixteen = Array.from({ length: 16 }, (_, i) => hex(`credential ${i}`, 40));
+/** A credential-named .env value of 8,000 base64 characters (a service account's key). */
+const longKey = Buffer.from(Array.from({ length: 188 }, (_, i) => hex(`key ${i}`, 64)).join(""), "hex")
+  .toString("base64")
+  .slice(0, 8000);
 /** An MCP server's JSON log line on stderr, as Python's json.dumps writes `café`. */
 const escapedLine = '{"level":"info","msg":"starting caf\\u00e9 server"}';
 
@@ -152,6 +159,10 @@ for (const [label, secrets, text] of [
   ["scrub, 3 short secrets, 23 KB plain", short, plain],
   ["scrub, 3 x 40-hex, 6 KB JSON, 2 \\u", loaded.slice(0, 3), fewEscapes],
   ["scrub, 3 x 40-hex, 6 KB JSON, many \\u", loaded.slice(0, 3), manyEscapes],
+  ["scrub, 16 x 40-hex, 6 KB JSON, 2 \\u", sixteen, fewEscapes],
+  ["scrub, 16 x 40-hex, 6 KB JSON, many \\u", sixteen, manyEscapes],
+  ["scrub, 8,000-char key, 6 KB JSON, 2 \\u", [longKey], fewEscapes],
+  ["scrub, 8,000-char key, 6 KB JSON, many \\u", [longKey], manyEscapes],
   ["scrub, 100 x 64-hex secrets, a line with \\u", subscriptions.slice(0, 100), escapedLine],
   ["scrub, 2,500 x 64-hex secrets, a line with \\u", subscriptions, escapedLine],
   ["scrub, 2,500 x 64-hex secrets, 23 KB JSON", subscriptions, large],

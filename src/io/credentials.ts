@@ -202,20 +202,149 @@ function bareUnits(secret: string): string | undefined {
 
 /** The most secrets one regular expression of escaped echoes is made of; more are matched by several in turn. */
 const ECHOES_AT_ONCE = 16;
+/**
+ * The most units (characters) of secrets one regular expression of escaped echoes spells out: each costs about
+ * 15 characters of its source, and V8 could not compile one of some 6,400 units (one 8,000-character key).
+ * A longer secret is matched piece by piece (`piecewiseEchoes`).
+ */
+const ECHO_UNITS_AT_ONCE = 1024;
+/**
+ * The most units of all a scrubber's secrets for which a text is matched against one expression of all their
+ * escaped echoes: past it, reading the text's units first and matching only the secrets found costs about as
+ * much or less on a 6 KB text of many `\u` escapes (16 40-hex secrets: 34 against 34 µs; 8 64-hex ones: 14
+ * against 30), and one of thousands of units cost more than a millisecond a text (bench/secretForms.ts).
+ */
+const ALL_ECHOES_UNITS = 512;
+/** A secret longer than this is not matched piece by piece: a text found to hold its units is withheld. */
+const MAX_PIECEWISE_UNITS = 16_384;
 /** The most regular expressions a scrubber keeps (one for each set of secrets its texts were found to echo). */
 const MAX_ECHO_PATTERNS = 64;
+
+/** A text with the escaped echoes of some secrets replaced by `[redacted]`. */
+type Echoes = (text: string) => string;
 
 /**
  * The escaped echoes of `secrets` as one regular expression. Its source spells each secret out unit by unit, so
  * a failure to compile it (one too large) is not passed on: its message quotes the source. The error thrown
- * instead names how many secrets it was made of, nothing of them.
+ * instead names how many secrets it was made of, nothing of them. V8 compiles an expression at its first match,
+ * so that is tried here, on a text of one-byte and one of two-byte characters.
  */
-function echoesOf(secrets: readonly string[]): RegExp {
+function echoesOf(secrets: readonly string[]): Echoes {
   try {
-    return new RegExp(secrets.map(escapedEcho).join("|"), "g");
+    const pattern = new RegExp(secrets.map(escapedEcho).join("|"), "g");
+    "".replace(pattern, REDACTED);
+    "\u20ac".replace(pattern, REDACTED);
+    return (text) => text.replace(pattern, REDACTED);
   } catch {
     throw new Error(`the escaped echoes of ${secrets.length} secrets could not be compiled`);
   }
+}
+
+/**
+ * The escaped echoes of one secret longer than `ECHO_UNITS_AT_ONCE`, matched as a run of pieces: the first piece
+ * found anywhere, each next one right where the one before ended (a sticky expression). A piece ends between two
+ * units neither of which is `\`, so no run of backslashes is shared by two pieces. What this could miss is
+ * caught after (`withoutUnitsOf`): a text still holding the secret's units is not given.
+ */
+function piecewiseEchoes(secret: string): Echoes {
+  const pieces: string[] = [];
+  for (let at = 0; at < secret.length; ) {
+    let end = Math.min(at + ECHO_UNITS_AT_ONCE, secret.length);
+    while (end < secret.length && end > at + 1 && (secret[end - 1] === "\\" || secret[end] === "\\")) end--;
+    pieces.push(secret.slice(at, end));
+    at = end;
+  }
+  const [first, ...rest] = pieces.map((piece, i) => new RegExp(escapedEcho(piece), i === 0 ? "g" : "y"));
+  return (text) => {
+    const start = first as RegExp;
+    let out = "";
+    let from = 0;
+    start.lastIndex = 0;
+    for (let found = start.exec(text); found !== null; found = start.exec(text)) {
+      let end = found.index + found[0].length;
+      for (const piece of rest) {
+        piece.lastIndex = end;
+        end = piece.test(text) ? piece.lastIndex : -1;
+        if (end < 0) break;
+      }
+      if (end < 0) {
+        start.lastIndex = found.index + 1;
+        continue;
+      }
+      out += `${text.slice(from, found.index)}${REDACTED}`;
+      from = end;
+      start.lastIndex = end;
+    }
+    return out + text.slice(from);
+  };
+}
+
+/**
+ * The escaped echoes of the secrets found in a text, matched as `foundEchoes` makes them: of those with `\u` in
+ * them always, of the others those whose units (`bareUnits`) the text's units hold.
+ */
+function foundEchoes(kept: readonly string[]): Echoes {
+  const always: string[] = [];
+  const byUnits = new Map<string, string[]>();
+  for (const secret of kept) {
+    const units = bareUnits(secret);
+    if (units === undefined) always.push(secret);
+    else byUnits.set(units, [...(byUnits.get(units) ?? []), secret]);
+  }
+  const occurring = occurringOf([...byUnits.keys()]);
+  const patterns = new Map<string, Echoes>();
+  const echoes = (some: readonly string[]): Echoes => {
+    const key = some.join("\u0000");
+    let pattern = patterns.get(key);
+    if (pattern === undefined) {
+      if (patterns.size >= MAX_ECHO_PATTERNS) patterns.clear();
+      const [one] = some;
+      pattern =
+        some.length === 1 && (one as string).length > ECHO_UNITS_AT_ONCE
+          ? withoutUnitsOf(one as string, piecewiseEchoes(one as string))
+          : echoesOf(some);
+      patterns.set(key, pattern);
+    }
+    return pattern;
+  };
+  return (text) => {
+    const found = new Set(always);
+    for (const units of occurring(textUnits(text)))
+      for (const secret of byUnits.get(units) ?? []) found.add(secret);
+    if (found.size === 0) return text;
+    // Longest first, as one expression of them all would match them: at most ECHOES_AT_ONCE secrets and
+    // ECHO_UNITS_AT_ONCE units an expression, a longer secret alone.
+    let out = text;
+    let some: string[] = [];
+    let units = 0;
+    for (const secret of kept) {
+      if (!found.has(secret)) continue;
+      if (some.length > 0 && (some.length >= ECHOES_AT_ONCE || units + secret.length > ECHO_UNITS_AT_ONCE)) {
+        out = echoes(some)(out);
+        some = [];
+        units = 0;
+      }
+      some.push(secret);
+      units += secret.length;
+    }
+    return echoes(some)(out);
+  };
+}
+
+/**
+ * `echoes` of a secret matched piece by piece, checked: a text whose units still hold the secret's is not given
+ * (it throws, so the text is withheld). A secret past `MAX_PIECEWISE_UNITS` is not matched at all.
+ */
+function withoutUnitsOf(secret: string, echoes: Echoes): Echoes {
+  const units = bareUnits(secret);
+  if (secret.length > MAX_PIECEWISE_UNITS)
+    throw new Error(`an escaped echo of ${secret.length} characters is not looked for`);
+  return (text) => {
+    const out = echoes(text);
+    if (units !== undefined && textUnits(out).includes(units))
+      throw new Error("a text still holds the units of a secret");
+    return out;
+  };
 }
 
 /**
@@ -226,13 +355,15 @@ function echoesOf(secrets: readonly string[]): RegExp {
  * those searches, and a list given once (a request's own tokens) would pay its compiling each time.
  *
  * A text with an escape that may hide a secret (`escapeCheck`) is matched against the escaped echoes
- * (`escapedEcho`) of every secret, longest first, in one regular expression compiled once, when there are
- * at most `ECHOES_AT_ONCE` secrets. With more, it is read as the units its JSON strings hold (`textUnits`),
- * and that is searched in the same one pass for every secret (`occurringOf` of their `bareUnits`): only the
- * secrets found there are matched as escaped echoes, by a regular expression of those few, longest first, as
- * one of them all would match them. One of them all cost seconds to compile and milliseconds a text with a
- * thousand stored subscriptions' secrets, and could not be compiled with two thousand; with a few, it costs
- * less a text than reading the text's units first.
+ * (`escapedEcho`) of every secret, longest first, in one regular expression compiled once, when the secrets
+ * are few and short (at most `ECHOES_AT_ONCE` of them, `ALL_ECHOES_UNITS` units in all). Otherwise, or once
+ * that expression failed, it is read as the units its JSON strings hold (`textUnits`), and that is searched in
+ * the same one pass for every secret (`occurringOf` of their `bareUnits`): only the secrets found there are
+ * matched as escaped echoes (`foundEchoes`), by a regular expression of those few, longest first, as one of
+ * them all would match them, a long one piece by piece. One of them all cost seconds to compile and
+ * milliseconds a text with a thousand stored subscriptions' secrets, and could not be compiled with two
+ * thousand, nor with one secret of 8,000 characters; with a few short ones, it costs less a text than reading
+ * the text's units first.
  *
  * No secret to look for: the text as it is. The scrubber never throws: a text it failed to redact is given
  * as `WITHHELD`.
@@ -259,46 +390,34 @@ function scrubberOf(secrets: readonly (string | undefined)[]): Scrubber {
     return out;
   };
   const mayHoldEscapes = escapeCheck(kept);
-  if (kept.length <= ECHOES_AT_ONCE) {
-    // A few secrets: one expression of all their escaped echoes, compiled at the first text that may hold one.
-    let allEchoes: RegExp | undefined;
+  let found: Echoes | undefined;
+  const echoesFound = (text: string) => {
+    found ??= foundEchoes(kept);
+    return found(text);
+  };
+  let units = 0;
+  for (const secret of kept) units += secret.length;
+  if (kept.length <= ECHOES_AT_ONCE && units <= ALL_ECHOES_UNITS) {
+    // A few short secrets: one expression of all their escaped echoes, compiled at the first text that may
+    // hold one; if it cannot be, the secrets found in each text are matched, as with more.
+    let allEchoes: Echoes | undefined;
+    let failed = false;
     return scrubbing((text) => {
       const out = redactForms(text);
       if (!out.includes("\\") || (out === text && !mayHoldEscapes(text))) return out;
-      allEchoes ??= echoesOf(kept);
-      return out.replace(allEchoes, REDACTED);
+      if (!failed)
+        try {
+          allEchoes ??= echoesOf(kept);
+        } catch {
+          failed = true;
+        }
+      return allEchoes === undefined ? echoesFound(out) : allEchoes(out);
     });
   }
-  const always: string[] = [];
-  const byUnits = new Map<string, string[]>();
-  for (const secret of kept) {
-    const units = bareUnits(secret);
-    if (units === undefined) always.push(secret);
-    else byUnits.set(units, [...(byUnits.get(units) ?? []), secret]);
-  }
-  const occurring = occurringOf([...byUnits.keys()]);
-  const patterns = new Map<string, RegExp>();
-  const echoes = (some: readonly string[]): RegExp => {
-    const key = some.join("\u0000");
-    let pattern = patterns.get(key);
-    if (pattern === undefined) {
-      if (patterns.size >= MAX_ECHO_PATTERNS) patterns.clear();
-      pattern = echoesOf(some);
-      patterns.set(key, pattern);
-    }
-    return pattern;
-  };
   return scrubbing((text) => {
-    let out = redactForms(text);
+    const out = redactForms(text);
     if (!out.includes("\\") || (out === text && !mayHoldEscapes(text))) return out;
-    const found = new Set(always);
-    for (const units of occurring(textUnits(out)))
-      for (const secret of byUnits.get(units) ?? []) found.add(secret);
-    if (found.size === 0) return out;
-    const echoed = kept.filter((secret) => found.has(secret));
-    for (let at = 0; at < echoed.length; at += ECHOES_AT_ONCE)
-      out = out.replace(echoes(echoed.slice(at, at + ECHOES_AT_ONCE)), REDACTED);
-    return out;
+    return echoesFound(out);
   });
 }
 

@@ -131,6 +131,49 @@ describe("scrub: escaped echoes with thousands of secrets", () => {
     );
   });
 
+  it("a key of 8,000 characters: a text with \\u that does not hold it is given as it is, one that holds it escaped is redacted", () => {
+    // A service account's key in a credential-named .env value, base64 with `+` and `/` in it.
+    const key = Buffer.from(hex("service account", 12_000), "hex").toString("base64").slice(0, 8000);
+    const scrubbed = secretScrubber([key]);
+    const webhook = '{"number": 7, "pull_request": {"title": "Fix the parser \\u2713 caf\\u00e9"}}';
+    expect(scrubbed(webhook)).toBe(webhook);
+    expect(scrubbed(webhook)).toBe(webhook);
+    // As .NET writes it (`+` escaped), as PHP does (`/` as `\/`), a few letters escaped, some again.
+    const echoed = JSON.stringify(key)
+      .slice(1, -1)
+      .replaceAll("+", "\\u002B")
+      .replaceAll("/", "\\/")
+      .replaceAll("Q", "\\\\u0051");
+    expect(echoed).toContain("\\u002B");
+    expect(scrubbed(`{"a":"caf\\u00e9","key":"${echoed}"} ${echoed}`)).toBe(
+      '{"a":"caf\\u00e9","key":"[redacted]"} [redacted]',
+    );
+    // With a few short secrets beside it, the same.
+    const beside = secretScrubber([key, "smtp-pass-2024", hex("token", 40)]);
+    expect(beside(webhook)).toBe(webhook);
+    expect(beside(`x ${echoed} smtp\\u002dpass-2024`)).toBe("x [redacted] [redacted]");
+    // A text holding most of it but not all is not redacted: it is no echo of the key.
+    const most = `"${echoed.slice(0, 7000)}" \\u00e9`;
+    expect(scrubbed(most)).toBe(most);
+  });
+
+  it("a key longer than one expression may spell out is matched piece by piece, as one expression of it would be", () => {
+    // Keys of 1,000 to 3,000 characters with `"`, `\\`, `/` and non-ASCII in them, matched piece by piece.
+    for (const length of [1_030, 2_500]) {
+      const key = [...hex(`piecewise ${length}`, length)]
+        .map((c, i) =>
+          i % 97 === 0 ? '"' : i % 89 === 0 ? "\\" : i % 83 === 0 ? "/" : i % 79 === 0 ? "é" : c,
+        )
+        .join("");
+      const echoed = [...JSON.stringify(key).slice(1, -1)]
+        .map((c, i) => (i % 7 === 0 && c !== "\\" && c !== '"' ? escaped(c, i % 2 === 0) : c))
+        .join("");
+      const text = `\\u00e9 ${echoed} | ${JSON.stringify(key).slice(1, -1).replaceAll("\\", "\\\\")}`;
+      expect(secretScrubber([key])(text)).toBe(oneExpression(text, [key]));
+      expect(secretScrubber([key])(text)).toBe("\\u00e9 [redacted] | [redacted]");
+    }
+  });
+
   it("never throws: a secret whose escaped echo cannot be matched withholds the text, naming none of it", () => {
     // Its escaped echo is too large a regular expression to compile.
     const huge = hex("huge", 20_000);
