@@ -72,4 +72,61 @@ describe(`the host a $\{VAR} gave, named where the system's messages put it`, ()
       `email: ESOCKET — the SMTP server could not be reached: getaddrinfo ENOTFOUND ${shown} — the host name ${shown} is not known (DNS): check platforms.email.host`,
     );
   });
+
+  it("a TLS check's IP: names the host a variable gave as an address", () => {
+    const written = new WrittenAs(`https://${v("MCP_HOST")}:18902/mcp`);
+    const host = `<the host of "https://${v("MCP_HOST")}:18902/mcp" ${NOT_SHOWN}>`;
+    expect(
+      withUrlAsWritten(
+        "fetch failed: Hostname/IP does not match certificate's altnames: IP: 127.0.0.1 is not in the cert's list: ",
+        "https://127.0.0.1:18902/mcp",
+        written,
+      ),
+    ).toBe(
+      `fetch failed: Hostname/IP does not match certificate's altnames: IP: ${host} is not in the cert's list: `,
+    );
+  });
+
+  it("undici's attempted address, and each of its attempted addresses, name the host", () => {
+    const written = new WrittenAs(`https://${v("MCP_HOST")}:18903/mcp`);
+    const host = `<the host of "https://${v("MCP_HOST")}:18903/mcp" ${NOT_SHOWN}>`;
+    const url = "https://10.9.8.7:18903/mcp";
+    expect(
+      withUrlAsWritten(
+        "fetch failed: Connect Timeout Error (attempted address: 10.9.8.7:18903, timeout: 10000ms)",
+        url,
+        written,
+      ),
+    ).toBe(`fetch failed: Connect Timeout Error (attempted address: ${host}:18903, timeout: 10000ms)`);
+    expect(
+      withUrlAsWritten(
+        "fetch failed: Connect Timeout Error (attempted addresses: 10.9.8.6:18903, 10.9.8.7:18903, timeout: 10000ms)",
+        url,
+        written,
+      ),
+    ).toBe(
+      `fetch failed: Connect Timeout Error (attempted addresses: 10.9.8.6:18903, ${host}:18903, timeout: 10000ms)`,
+    );
+    expect(
+      withHostAsWritten(
+        "Connect Timeout Error (attempted addresses: smtp:587, 10.0.0.2:587, timeout: 10000ms)",
+        ["smtp"],
+        new WrittenAs(v("SMTP_HOST")),
+      ),
+    ).toBe(
+      `Connect Timeout Error (attempted addresses: "${v("SMTP_HOST")}" ${NOT_SHOWN}:587, 10.0.0.2:587, timeout: 10000ms)`,
+    );
+  });
+
+  it("a stalled connect's TLS handshake with and TCP connect to name the host", () => {
+    const written = new WrittenAs(`https://${v("MCP_HOST")}:18901/mcp`);
+    const host = `<the host of "https://${v("MCP_HOST")}:18901/mcp" ${NOT_SHOWN}>`;
+    const url = "https://127.0.0.1:18901/mcp";
+    expect(withUrlAsWritten("the TLS handshake with 127.0.0.1:18901 did not complete", url, written)).toBe(
+      `the TLS handshake with ${host}:18901 did not complete`,
+    );
+    expect(withUrlAsWritten("the TCP connect to 127.0.0.1:18901 did not complete", url, written)).toBe(
+      `the TCP connect to ${host}:18901 did not complete`,
+    );
+  });
 });
