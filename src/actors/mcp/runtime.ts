@@ -76,6 +76,8 @@ export interface Runtime {
   strayAnswer?: string | undefined;
   /** Where the latest connect's connections to a url server stopped, when none was made (`TlsFetch.stall`). */
   connectStall?: (() => ConnectStall | undefined) | undefined;
+  /** How the latest connect's messages name a url a `${VAR}` gave, and its host (`withUrlAsWritten`). */
+  connectShownAsWritten?: ((text: string) => string) | undefined;
   /** The latest connect sent its handshake (past an HTTP url's preflight): a timeout then says it is unanswered. */
   handshakeSent?: boolean;
   /** The latest connect got past the handshake and lists the tools: a timeout then says where it stopped. */
@@ -165,6 +167,7 @@ export async function connectRuntime(
   rt.strayAnswer = undefined;
   rt.handshakeSent = false;
   rt.connectStall = undefined;
+  rt.connectShownAsWritten = undefined;
   rt.listingTools = false;
   let current: McpSession | undefined;
   // A burst of list_changed notifications (a server registering tools one by one) costs at most one
@@ -276,8 +279,10 @@ export async function connectRuntime(
     onHandshake: () => {
       if (rt.stdoutSoFar === stdout) rt.handshakeSent = true;
     },
-    onConnections: (stall) => {
-      if (rt.stdoutSoFar === stdout) rt.connectStall = stall;
+    onConnections: (stall, shownAsWritten) => {
+      if (rt.stdoutSoFar !== stdout) return;
+      rt.connectStall = stall;
+      rt.connectShownAsWritten = shownAsWritten;
     },
     onSecrets: (secrets) => {
       rt.secrets = secrets;
@@ -504,14 +509,15 @@ export function withConnectSoFar(rt: Runtime, given: string): string {
       ? ""
       : ` — the server answered with an id svc never sent, so its answer matched no request: ${rt.strayAnswer} (each answer must carry the id of the request it answers)`;
   const said = withStderrSoFar(`${message}${stray}`, stderrSoFar(rt), rt.stdoutSoFar, rt.stdoutUnfinished);
-  // Nothing the server did to quote: it answered nothing svc could read. Say what to check.
-  return said === given
-    ? `${given} — ${noAnswer(rt.entry, given, {
-        handshakeSent: rt.handshakeSent === true,
-        streamOpened: rt.streamOpened === true,
-        stall: rt.connectStall?.(),
-      })}`
-    : said;
+  if (said !== given) return said;
+  // Nothing the server did to quote: it answered nothing svc could read. Say what to check, naming a url a
+  // `${VAR}` gave, and its host (a stalled connect's `host:port`), as config.yaml writes it.
+  const check = noAnswer(rt.entry, given, {
+    handshakeSent: rt.handshakeSent === true,
+    streamOpened: rt.streamOpened === true,
+    stall: rt.connectStall?.(),
+  });
+  return `${given} — ${rt.connectShownAsWritten?.(check) ?? check}`;
 }
 
 /** How much of an answer of an unknown id a connect timeout quotes. */

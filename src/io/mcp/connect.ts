@@ -85,9 +85,13 @@ export interface ConnectOptions {
   readonly killGivenUp?: boolean;
   /**
    * A url server: how to read where its connections stopped when none was made (`TlsFetch.stall`), for the
-   * message of a connect given up.
+   * message of a connect given up, and, for a url a `${VAR}` gave, how that message names it and its host
+   * (`withUrlAsWritten`).
    */
-  readonly onConnections?: (stall: () => ConnectStall | undefined) => void;
+  readonly onConnections?: (
+    stall: () => ConnectStall | undefined,
+    shownAsWritten?: (text: string) => string,
+  ) => void;
   /** Bounds a url server's TCP connect and TLS handshake below connect_timeout (`HubOptions`). */
   readonly handshakeTimeoutMs?: number;
   /** The entry's credentials, known before the server can send anything (a log message in the handshake). */
@@ -246,7 +250,10 @@ export async function connectServer(
     // A call, or the connect's own requests, may wait this long for an answer.
     answerWaitMs: Math.max(rendered.timeout * 1000, timeoutMs),
   });
-  options.onConnections?.(() => tls.stall());
+  options.onConnections?.(
+    () => tls.stall(),
+    givenUrl === undefined ? undefined : (text) => withUrlAsWritten(text, rendered.url as string, givenUrl),
+  );
   try {
     if (!rendered.skip_preflight) {
       await preflight(

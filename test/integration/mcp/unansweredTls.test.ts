@@ -2,6 +2,8 @@ import { type AddressInfo, createServer, type Socket } from "node:net";
 import { describe, expect, it, vi } from "vitest";
 import { SimulatedClock } from "xstate";
 import { stringify } from "yaml";
+import { loadConfig } from "../../../src/config/load.js";
+import type { McpServerEntry } from "../../../src/config/sections/mcp.js";
 import { tempHome } from "../../helpers/home.js";
 import { svc } from "../cli/svc.js";
 import { entry, ownHubs } from "./harness.js";
@@ -103,3 +105,35 @@ describe.each(transports)(
     }, 30_000);
   },
 );
+
+/**
+ * A url a `${VAR}` gave names its host as config.yaml writes it in every failure (docs/mcp.md): the stalled
+ * handshake's `host:port` too, which the connect given up adds after the system's words.
+ */
+describe(`a url a $\{VAR} gave, whose server never answers TLS`, () => {
+  it.concurrent("the connect given up names the host as the host of the file's text", async ({
+    onTestFinished,
+  }) => {
+    const hung = await hungTls(onTestFinished);
+    const clock = new SimulatedClock();
+    const hubs = ownHubs(onTestFinished);
+    hubs.home.write(
+      "config.yaml",
+      `mcp_servers:\n  h:\n    url: "https://$\{MCP_HOST}:${hung.port}/mcp"\n    connect_timeout: 60\n`,
+    );
+    hubs.home.write(".env", "MCP_HOST=127.0.0.1\n");
+    const { config } = loadConfig({ home: hubs.home.dir, env: {} });
+    const hub = hubs.hub({ h: config.mcp_servers.h as McpServerEntry }, { clock });
+    await vi.waitFor(() => expect(hung.open.size).toBeGreaterThan(0), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(() => expect(hub.connectSoFar("h", "")).toContain("TLS handshake"), {
+      timeout: 5_000,
+      interval: 20,
+    });
+    clock.increment(60_000);
+    const host = `<the host of "https://$\{MCP_HOST}:${hung.port}/mcp" (the value it gives is not shown)>`;
+    const { lastError } = hub.status()[0] as { lastError?: string };
+    expect(lastError).toContain(`— the TLS handshake with ${host}:${hung.port} did not complete (`);
+    expect(lastError).not.toContain("127.0.0.1");
+    await hub.stop();
+  }, 30_000);
+});
