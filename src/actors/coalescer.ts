@@ -1,4 +1,5 @@
 import { type AnyActorRef, createActor, fromCallback } from "xstate";
+import { DEFAULT_PROFILE } from "../config/paths.js";
 import { MAX_TIMER_MS } from "../config/timerSeconds.js";
 import type { Logger } from "../io/log.js";
 import {
@@ -109,6 +110,38 @@ const REAL_CLOCK: TimerClock = {
   setTimeout: (fn, ms) => setTimeout(fn, ms),
   clearTimeout: (id) => clearTimeout(id as NodeJS.Timeout),
 };
+
+/**
+ * The id of a coalescing group of `state.backend: local` (also its journal record's): `<route>\u0000<key>`
+ * for a route of the default profile, `<route>@<profile>\u0000<key>` for one bound to a named profile, so
+ * that a route's events accepted under two profiles (a subscription moved by `svc webhook subscribe
+ * --route-profile`, which no reload follows) are two groups, each run as the profile it was accepted for.
+ * A route name has no `@` and neither it nor a profile name a NUL, so the first NUL ends the owner and no
+ * id is another's. The default profile's id is the one it always had, so its groups journaled by an
+ * earlier version are found again (a named profile's are renamed as they are reopened: `currentGroupId`).
+ */
+export function localGroupId(routeName: string, profile: string, key: string): string {
+  return `${groupOwner(routeName, profile)}\u0000${key}`;
+}
+
+/** `<route>`, or `<route>@<profile>` for a named profile: the group id's part before its first NUL. */
+const groupOwner = (routeName: string, profile: string) =>
+  profile === DEFAULT_PROFILE ? routeName : `${routeName}@${profile}`;
+
+/**
+ * The id a group journaled as `id` is kept under now: a version before the profile was in the id wrote
+ * `<route>\u0000<key>` for a named profile's group too, which becomes `<route>@<profile>\u0000<key>`, so the
+ * profile's next event for that key joins it. Any other id (the default profile's, one written with its
+ * profile, a held group's alias starting with a NUL) is its own.
+ */
+export function currentGroupId(id: string, routeName: string, profile: string): string {
+  const prefix = `${routeName}\u0000`;
+  if (profile === DEFAULT_PROFILE || !id.startsWith(prefix)) return id;
+  return localGroupId(routeName, profile, id.slice(prefix.length));
+}
+
+/** The rendered key a group id names (after its first NUL). */
+const keyOfGroupId = (id: string) => id.slice(id.indexOf("\u0000") + 1);
 
 /** The first line of a coalesced run's prompt (only when more than one event merged). */
 export function coalesceNote(superseded: number): string {
@@ -263,7 +296,7 @@ function actorGroup(
   };
 }
 
-/** One coalescing group per (route, rendered key); a fired group is removed at once. */
+/** One coalescing group per (route, profile, rendered key); a fired group is removed at once. */
 export function createCoalescer(options: CoalescerOptions): Coalescer {
   const groups = new Map<string, Group>();
   /** The group each offered event joined (by the event object the pipeline holds), for `withdraw`. */
@@ -277,11 +310,14 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
   /** Whether the cap's warning was given since the groups last fell below it (once per time it is reached). */
   let warnedFull = false;
   let seq = 0;
-  /** A group as a `coalesceGroup` actor under `options.parent`, named `coalesce-<n>:<route>:<key>`. */
+  /**
+   * A group as a `coalesceGroup` actor under `options.parent`, named `coalesce-<n>:<route>:<key>`
+   * (`coalesce-<n>:<route>@<profile>:<key>` for a named profile).
+   */
   function newActorGroup(
     parent: AnyActorRef | (() => AnyActorRef),
     id: string,
-    routeName: string,
+    owner: string,
     key: string,
     first: AcceptedEvent,
     quietMs: number,
@@ -290,7 +326,7 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
   ): Group {
     actorGroups.add(id);
     return actorGroup(
-      `coalesce-${seq}:${routeName}:${key}`,
+      `coalesce-${seq}:${owner}:${key}`,
       first,
       quietMs,
       maxMs,
@@ -329,7 +365,7 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
         );
         return "not_grouped";
       }
-      const id = `${event.routeName}\u0000${key}`;
+      const id = localGroupId(event.routeName, event.profile, key);
       const existing = groups.get(id);
       if (existing !== undefined) {
         // The sender's retry of an event of this group answered 503: the same event, counted once.
@@ -360,7 +396,15 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
       seq += 1;
       let group: Group;
       if (options.parent !== undefined && actorGroups.size < actorLimit) {
-        group = newActorGroup(options.parent, id, event.routeName, key, renderedOnly(event), quietMs, maxMs);
+        group = newActorGroup(
+          options.parent,
+          id,
+          groupOwner(event.routeName, event.profile),
+          key,
+          renderedOnly(event),
+          quietMs,
+          maxMs,
+        );
       } else {
         group = new LightGroup(renderedOnly(event), quietMs, maxMs, clock, (output) => fired(id, output));
       }
@@ -438,8 +482,8 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
           ? newActorGroup(
               options.parent,
               saved.id,
-              latest.routeName,
-              saved.id.slice(latest.routeName.length + 1),
+              groupOwner(latest.routeName, latest.profile),
+              keyOfGroupId(saved.id),
               latest,
               quietMs,
               maxDelay,

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import type { CoalesceObserver, Coalescer } from "../actors/coalescer.js";
+import { type CoalesceObserver, type Coalescer, currentGroupId } from "../actors/coalescer.js";
 import { type KeptDeliveryOf, pendingRunOf, savedRunOf } from "../actors/pendingRuns.js";
 import type { QueuedRun, RunExecutor } from "../actors/runs.js";
 import type { Clock } from "../clock.js";
@@ -677,13 +677,19 @@ export class GatewayState {
     const policy = route.route.coalesce;
     const firstAt = Math.min(group.firstAt, at);
     const lastAt = Math.min(group.lastAt, at);
-    this.groupFirstAt.set(group.id, firstAt);
-    if (firstAt !== group.firstAt || lastAt !== group.lastAt)
+    // A named profile's group journaled by a version whose ids named no profile is recorded under its id
+    // now (the new record first: a kill between the two leaves both, which the next start reopens as one group).
+    const id = currentGroupId(group.id, group.latest.routeName, group.latest.profile);
+    this.groupFirstAt.set(id, firstAt);
+    if (id !== group.id) {
+      this.store.groupUpdated({ ...group, id, firstAt, lastAt });
+      this.store.groupFired(group.id);
+    } else if (firstAt !== group.firstAt || lastAt !== group.lastAt)
       this.store.groupUpdated({ ...group, firstAt, lastAt });
     const quietMs = policy === undefined ? 0 : policy.window_seconds * 1000;
     const maxMs = policy === undefined ? 0 : policy.max_wait_seconds * 1000;
     coalescer.restore({
-      id: group.id,
+      id,
       latest: asEvent(group.latest, route),
       merged: group.merged,
       quietLeftMs: Math.min(quietMs, lastAt + quietMs - at),
