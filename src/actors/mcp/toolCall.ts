@@ -289,9 +289,17 @@ export async function invokeTool(
       // are refused now, and the session can do nothing more with them. It is reconnected, so the next
       // call sends what `.env` gives then (a rotated token), and the status says why meanwhile.
       const refused = isUnauthorized(err) ? s.unauthorizedHint : undefined;
-      const described = describeTransportError(err, rt.secrets);
+      // A url a `${VAR}` gave is named as written before the entry's secrets are hidden (a host `.env` gave
+      // is one of them), and the hint is read from the system's words as they name the host.
+      const described = describeTransportError(err, rt.secrets, s.shownAsWritten);
       const unreachable = isUnreachable(err);
-      const said = `${described}${refused ?? ""}${unreachable ? (s.unreachableHint?.(described) ?? "") : ""}`;
+      const hint =
+        !unreachable || s.unreachableHint === undefined
+          ? ""
+          : s.shownAsWritten === undefined
+            ? s.unreachableHint(described)
+            : scrub(s.shownAsWritten(s.unreachableHint(describeTransportError(err, []))), rt.secrets);
+      const said = `${described}${refused ?? ""}${hint}`;
       const reason = s.shownAsWritten?.(said) ?? said;
       // The server went away: show it (status leaves "connected") and reconnect with the usual backoff.
       if (unreachable)

@@ -244,6 +244,10 @@ export async function connectServer(
   const givenUrl = gaveValue(entry, "url", scope);
   const asWritten = (err: unknown) =>
     givenUrl === undefined ? err : withUrlShownAsWritten(err, rendered.url as string, givenUrl);
+  const shownAsWritten =
+    givenUrl === undefined
+      ? undefined
+      : (text: string) => withUrlAsWritten(text, rendered.url as string, givenUrl);
   const tls = createTlsFetch(name, rendered, {
     written: entry,
     connectTimeoutMs: Math.min(timeoutMs, 10_000, options.handshakeTimeoutMs ?? Number.POSITIVE_INFINITY),
@@ -306,8 +310,9 @@ export async function connectServer(
   } catch (err) {
     await tls.close().catch(() => undefined);
     const authorization = sentAuthorization(entry, rendered, scope);
-    throw asWritten(
-      hide(
+    // Named as written before the entry's secrets are hidden: a host `.env` gave is one of them.
+    throw hide(
+      asWritten(
         scoped(
           name,
           err,
@@ -318,6 +323,8 @@ export async function connectServer(
           transportKind(rendered),
           authorization,
           rendered,
+          {},
+          shownAsWritten,
         ),
       ),
     );
@@ -544,6 +551,8 @@ function scoped(
   rendered?: McpServerEntry,
   /** A stdio entry's command and env.PATH a `${VAR}` gave, named as the file writes them. */
   given: GivenCommand = {},
+  /** A url a `${VAR}` gave named as the file writes it, before `secrets` are hidden (withUrlAsWritten). */
+  asWritten?: (text: string) => string,
 ): unknown {
   if (err instanceof SvcError) return err;
   const own = ownErrorInSseStream(name, err);
@@ -588,7 +597,7 @@ function scoped(
       { cause: err },
     );
   }
-  let text = describeTransportError(err, secrets);
+  let text = describeTransportError(err, secrets, asWritten);
   // The `auto` fallback wraps the probe's error (initialize refused, then server/discover failed).
   const status = httpStatusOf(err) ?? httpStatusOf((err as Error | undefined)?.cause);
   // A refusal after initialize (a forgotten session, or none given) says what to do itself: the url
@@ -600,7 +609,13 @@ function scoped(
     text +=
       tlsHint(name, text, rendered, err) ||
       blockedPortHint(name, text) ||
-      unreachableUrlHint(name, text, rendered.url) ||
+      // Read from the system's words as they name the host, then said as the url is written.
+      (asWritten === undefined
+        ? unreachableUrlHint(name, text, rendered.url)
+        : scrub(
+            asWritten(unreachableUrlHint(name, describeTransportError(err, []), rendered.url)),
+            secrets,
+          )) ||
       endpointOriginHint(name, text) ||
       (err instanceof SyntaxError || unexpectedContentType(err) !== undefined
         ? " — check that the url is the server's MCP endpoint"

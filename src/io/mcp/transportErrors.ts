@@ -215,7 +215,15 @@ export function unexpectedContentType(err: unknown): string | undefined {
  * redacted from the server's text before it is cut: a cut through one would leave its start, which a
  * redaction afterwards no longer recognizes.
  */
-export function describeTransportError(err: unknown, secrets: readonly string[]): string {
+export function describeTransportError(
+  err: unknown,
+  secrets: readonly string[],
+  /**
+   * Applied before `secrets` are hidden: a url a `${VAR}` gave names its host as written (a host from `.env`,
+   * one of the entry's secrets, would otherwise be hidden before it could be named so).
+   */
+  shown: (text: string) => string = (text) => text,
+): string {
   if (err instanceof ComposedError) return err.message;
   const malformed = describeMalformed(err);
   if (malformed !== undefined) return excerpt(scrub(malformed, secrets), MESSAGE_EXCERPT_CHARS);
@@ -228,7 +236,7 @@ export function describeTransportError(err: unknown, secrets: readonly string[])
   // client adds the prefix again: "MCP error -32002: MCP error -32002: Resource ... not found".
   // The SSE stream's EventSource flattens a fetch that failed (a refused connection, DNS) into
   // "SSE error: TypeError: fetch failed: ...", where Streamable HTTP says "fetch failed: ...": read alike.
-  const described = scrub(describeWithCauses(err), secrets)
+  const described = scrub(shown(describeWithCauses(err)), secrets)
     .replace(/(MCP error -?\d+: )\1+/g, "$1")
     .replace(/^SSE error: TypeError: (?=fetch failed\b)/, "")
     // The MCP SDK names its own option, which svc does not expose (connect.ts's redirectHint says what to do).

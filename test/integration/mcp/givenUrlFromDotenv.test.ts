@@ -1,0 +1,68 @@
+import { describe, expect, it } from "vitest";
+import { loadConfig } from "../../../src/config/load.js";
+import type { McpServerEntry } from "../../../src/config/sections/mcp.js";
+import { connectServer } from "../../../src/io/mcp/connect.js";
+import { startStreamableHttp } from "../../fixtures/mcp/httpServers.js";
+import { closedPort } from "../../helpers/closedPort.js";
+import { useHubs } from "./harness.js";
+
+const ctx = useHubs();
+
+/**
+ * docs/mcp.md: a `url` a `${VAR}` gave names its host as the host of the url config.yaml writes, whatever the
+ * variable's name and wherever it is set. A host (or host:port) from `.env` was hidden as a credential of the
+ * entry before it could be named so: `getaddrinfo ENOTFOUND [redacted]`, with no hint of what to check.
+ */
+async function failure(url: string, dotenv: string): Promise<string> {
+  ctx.home.write("config.yaml", `mcp_servers:\n  web:\n    url: "${url}"\n    skip_preflight: true\n`);
+  ctx.home.write(".env", dotenv);
+  const { config, scope } = loadConfig({ home: ctx.home.dir, env: {} });
+  return connectServer("web", config.mcp_servers.web as McpServerEntry, {
+    scope: () => scope,
+    interactive: false,
+  }).then(
+    async (session) => {
+      await session.close();
+      return "connected";
+    },
+    (err: Error) => err.message,
+  );
+}
+
+describe("a url whose host a variable of .env gave", () => {
+  it("a host DNS does not know is named as the host of the url as written, with what to check", async () => {
+    const host = `<the host of "http://$\{MCP_HOST}/mcp" (the value it gives is not shown)>`;
+    expect(await failure(`http://$\{MCP_HOST}/mcp`, "MCP_HOST=svc-test.invalid\n")).toBe(
+      `mcp_servers.web: fetch failed: getaddrinfo ENOTFOUND ${host} — the host name ${host} is not known (DNS): check the host in mcp_servers.web.url`,
+    );
+  });
+
+  it("a loopback port nothing listens on is named so, with what to check", async () => {
+    const port = await closedPort();
+    const host = `<the host of "http://$\{MCP_HOSTPORT}/mcp" (the value it gives is not shown)>`;
+    expect(await failure(`http://$\{MCP_HOSTPORT}/mcp`, `MCP_HOSTPORT=127.0.0.1:${port}\n`)).toBe(
+      `mcp_servers.web: fetch failed: connect ECONNREFUSED ${host}:${port} — nothing listens on port ${port} of ${host}: start the server, or check mcp_servers.web.url`,
+    );
+  });
+});
+
+describe("a call to a server whose host and port a variable of .env gave, after the server went away", () => {
+  it("names the url's host as the host of the url as written, with what to check", async () => {
+    const first = await startStreamableHttp();
+    const { host: hostPort, port } = new URL(first.url);
+    ctx.home.write("config.yaml", `mcp_servers:\n  web:\n    url: "http://$\{MCP_HOSTPORT}/mcp"\n`);
+    ctx.home.write(".env", `MCP_HOSTPORT=${hostPort}\n`);
+    const { config } = loadConfig({ home: ctx.home.dir, env: {} });
+    const h = ctx.hub(ctx.home, { web: config.mcp_servers.web as McpServerEntry });
+    expect((await h.settled("web")).state).toBe("connected");
+    await first.close();
+    const failure = await h.call("web", "echo", { text: "x" }).then(
+      () => new Error("the call succeeded"),
+      (err: Error) => err,
+    );
+    const host = `<the host of "http://$\{MCP_HOSTPORT}/mcp" (the value it gives is not shown)>`;
+    expect(failure.message).toBe(
+      `mcp_servers.web: "echo" failed: fetch failed: connect ECONNREFUSED ${host}:${port} — nothing listens on port ${port} of ${host}: start the server, or check mcp_servers.web.url`,
+    );
+  });
+});
