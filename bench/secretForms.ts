@@ -5,7 +5,8 @@
  * an MCP stderr line) with that secret and with eight loaded 40-hex credentials, on the 23 KB payload as JSON
  * (`\n` escapes in its commit messages) and as plain text, with three of those credentials on a 6 KB payload as
  * Python writes it (two `\u` escapes, and one with every commit's second line in `\u`-escaped Russian), and
- * with sixteen 40-hex credentials and one 8,000-character base64 key on that payload, and with 100 and 2,500
+ * with sixteen 40-hex credentials, one 8,000-character base64 key, one token of 600 and of 1,200 characters, and a
+ * 40-hex credential with two 300-character tokens on that payload, and with 100 and 2,500
  * 64-hex secrets (as many stored
  * subscriptions) on a JSON log line with a `\u` escape and the 23 KB JSON. A tree whose first call throws or takes
  * a second or more is not timed further: its row says so. Each further tree (a checkout with `node_modules`,
@@ -134,6 +135,15 @@ const sixteen = Array.from({ length: 16 }, (_, i) => hex(`credential ${i}`, 40))
 const longKey = Buffer.from(Array.from({ length: 188 }, (_, i) => hex(`key ${i}`, 64)).join(""), "hex")
   .toString("base64")
   .slice(0, 8000);
+/** An OAuth access token or a JWT of `length` characters (base64url, with dots). */
+const token = (seed: string, length: number) =>
+  Buffer.from(
+    Array.from({ length: Math.ceil(length / 42) }, (_, i) => hex(`${seed} ${i}`, 64)).join(""),
+    "hex",
+  )
+    .toString("base64url")
+    .slice(0, length)
+    .replace(/^(.{36})(.{200})/, "$1.$2.");
 /** An MCP server's JSON log line on stderr, as Python's json.dumps writes `café`. */
 const escapedLine = '{"level":"info","msg":"starting caf\\u00e9 server"}';
 
@@ -163,6 +173,13 @@ for (const [label, secrets, text] of [
   ["scrub, 16 x 40-hex, 6 KB JSON, many \\u", sixteen, manyEscapes],
   ["scrub, 8,000-char key, 6 KB JSON, 2 \\u", [longKey], fewEscapes],
   ["scrub, 8,000-char key, 6 KB JSON, many \\u", [longKey], manyEscapes],
+  ["scrub, 600-char token, 6 KB JSON, many \\u", [token("token 600", 600)], manyEscapes],
+  ["scrub, 1,200-char token, 6 KB JSON, many \\u", [token("token 1200", 1200)], manyEscapes],
+  [
+    "scrub, 40-hex + 2 x 300-char, 6 KB, many \\u",
+    [loaded[0] as string, token("a", 300), token("b", 300)],
+    manyEscapes,
+  ],
   ["scrub, 100 x 64-hex secrets, a line with \\u", subscriptions.slice(0, 100), escapedLine],
   ["scrub, 2,500 x 64-hex secrets, a line with \\u", subscriptions, escapedLine],
   ["scrub, 2,500 x 64-hex secrets, 23 KB JSON", subscriptions, large],

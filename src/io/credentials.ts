@@ -128,6 +128,18 @@ function escapedEcho(secret: string): string {
   return source;
 }
 
+/** The length of the source of one expression of all `secrets`' escaped echoes (`echoesOf`). */
+function echoesSourceLength(secrets: readonly string[]): number {
+  let length = secrets.length - 1;
+  for (const secret of secrets) {
+    // Past the bound, no need to spell the rest out: each unit's pattern is at least 14 characters.
+    if (length > OPTIMIZED_ECHOES_SOURCE || secret.length * 14 > OPTIMIZED_ECHOES_SOURCE)
+      return Number.POSITIVE_INFINITY;
+    length += escapedEcho(secret).length;
+  }
+  return length;
+}
+
 /** Shorter secrets are not looked for: they would match the text's own words. */
 const MIN_SCRUBBED = 4;
 const REDACTED = "[redacted]";
@@ -215,6 +227,19 @@ const ECHO_UNITS_AT_ONCE = 1024;
  * against 30), and one of thousands of units cost more than a millisecond a text (bench/secretForms.ts).
  */
 const ALL_ECHOES_UNITS = 512;
+/**
+ * The most secrets for which one expression of all escaped echoes is used, past `ALL_ECHOES_UNITS`, while its
+ * source is at most `OPTIMIZED_ECHOES_SOURCE` characters: a single OAuth access token or JWT is often 600 to
+ * 1,500 characters, and for one of 600 to 1,200 on a 6 KB text of many `\u` escapes, reading the text's units
+ * first cost about 50 µs where one expression costs 2 to 3 (bench/secretForms.ts).
+ */
+const FEW_ECHOES = 4;
+/**
+ * The longest source of that one expression: V8 leaves a regular expression of a longer source (20 KB) without
+ * the analysis that lets a match skip ahead. On that text one token of some 1,420 units (a source of 21,410) cost
+ * 42 µs, four of 400 (25,230) 148, where one of 1,330 (20,160) or four of 340 (20,190) cost 2 to 3.
+ */
+const OPTIMIZED_ECHOES_SOURCE = 20_480;
 /** A secret longer than this is not matched piece by piece: a text found to hold its units is withheld. */
 const MAX_PIECEWISE_UNITS = 16_384;
 /** The most regular expressions a scrubber keeps (one for each set of secrets its texts were found to echo). */
@@ -279,6 +304,14 @@ function piecewiseEchoes(secret: string): Echoes {
   };
 }
 
+/** How many texts were read as their units to find the secrets they may echo escaped (`foundEchoes`). */
+let textsReadAsUnits = 0;
+
+/** How many texts a scrubber read as their units to find which secrets they may echo (tests count them). */
+export function secretTextsReadAsUnits(): number {
+  return textsReadAsUnits;
+}
+
 /**
  * The escaped echoes of the secrets found in a text, matched as `foundEchoes` makes them: of those with `\u` in
  * them always, of the others those whose units (`bareUnits`) the text's units hold.
@@ -308,6 +341,7 @@ function foundEchoes(kept: readonly string[]): Echoes {
     return pattern;
   };
   return (text) => {
+    textsReadAsUnits++;
     const found = new Set(always);
     for (const units of occurring(textUnits(text)))
       for (const secret of byUnits.get(units) ?? []) found.add(secret);
@@ -356,7 +390,8 @@ function withoutUnitsOf(secret: string, echoes: Echoes): Echoes {
  *
  * A text with an escape that may hide a secret (`escapeCheck`) is matched against the escaped echoes
  * (`escapedEcho`) of every secret, longest first, in one regular expression compiled once, when the secrets
- * are few and short (at most `ECHOES_AT_ONCE` of them, `ALL_ECHOES_UNITS` units in all). Otherwise, or once
+ * are few and short (at most `ECHOES_AT_ONCE` of them, `ALL_ECHOES_UNITS` units in all), or fewer and longer
+ * (at most `FEW_ECHOES`, an expression of at most `OPTIMIZED_ECHOES_SOURCE` characters). Otherwise, or once
  * that expression failed, it is read as the units its JSON strings hold (`textUnits`), and that is searched in
  * the same one pass for every secret (`occurringOf` of their `bareUnits`): only the secrets found there are
  * matched as escaped echoes (`foundEchoes`), by a regular expression of those few, longest first, as one of
@@ -397,8 +432,11 @@ function scrubberOf(secrets: readonly (string | undefined)[]): Scrubber {
   };
   let units = 0;
   for (const secret of kept) units += secret.length;
-  if (kept.length <= ECHOES_AT_ONCE && units <= ALL_ECHOES_UNITS) {
-    // A few short secrets: one expression of all their escaped echoes, compiled at the first text that may
+  if (
+    (kept.length <= ECHOES_AT_ONCE && units <= ALL_ECHOES_UNITS) ||
+    (kept.length <= FEW_ECHOES && echoesSourceLength(kept) <= OPTIMIZED_ECHOES_SOURCE)
+  ) {
+    // A few short secrets, or fewer longer ones: one expression of all their escaped echoes, compiled at the first text that may
     // hold one; if it cannot be, the secrets found in each text are matched, as with more.
     let allEchoes: Echoes | undefined;
     let failed = false;

@@ -1,7 +1,13 @@
 import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { scrub, secretForms, secretScrubber, WITHHELD } from "../../../src/io/credentials.js";
+import {
+  scrub,
+  secretForms,
+  secretScrubber,
+  secretTextsReadAsUnits,
+  WITHHELD,
+} from "../../../src/io/credentials.js";
 
 const hex = (seed: string, length = 64) =>
   createHash("sha256")
@@ -172,6 +178,37 @@ describe("scrub: escaped echoes with thousands of secrets", () => {
       expect(secretScrubber([key])(text)).toBe(oneExpression(text, [key]));
       expect(secretScrubber([key])(text)).toBe("\\u00e9 [redacted] | [redacted]");
     }
+  });
+
+  it("one OAuth token of 600 to 1,200 characters, or a few of 300 beside a 40-hex key: a text of many \\u is matched against one expression of their escaped echoes, its units not read", () => {
+    // A base64url token as an OAuth server or a JWT gives it.
+    const token = (seed: string, length: number) =>
+      Buffer.from(hex(seed, length * 2), "hex")
+        .toString("base64url")
+        .slice(0, length);
+    const russian = "Очередь опустела до подтверждения.".replace(/[^ .]/g, (c) => escaped(c));
+    const payload = Array.from({ length: 40 }, (_, i) => `{"message":"Fix ${i}\\n\\n${russian}"}`).join(",");
+    for (const secrets of [
+      [token("oauth 600", 600)],
+      [token("oauth 1200", 1200)],
+      [hex("key", 40), token("a", 300), token("b", 300)],
+    ]) {
+      const scrubbed = secretScrubber(secrets);
+      const before = secretTextsReadAsUnits();
+      expect(scrubbed(payload)).toBe(payload);
+      const echoed = [...(secrets[0] as string)]
+        .map((c, i) => (i % 5 === 0 ? escaped(c, i % 2 === 0) : c))
+        .join("");
+      const text = `${payload} ${echoed}`;
+      expect(scrubbed(text)).toBe(oneExpression(text, secrets));
+      expect(scrubbed(text)).toBe(`${payload} [redacted]`);
+      expect(secretTextsReadAsUnits()).toBe(before);
+    }
+    // Past some 1,400 units (V8 leaves a longer expression unoptimized, tens of µs a text), the units are read.
+    const long = secretScrubber([token("oauth 3000", 3000)]);
+    const before = secretTextsReadAsUnits();
+    expect(long(payload)).toBe(payload);
+    expect(secretTextsReadAsUnits()).toBe(before + 1);
   });
 
   it("never throws: a secret whose escaped echo cannot be matched withholds the text, naming none of it", () => {
