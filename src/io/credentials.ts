@@ -102,10 +102,22 @@ export function isPlaceholderKey(key: string): boolean {
   return key.length < 24 && /^[A-Za-z]+(?:-[A-Za-z]+)*$/.test(key);
 }
 
+/** The control characters JSON writes with a short escape (`\n`), by the letter of that escape. */
+const SHORT_ESCAPES: Readonly<Record<string, string>> = { b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
+const SHORT_ESCAPE_OF: Readonly<Record<string, string>> = {
+  "\b": "b",
+  "\f": "f",
+  "\n": "n",
+  "\r": "r",
+  "\t": "t",
+};
+
 /**
  * One UTF-16 unit of a secret as a JSON string may hold it: itself (`"` and `\` escaped, as JSON must), as a
- * `\u` escape with its hex digits in either case, and `/` as `\/` too. Each escape may be escaped again (a
- * proxy that quotes the upstream's JSON answer inside its own JSON string: `\\/`, `\\u0061`).
+ * `\u` escape with its hex digits in either case, `/` as `\/` too, and a line break, tab, backspace or form feed
+ * as its short escape (`\n`, `\t`, ...), as JSON.stringify and most encoders write them. Each escape may be
+ * escaped again (a proxy that quotes the upstream's JSON answer inside its own JSON string: `\\/`, `\\u0061`,
+ * `\\n`).
  */
 function jsonUnitPattern(unit: string): string {
   const itself =
@@ -115,7 +127,8 @@ function jsonUnitPattern(unit: string): string {
     .toString(16)
     .padStart(4, "0")
     .replace(/[a-f]/g, (h) => `[${h}${h.toUpperCase()}]`);
-  return `(?:${itself}|\\\\+u${hex}${unit === "/" ? "|\\\\+/" : ""})`;
+  const short = SHORT_ESCAPE_OF[unit];
+  return `(?:${itself}|\\\\+u${hex}${unit === "/" ? "|\\\\+/" : ""}${short === undefined ? "" : `|\\\\+${short}`})`;
 }
 
 /**
@@ -155,12 +168,12 @@ const withheld: Scrubber = () => WITHHELD;
 
 /**
  * Whether a text that holds none of the secrets' forms may yet hold an escaped echo of one: a `\u` escape, a
- * `\/` for a secret with `/`, or any backslash for a secret with `"` or `\` (escaped again, as a proxy quotes
- * them). Without one, a match of the escaped echoes would be a secret written as it is, which the forms have.
+ * `\/` for a secret with `/`, or any backslash for a secret with `"`, `\` or a control character JSON writes
+ * with a short escape (escaped again, as a proxy quotes them, or beside other escapes: `\n` and `\u002B`).
+ * Without one, a match of the escaped echoes would be a secret written as it is, which the forms have.
  */
 function escapeCheck(secrets: readonly string[]): (text: string) => boolean {
-  if (secrets.some((secret) => secret.includes('"') || secret.includes("\\")))
-    return (text) => text.includes("\\");
+  if (secrets.some((secret) => /["\\\b\f\n\r\t]/.test(secret))) return (text) => text.includes("\\");
   const slash = secrets.some((secret) => secret.includes("/"));
   return (text) => text.includes("\\u") || (slash && text.includes("\\/"));
 }
@@ -171,10 +184,12 @@ const HEX4 = /^[0-9a-fA-F]{4}$/;
 
 /**
  * A text as the units of its JSON strings, to find which secrets it may echo escaped: each `\u` escape read as
- * its unit (however many backslashes precede it), every other backslash, and an escaped one, left out. The units
- * of an echo are in it in their order, a secret's `\` left out as well (`bareUnits`), with two exceptions that a
- * secret's `bareUnits` allow for: an echo may start inside an escape, reading its `u` and hex digits as the
- * secret's first units, and a secret with `\u` in it may be read as its own `\\u`.
+ * its unit and each short escape (`\n`, `\t`, `\r`, `\b`, `\f`) as the control character it stands for (however
+ * many backslashes precede them), every other backslash, and an escaped one, left out. The units of an echo are
+ * in it in their order, a secret's `\` left out as well (`bareUnits`), with two exceptions that a secret's
+ * `bareUnits` allow for: an echo may start inside an escape, reading its `u` and hex digits (or the letter of a
+ * short escape) as the secret's first units, and a secret with `\u` (or `\n`, ...) in it may be read as its own
+ * `\\u` (`\\n`).
  */
 function textUnits(text: string): string {
   // The text between backslash runs is copied in slices: a replace calling back at each run cost several
@@ -191,6 +206,12 @@ function textUnits(text: string): string {
       const unit = String.fromCharCode(Number.parseInt(text.slice(end + 1, end + 5), 16));
       if (unit !== "\\") out += unit;
       end += 5;
+    } else {
+      const short = SHORT_ESCAPES[text[end] as string];
+      if (short !== undefined) {
+        out += short;
+        end++;
+      }
     }
     from = end;
     at = text.indexOf("\\", end);
@@ -198,17 +219,24 @@ function textUnits(text: string): string {
   return out + text.slice(from);
 }
 
-/** The first units of a secret an echo may read inside an escape of the text: a `u` and up to four hex digits. */
+/**
+ * The first units of a secret an echo may read inside an escape of the text: a `u` and up to four hex digits, or
+ * the letter of a short escape (`n` of `\n`).
+ */
 const READ_INSIDE_AN_ESCAPE = /^u?[0-9a-fA-F]{0,4}/;
+const READ_INSIDE_A_SHORT_ESCAPE = /^[bfnrt]/;
 
 /**
  * What `textUnits` of a text holding an escaped echo of `secret` holds: the secret past the units an echo may
- * read inside an escape, its `\` left out; undefined for a secret with `\u` in it, looked for in every text
- * with an escape.
+ * read inside an escape, its `\` left out; undefined for a secret with `\u` or a `\` before the letter of a short
+ * escape (`\n`) in it, looked for in every text with an escape.
  */
 function bareUnits(secret: string): string | undefined {
-  if (secret.includes("\\u")) return undefined;
-  const inside = READ_INSIDE_AN_ESCAPE.exec(secret)?.[0].length ?? 0;
+  if (/\\[ubfnrt]/.test(secret)) return undefined;
+  const inside = Math.max(
+    READ_INSIDE_AN_ESCAPE.exec(secret)?.[0].length ?? 0,
+    READ_INSIDE_A_SHORT_ESCAPE.test(secret) ? 1 : 0,
+  );
   return secret.slice(inside).replaceAll("\\", "");
 }
 

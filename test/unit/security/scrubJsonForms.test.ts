@@ -72,6 +72,38 @@ describe("scrub: a secret quoted back inside a JSON answer", () => {
     expect(scrub(unicode, [key])).not.toContain("1234567890XYZ");
   });
 
+  it("and when a line break or tab is its short escape (\\n, \\t) beside other escapes, or escaped again", () => {
+    // A PEM key, as a multi-line .env value holds it, and .NET's System.Text.Json writes it: `\n`, `+` as `\u002B`.
+    const body = Array.from(
+      { length: 6 },
+      (_, i) => `MIIEvQIBADANBgkqhkiG9w0BAQEFAASC+${i}kcwggSjAgEAAoIBAQC/x`,
+    ).join("\n");
+    const pem = `-----BEGIN PRIVATE KEY-----\n${body}\n-----END PRIVATE KEY-----`;
+    const dotnet = JSON.stringify(pem).slice(1, -1).replaceAll("+", "\\u002B");
+    expect(dotnet).toContain("\\n");
+    expect(scrub(`{"error":"bad key","key":"${dotnet}"}`, [pem])).toBe(
+      '{"error":"bad key","key":"[redacted]"}',
+    );
+    // The same quoted again by a proxy (`\\n`, `\\u002B`), and JSON.stringify's form quoted again (`\\n`, `\"`).
+    const twice = JSON.stringify(dotnet).slice(1, -1);
+    expect(scrub(`{"upstream":"{\\"key\\":\\"${twice}\\"}"}`, [pem])).toBe(
+      '{"upstream":"{\\"key\\":\\"[redacted]\\"}"}',
+    );
+    const quoted = JSON.stringify(JSON.stringify({ key: pem }));
+    expect(scrub(quoted, [pem])).toBe('"{\\"key\\":\\"[redacted]\\"}"');
+    // A tab written `\t` beside a `-` written `\u002d`.
+    expect(scrub('{"password":"abc\\tdef\\u002d123456"}', ["abc\tdef-123456"])).toBe(
+      '{"password":"[redacted]"}',
+    );
+    // With more secrets than one expression of all escaped echoes is made of: the text's units are read first.
+    const many = Array.from({ length: 20 }, (_, i) => `credential-${i}-0123456789abcdef`);
+    expect(scrub(`{"key":"${dotnet}"}`, [pem, ...many])).toBe('{"key":"[redacted]"}');
+    expect(scrub(quoted, [pem, ...many])).toBe('"{\\"key\\":\\"[redacted]\\"}"');
+    expect(scrub('{"password":"abc\\tdef\\u002d123456"}', ["abc\tdef-123456", ...many])).toBe(
+      '{"password":"[redacted]"}',
+    );
+  });
+
   it("the forms it had are still cut out", () => {
     const secret = "a b/c&d";
     expect(scrub(`raw ${secret} path a%20b%2Fc%26d form a+b%2Fc%26d`, [secret])).toBe(
