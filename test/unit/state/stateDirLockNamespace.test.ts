@@ -2,8 +2,10 @@ import { spawnSync } from "node:child_process";
 import {
   existsSync,
   mkdirSync,
+  readdirSync,
   readFileSync,
   readlinkSync,
+  rmSync,
   statSync,
   utimesSync,
   writeFileSync,
@@ -16,7 +18,7 @@ import {
   StateDirBusyError,
   StateDirTakenOver,
 } from "../../../src/io/state/journal/dirLock.js";
-import { Journal } from "../../../src/io/state/journal/journal.js";
+import { Journal, SEGMENT_CHECK_MS } from "../../../src/io/state/journal/journal.js";
 import { FOREIGN_UNTOUCHED_MS, HEARTBEAT_MS } from "../../../src/io/stores/fileLock.js";
 import { journalErrorLine } from "../../../src/state/gatewayState.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
@@ -245,6 +247,40 @@ describe("a state directory lock of another PID namespace", () => {
       await journal.close();
       // Not this gateway's to remove.
       expect(readFileSync(lock, "utf8")).toBe(theirs);
+    },
+  );
+
+  it.runIf(process.platform === "linux")(
+    "taken over, stays taken over once the other gateway released the lock: no relocation, no lock taken again, no error a second, nothing accepted",
+    async () => {
+      home = tempHome();
+      const dir = join(home.dir, "state");
+      mkdirSync(dir);
+      vi.useFakeTimers({ toFake: ["setInterval", "clearInterval", "setTimeout", "clearTimeout", "Date"] });
+      const errors: unknown[] = [];
+      const problems: unknown[] = [];
+      const journal = new Journal(
+        { dir, onError: (err) => errors.push(err), onProblem: (problem) => problems.push(problem) },
+        () => {},
+        () => [],
+      );
+      const lock = join(dir, LOCK_FILE);
+      // The other gateway takes it over, replays the journal and rotates (this one's segment removed).
+      writeFileSync(lock, "77 12345 their-token pid:[4026530000]\n");
+      await vi.advanceTimersByTimeAsync(HEARTBEAT_MS);
+      expect(errors).toEqual([expect.any(StateDirTakenOver)]);
+      for (const name of readdirSync(dir)) if (name.startsWith("journal-")) rmSync(join(dir, name));
+      await vi.advanceTimersByTimeAsync(5 * SEGMENT_CHECK_MS);
+      // It stops gracefully: its lock is released.
+      rmSync(lock);
+      await vi.advanceTimersByTimeAsync(10 * SEGMENT_CHECK_MS);
+      await journal.rotated();
+      expect(existsSync(lock)).toBe(false);
+      expect(readdirSync(dir).filter((name) => name.startsWith("journal-"))).toEqual([]);
+      expect(errors).toHaveLength(1);
+      expect(problems).toEqual([]);
+      expect(journal.accepting()).toBe(false);
+      await journal.close();
     },
   );
 

@@ -142,6 +142,12 @@ export class Journal {
   private relocation: Relocation | undefined;
   /** The last relocation failed: the writer rejects what it makes durable until one succeeds. */
   private lost = false;
+  /**
+   * Another gateway took the state directory over (`StateDirTakenOver`): for good. That gateway replayed this
+   * journal and removes its segments as it rotates, so this one never relocates nor retakes the lock, even
+   * once the other released it (what this one holds is out of date: the next start replays the other's).
+   */
+  private takenOver = false;
   readonly opened: JournalOpened;
 
   constructor(
@@ -153,7 +159,7 @@ export class Journal {
     // Another gateway took the directory over (this one was paused or hung past the bound a gateway of another
     // PID namespace waits): it replayed this journal and writes it, so this one accepts nothing from now on.
     this.lock = lockStateDir(options.dir, (err) => {
-      this.lost = true;
+      this.takenOver = true;
       options.onError?.(err);
     });
     this.fs = options.fs ?? nodeJournalFs;
@@ -206,7 +212,7 @@ export class Journal {
 
   /** Whether appends are being made durable (see `GroupCommitWriter.accepting`). */
   accepting(): boolean {
-    return this.writer.accepting() && !this.lost;
+    return this.writer.accepting() && !this.lost && !this.takenOver;
   }
 
   /** The current segment's number and size (tests, bench). */
@@ -257,7 +263,8 @@ export class Journal {
     // A wall clock stepped back (NTP, a VM resumed) looks at once, not when it has caught up again.
     if (now - this.checkedAt < SEGMENT_CHECK_MS && now >= this.checkedAt) return;
     this.checkedAt = now;
-    if (this.relocation !== undefined || this.closing) return;
+    // Taken over: the segment the other gateway removed is not this one's to make again.
+    if (this.relocation !== undefined || this.closing || this.takenOver) return;
     const file = join(this.options.dir, segmentName(this.segment));
     if (!pathMovedFrom(file, this.fd)) return;
     const relocation = newRelocation();
@@ -322,7 +329,8 @@ export class Journal {
           this.lost = true;
           this.relocation = undefined;
           relocation.refuse(err);
-          this.options.onError?.(new JournalNotRecreated(err, this.options.dir));
+          // Taken over meanwhile: said once already (StateDirTakenOver), not as a directory not made again.
+          if (!this.takenOver) this.options.onError?.(new JournalNotRecreated(err, this.options.dir));
           return;
         }
         if (restating) this.restateAtBytes = this.writer.fileBytes() + this.snapshotBytes;
@@ -350,6 +358,8 @@ export class Journal {
   private async rotateInto(relocation: Relocation | undefined): Promise<void> {
     let n = this.segment + 1;
     if (relocation !== undefined) {
+      // Taken over while it was due: the lock is never taken again (the other gateway holds or held it).
+      if (this.takenOver) throw new Error("another gateway took the state directory over");
       ensureJournalDir(this.options.dir);
       this.lock.retake();
       n = Math.max(this.segment, ...listSegments(this.options.dir)) + 1;
