@@ -32,9 +32,11 @@ import {
 import { assertHomeWritable } from "../io/homeWritable.js";
 import { narrowOpenFile } from "../io/privateMode.js";
 import { continueProcess, processRunning, processStat } from "../io/processAlive.js";
+import { watchForeignLock } from "../io/state/journal/dirLock.js";
 import { LOADED_HINT, LOADING_HINT } from "../io/state/redis/loadingWait.js";
 import { noRoomProblem } from "../io/stores/atomicFile.js";
 import { FOREIGN_UNTOUCHED_MS, HEARTBEAT_MS } from "../io/stores/fileLock.js";
+import { stateDir } from "../state/gatewayState.js";
 import { gatewayV8Flags } from "./gatewayHeap.js";
 import { askElsewhere, elsewhereSilence, health, recordedState, runsElsewhere } from "./gatewayLookup.js";
 import { unknownGatewayCommand } from "./gatewayUnknown.js";
@@ -568,6 +570,9 @@ export async function elsewhereStart(
   /** When gateway.pid was last touched, as the wait found it first. */
   let waitedFrom: number | undefined;
   for (;;) {
+    // The state directory's lock, left by the same killed gateway, is watched alongside: the gateway's own
+    // wait for it (`awaitForeignLock`) counts this time, rather than watching it FOREIGN_UNTOUCHED_MS more.
+    watchForeignLock(stateDir(paths.home));
     const found = await askElsewhere(paths, err);
     if (found.answers === true)
       return new SvcError(

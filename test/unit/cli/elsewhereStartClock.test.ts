@@ -1,9 +1,11 @@
-import { existsSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { elsewhereStart } from "../../../src/cli/gatewayLifecycle.js";
 import { svcPaths } from "../../../src/config/paths.js";
 import { GatewayElsewhereError, gatewayStateFile } from "../../../src/io/gatewayState.js";
 import { pidNamespace } from "../../../src/io/pidNamespace.js";
+import { awaitForeignLock, LOCK_FILE } from "../../../src/io/state/journal/dirLock.js";
 import { FOREIGN_UNTOUCHED_MS, HEARTBEAT_MS } from "../../../src/io/stores/fileLock.js";
 import { closedPort } from "../../helpers/closedPort.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
@@ -106,5 +108,29 @@ describe.runIf(process.platform === "linux")("a gateway.pid of another PID names
     );
     expect(existsSync(paths.pidFile)).toBe(false);
     expect(existsSync(gatewayStateFile(paths))).toBe(false);
+  });
+
+  it("left with the state directory's lock of the same killed gateway, watches both at once: the gateway's wait for the lock then ends at once, not FOREIGN_UNTOUCHED_MS later", async () => {
+    const { paths, err } = await leftElsewhere(3_600_000);
+    const dir = join(home.dir, "state");
+    mkdirSync(dir);
+    const lock = join(dir, LOCK_FILE);
+    writeFileSync(lock, "4242 12345 their-token pid:[4026530000]\n", { mode: 0o600 });
+    vi.useFakeTimers({ toFake: ["performance", "Date"] });
+    const sleep = async (ms: number) => {
+      vi.advanceTimersByTime(ms);
+    };
+    expect(await elsewhereStart(paths, err, () => {}, sleep)).toBeUndefined();
+    const said: string[] = [];
+    let slept = 0;
+    await awaitForeignLock(dir, {
+      info: (line) => said.push(line),
+      sleep: async (ms) => {
+        slept += ms;
+        vi.advanceTimersByTime(ms);
+      },
+    });
+    expect(said).toEqual([]);
+    expect(slept).toBe(0);
   });
 });

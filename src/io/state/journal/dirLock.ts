@@ -230,6 +230,30 @@ function watchedForeignLock(path: string): WatchedForeignLock | undefined {
   return { text, pid, namespace: namespace as string, untouchedMs, mtimeMs: touched.mtimeMs };
 }
 
+/** The state directory's lock of another PID namespace as a process saw it, watched untouched for `untouchedMs`. */
+export interface ForeignLockSeen {
+  readonly file: string;
+  readonly text: string;
+  readonly mtimeMs: number;
+  readonly untouchedMs: number;
+}
+
+/**
+ * Looks at the state directory's lock and, when it names a gateway of another PID namespace, watches it
+ * (`untouchedFor`) from this look on: called while gateway.pid is watched (`elsewhereStart`), so the
+ * gateway's own wait (`awaitForeignLock`, `lockStateDir`) counts that time, and a lock left untouched
+ * meanwhile is taken over at once rather than watched FOREIGN_UNTOUCHED_MS more. Undefined when none.
+ */
+export function watchForeignLock(dir: string): ForeignLockSeen | undefined {
+  const path = join(dir, LOCK_FILE);
+  const text = readLock(path);
+  if (text === undefined || !otherPidNamespace(text.trim().split(" ")[3])) return undefined;
+  const touched = touchedAgo(path);
+  if (touched === undefined) return undefined;
+  const untouchedMs = untouchedFor(path, text, touched.mtimeMs);
+  return { file: path, text, mtimeMs: touched.mtimeMs, untouchedMs };
+}
+
 /** How often a wait for a lock of another PID namespace looks whether it was touched (ms). */
 const LOOK_MS = 1000;
 
