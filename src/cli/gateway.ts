@@ -16,12 +16,14 @@ import { unfinishedWork } from "../io/heldSignals.js";
 import { assertHomeWritable, homeNotWritable } from "../io/homeWritable.js";
 import { createLogger } from "../io/log.js";
 import { pidNamespace } from "../io/pidNamespace.js";
+import { adoptForeignLockWatch } from "../io/state/journal/dirLock.js";
 import { writeFileAtomic, writeJsonAtomic } from "../io/stores/atomicFile.js";
 import { createLockFile, heartbeat } from "../io/stores/fileLock.js";
 import { releaseStopSignals, reloadAskedWhileLoading, STOP_SIGNALS } from "./earlySignals.js";
 import { boundHeapGrowth } from "./gatewayHeap.js";
 import {
   elsewhereStart,
+  LOCK_WATCHED_ENV,
   registerGatewayLifecycleCommands,
   stoppingGateway,
   stopSignalAgain,
@@ -75,6 +77,31 @@ function claimPidFile(paths: SvcPaths): void {
   throw new SvcError("usage", `${paths.pidFile} keeps changing — is another gateway starting? Try again`);
 }
 
+/**
+ * What `svc gateway start` watched of the state directory's lock of another PID namespace before it spawned
+ * this gateway (LOCK_WATCHED_ENV): counted by this gateway's wait for it. Removed from the environment, which
+ * agents inherit.
+ */
+function lockWatchedByStart(): void {
+  const given = process.env[LOCK_WATCHED_ENV];
+  if (given === undefined) return;
+  delete process.env[LOCK_WATCHED_ENV];
+  try {
+    const seen: unknown = JSON.parse(given);
+    if (typeof seen !== "object" || seen === null) return;
+    const { file, text, mtimeMs, untouchedMs } = seen as Record<string, unknown>;
+    if (
+      typeof file === "string" &&
+      typeof text === "string" &&
+      typeof mtimeMs === "number" &&
+      typeof untouchedMs === "number"
+    )
+      adoptForeignLockWatch({ file, text, mtimeMs, untouchedMs });
+  } catch {
+    // Not start's JSON: the lock is watched from here on, as by `svc gateway run`.
+  }
+}
+
 /** `svc gateway run`: foreground gateway; SIGHUP reloads config.yaml, SIGINT/SIGTERM stop cleanly (exit 0). */
 export async function runGatewayForeground(options: RunOptions): Promise<void> {
   const port = options.port === undefined ? undefined : parsePortOption(options.port);
@@ -82,6 +109,7 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
   const inspectPort =
     typeof options.inspect === "string" ? parseInspectPort(options.inspect) : DEFAULT_INSPECT_PORT;
   const paths = svcPaths(svcHome());
+  lockWatchedByStart();
   // A second gateway of the same home would take over gateway.pid and, when it exits, leave the first
   // one running where `svc gateway stop|status` no longer see it.
   // First: a directory in gateway.pid's place is said as svc config check says it.

@@ -32,7 +32,7 @@ import {
 import { assertHomeWritable } from "../io/homeWritable.js";
 import { narrowOpenFile } from "../io/privateMode.js";
 import { continueProcess, processRunning, processStat } from "../io/processAlive.js";
-import { watchForeignLock } from "../io/state/journal/dirLock.js";
+import { type ForeignLockSeen, watchForeignLock } from "../io/state/journal/dirLock.js";
 import { LOADED_HINT, LOADING_HINT } from "../io/state/redis/loadingWait.js";
 import { noRoomProblem } from "../io/stores/atomicFile.js";
 import { FOREIGN_UNTOUCHED_MS, HEARTBEAT_MS } from "../io/stores/fileLock.js";
@@ -120,6 +120,12 @@ function refuseUnknownCommandBeforeOptions(gateway: Command): void {
   });
 }
 
+/**
+ * What `svc gateway start` saw of the state directory's lock of another PID namespace (`ForeignLockSeen`, as
+ * JSON), handed to the gateway it spawns, whose wait for that lock counts the time start watched it.
+ */
+export const LOCK_WATCHED_ENV = "SVC_STATE_LOCK_WATCHED";
+
 /** How long `svc gateway start` waits for /health unless --timeout says otherwise. */
 const START_WAIT_SECONDS = "15";
 
@@ -145,10 +151,14 @@ async function start(
   const existing = await runningHere(paths, elsewhereStart);
   if (existing !== undefined) throw alreadyRunning(existing, paths);
   assertHomeWritable(paths.home);
+  // A state directory lock of another PID namespace (a container restarted after its gateway was killed) is
+  // waited for by the gateway until it stayed untouched for FOREIGN_UNTOUCHED_MS: seen here, whatever the
+  // gateway logs, the wait left is added to the deadline, and what this command watched is handed on.
+  const lockSeen = watchForeignLock(stateDir(paths.home));
   // Heard from before the gateway is spawned: a Ctrl-C caught while the command waits for it stops it.
   const interrupt = listenForInterrupt("the gateway's start");
   try {
-    await startAndWait(paths, options, timeoutSeconds, interrupt);
+    await startAndWait(paths, options, timeoutSeconds, interrupt, lockSeen);
   } finally {
     interrupt.dispose();
   }
@@ -160,6 +170,7 @@ async function startAndWait(
   options: { host?: string; port?: string; timeout?: string },
   timeoutSeconds: number,
   interrupt: Interrupt,
+  lockSeen: ForeignLockSeen | undefined,
 ): Promise<void> {
   const outFile = join(paths.logs, "gateway.out");
   const offset = existsSync(outFile) ? statSync(outFile).size : 0;
@@ -182,7 +193,8 @@ async function startAndWait(
   const child = spawn(process.execPath, args, {
     detached: true,
     stdio: ["ignore", out, out],
-    env: process.env,
+    env:
+      lockSeen === undefined ? process.env : { ...process.env, [LOCK_WATCHED_ENV]: JSON.stringify(lockSeen) },
   });
   closeSync(out);
   let exited: number | null | undefined;
@@ -192,15 +204,18 @@ async function startAndWait(
   child.unref();
   // Waits are timed on the clock that is never set: a step of the system clock (NTP) neither ends one
   // at once nor stretches it by the step.
-  let deadline = performance.now() + timeoutSeconds * 1000;
+  /** The gateway's wait for the state directory's lock of another PID namespace, which extends the deadline. */
+  const lockWait =
+    lockSeen === undefined
+      ? undefined
+      : {
+          file: lockSeen.file,
+          seconds: Math.ceil(Math.max(0, FOREIGN_UNTOUCHED_MS - lockSeen.untouchedMs) / 1000),
+        };
+  const deadline = performance.now() + (timeoutSeconds + (lockWait?.seconds ?? 0)) * 1000;
   // offset counts bytes: slice the bytes, then decode (a string index would drift on multibyte text).
   const output = () => readFrom(outFile, offset).toString("utf8");
-  /** The gateway's waits for a lock of another PID namespace seen so far, each of which extends the deadline. */
-  let lockWaits: readonly LockWait[] = [];
   for (;;) {
-    lockWaits = foreignLockWaits(output(), lockWaits, (wait) => {
-      deadline += wait.seconds * 1000;
-    });
     if (performance.now() >= deadline) break;
     if (interrupt.signal.aborted)
       return stopInterrupted(child.pid as number, () => exited !== undefined, interrupt);
@@ -242,11 +257,10 @@ async function startAndWait(
   const stopped = await stopStarted(child.pid as number, () => exited !== undefined);
   const within = `the gateway (pid ${child.pid}) did not answer /health within ${options.timeout ?? START_WAIT_SECONDS}s`;
   const fate = stopped ? "stopped" : "sent SIGTERM (it has not exited yet; svc gateway stop waits for it)";
-  const lockWait = lockWaits.at(-1);
-  if (lockWait !== undefined)
+  if (lockWait !== undefined && lockWait.seconds > 0)
     throw new SvcError(
       "startup_refused",
-      `${within} and the ${lockWaits.reduce((sum, wait) => sum + wait.seconds, 0)} s more it was given while it waited for ${lockWait.file}, which names a gateway of another PID namespace, to stay untouched (a killed gateway's is taken over once it has), so it was ${fate} — see ${outFile}; a gateway there that still runs touches it, and the start is refused; if it only needs longer to start, give it more time: svc gateway start --timeout <seconds>`,
+      `${within} and the ${lockWait.seconds} s more it was given while it waited for ${lockWait.file}, which names a gateway of another PID namespace, to stay untouched (a killed gateway's is taken over once it has), so it was ${fate} — see ${outFile}; a gateway there that still runs touches it, and the start is refused; if it only needs longer to start, give it more time: svc gateway start --timeout <seconds>`,
     );
   // What it said last of a Redis still loading its data (state.backend: redis), which it was waiting for.
   const loading = lastLoadingLine(output());
@@ -276,38 +290,6 @@ function readFrom(file: string, offset: number): Buffer {
   } finally {
     closeSync(fd);
   }
-}
-
-/** A wait the gateway said it makes for a lock of another PID namespace, up to `seconds`, before it starts. */
-interface LockWait {
-  /** The lock waited for (the state directory's LOCK, or gateway.pid). */
-  readonly file: string;
-  readonly seconds: number;
-}
-
-/** `[state] <LOCK> names a gateway of another PID namespace (…): waiting up to 15 s …` (dirLock.ts's wording). */
-const LOCK_WAIT_LINE =
-  /\[(?:state|gateway)\] (\S+) names (?:a gateway|pid \d+) of another PID namespace .*?: waiting up to (\d+) s /;
-
-/**
- * The waits for a lock of another PID namespace said in the gateway's output (`output`, from the start on):
- * those past the `seen` ones are passed to `more` (the start's deadline is extended by each), and all are
- * returned. A wait can be up to FOREIGN_UNTOUCHED_MS, as long as the default deadline itself.
- */
-function foreignLockWaits(
-  output: string,
-  seen: readonly LockWait[],
-  more: (wait: LockWait) => void,
-): readonly LockWait[] {
-  const waits: LockWait[] = [];
-  for (const line of output.split("\n")) {
-    const match = LOCK_WAIT_LINE.exec(line);
-    if (match === null) continue;
-    const wait = { file: match[1] as string, seconds: Number(match[2]) };
-    if (waits.length >= seen.length) more(wait);
-    waits.push(wait);
-  }
-  return waits;
 }
 
 /**

@@ -71,6 +71,17 @@ export function untouchedFor(lockPath: string, text: string, mtimeMs: number): n
   return now - seen.since;
 }
 
+/**
+ * What another process (`svc gateway start`, which spawns the gateway) saw of the lock at `lockPath`: its
+ * `text` and `mtimeMs`, watched untouched for `watchedMs`. `untouchedFor` counts from then on as though this
+ * process had watched it that long; a lock that changed since (its text or time) is watched anew.
+ */
+export function adoptSighting(lockPath: string, text: string, mtimeMs: number, watchedMs: number): void {
+  const seen = sightings.get(lockPath);
+  if (seen !== undefined && seen.text === text && seen.mtimeMs === mtimeMs) return;
+  sightings.set(lockPath, { text, mtimeMs, since: performance.now() - Math.max(0, watchedMs) });
+}
+
 /** Drops what `untouchedFor` remembers of the lock at `lockPath` (taken over, or released). */
 export function forgetSighting(lockPath: string): void {
   sightings.delete(lockPath);

@@ -3,8 +3,11 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
+import { svcPaths } from "../../../src/config/paths.js";
+import { gatewayStateFile } from "../../../src/io/gatewayState.js";
 import { pidNamespace } from "../../../src/io/pidNamespace.js";
 import { LOCK_FILE } from "../../../src/io/state/journal/dirLock.js";
+import { closedPort } from "../../helpers/closedPort.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { cliConfig, svc } from "./svc.js";
 
@@ -13,16 +16,31 @@ import { cliConfig, svc } from "./svc.js";
  * container restarted after its gateway was killed): the gateway it spawns watches that lock for up to
  * 15 s before it takes it over, as long as start's own default wait for /health, so start gave up on a
  * gateway that came up moments later ("did not answer /health within 15s, so it was stopped"). It now
- * gives the gateway the time of each lock wait the gateway says it makes.
+ * looks at that lock itself before it spawns the gateway and gives it the wait left, whatever the gateway
+ * logs (it read the gateway's INFO line, so SVC_LOG_LEVEL=warn, or an SVC_HOME with a space, gave none).
  */
 
 let home: TempHome | undefined;
+/** The directory (a name with a space) that holds `home`, when a test made one. */
+let outer: TempHome | undefined;
 afterEach(async () => {
   if (home === undefined) return;
   await svc(home, ["gateway", "stop"]);
   home.cleanup();
   home = undefined;
+  outer?.cleanup();
+  outer = undefined;
 });
+
+/** A foreign lock in `home`'s state directory, left by a pid that runs nowhere here, touched just now. */
+function foreignLock(at: TempHome): string {
+  const dir = join(at.dir, "state");
+  mkdirSync(dir, { recursive: true });
+  const pid = spawnSync("true").pid as number;
+  const lock = join(dir, LOCK_FILE);
+  writeFileSync(lock, `${pid} 12345 their-token pid:[4026530000]\n`, { mode: 0o600 });
+  return lock;
+}
 
 describe.runIf(pidNamespace() !== undefined)(
   "svc gateway start beside a foreign state LOCK",
@@ -48,6 +66,49 @@ describe.runIf(pidNamespace() !== undefined)(
         ),
       );
       expect(readFileSync(lock, "utf8")).toMatch(/^\d+ \S+ \S+ pid:\[\d+\]\n$/);
+      expect(readFileSync(lock, "utf8")).not.toContain("their-token");
+    });
+
+    it("waits it out whatever SVC_LOG_LEVEL is (warn: the gateway says nothing of its wait), with an SVC_HOME whose path has a space", async () => {
+      outer = tempHome();
+      const spaced = join(outer.dir, "with space");
+      mkdirSync(spaced);
+      home = tempHome(spaced);
+      home.write("config.yaml", stringify(cliConfig()));
+      const lock = foreignLock(home);
+      const res = await svc(home, ["gateway", "start"], { env: { SVC_LOG_LEVEL: "warn" } });
+      const out = readFileSync(join(home.dir, "logs", "gateway.out"), "utf8");
+      expect(res.stderr, out).toBe("");
+      expect(res.code).toBe(0);
+      expect(res.stdout).toMatch(/^Gateway started: pid \d+, listening on /);
+      expect(out).not.toContain("waiting up to");
+      expect(readFileSync(lock, "utf8")).not.toContain("their-token");
+    });
+
+    it("beside a gateway.pid left by the same killed gateway, watches both at once: the gateway takes the lock over without watching it 15 s more", async () => {
+      home = tempHome();
+      home.write("config.yaml", stringify(cliConfig()));
+      const lock = foreignLock(home);
+      const paths = svcPaths(home.dir);
+      writeFileSync(paths.pidFile, "4242\n");
+      writeFileSync(
+        gatewayStateFile(paths),
+        JSON.stringify({
+          pid: 4242,
+          host: "127.0.0.1",
+          port: await closedPort(),
+          started_at: new Date().toISOString(),
+          pid_namespace: "pid:[4026530000]",
+        }),
+      );
+      const res = await svc(home, ["gateway", "start"]);
+      const out = readFileSync(join(home.dir, "logs", "gateway.out"), "utf8");
+      expect(res.stderr, out).toBe("");
+      expect(res.code).toBe(0);
+      expect(res.stdout).toMatch(
+        /waiting up to 15 s .*\n.*removed it .*\nGateway started: pid \d+, listening on /s,
+      );
+      expect(out).not.toContain("waiting up to");
       expect(readFileSync(lock, "utf8")).not.toContain("their-token");
     });
   },

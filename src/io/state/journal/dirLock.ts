@@ -5,6 +5,7 @@ import { SvcError } from "../../../errors.js";
 import { otherPidNamespace, pidNamespace } from "../../pidNamespace.js";
 import { processAlive, processStat, processStartTime as startTimeOf } from "../../processAlive.js";
 import {
+  adoptSighting,
   createLockFile,
   FOREIGN_UNTOUCHED_MS,
   forgetSighting,
@@ -252,6 +253,11 @@ export function watchForeignLock(dir: string): ForeignLockSeen | undefined {
   if (touched === undefined) return undefined;
   const untouchedMs = untouchedFor(path, text, touched.mtimeMs);
   return { file: path, text, mtimeMs: touched.mtimeMs, untouchedMs };
+}
+
+/** What `watchForeignLock` saw in another process (`svc gateway start`, for the gateway it spawns), counted here. */
+export function adoptForeignLockWatch(seen: ForeignLockSeen): void {
+  adoptSighting(seen.file, seen.text, seen.mtimeMs, seen.untouchedMs);
 }
 
 /** How often a wait for a lock of another PID namespace looks whether it was touched (ms). */
