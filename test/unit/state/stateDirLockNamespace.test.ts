@@ -39,6 +39,14 @@ afterEach(() => {
   home.cleanup();
 });
 
+/** A state directory in a new temporary home (removed after the test). */
+function stateDir(): string {
+  home = tempHome();
+  const dir = join(home.dir, "state");
+  mkdirSync(dir);
+  return dir;
+}
+
 /** A lock written by a gateway of another namespace (pid `pid` there), untouched for `ms`. */
 function foreignLock(dir: string, pid: number, ms: number): string {
   const text = `${pid} 12345 their-token pid:[4026530000]\n`;
@@ -72,9 +80,7 @@ describe("a state directory lock of another PID namespace", () => {
   it.runIf(process.platform === "linux")(
     "touched lately, is kept and refuses the open, naming the namespace, when it was touched and what to do",
     () => {
-      home = tempHome();
-      const dir = join(home.dir, "state");
-      mkdirSync(dir);
+      const dir = stateDir();
       // A pid that runs nowhere here (exited), written by a gateway in another namespace 2 s ago.
       const pid = spawnSync("true").pid as number;
       const lock = foreignLock(dir, pid, 2000);
@@ -92,9 +98,7 @@ describe("a state directory lock of another PID namespace", () => {
   it.runIf(process.platform === "linux")(
     "dated long ago or far ahead of the clock, is refused at its first sight and taken over once this process has seen it untouched for FOREIGN_UNTOUCHED_MS of its monotonic clock",
     async () => {
-      home = tempHome();
-      const dir = join(home.dir, "state");
-      mkdirSync(dir);
+      const dir = stateDir();
       const pid = spawnSync("true").pid as number;
       vi.useFakeTimers({ toFake: ["performance"] });
       for (const ms of [FOREIGN_UNTOUCHED_MS + 1000, -(FOREIGN_UNTOUCHED_MS + 1000)]) {
@@ -114,9 +118,7 @@ describe("a state directory lock of another PID namespace", () => {
   it.runIf(process.platform === "linux")(
     "touched moments ago is waited for, said once, and taken over once it stayed untouched; one touched during the wait is refused",
     async () => {
-      home = tempHome();
-      const dir = join(home.dir, "state");
-      mkdirSync(dir);
+      const dir = stateDir();
       const lock = join(dir, LOCK_FILE);
       const pid = spawnSync("true").pid as number;
       foreignLock(dir, pid, 3000);
@@ -164,9 +166,7 @@ describe("a state directory lock of another PID namespace", () => {
   it.runIf(process.platform === "linux")(
     "a live gateway's lock is not taken over when this process's clock was stepped by more than FOREIGN_UNTOUCHED_MS either way (NTP at boot, a VM resumed): it is watched, and its heartbeat refuses the start",
     async () => {
-      home = tempHome();
-      const dir = join(home.dir, "state");
-      mkdirSync(dir);
+      const dir = stateDir();
       const lock = join(dir, LOCK_FILE);
       const pid = spawnSync("true").pid as number;
       vi.useFakeTimers({ toFake: ["performance", "Date"] });
@@ -201,9 +201,7 @@ describe("a state directory lock of another PID namespace", () => {
   it.runIf(process.platform === "linux")(
     "is touched by its gateway every HEARTBEAT_MS while the journal is open, and no more once it is closed",
     async () => {
-      home = tempHome();
-      const dir = join(home.dir, "state");
-      mkdirSync(dir);
+      const dir = stateDir();
       vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
       const journal = openJournal(dir);
       const lock = join(dir, LOCK_FILE);
@@ -220,9 +218,7 @@ describe("a state directory lock of another PID namespace", () => {
   it.runIf(process.platform === "linux")(
     "found by its gateway's heartbeat naming another gateway (taken over while this one was paused): said once as an error, and the journal accepts nothing more",
     async () => {
-      home = tempHome();
-      const dir = join(home.dir, "state");
-      mkdirSync(dir);
+      const dir = stateDir();
       vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
       const errors: unknown[] = [];
       const journal = new Journal(
@@ -253,9 +249,7 @@ describe("a state directory lock of another PID namespace", () => {
   it.runIf(process.platform === "linux")(
     "taken over, stays taken over once the other gateway released the lock: no relocation, no lock taken again, no error a second, nothing accepted",
     async () => {
-      home = tempHome();
-      const dir = join(home.dir, "state");
-      mkdirSync(dir);
+      const dir = stateDir();
       vi.useFakeTimers({ toFake: ["setInterval", "clearInterval", "setTimeout", "clearTimeout", "Date"] });
       const errors: unknown[] = [];
       const problems: unknown[] = [];
@@ -287,9 +281,7 @@ describe("a state directory lock of another PID namespace", () => {
   it.runIf(process.platform === "linux")(
     "a lock of this namespace whose pid is gone is taken over; the new one records the namespace",
     async () => {
-      home = tempHome();
-      const dir = join(home.dir, "state");
-      mkdirSync(dir);
+      const dir = stateDir();
       const pid = spawnSync("true").pid as number;
       writeFileSync(join(dir, LOCK_FILE), `${pid} 12345 their-token ${readlinkSync("/proc/self/ns/pid")}\n`, {
         mode: 0o600,
