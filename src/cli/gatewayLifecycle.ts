@@ -153,8 +153,10 @@ async function start(
   assertHomeWritable(paths.home);
   // A state directory lock of another PID namespace (a container restarted after its gateway was killed) is
   // waited for by the gateway until it stayed untouched for FOREIGN_UNTOUCHED_MS: seen here, whatever the
-  // gateway logs, the wait left is added to the deadline, and what this command watched is handed on.
-  const lockSeen = watchForeignLock(stateDir(paths.home));
+  // gateway logs, the wait left is added to the deadline, and what this command watched is handed on. A
+  // gateway on Redis takes no such lock, so waits for none (a lock left from the local backend included).
+  const lockSeen =
+    configuredStop(paths).backend === "redis" ? undefined : watchForeignLock(stateDir(paths.home));
   // Heard from before the gateway is spawned: a Ctrl-C caught while the command waits for it stops it.
   const interrupt = listenForInterrupt("the gateway's start");
   try {

@@ -110,6 +110,19 @@ describe("a gateway started against a Redis still loading its data", { timeout: 
     expect(start.output()).toMatch(/so it was stopped — start it again once Redis has loaded/);
   });
 
+  it("svc gateway start beside a state/LOCK of another PID namespace, which a Redis gateway never waits for, still names the load, not the lock", async () => {
+    proxy = await startLoadingRedis(suite.redis.port);
+    home = homeOn(proxy.url);
+    // Left from the local backend by a gateway killed in a container: only a local gateway waits for it.
+    home.write("state/LOCK", "99999 12345 their-token pid:[4026599999]\n");
+    const start = svc(home.dir, ["gateway", "start", "--timeout", "10"]);
+    expect(await start.exited).toBe(1);
+    expect(start.output()).toMatch(
+      /did not answer \/health within 10s: it was waiting for Redis to load its data/,
+    );
+    expect(start.output()).not.toContain("LOCK");
+  });
+
   it("a CLI command that reads Redis says it waits for the load, then does its work once Redis has loaded", async () => {
     proxy = await startLoadingRedis(suite.redis.port);
     home = homeOn(proxy.url);
