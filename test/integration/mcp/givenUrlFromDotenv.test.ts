@@ -47,22 +47,31 @@ describe("a url whose host a variable of .env gave", () => {
 });
 
 describe("a call to a server whose host and port a variable of .env gave, after the server went away", () => {
-  it("names the url's host as the host of the url as written, with what to check", async () => {
-    const first = await startStreamableHttp();
-    const { host: hostPort, port } = new URL(first.url);
-    ctx.home.write("config.yaml", `mcp_servers:\n  web:\n    url: "http://$\{MCP_HOSTPORT}/mcp"\n`);
-    ctx.home.write(".env", `MCP_HOSTPORT=${hostPort}\n`);
-    const { config } = loadConfig({ home: ctx.home.dir, env: {} });
-    const h = ctx.hub(ctx.home, { web: config.mcp_servers.web as McpServerEntry });
-    expect((await h.settled("web")).state).toBe("connected");
-    await first.close();
-    const failure = await h.call("web", "echo", { text: "x" }).then(
-      () => new Error("the call succeeded"),
-      (err: Error) => err,
-    );
-    const host = `<the host of "http://$\{MCP_HOSTPORT}/mcp" (the value it gives is not shown)>`;
-    expect(failure.message).toBe(
-      `mcp_servers.web: "echo" failed: fetch failed: connect ECONNREFUSED ${host}:${port} — nothing listens on port ${port} of ${host}: start the server, or check mcp_servers.web.url`,
-    );
-  });
+  // The whole url from one variable, or its host:port: the call's failure quoted the host (`connect ECONNREFUSED
+  // <host>:<port> — nothing listens on port N of <host>`); it names it as the host of the url config.yaml writes.
+  it.each([
+    { written: `$\{WEB_URL}`, variable: "WEB_URL", value: (url: URL) => url.href },
+    { written: `http://$\{MCP_HOSTPORT}/mcp`, variable: "MCP_HOSTPORT", value: (url: URL) => url.host },
+  ])(
+    "a call once the server went away names the host of $written as written, with what to check",
+    async ({ written, variable, value }) => {
+      const first = await startStreamableHttp();
+      const url = new URL(first.url);
+      ctx.home.write("config.yaml", `mcp_servers:\n  web:\n    url: "${written}"\n`);
+      ctx.home.write(".env", `${variable}=${value(url)}\n`);
+      const { config } = loadConfig({ home: ctx.home.dir, env: {} });
+      const h = ctx.hub(ctx.home, { web: config.mcp_servers.web as McpServerEntry });
+      expect((await h.settled("web")).state).toBe("connected");
+      await first.close();
+      const failure = await h.call("web", "echo", { text: "x" }).then(
+        () => new Error("the call succeeded"),
+        (err: Error) => err,
+      );
+      const host = `<the host of "${written}" (the value it gives is not shown)>`;
+      const { port } = url;
+      expect(failure.message).toBe(
+        `mcp_servers.web: "echo" failed: fetch failed: connect ECONNREFUSED ${host}:${port} — nothing listens on port ${port} of ${host}: start the server, or check mcp_servers.web.url`,
+      );
+    },
+  );
 });
