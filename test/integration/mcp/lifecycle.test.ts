@@ -226,9 +226,10 @@ describe("protocol eras (spec 9)", () => {
   });
 
   it("stateless: the legacy retry comes when the probe goes unanswered, within connect_timeout", async () => {
-    // The probe waits half the connect's time: waiting all of it timed the connect out before the retry.
+    // The probe waits half the connect's time: waiting all of it timed the connect out before the retry. The
+    // retry spawns the server again, so its half must hold a node start on a loaded machine (2 s did not).
     const h = hub(ctx.home, {
-      q: stdioEntry("legacy", { protocol: "stateless", connect_timeout: 4 }, ["--silent-before-init"]),
+      q: stdioEntry("legacy", { protocol: "stateless", connect_timeout: 10 }, ["--silent-before-init"]),
     });
     expect(await h.settled("q")).toMatchObject({ state: "connected", era: "legacy" });
     expect(text(await h.call("q", "echo", { text: "retried" }))).toBe("retried");
