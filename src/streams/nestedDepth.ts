@@ -17,3 +17,21 @@ export function nestedDeeperThan(value: unknown, max: number): boolean {
   }
   return false;
 }
+
+/**
+ * How many levels of objects and arrays `value` nests, `value` itself the first (0 for anything else);
+ * counted level by level, as `nestedDeeperThan` does.
+ */
+export function nestingDepth(value: unknown): number {
+  let level: object[] = value !== null && typeof value === "object" ? [value] : [];
+  let depth = 0;
+  while (level.length > 0) {
+    depth++;
+    const next: object[] = [];
+    for (const item of level)
+      for (const child of Object.values(item))
+        if (child !== null && typeof child === "object") next.push(child);
+    level = next;
+  }
+  return depth;
+}

@@ -23,34 +23,44 @@ const DIGITS = /^-?[0-9]+$/;
  * The numbers of a `filters` value as config.yaml reads them: a whole number past 2^53 written as digits
  * becomes those digits, and every number a filter on a header or the event type compares (`equals`,
  * `not_equals`, `contains`, `in` items: text, which `"equals": 1.0` means as `1.0`, not `1`) its text written.
+ * Walked with a stack of its own, not the call stack: a value nested thousands deep is read as JSON.parse read it.
  */
-function filterNumbersAsText(value: unknown, textValues = false): void {
-  if (typeof value !== "object" || value === null) return;
-  const holder = value as Record<string, unknown>;
-  const text = textValues || (typeof holder.field === "string" && isTextField(holder.field));
-  for (const [key, item] of Object.entries(value)) {
-    if (typeof item === "number") {
-      const written = numberText(value, key, item);
-      if (text || (isUnsafeInteger(item) && DIGITS.test(written))) holder[key] = written;
-    } else filterNumbersAsText(item, text && key === "in");
+function filterNumbersAsText(value: unknown): void {
+  const pending: { value: unknown; textValues: boolean }[] = [{ value, textValues: false }];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    if (typeof next.value !== "object" || next.value === null) continue;
+    const holder = next.value as Record<string, unknown>;
+    const text = next.textValues || (typeof holder.field === "string" && isTextField(holder.field));
+    for (const [key, item] of Object.entries(holder)) {
+      if (typeof item === "number") {
+        const written = numberText(holder, key, item);
+        if (text || (isUnsafeInteger(item) && DIGITS.test(written))) holder[key] = written;
+      } else if (typeof item === "object" && item !== null)
+        pending.push({ value: item, textValues: text && key === "in" });
+    }
   }
 }
 
 /**
  * Each number directly in a `deliver_extra` object anywhere in `value` (a tree `parseJson` built), replaced
  * by its source text, and (unless `filters` is false: as a store writes back a value it leaves alone) the
- * numbers of a `filters` value as config.yaml reads them.
+ * numbers of a `filters` value as config.yaml reads them. Walked with a stack of its own, not the call
+ * stack: a store holding a value nested thousands deep (which JSON.parse reads) is read whole, not refused
+ * as a stack overflow.
  */
 export function numbersAsText(value: unknown, filters = true): void {
-  if (typeof value !== "object" || value === null) return;
-  for (const [key, item] of Object.entries(value)) {
-    if (key === EXTRA_KEY && typeof item === "object" && item !== null && !Array.isArray(item)) {
-      const extra = item as Record<string, unknown>;
-      for (const [name, v] of Object.entries(extra))
-        if (typeof v === "number") extra[name] = numberText(extra, name, v);
-    } else if (key === FILTERS_KEY) {
-      if (filters) filterNumbersAsText(item);
-    } else numbersAsText(item, filters);
+  const pending: unknown[] = [value];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    if (typeof next !== "object" || next === null) continue;
+    for (const [key, item] of Object.entries(next)) {
+      if (key === EXTRA_KEY && typeof item === "object" && item !== null && !Array.isArray(item)) {
+        const extra = item as Record<string, unknown>;
+        for (const [name, v] of Object.entries(extra))
+          if (typeof v === "number") extra[name] = numberText(extra, name, v);
+      } else if (key === FILTERS_KEY) {
+        if (filters) filterNumbersAsText(item);
+      } else if (typeof item === "object" && item !== null) pending.push(item);
+    }
   }
 }
 
@@ -60,7 +70,8 @@ export function numbersAsText(value: unknown, filters = true): void {
  */
 export function parseKeepingExtraNumbers(json: string): unknown {
   if (!json.includes(`"${EXTRA_KEY}"`) && !json.includes(`"${FILTERS_KEY}"`)) return JSON.parse(json);
-  const parsed = parseJson(json);
+  // Any depth, as JSON.parse reads a store without them: nothing after the parse walks it on the call stack.
+  const parsed = parseJson(json, Number.POSITIVE_INFINITY);
   numbersAsText(parsed);
   return parsed;
 }

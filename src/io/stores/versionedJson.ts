@@ -5,6 +5,7 @@ import { nearMiss } from "../../config/nearMiss.js";
 import { SvcError } from "../../errors.js";
 import { carryKept, keepWhereUnchanged } from "../../streams/jsonNumbers/changed.js";
 import { extendObject, parseJson, stringifyJson } from "../../streams/jsonNumbers/index.js";
+import { nestingDepth } from "../../streams/nestedDepth.js";
 import { jsonErrorLocation } from "../jsonErrorLocation.js";
 import { NotRegularFile, readRegularFile } from "../regularFile.js";
 import { zeroFilledProblem } from "../zeroFilled.js";
@@ -83,6 +84,31 @@ function parseProblem(err: unknown): string {
   return /^Unexpected token .*is not valid JSON$/s.test(message)
     ? "an unexpected character (the text around it is not shown: the file holds secrets)"
     : message;
+}
+
+/** A walk on the call stack (JSON.stringify's included) that ran out of it: a value nested some thousands deep. */
+const stackOverflow = (err: unknown): boolean =>
+  err instanceof RangeError && err.message.includes("Maximum call stack size exceeded");
+
+/**
+ * The store holds a value nested deeper than svc can write back (JSON.parse reads any depth; writing one
+ * out, JSON.stringify included, walks it on the call stack, which runs out some thousands of levels down):
+ * said so, naming the record nesting deepest, rather than as a syntax error at a made-up line and column.
+ */
+function nestedTooDeep(path: string, records?: Record<string, unknown>): SvcError {
+  let deepest: { name: string; depth: number } | undefined;
+  for (const [name, record] of Object.entries(records ?? {})) {
+    const depth = nestingDepth(record);
+    if (depth > (deepest?.depth ?? 0)) deepest = { name, depth };
+  }
+  const which =
+    deepest === undefined
+      ? "a value in it nests objects or arrays more levels deep than svc can write back"
+      : `the record ${JSON.stringify(deepest.name)} nests objects or arrays ${deepest.depth} levels deep, more than svc can write back`;
+  return new SvcError(
+    "store_unwritable",
+    `${path}: nested too deep: ${which} (a few thousand levels at most) — flatten or remove that value by hand (the file is unchanged)`,
+  );
 }
 
 const fingerprint = (text: string) => createHash("sha256").update(text).digest("base64url");
@@ -231,6 +257,7 @@ export function createVersionedStore<T>(path: string, layout: StoreLayout): Vers
         }
       } else parsed = layout.extraNumbersAsText === true ? parseKeepingExtraNumbers(json) : JSON.parse(json);
     } catch (err) {
+      if (stackOverflow(err)) throw nestedTooDeep(path);
       // A file edited by hand: the line and column to look at, as editors count them.
       const { line, column } = jsonErrorLocation(json, err);
       throw new SvcError(
@@ -290,34 +317,41 @@ export function createVersionedStore<T>(path: string, layout: StoreLayout): Vers
       const misplaced = directoryIsAFile(path, "cannot be written");
       if (misplaced !== undefined) return Promise.reject(misplaced);
       return withFileLock(path, () => {
-        const current = readWithCounter(true);
-        if (expectedRevision !== undefined && current.revision !== expectedRevision) {
-          throw new SvcError("store_conflict", `${path}: ${layout.conflictMessage}`);
+        let current: ReturnType<typeof readWithCounter> | undefined;
+        try {
+          current = readWithCounter(true);
+          if (expectedRevision !== undefined && current.revision !== expectedRevision) {
+            throw new SvcError("store_conflict", `${path}: ${layout.conflictMessage}`);
+          }
+          // This read's own parse, changed in place: what it keeps of the numbers as written stays with them.
+          const records = current.records as Record<string, T>;
+          const read = new Map(Object.entries(records));
+          const readAs = readOtherwise(records, current.asWritten);
+          const result = change(records);
+          // A record replaced by a copy of itself (`{ ...job, next_run }`) keeps what it did not change too.
+          for (const [name, record] of Object.entries(records)) {
+            const was = read.get(name);
+            if (was !== record && isObject(was) && isObject(record)) carryKept(was, record);
+          }
+          writeBackAsWritten(records, readAs);
+          const doc =
+            field === undefined
+              ? records
+              : extendObject(current.others ?? {}, { revision: current.counter + 1, [field]: records });
+          // Every record the change left alone is written as it is in the file (`1.50`, an id past 2^53).
+          keepWhereUnchanged(doc);
+          const text = `${stringifyJson(doc, 2)}\n`;
+          writeFileAtomic(path, text);
+          return {
+            result,
+            revision: fingerprint(text),
+            ...(current.empty === "emptied" ? { overEmptied: true as const } : {}),
+          };
+        } catch (err) {
+          // The records as read name the value (a change is made of flags, never nested so).
+          if (stackOverflow(err)) throw nestedTooDeep(path, current?.records);
+          throw err;
         }
-        // This read's own parse, changed in place: what it keeps of the numbers as written stays with them.
-        const records = current.records as Record<string, T>;
-        const read = new Map(Object.entries(records));
-        const readAs = readOtherwise(records, current.asWritten);
-        const result = change(records);
-        // A record replaced by a copy of itself (`{ ...job, next_run }`) keeps what it did not change too.
-        for (const [name, record] of Object.entries(records)) {
-          const was = read.get(name);
-          if (was !== record && isObject(was) && isObject(record)) carryKept(was, record);
-        }
-        writeBackAsWritten(records, readAs);
-        const doc =
-          field === undefined
-            ? records
-            : extendObject(current.others ?? {}, { revision: current.counter + 1, [field]: records });
-        // Every record the change left alone is written as it is in the file (`1.50`, an id past 2^53).
-        keepWhereUnchanged(doc);
-        const text = `${stringifyJson(doc, 2)}\n`;
-        writeFileAtomic(path, text);
-        return {
-          result,
-          revision: fingerprint(text),
-          ...(current.empty === "emptied" ? { overEmptied: true as const } : {}),
-        };
       });
     },
   };

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { subscriptionStore } from "../../../src/io/stores/subscriptions.js";
 import { createVersionedStore } from "../../../src/io/stores/versionedJson.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
@@ -315,5 +316,59 @@ describe("a write keeps the records it does not change as they are in the file",
         "",
       ].join("\n"),
     );
+  });
+});
+
+describe("a store holding a value nested thousands of levels deep (written by hand or by another tool)", () => {
+  /** An array nested `depth` levels deep around one number, as JSON text. */
+  const nested = (depth: number) => `${"[".repeat(depth)}1${"]".repeat(depth)}`;
+
+  it("a change of another record writes it back as it is, as a read takes it (not refused as invalid JSON at a made-up line)", async () => {
+    home = tempHome();
+    const meta = nested(3000);
+    const path = home.write("webhook_subscriptions.json", `{\n"deep": {"prompt": "p", "meta": ${meta}}\n}\n`);
+    const store = subscriptionStore(path);
+    expect(Object.keys(store.read().records)).toEqual(["deep"]);
+    await store.update((records) => {
+      records.added = { prompt: "q" };
+    });
+    const { records } = store.read();
+    expect(Object.keys(records)).toEqual(["deep", "added"]);
+    expect(JSON.stringify((records.deep as { meta: unknown }).meta)).toBe(meta);
+  });
+
+  it("one beside a deliver_extra id is read and written back too, the id as written", async () => {
+    home = tempHome();
+    const meta = nested(600);
+    const path = home.write(
+      "webhook_subscriptions.json",
+      `{"deep": {"deliver_extra": {"chat_id": 123456789012345678}, "meta": ${meta}}}\n`,
+    );
+    const store = subscriptionStore(path);
+    expect((store.read().records.deep as { deliver_extra: unknown }).deliver_extra).toEqual({
+      chat_id: "123456789012345678",
+    });
+    await store.update((records) => {
+      records.added = { prompt: "q" };
+    });
+    const deep = store.read().records.deep as { deliver_extra: unknown; meta: unknown };
+    expect(deep.deliver_extra).toEqual({ chat_id: "123456789012345678" });
+    expect(JSON.stringify(deep.meta)).toBe(meta);
+  });
+
+  it("one nested deeper than svc can write back is named so, with its record and depth, and the file is left as it was", async () => {
+    home = tempHome();
+    const text = `{\n"shallow": {"prompt": "p"},\n"deep": {"prompt": "p", "meta": ${nested(20_000)}}\n}\n`;
+    const path = home.write("webhook_subscriptions.json", text);
+    const store = subscriptionStore(path);
+    expect(Object.keys(store.read().records)).toEqual(["shallow", "deep"]);
+    await expect(
+      store.update((records) => {
+        records.added = { prompt: "q" };
+      }),
+    ).rejects.toThrow(
+      `${path}: nested too deep: the record "deep" nests objects or arrays 20001 levels deep, more than svc can write back (a few thousand levels at most) — flatten or remove that value by hand (the file is unchanged)`,
+    );
+    expect(readFileSync(path, "utf8")).toBe(text);
   });
 });
