@@ -22,7 +22,10 @@ import { resolveLink, unwritableStore } from "./atomicFile.js";
 import { directoryInPlaceFix } from "./unreadableStoreFix.js";
 
 export interface LockOptions {
-  /** Give up after this long (ms). */
+  /**
+   * Give up after this long (ms); past it while a lock of another PID namespace is watched untouched, and
+   * counted anew once that lock is taken over or replaced (see `lockWaitTimeout`).
+   */
   readonly timeoutMs?: number;
   /**
    * A lock untouched for this long is taken over (ms), whether or not its owner runs; one whose owner is
@@ -88,15 +91,38 @@ export function forgetSighting(lockPath: string): void {
 }
 
 /**
- * Whether the wait for `lockPath` whose first look at the lock was at `firstLook` (monotonic) should go on
- * past its timeout: the lock is one of another PID namespace, left untouched since that look, so it is taken over
- * once `untouchedFor` reaches FOREIGN_UNTOUCHED_MS (a timeout shorter than that, a store's 10 s, would
- * otherwise give up on a lock left by a killed container at every first sight). One touched during the
- * wait (a live holder) times out as before.
+ * The timeout of one wait for `lockPath` (`started`: when the wait began, monotonic), asked after each failed
+ * attempt: whether it gives up now. It runs out `timeoutMs` after `started`, except while the lock it first
+ * saw is one of another PID namespace left untouched since that look, which is taken over once `untouchedFor`
+ * reaches FOREIGN_UNTOUCHED_MS (a timeout shorter than that, a store's 10 s, would otherwise give up on a lock
+ * left by a killed container at every first sight). Once that lock is taken over or replaced (by this
+ * process's other writers or another process's, waiting for it too: one of them takes it over, and the rest
+ * wait their turn), its `timeoutMs` count anew from then: counted from `started`, they had run out during
+ * the wait for the dead lock, and every writer but the one that took it over gave up at once. One touched
+ * during the wait (a live holder) times out as before.
  */
-function awaitingUntouched(lockPath: string, firstLook: number): boolean {
+function lockWaitTimeout(lockPath: string, timeoutMs: number, started: number): () => boolean {
+  const firstLook = performance.now();
+  let deadline = started + timeoutMs;
+  // The text of the foreign lock this wait watches, untouched since its first look.
+  let watched = untouchedSince(lockPath, readLock(lockPath), firstLook);
+  return () => {
+    if (watched !== undefined) {
+      const now = readLock(lockPath);
+      if (now !== watched) deadline = performance.now() + timeoutMs;
+      else if (untouchedSince(lockPath, now, firstLook) !== undefined) return false;
+      watched = undefined;
+    }
+    return performance.now() > deadline;
+  };
+}
+
+/** `text` when it is the lock of another PID namespace at `lockPath` seen untouched since `firstLook`. */
+function untouchedSince(lockPath: string, text: string | undefined, firstLook: number): string | undefined {
   const seen = sightings.get(lockPath);
-  return seen !== undefined && seen.since <= firstLook && readLock(lockPath) === seen.text;
+  return text !== undefined && seen !== undefined && seen.text === text && seen.since <= firstLook
+    ? text
+    : undefined;
 }
 
 /**
@@ -364,14 +390,14 @@ export function withFileLockSync<T>(linkOrPath: string, fn: () => T, options: Lo
   const started = performance.now();
   let wait = 5;
   let held = tryAcquire(path, lockPath, options.staleMs ?? 30_000);
-  const firstLook = performance.now();
-  while (held === undefined) {
-    if (performance.now() - started > timeoutMs && !awaitingUntouched(lockPath, firstLook)) {
-      throw lockTimeout(lockPath);
-    }
-    Atomics.wait(sleeper, 0, 0, wait);
-    wait = Math.min(wait * 2, 100);
-    held = tryAcquire(path, lockPath, options.staleMs ?? 30_000);
+  if (held === undefined) {
+    const timedOut = lockWaitTimeout(lockPath, timeoutMs, started);
+    do {
+      if (timedOut()) throw lockTimeout(lockPath);
+      Atomics.wait(sleeper, 0, 0, wait);
+      wait = Math.min(wait * 2, 100);
+      held = tryAcquire(path, lockPath, options.staleMs ?? 30_000);
+    } while (held === undefined);
   }
   try {
     return fn();
@@ -399,14 +425,14 @@ export async function withFileLock<T>(
   const started = performance.now();
   let wait = 5;
   let held = tryAcquire(path, lockPath, staleMs);
-  const firstLook = performance.now();
-  while (held === undefined) {
-    if (performance.now() - started > timeoutMs && !awaitingUntouched(lockPath, firstLook)) {
-      throw lockTimeout(lockPath);
-    }
-    await sleep(wait);
-    wait = Math.min(wait * 2, 100);
-    held = tryAcquire(path, lockPath, staleMs);
+  if (held === undefined) {
+    const timedOut = lockWaitTimeout(lockPath, timeoutMs, started);
+    do {
+      if (timedOut()) throw lockTimeout(lockPath);
+      await sleep(wait);
+      wait = Math.min(wait * 2, 100);
+      held = tryAcquire(path, lockPath, staleMs);
+    } while (held === undefined);
   }
   const stop = heartbeat(lockPath, held);
   try {

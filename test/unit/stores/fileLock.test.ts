@@ -237,6 +237,79 @@ describe("cross-process file lock", () => {
         },
       );
 
+      it("several writers waiting for one left by a killed container all get it in turn once one of them takes it over: their waits count from then, not from their start", async () => {
+        const { path, lock } = store();
+        leftLock(lock, `${deadPid()} 12345 0123456789abcdef ${elsewhere}`, 0);
+        vi.useFakeTimers({ toFake: ["performance"] });
+        try {
+          const ran: number[] = [];
+          // A store's wait, shorter than FOREIGN_UNTOUCHED_MS; each holds the lock a while, as a write does,
+          // so the others look at it while one of them holds it.
+          const writers = [1, 2, 3, 4].map((n) =>
+            withFileLock(
+              path,
+              async () => {
+                ran.push(n);
+                await sleep(50);
+                return n;
+              },
+              { timeoutMs: 2000 },
+            ),
+          );
+          await fewAttempts();
+          vi.advanceTimersByTime(FOREIGN_UNTOUCHED_MS);
+          expect(await Promise.all(writers)).toEqual([1, 2, 3, 4]);
+          expect(ran.sort()).toEqual([1, 2, 3, 4]);
+          expect(existsSync(lock)).toBe(false);
+        } finally {
+          vi.useRealTimers();
+        }
+      });
+
+      it("a writer that waited for it while another took it over waits its whole time for that one, then gives up naming it", async () => {
+        const { path, lock } = store();
+        leftLock(lock, `${deadPid()} 12345 0123456789abcdef ${elsewhere}`, 0);
+        vi.useFakeTimers({ toFake: ["performance"] });
+        try {
+          let release: () => void = () => {};
+          const released = new Promise<void>((resolve) => (release = resolve));
+          let tookOver: number | undefined;
+          const outcomes: (string | undefined)[] = [undefined, undefined];
+          const writers = [0, 1].map((n) =>
+            withFileLock(
+              path,
+              async () => {
+                tookOver = n;
+                await released;
+              },
+              { timeoutMs: 2000 },
+            ).then(
+              () => (outcomes[n] = "ran"),
+              (err: Error) => (outcomes[n] = err.message),
+            ),
+          );
+          await fewAttempts();
+          vi.advanceTimersByTime(FOREIGN_UNTOUCHED_MS);
+          await fewAttempts();
+          expect(tookOver).toBeDefined();
+          const other = tookOver === 0 ? 1 : 0;
+          // Its 2 s count from the takeover (the simulated clock stands still meanwhile).
+          vi.advanceTimersByTime(1999);
+          await fewAttempts();
+          expect(outcomes).toEqual([undefined, undefined]);
+          vi.advanceTimersByTime(2);
+          await fewAttempts();
+          expect(outcomes[other]).toBe(
+            `${lock}: another svc process holds this lock — try again, or remove the file if no svc is running`,
+          );
+          release();
+          await Promise.all(writers);
+          expect(outcomes[tookOver as number]).toBe("ran");
+        } finally {
+          vi.useRealTimers();
+        }
+      });
+
       it("a step of the system clock, either way, does not make a lock its holder touches look untouched; once left untouched it is taken over", async () => {
         const { path, lock } = store();
         const text = `${deadPid()} 12345 0123456789abcdef ${elsewhere}`;
