@@ -1,5 +1,5 @@
 import { realpath, stat } from "node:fs/promises";
-import { dirname, extname, isAbsolute, relative, resolve, sep } from "node:path";
+import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import {
   extendObject,
   JsonTooDeep,
@@ -61,24 +61,49 @@ function inside(dir: string, path: string): boolean {
 }
 
 /**
+ * `path` with its symlinks resolved; when it does not exist, its nearest existing parent resolved and the rest
+ * of it joined on (`<real scripts dir>/nope.sh`): where the file would be once it is made.
+ */
+async function realOrWouldBe(path: string): Promise<{ real: string; exists: boolean }> {
+  let parent = resolve(path);
+  const rest: string[] = [];
+  for (;;) {
+    try {
+      const real = await realpath(parent);
+      return { real: rest.length === 0 ? real : join(real, ...rest.reverse()), exists: rest.length === 0 };
+    } catch {
+      const up = dirname(parent);
+      if (up === parent) return { real: resolve(path), exists: false };
+      rest.push(basename(parent));
+      parent = up;
+    }
+  }
+}
+
+/**
  * The script's real path when it exists inside `scriptsDir` (after following symlinks), else why not.
- * `scriptsDir` is `<profile root>/scripts`, so `~/.svc/scripts/x.sh` names `x.sh` in it.
+ * `scriptsDir` is `<profile root>/scripts`, so `~/.svc/scripts/x.sh` names `x.sh` in it. Both are judged by
+ * their real paths: with `scripts/` (or the home above it) a symlink to a data disk, the script's absolute
+ * path on that disk names the same file as `x.sh` does.
  */
 export async function resolveScript(
   scriptsDir: string,
   script: string,
 ): Promise<{ path: string } | { why: string }> {
   const candidate = resolveProfilePath(script, dirname(resolve(scriptsDir)), scriptsDir);
-  if (!inside(resolve(scriptsDir), candidate)) return { why: "path leaves the scripts directory" };
-  let real: string;
-  let realDir: string;
-  try {
-    realDir = await realpath(scriptsDir);
-    real = await realpath(candidate);
-  } catch {
-    return { why: await notFound(scriptsDir, script) };
+  const dir = await realOrWouldBe(scriptsDir);
+  const found = await realOrWouldBe(candidate);
+  if (!inside(dir.real, found.real)) {
+    // Written as a path in the directory (by its own path or its real one): a symlink in it leads out.
+    const written = inside(resolve(scriptsDir), candidate) || inside(dir.real, candidate);
+    return {
+      why: written
+        ? "script resolves outside the scripts directory (symlink)"
+        : "path leaves the scripts directory",
+    };
   }
-  if (!inside(realDir, real)) return { why: "script resolves outside the scripts directory (symlink)" };
+  if (!found.exists) return { why: await notFound(scriptsDir, script) };
+  const real = found.real;
   // A directory would be run as `python3 <dir>` ("can't find '__main__' module"): named for what it is.
   let isFile: boolean;
   try {

@@ -181,6 +181,40 @@ describe("resolveScript", () => {
       why: "not a file (a script is one file under the scripts directory)",
     });
   });
+
+  it("judges a path by where it leads: with scripts/ or the home a symlink, the script's real path is inside", async () => {
+    home = tempHome();
+    const disk = join(home.dir, "disk");
+    home.write("disk/scripts/l.sh", "");
+    home.write("disk/outside.sh", "");
+    symlinkSync(join(disk, "outside.sh"), join(disk, "scripts", "out.sh"));
+    // scripts/ linked to the disk, and a home that is itself a link to one (~/.svc on a volume).
+    mkdirSync(join(home.dir, "h"));
+    symlinkSync(join(disk, "scripts"), join(home.dir, "h", "scripts"));
+    symlinkSync(disk, join(home.dir, "linked"));
+    const real = join(disk, "scripts", "l.sh");
+    for (const dir of [join(home.dir, "h", "scripts"), join(home.dir, "linked", "scripts")]) {
+      expect(await resolveScript(dir, "l.sh"), dir).toEqual({ path: real });
+      expect(await resolveScript(dir, real), dir).toEqual({ path: real });
+      expect(await resolveScript(dir, join(dir, "l.sh")), dir).toEqual({ path: real });
+      // Not there yet by its real path: not found (it runs once it is), not out of the directory.
+      expect(await resolveScript(dir, join(disk, "scripts", "nope.sh")), dir).toEqual({
+        why: "script not found",
+      });
+      expect(await resolveScript(dir, join(disk, "scripts", "out.sh")), dir).toEqual({
+        why: "script resolves outside the scripts directory (symlink)",
+      });
+      expect(await resolveScript(dir, join(disk, "outside.sh")), dir).toEqual({
+        why: "path leaves the scripts directory",
+      });
+      expect(await resolveScript(dir, "../outside.sh"), dir).toEqual({
+        why: "path leaves the scripts directory",
+      });
+      expect(await resolveScript(dir, join(disk, "scripts")), dir).toEqual({
+        why: "path leaves the scripts directory",
+      });
+    }
+  });
 });
 
 describe("runScript: why an event was ignored, for the delivery history", () => {
