@@ -8,7 +8,8 @@ import { CREDENTIALS_LEFT_OUT, textWithoutUrlCredentials } from "./urlCredential
  * `{` (a mapping: `prompt: {pull_request.title}`), `[` (a list) or another character YAML gives a meaning,
  * a `regex` pattern likewise, a `: ` inside a value, a `#` after a space (a comment: `prompt: PR #{number}`,
  * `equals: #general`), a leading `!tag` or `*alias` (src/config/yamlLeadingChars.ts), and a filter's
- * yes/no/on/off (text in YAML 1.2). The parser's own words say none of this.
+ * yes/no/on/off (text in YAML 1.2), True/Null/~ (a boolean or null whose text is another) and 2.0 (the number
+ * 2). The parser's own words say none of this.
  */
 
 const HINT = "YAML reads a value that starts with { as a mapping: put the";
@@ -375,6 +376,30 @@ export function yamlOneOneBoolean(at: readonly string[], value: string): string 
   if (word === undefined) return undefined;
   const bool = /^(yes|on)$/i.test(word) ? "true" : "false";
   return `${keyPath(at)}: ${word} is text in YAML 1.2, not a boolean — write ${bool} to compare with a true/false field, or ${singleQuoted(word)} in quotes to compare with that text`;
+}
+
+/**
+ * `{field: s, contains: True}` or `equals: Null`: YAML reads an unquoted True, FALSE, Null or ~ (and, under
+ * `%YAML 1.1`, yes, On, y, ...) as a boolean or null whose text is another (`true`, `null`): contains looked
+ * for "true" in a string ("untrue" matched, "True story" did not), and equals compared with the boolean where
+ * a sender may send the text (Python's `str(True)` is "True"), without a word. The refusal for such a value of
+ * a filter on a payload field, or undefined (`true`, `false` and `null` as written; a value left empty, null).
+ */
+export function wordReadAsOtherText(
+  at: readonly string[],
+  written: string,
+  value: unknown,
+): string | undefined {
+  if (typeof value !== "boolean" && value !== null) return undefined;
+  const read = String(value);
+  if (written === read || written === "") return undefined;
+  if (at.at(-1) === "contains")
+    return value === null
+      ? `${keyPath(at)}: YAML reads ${written} as null, which contains finds in a list only (null is no text), never the text "${written}" in a string — put it in quotes to look for that text: contains: ${singleQuoted(written)} (write null to find a null in a list)`
+      : `${keyPath(at)}: YAML reads ${written} as the boolean ${read}, so contains looks for the text "${read}" in a string, not "${written}" — put it in quotes to look for that text: contains: ${singleQuoted(written)} (write ${read} to find the boolean in a list)`;
+  const [what, field] =
+    value === null ? ["null", "a null field"] : [`the boolean ${read}`, "a true/false field"];
+  return `${keyPath(at)}: YAML reads ${written} as ${what}, not as text — write ${read} to compare with ${field}, or ${singleQuoted(written)} in quotes to compare with that text`;
 }
 
 /**

@@ -7,6 +7,7 @@ import {
   numberReadAsOtherText,
   takesText,
   templateCutByComment,
+  wordReadAsOtherText,
   yamlOneOneBoolean,
 } from "./unquotedTemplate.js";
 import { CREDENTIALS_LEFT_OUT, textWithoutUrlCredentials } from "./urlCredentials.js";
@@ -27,10 +28,12 @@ import { CREDENTIALS_LEFT_OUT, textWithoutUrlCredentials } from "./urlCredential
  *   Signal send from): a phone number `home_channel: +15552223333` read as a number is `15552223333`,
  *   `04915112345678` loses its 0;
  * - and the values a filter on a header or the event type compares (`equals`, `not_equals`, `contains`,
- *   `in` items): those are text, so `{field: headers.X-Version, equals: 1.0}` means the text `1.0`, not 1;
+ *   `in` items): those are text, so `{field: headers.X-Version, equals: 1.0}` means the text `1.0`, not 1, and
+ *   `equals: True` the text `True` (Python's `str(True)`), not the boolean whose text is `true`;
  * - a filter value on a payload field that YAML reads as something else than written is refused: `equals: no`
- *   (text in YAML 1.2), `contains: 2.0` (the number 2, whose text is searched for), `equals:
- *   1234567890123456789.0` (a float past 2^53, rounded: it matches the neighbouring ids too);
+ *   (text in YAML 1.2), `equals: True` or `contains: ~` (a boolean or null whose text is another),
+ *   `contains: 2.0` (the number 2, whose text is searched for), `equals: 1234567890123456789.0` (a float past
+ *   2^53, rounded: it matches the neighbouring ids too);
  * - a `{key:value}` entry without a space after its colon is refused: YAML reads it as one key with no value,
  *   which would be dropped as a key left empty (`{secret:x}` → a route without a secret).
  */
@@ -190,8 +193,9 @@ const TEXT_OPERATORS = new Set(["equals", "not_equals", "contains"]);
 
 /**
  * Values of a filter on a payload field that YAML reads as something else than meant
- * (src/config/unquotedTemplate.ts): `equals: no`, text to YAML 1.2, meant as false; `contains: 2.0`, the
- * number 2, whose text "2" is what a string field is searched for.
+ * (src/config/unquotedTemplate.ts): `equals: no`, text to YAML 1.2, meant as false; `equals: True`, the
+ * boolean, where the text may be meant; `contains: 2.0`, the number 2, whose text "2" is what a string field
+ * is searched for.
  */
 function refuseMisreadFilterValues(
   node: YAMLMap,
@@ -207,11 +211,12 @@ function refuseMisreadFilterValues(
       return;
     const written = text.slice(value.range[0], value.range[1]);
     const problem =
-      at.at(-1) === "contains"
+      wordReadAsOtherText(at, written, value.value) ??
+      (at.at(-1) === "contains"
         ? numberReadAsOtherText(at, written, value.value)
         : typeof value.value === "string"
           ? yamlOneOneBoolean(at, value.value)
-          : inexactFilterNumber(at, written, value.value);
+          : inexactFilterNumber(at, written, value.value));
     const start = value.range[0];
     if (problem !== undefined)
       throw new SvcError("config_invalid", `${file}: line ${lines.linePos(start).line}: ${problem}`);
@@ -226,18 +231,35 @@ function refuseMisreadFilterValues(
 
 /**
  * A filter on a header or the event type compares text with the text of its value: a number keeps the
- * text written in the file (`equals: 1.0` is `1.0`, `in: [2.10]` is `2.10`), which a number would lose.
+ * text written in the file (`equals: 1.0` is `1.0`, `in: [2.10]` is `2.10`), which a number would lose, and
+ * so does a boolean or null written otherwise than `true`, `false`, `null` (`equals: True` is `True`, what a
+ * Python sender's `str(True)` sends; `in: [~]` is `~`), which would be compared as `true` or match nothing.
  */
 function keepTextFilterValues(node: YAMLMap, text: string): void {
   const field = node.items.find((pair) => isScalar(pair.key) && pair.key.value === "field")?.value;
   if (!isScalar(field) || typeof field.value !== "string" || !isTextField(field.value)) return;
+  const keep = (value: unknown): void => {
+    keepNumberText(value, text);
+    keepWordText(value, text);
+  };
   for (const pair of node.items) {
     const key = isScalar(pair.key) ? pair.key.value : undefined;
     if (typeof key !== "string") continue;
-    if (TEXT_OPERATORS.has(key)) keepNumberText(pair.value, text);
-    else if (key === "in" && isSeq(pair.value))
-      for (const item of pair.value.items) keepNumberText(item, text);
+    if (TEXT_OPERATORS.has(key)) keep(pair.value);
+    else if (key === "in" && isSeq(pair.value)) for (const item of pair.value.items) keep(item);
   }
+}
+
+/**
+ * A plain boolean or null scalar written otherwise than its JSON text (`True`, `FALSE`, `Null`, `~`; `yes` under
+ * `%YAML 1.1`) becomes the string written in the file; one left empty stays null.
+ */
+function keepWordText(node: unknown, text: string): void {
+  if (!isScalar(node) || node.type !== Scalar.PLAIN || node.range === undefined || node.range === null)
+    return;
+  if (typeof node.value !== "boolean" && node.value !== null) return;
+  const written = text.slice(node.range[0], node.range[1]);
+  if (written !== "" && written !== String(node.value)) node.value = written;
 }
 
 /**

@@ -1,6 +1,9 @@
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestGateway, type TestGateway } from "../../helpers/gateway.js";
+import { startGatewayInHome, startTestGateway, type TestGateway } from "../../helpers/gateway.js";
+import { tempHome } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
+import { svc } from "../cli/svc.js";
 
 /** Spec 2.3 field paths whose value is not a plain JSON field of the body: `payload`, headers, event. */
 
@@ -134,6 +137,78 @@ describe("a number a header filter of a subscription record written by hand comp
     for (const route of ["static_version", "hand_version"]) {
       expect(await post(route, "1.0")).toEqual(ACCEPTED);
       expect(await post(route, "1")).toEqual(IGNORED);
+    }
+  }, 60_000);
+});
+
+describe("True, Null and ~ written unquoted in a filter, over HTTP", () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({
+      config: `platforms:
+  webhook:
+    enabled: true
+    host: 127.0.0.1
+    rate_limit: 1000
+    routes:
+      header_flag: {secret: ${OPEN}, filters: [{field: headers.X-Flag, equals: True}]}
+      header_note: {secret: ${OPEN}, filters: [{field: headers.X-Note, contains: True}]}
+      event_words: {secret: ${OPEN}, filters: [{field: event, in: [True, Null, ~]}]}
+      payload_quoted: {secret: ${OPEN}, filters: [{field: s, contains: 'True'}]}
+`,
+    });
+  }, 60_000);
+  afterAll(() => gw.stop());
+
+  const ACCEPTED = { status: 202, body: { status: "accepted" } };
+  const post = async (route: string, body: unknown, headers: Record<string, string> = {}) => {
+    const res = await postJson(gw.url(`/webhooks/${route}`), body, headers);
+    return { status: res.status, body: res.status === 202 ? { status: res.body.status } : res.body };
+  };
+
+  it("on a header or the event type are the text written: X-Flag: True (Python's str(True)) matches, true does not", async () => {
+    expect(await post("header_flag", {}, { "X-Flag": "True" })).toEqual(ACCEPTED);
+    expect(await post("header_flag", {}, { "X-Flag": "true" })).toEqual(IGNORED);
+    expect(await post("header_note", {}, { "X-Note": "True story" })).toEqual(ACCEPTED);
+    expect(await post("header_note", {}, { "X-Note": "untrue" })).toEqual(IGNORED);
+    for (const event of ["True", "Null", "~"])
+      expect(await post("event_words", {}, { "X-Forge-Event": event }), event).toEqual(ACCEPTED);
+    expect(await post("event_words", {}, { "X-Forge-Event": "true" })).toEqual(IGNORED);
+  });
+
+  it("in quotes on a payload field, as the refusal of the unquoted one says, contains: 'True' looks for that text", async () => {
+    expect(await post("payload_quoted", { s: "True story" })).toEqual(ACCEPTED);
+    expect(await post("payload_quoted", { s: "untrue" })).toEqual(IGNORED);
+  });
+
+  it("unquoted on a payload field they are refused by svc config check and the gateway's start, each route named", async () => {
+    const home = tempHome();
+    try {
+      home.write(
+        "config.yaml",
+        `platforms:
+  webhook:
+    enabled: true
+    host: 127.0.0.1
+    routes:
+      story: {secret: ${OPEN}, filters: [{field: s, contains: True}]}
+      draft: {secret: ${OPEN}, filters: [{field: pull_request.draft, equals: FALSE}]}
+      closed: {secret: ${OPEN}, filters: [{field: closed_at, in: [~]}]}
+`,
+        0o600,
+      );
+      const file = join(home.dir, "config.yaml");
+      const expected = [
+        `${file}: line 6: platforms.webhook.routes.story.filters[0].contains: YAML reads True as the boolean true, so contains looks for the text "true" in a string, not "True" — put it in quotes to look for that text: contains: 'True' (write true to find the boolean in a list)`,
+        `${file}: line 7: platforms.webhook.routes.draft.filters[0].equals: YAML reads FALSE as the boolean false, not as text — write false to compare with a true/false field, or 'FALSE' in quotes to compare with that text`,
+        `${file}: line 8: platforms.webhook.routes.closed.filters[0].in[0]: YAML reads ~ as null, not as text — write null to compare with a null field, or '~' in quotes to compare with that text`,
+      ];
+      const check = await svc(home, ["config", "check"]);
+      expect(check.code).toBe(1);
+      expect(check.stderr.trimEnd().split("\n")).toEqual(expected);
+      await expect(startGatewayInHome(home)).rejects.toThrow(expected.join("\n"));
+    } finally {
+      home.cleanup();
     }
   }, 60_000);
 });

@@ -6,11 +6,12 @@ import { type TempHome, tempHome } from "../../helpers/home.js";
 let home: TempHome | undefined;
 afterEach(() => home?.cleanup());
 
-function loadFilters(filters: string) {
+/** `prefix`: what the file starts with (`%YAML 1.1\n---\n`), which moves the filter's line down. */
+function loadFilters(filters: string, prefix = "") {
   home = tempHome();
   home.write(
     "config.yaml",
-    `platforms:\n  webhook:\n    secret: s\n    routes:\n      gh:\n        filters:\n          - ${filters}\n`,
+    `${prefix}platforms:\n  webhook:\n    secret: s\n    routes:\n      gh:\n        filters:\n          - ${filters}\n`,
   );
   return loadConfig({ home: home.dir, env: {} });
 }
@@ -149,6 +150,58 @@ describe("filter values that can never match", () => {
     ).toEqual([{ field: "headers.X-Version", contains: "2.0" }]);
   });
 
+  it("an unquoted True, FALSE, Null or ~ (a boolean or null whose text is another) under contains of a payload field is refused, saying to quote it", () => {
+    // `contains: True` was the boolean true, so a string was searched for "true": "untrue" matched, "True story" not.
+    expect(() => loadFilters("{field: s, contains: True}")).toThrow(
+      `line 7: platforms.webhook.routes.gh.filters[0].contains: YAML reads True as the boolean true, so contains looks for the text "true" in a string, not "True" — put it in quotes to look for that text: contains: 'True' (write true to find the boolean in a list)`,
+    );
+    expect(() => loadFilters("{any: [{field: s, contains: FALSE}]}")).toThrow(
+      `routes.gh.filters[0].any[0].contains: YAML reads FALSE as the boolean false, so contains looks for the text "false" in a string, not "FALSE"`,
+    );
+    for (const word of ["Null", "NULL", "~"])
+      expect(() => loadFilters(`{field: s, contains: ${word}}`), word).toThrow(
+        `routes.gh.filters[0].contains: YAML reads ${word} as null, which contains finds in a list only (null is no text), never the text "${word}" in a string — put it in quotes to look for that text: contains: '${word}' (write null to find a null in a list)`,
+      );
+    // Under %YAML 1.1 a yes is such a boolean too.
+    expect(() => loadFilters("{field: s, contains: yes}", "%YAML 1.1\n---\n")).toThrow(
+      `line 9: platforms.webhook.routes.gh.filters[0].contains: YAML reads yes as the boolean true, so contains looks for the text "true"`,
+    );
+    // Quoted it is that text, found as a substring; the lowercase words (and contains: with nothing) are JSON's.
+    const subject = (s: unknown) => ({ payload: { s }, event: undefined, headers: {} });
+    const none = { readList: () => new Set<string>() };
+    const quoted =
+      loadFilters("{field: s, contains: 'True'}").config.platforms.webhook.routes.gh?.filters ?? [];
+    expect(matchesAll(quoted, subject("True story"), none)).toBe(true);
+    expect(matchesAll(quoted, subject("untrue"), none)).toBe(false);
+    const routes = (filter: string) => loadFilters(filter).config.platforms.webhook.routes.gh?.filters;
+    expect(routes("{field: tags, contains: true}")).toEqual([{ field: "tags", contains: true }]);
+    expect(routes("{field: tags, contains: null}")).toEqual([{ field: "tags", contains: null }]);
+    expect(routes("{field: tags, contains: }")).toEqual([{ field: "tags", contains: null }]);
+  });
+
+  it("an unquoted True, FALSE, Null or ~ under equals, not_equals or in of a payload field is refused as yes/no are, saying which to write", () => {
+    expect(() => loadFilters("{field: pull_request.draft, equals: True}")).toThrow(
+      "line 7: platforms.webhook.routes.gh.filters[0].equals: YAML reads True as the boolean true, not as text — write true to compare with a true/false field, or 'True' in quotes to compare with that text",
+    );
+    expect(() => loadFilters("{not: {field: merged, not_equals: FALSE}}")).toThrow(
+      "routes.gh.filters[0].not.not_equals: YAML reads FALSE as the boolean false, not as text — write false to compare with a true/false field, or 'FALSE' in quotes",
+    );
+    expect(() => loadFilters("{field: state, in: [open, Null]}")).toThrow(
+      "routes.gh.filters[0].in[1]: YAML reads Null as null, not as text — write null to compare with a null field, or 'Null' in quotes to compare with that text",
+    );
+    expect(() => loadFilters("{field: closed_at, equals: ~}")).toThrow(
+      "routes.gh.filters[0].equals: YAML reads ~ as null, not as text — write null",
+    );
+    expect(() => loadFilters("{field: draft, equals: On}", "%YAML 1.1\n---\n")).toThrow(
+      "routes.gh.filters[0].equals: YAML reads On as the boolean true, not as text — write true",
+    );
+    const routes = (filter: string) => loadFilters(filter).config.platforms.webhook.routes.gh?.filters;
+    expect(routes("{field: draft, in: [true, false, null]}")).toEqual([
+      { field: "draft", in: [true, false, null] },
+    ]);
+    expect(routes("{field: answer, equals: 'True'}")).toEqual([{ field: "answer", equals: "True" }]);
+  });
+
   it("a number past 2^53 written with a fraction or exponent (rounded, so it matches its neighbours) is refused, naming its digits", () => {
     // 1234567890123456789.0 is the float 1234567890123456800: it equalled the ids ...789 and ...800 alike.
     expect(() => loadFilters("{field: chat.id, equals: 1234567890123456789.0}")).toThrow(
@@ -216,6 +269,30 @@ describe("filter values on headers and the event type are text", () => {
     ])
       expect(matchesAll(filtersOf(filter), subject, deps), filter).toBe(true);
     expect(matchesAll(filtersOf("{field: headers.X-Version, equals: 1}"), subject, deps)).toBe(false);
+  });
+
+  it("a True, Null or ~ written unquoted is the text written (Python's str(True) is True), as YAML 1.1's yes", () => {
+    expect(filtersOf("{field: headers.X-Flag, equals: True}")).toEqual([
+      { field: "headers.X-Flag", equals: "True" },
+    ]);
+    expect(filtersOf("{field: event, in: [True, Null, FALSE, ~]}")).toEqual([
+      { field: "event", in: ["True", "Null", "FALSE", "~"] },
+    ]);
+    expect(filtersOf("{any: [{field: event_type, contains: NULL}]}")).toEqual([
+      { any: [{ field: "event_type", contains: "NULL" }] },
+    ]);
+    expect(filtersOf("{field: headers.X-Dry-Run, not_equals: true}")).toEqual([
+      { field: "headers.X-Dry-Run", not_equals: true },
+    ]);
+    expect(
+      loadFilters("{field: headers.X-Debug, equals: yes}", "%YAML 1.1\n---\n").config.platforms.webhook.routes
+        .gh?.filters,
+    ).toEqual([{ field: "headers.X-Debug", equals: "yes" }]);
+    const subject = (flag: string) => ({ payload: {}, event: "True", headers: { "x-flag": flag } });
+    const header = filtersOf("{field: headers.X-Flag, equals: True}");
+    expect(matchesAll(header, subject("True"), deps)).toBe(true);
+    expect(matchesAll(header, subject("true"), deps)).toBe(false);
+    expect(matchesAll(filtersOf("{field: event, in: [True, Null]}"), subject("x"), deps)).toBe(true);
   });
 
   it("a payload field still compares numbers by value (1.0 equals 1)", () => {
