@@ -8,6 +8,7 @@ import {
   GatewayElsewhereError,
   type GatewayState,
   gatewayStateFile,
+  recordClaim,
   recordedPid,
   runningPid,
 } from "../io/gatewayState.js";
@@ -54,6 +55,8 @@ function parseInspectPort(text: string): number {
  * Makes gateway.pid this process's before the gateway starts. The file is created exclusively: two runs of
  * one home started at once (two `svc gateway start`) both find no gateway running, and with state.backend:
  * redis (no state directory to lock) both would start, the first one then unseen by `svc gateway stop|status`.
+ * Its pid's PID namespace goes into gateway.json at once (`recordClaim`): the start may wait (for the state
+ * directory's lock, for a Redis loading its data) long before the gateway writes its whole record there.
  */
 function claimPidFile(paths: SvcPaths): void {
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -67,7 +70,10 @@ function claimPidFile(paths: SvcPaths): void {
         )
       );
     try {
-      if (createLockFile(paths.pidFile, `${process.pid}\n`)) return;
+      if (createLockFile(paths.pidFile, `${process.pid}\n`)) {
+        recordClaim(paths);
+        return;
+      }
     } catch (err) {
       throw homeNotWritable(paths.home, err);
     }

@@ -5,6 +5,7 @@ import {
   GatewayElsewhereError,
   type GatewayState,
   gatewayStateFile,
+  readGatewayClaim,
   readGatewayState,
   runningPid,
 } from "../io/gatewayState.js";
@@ -44,8 +45,15 @@ export type ElsewhereHealth =
 
 export async function askElsewhere(paths: SvcPaths, err: GatewayElsewhereError): Promise<ElsewhereHealth> {
   const recorded = recordedState(paths, err.pid);
+  const stateFile = gatewayStateFile(paths);
+  // Its claim alone: the gateway records where it listens once it listens.
+  if (recorded === undefined && readGatewayClaim(stateFile)?.pid === err.pid)
+    return {
+      answers: undefined,
+      why: `that gateway has not recorded in ${stateFile} where it listens yet, as it does once it listens: it is still starting (waiting for the state directory's lock, or for Redis to load its data), or was killed before it listened`,
+    };
   if (recorded === undefined)
-    return { answers: undefined, why: `${gatewayStateFile(paths)} records no address for that pid` };
+    return { answers: undefined, why: `${stateFile} records no address for that pid` };
   if (recorded.port === 0)
     return { answers: undefined, why: "that gateway runs without an HTTP listener (webhook adapter off)" };
   const address = listenAddress(recorded.host, recorded.port);

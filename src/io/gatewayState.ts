@@ -5,6 +5,7 @@ import { type SvcPaths, svcHome } from "../config/paths.js";
 import { SvcError } from "../errors.js";
 import { pidNamespace } from "./pidNamespace.js";
 import { processAlive } from "./processAlive.js";
+import { writeJsonAtomic } from "./stores/atomicFile.js";
 import { forgetSighting, readLock, removeStaleLock, touchedAgo, untouchedFor } from "./stores/fileLock.js";
 
 /** What `svc gateway start` learned about the gateway it started (`$SVC_HOME/gateway.json`). */
@@ -37,6 +38,62 @@ export interface GatewayState {
 
 export function gatewayStateFile(paths: SvcPaths): string {
   return join(paths.home, "gateway.json");
+}
+
+/**
+ * Whose pid `gateway.pid` holds, as `gateway.json` records it: the pid and its PID namespace. A gateway
+ * writes them alone (its claim) as it claims `gateway.pid`, before it waits for anything (the state
+ * directory's lock, a Redis still loading its data), and the whole record (`GatewayState`) once it listens.
+ */
+export interface GatewayClaim {
+  readonly pid: number;
+  readonly pid_namespace?: string;
+}
+
+/** The pid and PID namespace `gateway.json` records (its claim or its whole record), if it can be read. */
+export function readGatewayClaim(stateFile: string): GatewayClaim | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(stateFile, "utf8"));
+  } catch {
+    return undefined;
+  }
+  if (typeof parsed !== "object" || parsed === null) return undefined;
+  const { pid, pid_namespace: namespace } = parsed as Record<string, unknown>;
+  if (typeof pid !== "number") return undefined;
+  return typeof namespace === "string" ? { pid, pid_namespace: namespace } : { pid };
+}
+
+/**
+ * Records this process's pid and PID namespace in `gateway.json` as it claims `gateway.pid`, which holds the
+ * pid alone: a command of another PID namespace (a container and its host sharing SVC_HOME) then knows from
+ * the start on that the pid is not one of its own, rather than judging it (another process there, or none)
+ * stale and removing the file while the gateway waits to start. Not over the record of a live gateway of
+ * this home that `gateway.pid` no longer names (which a refused start names), nor where the namespace is
+ * unknown (no /proc). Best effort: one that cannot be written leaves the pid judged as before, and the
+ * gateway says so when it writes its whole record once it listens.
+ */
+export function recordClaim(paths: SvcPaths): void {
+  const namespace = pidNamespace();
+  if (namespace === undefined) return;
+  const stateFile = gatewayStateFile(paths);
+  const recorded = readGatewayClaim(stateFile);
+  if (
+    recorded !== undefined &&
+    recorded.pid !== process.pid &&
+    Number.isInteger(recorded.pid) &&
+    recorded.pid > 0 &&
+    (recorded.pid_namespace === undefined || recorded.pid_namespace === namespace) &&
+    processAlive(recorded.pid) &&
+    isGateway(recorded.pid) &&
+    servesHome(recorded.pid, paths.home)
+  )
+    return;
+  try {
+    writeJsonAtomic(stateFile, { pid: process.pid, pid_namespace: namespace } satisfies GatewayClaim);
+  } catch {
+    // Said once the gateway listens, where its whole record fails to be written the same way.
+  }
 }
 
 /**
@@ -153,7 +210,7 @@ export function pidFileTouched(
  */
 export function removeLeftElsewhere(paths: SvcPaths, err: GatewayElsewhereError): void {
   const stateFile = gatewayStateFile(paths);
-  const recorded = readGatewayState(stateFile);
+  const recorded = readGatewayClaim(stateFile);
   if (recorded?.pid !== err.pid || recorded.pid_namespace !== err.namespace) return;
   forgetSighting(paths.pidFile);
   const text = readLock(paths.pidFile);
@@ -162,7 +219,7 @@ export function removeLeftElsewhere(paths: SvcPaths, err: GatewayElsewhereError)
   } catch {
     // Not removable (SVC_HOME read-only): the start's claim of gateway.pid says so.
   }
-  if (readGatewayState(stateFile)?.pid_namespace === err.namespace) removeStale(stateFile);
+  if (readGatewayClaim(stateFile)?.pid_namespace === err.namespace) removeStale(stateFile);
 }
 
 /**
@@ -182,7 +239,8 @@ export function runningPid(paths: SvcPaths): number | undefined {
   }
   const pid = Number(text.trim());
   const stateFile = gatewayStateFile(paths);
-  const recorded = readGatewayState(stateFile);
+  // Its claim (written as the gateway claimed gateway.pid) or its whole record: the namespace from the start on.
+  const recorded = readGatewayClaim(stateFile);
   const namespace = recorded?.pid === pid ? recorded.pid_namespace : undefined;
   const here = pidNamespace();
   // A pid of another PID namespace (a gateway on the host, this command in a container of the same
@@ -229,28 +287,30 @@ export function recordedGatewayOn(
   return { pid, named };
 }
 
-/** What `gateway.json` says, if it can be read. */
+/**
+ * What `gateway.json` says once its gateway listens, if it can be read; not a claim alone (`GatewayClaim`: a
+ * gateway still starting), which records no address yet.
+ */
 export function readGatewayState(stateFile: string): GatewayState | undefined {
   try {
-    return JSON.parse(readFileSync(stateFile, "utf8")) as GatewayState;
+    const state = JSON.parse(readFileSync(stateFile, "utf8")) as GatewayState | null;
+    return typeof state?.host === "string" && typeof state.port === "number" ? state : undefined;
   } catch {
     return undefined;
   }
 }
 
-/** The pid `gateway.json` describes, if it can be read. */
+/** The pid `gateway.json` describes (its claim or its whole record), if it can be read. */
 export function recordedPid(stateFile: string): number | undefined {
-  return readGatewayState(stateFile)?.pid;
+  return readGatewayClaim(stateFile)?.pid;
 }
 
 /** Host and port of the running gateway: from `gateway.json` when it describes this pid, else the configuration. */
 export function gatewayAddress(paths: SvcPaths, pid?: number): { host: string; port: number } {
-  try {
-    const state = JSON.parse(readFileSync(gatewayStateFile(paths), "utf8")) as GatewayState;
-    if (pid === undefined || state.pid === pid) return { host: state.host, port: state.port };
-  } catch {
-    // No state file: fall back to the configuration.
-  }
+  const state = readGatewayState(gatewayStateFile(paths));
+  // No state file, or only a starting gateway's claim: fall back to the configuration.
+  if (state !== undefined && (pid === undefined || state.pid === pid))
+    return { host: state.host, port: state.port };
   const webhook = loadConfig().config.platforms.webhook;
   return { host: webhook.host, port: webhook.port };
 }

@@ -1,0 +1,116 @@
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { stringify } from "yaml";
+import { pidNamespace } from "../../../src/io/pidNamespace.js";
+import { LOCK_FILE } from "../../../src/io/state/journal/dirLock.js";
+import { SVC_ARGV } from "../../helpers/cliEntry.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { cliConfig, svc } from "./svc.js";
+
+/**
+ * A gateway in a container sharing SVC_HOME with the host (`unshare --pid` stands in for the container):
+ * gateway.pid holds its pid alone, a pid of its PID namespace. A command of another namespace learned that
+ * namespace only from gateway.json, which the gateway wrote once it listened: until then (while it waited
+ * for a state/LOCK of another namespace, or for a Redis loading its data) `svc gateway status` on the host
+ * judged the pid as one of its own (the host's pid 1 is no gateway), removed gateway.pid as stale and said
+ * "not running", and `svc gateway start` then started a second gateway.
+ */
+
+/** Whether `unshare` can make a PID namespace here (root, or user namespaces allowed). */
+const UNSHARE = spawnSync("unshare", ["--pid", "--fork", "--mount-proc", "true"]).status === 0;
+
+const children: ChildProcess[] = [];
+let home: TempHome | undefined;
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
+  home?.cleanup();
+  home = undefined;
+});
+
+interface Contained {
+  readonly child: ChildProcess;
+  readonly exited: Promise<number | null>;
+  output(): string;
+}
+
+/**
+ * `svc <args>` as a container's process: pid 1 of a PID namespace of its own, which dies with `unshare`
+ * when that is killed (`--kill-child`), as a container's processes do.
+ */
+function inContainer(dir: string, args: readonly string[]): Contained {
+  const child = spawn(
+    "unshare",
+    ["--pid", "--fork", "--mount-proc", "--kill-child", process.execPath, ...SVC_ARGV, ...args],
+    { env: { PATH: process.env.PATH ?? "", HOME: dir, SVC_HOME: dir }, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  children.push(child);
+  let out = "";
+  child.stdout?.on("data", (d) => (out += d));
+  child.stderr?.on("data", (d) => (out += d));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+  return { child, exited, output: () => out };
+}
+
+/** Until `gateway` has printed a line matching `pattern`. */
+async function said(gateway: Contained, pattern: RegExp): Promise<void> {
+  await vi.waitFor(() => expect(gateway.output()).toMatch(pattern), { timeout: 60_000, interval: 50 });
+}
+
+describe.runIf(UNSHARE && pidNamespace() !== undefined)(
+  "gateway.pid of a gateway in another PID namespace",
+  { timeout: 120_000 },
+  () => {
+    it("is kept by svc gateway status on the host while that gateway still starts (waiting for a state/LOCK of another namespace), which says it cannot tell, and a start there is refused", async () => {
+      home = tempHome();
+      const dir = home.dir;
+      home.write("config.yaml", stringify(cliConfig({ a: { secret: "s" } })), 0o600);
+      // A lock a gateway of a third namespace touched just now: the container's gateway waits up to 15 s for it.
+      mkdirSync(join(dir, "state"), { recursive: true });
+      writeFileSync(join(dir, "state", LOCK_FILE), "4121 12345 their-token pid:[4026530000]\n", {
+        mode: 0o600,
+      });
+      const pidFile = join(dir, "gateway.pid");
+      const stateFile = join(dir, "gateway.json");
+      const contained = inContainer(dir, ["gateway", "run", "--port", "0"]);
+      await said(contained, /\[state\] .* names a gateway of another PID namespace .*waiting up to/);
+      const written = readFileSync(pidFile, "utf8");
+
+      const status = await svc(home, ["gateway", "status"]);
+      const ns = "pid:\\[\\d+\\]";
+      expect(status.code, status.stdout).toBe(4);
+      expect(status.stdout).toMatch(
+        new RegExp(
+          `^Gateway: unknown — ${pidFile} names pid ${written.trim()} of another PID namespace \\(${ns}; this command runs in ${ns}: .*\\) — whether that gateway runs cannot be told from here: .*\nHealth: not asked — that gateway has not recorded in ${stateFile} where it listens yet, as it does once it listens: it is still starting \\(waiting for the state directory's lock, or for Redis to load its data\\), or was killed before it listened\n$`,
+        ),
+      );
+      expect(readFileSync(pidFile, "utf8")).toBe(written);
+      // Touched by the gateway while the start watched it (or answering /health, once up): refused.
+      const start = await svc(home, ["gateway", "start", "--timeout", "5"]);
+      expect(start.code, start.stdout + start.stderr).toBe(2);
+      expect(start.stderr).toMatch(/^svc: a gateway already runs on this SVC_HOME: /);
+      expect(readFileSync(pidFile, "utf8")).toBe(written);
+      // Its pid's namespace is in gateway.json from its claim on, before it listens.
+      const claim = JSON.parse(readFileSync(stateFile, "utf8")) as Record<string, unknown>;
+      expect(claim).toEqual({
+        pid: Number(written.trim()),
+        pid_namespace: expect.stringMatching(/^pid:\[\d+\]$/),
+      });
+      expect(claim.pid_namespace).not.toBe(pidNamespace());
+
+      // Up once the lock stayed untouched: its files are where the host's commands find it.
+      await said(contained, /Listening on 127\.0\.0\.1:\d+/);
+      expect(readFileSync(pidFile, "utf8")).toBe(written);
+      expect(JSON.parse(readFileSync(stateFile, "utf8"))).toMatchObject(claim);
+      const up = await svc(home, ["gateway", "status"]);
+      expect(up.code, up.stdout).toBe(0);
+      expect(up.stdout).toMatch(
+        new RegExp(`^Gateway: running \\(pid ${written.trim()} of another PID namespace, ${ns}, `),
+      );
+      expect(existsSync(join(dir, "logs", "gateway.out"))).toBe(false);
+      contained.child.kill("SIGKILL");
+      await contained.exited;
+    });
+  },
+);
