@@ -8,8 +8,9 @@ import {
   GatewayElsewhereError,
   type GatewayState,
   gatewayStateFile,
+  pidFileNamesThisProcess,
   recordClaim,
-  recordedPid,
+  recordsThisProcess,
   runningPid,
 } from "../io/gatewayState.js";
 import { leaveGoneDirectory } from "../io/goneDirectory.js";
@@ -164,10 +165,12 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
       );
     }
   };
+  // Only while they are this gateway's: another gateway that took this home over while this one was paused
+  // or hung (its ERROR says to stop this one) wrote its own, maybe with this pid's number in its namespace.
   const removePid = () => {
     stopBeat();
-    remove(paths.pidFile);
-    if (recordedPid(stateFile) === process.pid) remove(stateFile);
+    if (pidFileNamesThisProcess(paths)) remove(paths.pidFile);
+    if (recordsThisProcess(stateFile)) remove(stateFile);
   };
   // gateway.pid is this gateway's from here on, also while it starts: removed however the process ends.
   process.on("exit", removePid);
@@ -195,7 +198,7 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
     logger.info(`[gateway] ${signal} received${duringStartup ? " during startup" : ""}, stopping`);
     // Declared below, before the gateway exists (the stop of one still starting returned above).
     settledReload.stopBegan();
-    if (recorded !== undefined) {
+    if (recorded !== undefined && recordsThisProcess(stateFile)) {
       try {
         writeJsonAtomic(stateFile, { ...recorded, stopping_since: new Date().toISOString() });
       } catch {
@@ -264,6 +267,8 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
     // The drain the reload applied, where `svc gateway stop` sets its wait from.
     const drain = running.drainTimeoutSeconds();
     if (recorded === undefined || recorded.drain_timeout_seconds === drain) return;
+    // Not over the record of a gateway that took this home over meanwhile.
+    if (!recordsThisProcess(stateFile)) return;
     const next: GatewayState = { ...recorded, drain_timeout_seconds: drain };
     try {
       writeJsonAtomic(stateFile, next);

@@ -65,6 +65,28 @@ export function readGatewayClaim(stateFile: string): GatewayClaim | undefined {
 }
 
 /**
+ * Whether `gateway.json` records this process: its pid in its PID namespace (its claim or its whole record).
+ * Pids of two PID namespaces often collide (two containers' gateways are both pid 1), so the pid alone does
+ * not tell this gateway's record from one that took this home over meanwhile (`removeLeftElsewhere`).
+ */
+export function recordsThisProcess(stateFile: string): boolean {
+  const recorded = readGatewayClaim(stateFile);
+  return recorded?.pid === process.pid && recorded.pid_namespace === pidNamespace();
+}
+
+/**
+ * Whether `gateway.pid` names this process: its pid, which `gateway.json` does not record for another PID
+ * namespace. A gateway that took this home over while this one was paused or hung (judging it killed) wrote
+ * its own gateway.pid, whose pid may be this one's number in its namespace, and records its namespace.
+ */
+export function pidFileNamesThisProcess(paths: SvcPaths): boolean {
+  const text = readLock(paths.pidFile);
+  if (text === undefined || Number(text.trim()) !== process.pid) return false;
+  const recorded = readGatewayClaim(gatewayStateFile(paths));
+  return recorded?.pid !== process.pid || recorded.pid_namespace === pidNamespace();
+}
+
+/**
  * Records this process's pid and PID namespace in `gateway.json` as it claims `gateway.pid`, which holds the
  * pid alone: a command of another PID namespace (a container and its host sharing SVC_HOME) then knows from
  * the start on that the pid is not one of its own, rather than judging it (another process there, or none)

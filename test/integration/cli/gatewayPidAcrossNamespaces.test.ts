@@ -16,6 +16,12 @@ import { cliConfig, svc } from "./svc.js";
  * for a state/LOCK of another namespace, or for a Redis loading its data) `svc gateway status` on the host
  * judged the pid as one of its own (the host's pid 1 is no gateway), removed gateway.pid as stale and said
  * "not running", and `svc gateway start` then started a second gateway.
+ *
+ * A gateway paused or hung for 15 s where another namespace's start could not check its pid is taken over:
+ * that start rewrote gateway.pid and gateway.json, and the first one, run again, logs an ERROR saying to stop
+ * it. Stopped so, it wrote its own record over the other's (stopping_since) and removed gateway.pid and
+ * gateway.json, judging them by their pid alone, which in two containers is the same (pid 1): `svc gateway
+ * status` then said "not running" while the other gateway served.
  */
 
 /** Whether `unshare` can make a PID namespace here (root, or user namespaces allowed). */
@@ -51,6 +57,12 @@ function inContainer(dir: string, args: readonly string[]): Contained {
   child.stderr?.on("data", (d) => (out += d));
   const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
   return { child, exited, output: () => out };
+}
+
+/** The host's pid of the container's first process (the gateway `unshare` forked). */
+function hostPid(contained: Contained): number {
+  const unshare = contained.child.pid as number;
+  return Number(readFileSync(`/proc/${unshare}/task/${unshare}/children`, "utf8").trim());
 }
 
 /** Until `gateway` has printed a line matching `pattern`. */
@@ -111,6 +123,53 @@ describe.runIf(UNSHARE && pidNamespace() !== undefined)(
       expect(existsSync(join(dir, "logs", "gateway.out"))).toBe(false);
       contained.child.kill("SIGKILL");
       await contained.exited;
+    });
+
+    it("taken over by a gateway of another namespace with the same pid, then reloaded and stopped, leaves that gateway's gateway.pid and gateway.json as it wrote them", async () => {
+      home = tempHome();
+      const dir = home.dir;
+      const config = (drain: number) =>
+        stringify(cliConfig({ a: { secret: "s" } }, { gateway: { drain_timeout_seconds: drain } }));
+      home.write("config.yaml", config(30), 0o600);
+      const pidFile = join(dir, "gateway.pid");
+      const stateFile = join(dir, "gateway.json");
+      const first = inContainer(dir, ["gateway", "run", "--port", "0"]);
+      await said(first, /Listening on 127\.0\.0\.1:\d+/);
+      const firstPid = hostPid(first);
+      // Paused (docker pause, SIGSTOP): it neither touches its files nor answers /health.
+      process.kill(firstPid, "SIGSTOP");
+      const second = inContainer(dir, ["gateway", "run", "--port", "0"]);
+      await said(second, /Listening on 127\.0\.0\.1:(\d+)/);
+      const port = Number(/Listening on 127\.0\.0\.1:(\d+)/.exec(second.output())?.[1]);
+      expect(second.output()).toContain(`[gateway] ${pidFile} named pid 1 of another PID namespace`);
+      const pidText = readFileSync(pidFile, "utf8");
+      const record = readFileSync(stateFile, "utf8");
+      // Both are their namespace's pid 1.
+      expect(pidText).toBe("1\n");
+      expect(JSON.parse(record)).toMatchObject({ pid: 1, port });
+
+      // Run again: its next beat finds the state directory taken over, and says to stop it.
+      process.kill(firstPid, "SIGCONT");
+      await said(first, /\[state\] .*no longer names this gateway: .* stop this gateway with kill 1 /);
+      // A reload that changes its drain (which it records for svc gateway stop), then the stop it was told.
+      home.write("config.yaml", config(20), 0o600);
+      process.kill(firstPid, "SIGHUP");
+      await said(first, /\[webhook\] Reloaded /);
+      process.kill(firstPid, "SIGTERM");
+      await said(first, /\[gateway\] stopped \(exit 0\)/);
+      await first.exited;
+
+      expect(readFileSync(pidFile, "utf8")).toBe(pidText);
+      expect(readFileSync(stateFile, "utf8")).toBe(record);
+      const status = await svc(home, ["gateway", "status"]);
+      expect(status.code, status.stdout).toBe(0);
+      expect(status.stdout).toMatch(
+        new RegExp(
+          `^Gateway: running \\(pid 1 of another PID namespace, pid:\\[\\d+\\], which this command cannot check: its /health answers\\)\nListening: 127\\.0\\.0\\.1:${port}\nHealth: ok\n$`,
+        ),
+      );
+      second.child.kill("SIGKILL");
+      await second.exited;
     });
   },
 );
