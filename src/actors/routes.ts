@@ -33,7 +33,10 @@ export interface RouteTable {
   /** How the global secret is written, for the warnings about a `$NAME` (holds no text of it). */
   readonly globalSecretWriting?: SecretWriting | undefined;
   readonly staticRoutes: ReadonlyMap<string, ResolvedRoute>;
-  /** Shared by its static routes: retired when the registry replaces this table (see `ResolvedRoute.standing`). */
+  /**
+   * Shared by its static routes and the subscriptions' routes looked up while it is current: retired when
+   * the registry replaces this table (see `ResolvedRoute.standing`).
+   */
   readonly standing?: TableStanding;
 }
 
@@ -94,16 +97,29 @@ export interface RouteRegistry {
 
 export function createRouteRegistry(initial: RouteTable, dynamic?: RouteSource): RouteRegistry {
   let table = initial;
+  /**
+   * A subscription's route, standing in the current table: a reload retires it as it does the static
+   * routes (an event of it still in its script is then not grouped after the reload's flush).
+   */
+  const subscriptionRoute = (name: string, route: Route): ResolvedRoute | undefined => {
+    const secret = route.secret ?? table.globalSecret;
+    if (secret === undefined) return undefined;
+    const profile = route.profile ?? DEFAULT_PROFILE;
+    const { standing } = table;
+    return standing === undefined
+      ? { name, route, secret, profile, dynamic: true }
+      : { name, route, secret, profile, standing, dynamic: true };
+  };
   const dynamicRoute = (name: string): ResolvedRoute | undefined => {
     const found = dynamic?.lookup(name);
-    return found === undefined ? undefined : resolveRoute(name, found, table.globalSecret);
+    return found === undefined ? undefined : subscriptionRoute(name, found);
   };
   const routes = (): ResolvedRoute[] => {
     const all = [...table.staticRoutes.values()];
     for (const [name, route] of dynamic?.current() ?? []) {
       if (table.staticRoutes.has(name)) continue;
       // A subscription with no secret of its own and no global secret answers 404: it is not a route.
-      const resolved = resolveRoute(name, route, table.globalSecret);
+      const resolved = subscriptionRoute(name, route);
       if (resolved !== undefined) all.push(resolved);
     }
     return all;

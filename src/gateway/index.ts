@@ -873,7 +873,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         // Read only when multiplexing changes: then every served subscription answers at other URLs.
         loaded.config.gateway.multiplex_profiles === next.config.gateway.multiplex_profiles
           ? []
-          : routes.registry.routes().filter((route) => route.standing === undefined),
+          : routes.registry.routes().filter((route) => route.dynamic === true),
       );
       if (removed !== undefined) logger.warn(removed);
       // As at start: what the re-read file sets to no effect, or to a value every run or delivery would fail on.

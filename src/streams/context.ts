@@ -12,12 +12,16 @@ export interface ResolvedRoute {
   /** The profile that runs the route (`default` when unbound). */
   readonly profile: string;
   /**
-   * A static route's standing in the route table that resolved it: retired once a reload replaces that
-   * table. Until then, looking the route up again gives this same route under the same profile rule, so
-   * a request admitted on its headers keeps it. Retired, or absent (a dynamic route, which may change at
-   * any lookup), the request's route is looked up again once its body has arrived.
+   * The route's standing in the route table that resolved it (a dynamic route's: the table current at its
+   * lookup): retired once a reload replaces that table. Until then, looking a static route up again gives
+   * this same route under the same profile rule, so a request admitted on its headers keeps it. Retired,
+   * absent, or on a dynamic route (which may change at any lookup), the request's route is looked up again
+   * once its body has arrived. The dispatch stage reads it too: an event whose route a reload retired while
+   * the event was in its script is not grouped, since the reload flushed the groups.
    */
   readonly standing?: RouteStanding;
+  /** A dynamic subscription's route (`svc webhook subscribe`), not config.yaml's: looked up again at each request. */
+  readonly dynamic?: true;
 }
 
 export interface RouteStanding {

@@ -67,7 +67,7 @@ export interface PipelineDeps {
 /** What admission made of a request's headers: an answer that ends the request, or what the stream reuses. */
 export interface Admission {
   readonly outcome?: Outcome;
-  /** The route found; the stream keeps it unless it was retired meanwhile (`ResolvedRoute.standing`). */
+  /** The route found; the stream keeps it unless it was retired meanwhile or is a subscription's (`ResolvedRoute.standing`). */
   readonly route?: ResolvedRoute;
   /** The body limit the declared size passed; the stream checks the declared size again only if it changed. */
   readonly maxBodyBytes?: number;
@@ -264,7 +264,10 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       // up again, so a route removed or replaced while the body arrived answers as it does now.
       const kept = admitted?.route;
       input.next(
-        kept !== undefined && kept.standing?.retired === false && admitted?.maxBodyBytes !== undefined
+        kept !== undefined &&
+          kept.standing?.retired === false &&
+          kept.dynamic !== true &&
+          admitted?.maxBodyBytes !== undefined
           ? { inbound, reply: carried, route: kept, declaredSizeCheckedAgainst: admitted.maxBodyBytes }
           : { inbound, reply: carried },
       );

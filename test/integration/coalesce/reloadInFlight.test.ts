@@ -62,4 +62,33 @@ describe("a reload while an event of a coalescing route is in its script", { tim
     gw.clock.advance(1000);
     expect((await waitForRun(gw, "b1")).prompt).toBe("pr 7");
   });
+
+  it("a dynamic subscription's event in its script at the reload runs at once too (it was grouped after the reload's flush and waited for a new window)", async () => {
+    const subscription = JSON.stringify({
+      sl: {
+        secret: "INSECURE_NO_AUTH",
+        script: "hold.sh",
+        prompt: "sl {id}",
+        enabled: true,
+        coalesce: { key: "id", window_seconds: 3 },
+      },
+    });
+    const gw = await perTest.start({
+      fakeTimers: true,
+      files: {
+        "agent/recorder.sh": RECORDER_AGENT,
+        "scripts/hold.sh": HOLDING_SCRIPT,
+        "webhook_subscriptions.json": subscription,
+      },
+      config: webhookConfig({}, { rate_limit: 1000 }, { agent: recorderAgent() }),
+    });
+    const held = postJson(gw.url("/webhooks/sl"), { id: 4 }, { "x-request-id": "f1" });
+    await vi.waitFor(() => expect(existsSync(join(gw.home.dir, "started"))).toBe(true), { timeout: 10_000 });
+    gw.gateway.reload();
+    writeFileSync(join(gw.home.dir, "release"), "");
+    expect((await held).body).toMatchObject({ status: "accepted", delivery_id: "f1" });
+    // No window was moved: the run came of the answer alone.
+    expect((await waitForRun(gw, "f1")).prompt).toBe("sl 4");
+    expect(gw.logs().filter((l) => l.msg.includes("coalesced group dispatched"))).toEqual([]);
+  });
 });

@@ -286,7 +286,7 @@ describe("route and size are checked once", () => {
 });
 
 describe("the route registry retires the routes of a table it replaces", () => {
-  it("static routes stand until a reload replaces their table; a dynamic route has no standing", () => {
+  it("static routes stand until a reload replaces their table; a dynamic route stands in the table current at its lookup, and is retired with it", () => {
     const table = routeTable(
       configSchema.parse({ platforms: { webhook: { enabled: true, routes: { r: { secret: SECRET } } } } }),
     );
@@ -301,8 +301,15 @@ describe("the route registry retires the routes of a table it replaces", () => {
       current: () => new Map([["dyn", dynamic]]),
     });
     const before = registry.lookup("r");
+    const dynBefore = registry.lookup("dyn");
     expect(before?.standing?.retired).toBe(false);
-    expect(registry.lookup("dyn")?.standing).toBeUndefined();
+    expect(dynBefore?.standing?.retired).toBe(false);
+    expect(dynBefore?.dynamic).toBe(true);
+    expect(before?.dynamic).toBeUndefined();
+    expect(registry.routes().map((r) => [r.name, r.dynamic === true, r.standing?.retired])).toEqual([
+      ["r", false, false],
+      ["dyn", true, false],
+    ]);
     registry.replace(table);
     expect(before?.standing?.retired).toBe(false);
     const next = routeTable(
@@ -310,7 +317,10 @@ describe("the route registry retires the routes of a table it replaces", () => {
     );
     registry.replace(next);
     expect(before?.standing?.retired).toBe(true);
+    // A reload flushes the coalescing groups: the subscription's event still in its script is not grouped after it.
+    expect(dynBefore?.standing?.retired).toBe(true);
     expect(registry.lookup("r")?.standing?.retired).toBe(false);
+    expect(registry.lookup("dyn")?.standing?.retired).toBe(false);
   });
 });
 
