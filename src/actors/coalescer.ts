@@ -33,6 +33,14 @@ export interface CoalescerOptions {
   readonly observer?: CoalesceObserver;
   /** Pending groups at most; past it an event whose key opens no existing group is not grouped (default `COALESCE_GROUP_CAP`). */
   readonly maxGroups?: number;
+  /**
+   * How long an event received before a fired group's latest one may still be in its route's script
+   * (`script_timeout_seconds`, read when the group fires; default 30 s): for that long after a group of a
+   * route with a `script` fires, its key remembers when that event was received (`LastDispatched`).
+   */
+  readonly scriptTimeoutMs?: () => number;
+  /** The clock that is never set (`Clock.elapsed`), on which those remembered keys lapse (default `performance.now`). */
+  readonly elapsed?: () => number;
 }
 
 /**
@@ -51,6 +59,11 @@ export interface CoalesceObserver {
   updated(id: string, latest: AcceptedEvent, merged: number, offered: AcceptedEvent): void;
   /** Group `id` fired; its dispatch follows. */
   fired(id: string): void;
+  /**
+   * `offered` was received before the event the last group `id` dispatched (its script ended after that
+   * group fired): it is counted as superseded, and opens no group.
+   */
+  superseded?(id: string, offered: AcceptedEvent): void;
   /**
    * Group `id` ended without a run: each of its events was answered 503 (`Coalescer.withdraw`), and
    * `refused` names them, whose ids the sender's retry takes anew. Without it, `fired` is told.
@@ -142,6 +155,32 @@ export function currentGroupId(id: string, routeName: string, profile: string): 
 
 /** The rendered key a group id names (after its first NUL). */
 const keyOfGroupId = (id: string) => id.slice(id.indexOf("\u0000") + 1);
+
+/**
+ * What a key remembers of its group that fired last, when its route has a `script`: the event the group
+ * dispatched was received then, and an event received before it that reaches the coalescer afterwards (its
+ * script ended after the group fired) was superseded by that run. Kept until `until` (the clock that is never
+ * set): the script timeout after the fire, past which no such event can still be in its script.
+ */
+interface LastDispatched {
+  readonly receivedAt: number;
+  readonly receivedTick: number | undefined;
+  /** The delivery id of the event the group dispatched. */
+  readonly deliveryId: string;
+  readonly until: number;
+  /** Events that came late since, not yet counted by a group: the key's next group counts them superseded. */
+  late: number;
+}
+
+/** Whether `event` was received before the event `last` remembers (in the same millisecond: not before). */
+function receivedBefore(event: AcceptedEvent, last: LastDispatched): boolean {
+  if (event.receivedTick !== undefined && last.receivedTick !== undefined)
+    return event.receivedTick < last.receivedTick;
+  return event.receivedAt < last.receivedAt;
+}
+
+/** The default `script_timeout_seconds`, in ms, for a coalescer not told the configured one. */
+const SCRIPT_TIMEOUT_MS = 30_000;
 
 /** The first line of a coalesced run's prompt (only when more than one event merged). */
 export function coalesceNote(superseded: number): string {
@@ -310,6 +349,61 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
   /** Whether the cap's warning was given since the groups last fell below it (once per time it is reached). */
   let warnedFull = false;
   let seq = 0;
+  const elapsed = options.elapsed ?? (() => performance.now());
+  const scriptTimeoutMs = options.scriptTimeoutMs ?? (() => SCRIPT_TIMEOUT_MS);
+  /**
+   * Per group id whose last group fired on a route with a `script`, what it dispatched, in the order they
+   * fired (at most `maxGroups`, the oldest forgotten first; each lapses once no earlier event can still be
+   * in its script).
+   */
+  const lastDispatched = new Map<string, LastDispatched>();
+  /** A group's late events carried from its key's `lastDispatched`: counted superseded beside its own. */
+  const carriedOf = new WeakMap<Group, number>();
+  /** The key each late event was counted under (by the event object the pipeline holds), for `withdraw`. */
+  const lateOf = new WeakMap<AcceptedEvent, { readonly id: string; readonly last: LastDispatched }>();
+  /** The latest event of `group` and how many earlier ones it replaced, its carried late events included. */
+  const peek = (group: Group) => {
+    const { latest, superseded } = group.peek();
+    return { latest, superseded: superseded + (carriedOf.get(group) ?? 0) };
+  };
+  /**
+   * Drops the memories lapsed by `now`, from the oldest (a reload that shortened the script timeout may
+   * leave a newer one lapsed behind an older one: dropped when reached, and never used past its time).
+   */
+  function lapse(now: number): void {
+    for (const [key, last] of lastDispatched) {
+      if (last.until > now) break;
+      lastDispatched.delete(key);
+    }
+  }
+  /** `lastDispatched[id]` while it lasts. */
+  function lastOf(id: string): LastDispatched | undefined {
+    if (lastDispatched.size === 0) return undefined;
+    const now = elapsed();
+    lapse(now);
+    const last = lastDispatched.get(id);
+    if (last === undefined || last.until > now) return last;
+    lastDispatched.delete(id);
+    return undefined;
+  }
+  /** Remembers what group `id` dispatched, when its route has a script that could still hold an earlier event. */
+  function remember(id: string, latest: AcceptedEvent): void {
+    if (latest.route.script === undefined) return;
+    const now = elapsed();
+    lapse(now);
+    lastDispatched.delete(id);
+    if (lastDispatched.size >= maxGroups) {
+      const oldest = lastDispatched.keys().next();
+      if (oldest.done !== true) lastDispatched.delete(oldest.value);
+    }
+    lastDispatched.set(id, {
+      receivedAt: latest.receivedAt,
+      receivedTick: latest.receivedTick,
+      deliveryId: latest.deliveryId,
+      until: now + scriptTimeoutMs(),
+      late: 0,
+    });
+  }
   /**
    * A group as a `coalesceGroup` actor under `options.parent`, named `coalesce-<n>:<route>:<key>`
    * (`coalesce-<n>:<route>@<profile>:<key>` for a named profile).
@@ -336,6 +430,8 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
     );
   }
   function fired(id: string, output: CoalesceGroupOutput): void {
+    const group = groups.get(id);
+    const superseded = output.superseded + (group === undefined ? 0 : (carriedOf.get(group) ?? 0));
     groups.delete(id);
     actorGroups.delete(id);
     const latest = output.item as AcceptedEvent;
@@ -343,7 +439,7 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
       {
         route: latest.routeName,
         delivery_id: latest.deliveryId,
-        superseded: output.superseded,
+        superseded,
         reason: output.reason,
       },
       `[webhook] ${latest.routeName}: coalesced group dispatched`,
@@ -351,8 +447,9 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
     // The run first, then that the group fired: a journal batch torn before the run's record (a power cut
     // before its sync) keeps the group, which fires again, never the group's end without its run; one torn
     // between the two keeps the run, and the next start does not reopen the group (GatewayState.resume).
-    options.dispatch(latest, output.superseded);
+    options.dispatch(latest, superseded);
     options.observer?.fired(id);
+    remember(id, latest);
   }
   return {
     offer(event) {
@@ -375,9 +472,22 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
         existing.offer(renderedOnly(event), retried !== -1);
         joined.set(event, { id, group: existing });
         if (options.observer !== undefined) {
-          const { latest, superseded } = existing.peek();
+          const { latest, superseded } = peek(existing);
           options.observer.updated(id, latest, superseded + 1, event);
         }
+        return "coalesced";
+      }
+      // Received before the event the key's last group dispatched, and out of its script only now: that run
+      // superseded it. Run now, it would act on older data after the newer; grouped, it would run alone.
+      const last = lastOf(id);
+      if (last !== undefined && receivedBefore(event, last)) {
+        last.late += 1;
+        lateOf.set(event, { id, last });
+        options.logger?.info(
+          { route: event.routeName, delivery_id: event.deliveryId, superseded_by: last.deliveryId },
+          `[webhook] ${event.routeName}: coalesced event superseded by a run already dispatched — it was received before that run's event (${last.deliveryId}), whose group fired while its script still ran; the key's next group counts it`,
+        );
+        options.observer?.superseded?.(id, event);
         return "coalesced";
       }
       if (groups.size >= maxGroups) {
@@ -410,10 +520,21 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
       }
       groups.set(id, group);
       joined.set(event, { id, group });
-      options.observer?.updated(id, group.peek().latest, 1, event);
+      // The events that came late since the key's last group fired are counted by this one.
+      const carried = last?.late ?? 0;
+      if (last !== undefined) last.late = 0;
+      if (carried > 0) carriedOf.set(group, carried);
+      options.observer?.updated(id, group.peek().latest, 1 + carried, event);
       return "coalesced";
     },
     withdraw(event) {
+      const late = lateOf.get(event);
+      if (late !== undefined) {
+        lateOf.delete(event);
+        // Not counted after all (unless a group took the count in meanwhile, or the key's memory lapsed).
+        if (lastDispatched.get(late.id) === late.last && late.last.late > 0) late.last.late -= 1;
+        return;
+      }
       const taken = joined.get(event);
       joined.delete(event);
       // Its group fired already (its run is under way), or a later group holds the key now: not this one's.
@@ -462,7 +583,7 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
       // its quiet window is the new event's, and its max wait counts from the saved group's first event.
       const live = groups.get(saved.id);
       if (live !== undefined) {
-        const { latest: newest, superseded } = live.peek();
+        const { latest: newest, superseded } = peek(live);
         live.discard();
         actorGroups.delete(saved.id);
         latest = newer(latest, newest);
@@ -511,7 +632,7 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
     pendingCount: () => groups.size,
     pendingEvents: () =>
       [...groups.values()].map((group) => {
-        const { latest, superseded } = group.peek();
+        const { latest, superseded } = peek(group);
         return withCoalesceNote(latest, superseded);
       }),
   };

@@ -344,6 +344,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     dispatch: state.enqueue((event) => queue.enqueueRun(event, Infinity)),
     observer: state.coalesceObserver,
     ...(options.coalesceGroupCap === undefined ? {} : { maxGroups: options.coalesceGroupCap }),
+    scriptTimeoutMs: () => routes.registry.current().scriptTimeoutMs,
+    elapsed,
   });
   // state.backend: redis — idempotency, rate limits, the run queue, coalescing and cron leases are shared.
   // Its workers start only after everything is built, so `runs` below exists when they run one.

@@ -564,6 +564,12 @@ export class GatewayState {
       if (offered.deliveryId !== latest.deliveryId && offered.madeId !== true)
         this.store.remember(seenKey(offered.routeName, offered.deliveryId), at);
     },
+    // Superseded by a run already dispatched: its id is remembered as a joined event's is, so its retry
+    // after a restart is a duplicate, not an event that opens a group and runs the older data.
+    superseded: (_id, offered) => {
+      if (offered.madeId !== true)
+        this.store.remember(seenKey(offered.routeName, offered.deliveryId), this.now());
+    },
     fired: (id) => {
       this.groupFirstAt.delete(id);
       this.store.groupFired(this.journalId(id));

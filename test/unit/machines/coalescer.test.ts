@@ -4,6 +4,7 @@ import { type AnyActorRef, createActor, fromCallback, SimulatedClock } from "xst
 import {
   type CoalesceObserver,
   type Coalescer,
+  type CoalescerOptions,
   coalesceNote,
   createCoalescer,
   withCoalesceNote,
@@ -41,7 +42,7 @@ function accepted(
 
 type Mode = "light" | "actor" | "mixed";
 
-function harness(mode: Mode, observer?: CoalesceObserver) {
+function harness(mode: Mode, observer?: CoalesceObserver, extra: Partial<CoalescerOptions> = {}) {
   const clock = new SimulatedClock();
   const fired: Array<{ id: string; superseded: number }> = [];
   const parent =
@@ -58,6 +59,9 @@ function harness(mode: Mode, observer?: CoalesceObserver) {
     ...(observer === undefined ? {} : { observer }),
     // "mixed": the first two groups are actors, the rest light records (the --inspect cap).
     ...(mode === "mixed" ? { actorGroupLimit: 2 } : {}),
+    // The clock that is never set is the simulated one too.
+    elapsed: () => clock.now(),
+    ...extra,
   });
   return { clock, fired, coalescer };
 }
@@ -225,6 +229,129 @@ describe.each<Mode>(["light", "actor", "mixed"])("coalescer (%s groups)", (mode)
     expect(coalescer.pendingCount()).toBe(0);
   });
 });
+
+describe.each<Mode>(["light", "actor", "mixed"])(
+  "an event whose slower script let a newer event's group fire first (%s groups)",
+  (mode) => {
+    // A route with a script, a 1 s quiet window and a 10 s script timeout.
+    const SCRIPTED: Route = {
+      ...ROUTE,
+      script: "slow.sh",
+      coalesce: { key: "pull_request.number", window_seconds: 1, max_wait_seconds: 300 },
+    };
+    /** An event of `route` received at `receivedAt` (ms on the simulated clock). */
+    const at = (id: string, receivedAt: number, route: Route = SCRIPTED, pr = 1) => ({
+      ...accepted(id, pr, route),
+      receivedAt,
+    });
+    const scripted = (observer?: CoalesceObserver, extra: Partial<CoalescerOptions> = {}) =>
+      harness(mode, observer, { scriptTimeoutMs: () => 10_000, ...extra });
+
+    it("is answered coalesced and superseded, never run after the newer one; the key's next group counts it", () => {
+      const superseded: string[] = [];
+      const { clock, fired, coalescer } = scripted({
+        updated: () => {},
+        fired: () => {},
+        superseded: (_id, offered) => superseded.push(offered.deliveryId),
+      });
+      // A is received at 0 and spends 2 s in its script; B, received at 300, is out of its own at once.
+      clock.increment(300);
+      expect(coalescer.offer(at("B", 300))).toBe("coalesced");
+      clock.increment(1_000);
+      expect(fired).toEqual([{ id: "B", superseded: 0 }]);
+      clock.increment(700);
+      expect(coalescer.offer(at("A", 0))).toBe("coalesced");
+      expect(coalescer.pendingCount()).toBe(0);
+      expect(superseded).toEqual(["A"]);
+      clock.increment(5_000);
+      expect(fired).toEqual([{ id: "B", superseded: 0 }]);
+      // The key's next event opens a group, which counts A among the events it supersedes.
+      expect(coalescer.offer(at("C", 7_000))).toBe("coalesced");
+      expect(coalescer.pendingEvents()[0]?.prompt).toMatch(
+        /^\[Coalesced: this run covers 2 events; 1 earlier/,
+      );
+      clock.increment(1_000);
+      expect(fired).toEqual([
+        { id: "B", superseded: 0 },
+        { id: "C", superseded: 1 },
+      ]);
+      // Counted once: the group after it does not count A again.
+      clock.increment(100);
+      coalescer.offer(at("D", 8_100));
+      clock.increment(1_000);
+      expect(fired.at(-1)).toEqual({ id: "D", superseded: 0 });
+    });
+
+    it("one received in the same millisecond as the dispatched event, or after it, opens a group; other keys and routes are not concerned", () => {
+      const { clock, fired, coalescer } = scripted();
+      coalescer.offer(at("B", 300));
+      clock.increment(1_000);
+      expect(coalescer.offer(at("same-ms", 300))).toBe("coalesced");
+      expect(coalescer.offer(at("other-key", 0, SCRIPTED, 2))).toBe("coalesced");
+      expect(coalescer.offer({ ...at("other-route", 0), routeName: "other" })).toBe("coalesced");
+      expect(coalescer.pendingCount()).toBe(3);
+      clock.increment(1_000);
+      expect(fired.map((f) => f.id).sort()).toEqual(["B", "other-key", "other-route", "same-ms"]);
+    });
+
+    it("the receive times are compared on the clock that is never set, when both events have it", () => {
+      const { clock, fired, coalescer } = scripted();
+      // The system clock was set back between A and B: B's receivedAt is the smaller.
+      coalescer.offer({ ...at("B", 100), receivedTick: 300 });
+      clock.increment(1_000);
+      expect(coalescer.offer({ ...at("A", 5_000), receivedTick: 0 })).toBe("coalesced");
+      expect(coalescer.pendingCount()).toBe(0);
+      expect(fired).toEqual([{ id: "B", superseded: 0 }]);
+    });
+
+    it("the key remembers the fired group for the script timeout only (no earlier event is still in its script then), and at most as many keys as groups may pend", () => {
+      const { clock, coalescer } = scripted(undefined, { maxGroups: 2 });
+      coalescer.offer(at("B", 0));
+      clock.increment(1_000);
+      clock.increment(9_999);
+      expect(coalescer.offer(at("early", -1))).toBe("coalesced");
+      expect(coalescer.pendingCount()).toBe(0);
+      clock.increment(1);
+      // Lapsed: an event received so long before could not still be in its script; one that comes opens a group.
+      coalescer.offer(at("lapsed", -1));
+      expect(coalescer.pendingCount()).toBe(1);
+      coalescer.flushAll();
+      clock.increment(10_000);
+      // Three keys fire one after another; the first one's memory makes room for the third's.
+      for (const pr of [2, 3, 4]) {
+        coalescer.offer(at(`k${pr}`, 30_000, SCRIPTED, pr));
+        coalescer.flushAll();
+      }
+      expect(coalescer.offer(at("k3-early", 0, SCRIPTED, 3))).toBe("coalesced");
+      expect(coalescer.offer(at("k4-early", 0, SCRIPTED, 4))).toBe("coalesced");
+      expect(coalescer.pendingCount()).toBe(0);
+      expect(coalescer.offer(at("k2-early", 0, SCRIPTED, 2))).toBe("coalesced");
+      expect(coalescer.pendingCount()).toBe(1);
+    });
+
+    it("a route without a script keeps no such memory: an earlier event opens a group of its own", () => {
+      const { coalescer } = scripted();
+      const { script: _s, ...plain } = SCRIPTED;
+      coalescer.offer(at("B", 300, plain));
+      coalescer.flushAll();
+      expect(coalescer.offer(at("A", 0, plain))).toBe("coalesced");
+      expect(coalescer.pendingCount()).toBe(1);
+    });
+
+    it("one answered 503 after all (its record not durable) is not counted by the next group", () => {
+      const { clock, fired, coalescer } = scripted();
+      coalescer.offer(at("B", 300));
+      clock.increment(1_000);
+      const refused = at("A", 0);
+      expect(coalescer.offer(refused)).toBe("coalesced");
+      coalescer.withdraw(refused);
+      coalescer.withdraw(refused);
+      coalescer.offer(at("C", 2_000));
+      clock.increment(1_000);
+      expect(fired.at(-1)).toEqual({ id: "C", superseded: 0 });
+    });
+  },
+);
 
 describe("the reason a group fired (logged): the bound that ended first, max_wait when both end at once", () => {
   function reasons(run: (coalescer: Coalescer, clock: SimulatedClock) => void, mode: Mode = "light") {

@@ -47,4 +47,33 @@ describe("coalesced events in the local journal", () => {
     expect(recovered.groups.map((g) => [g.latest.deliveryId, g.merged])).toEqual([["B", 2]]);
     expect(recovered.seen.map(([key]) => key).sort()).toEqual(["grp:A", "grp:B"]);
   });
+
+  it("an event that came out of its script after the newer one's group fired (superseded by that run, no group of its own) is still a duplicate after a crash", async () => {
+    const home = tempHome();
+    homes.push(home);
+    const dir = join(home.dir, "state");
+    const now = () => 1_000_000;
+    const store = new LocalStateStore({ dir, now });
+    stores.push(store);
+    const state = new GatewayState(store, now, silentLogger());
+    const clock = new SimulatedClock();
+    const coalescer = createCoalescer({
+      dispatch: () => {},
+      clock,
+      elapsed: () => clock.now(),
+      observer: state.coalesceObserver,
+    });
+    const scripted = { ...groupedRoute(1, 300), script: "slow.sh" };
+    expect(coalescer.offer(groupedEvent(scripted, "B", 200))).toBe("coalesced");
+    clock.increment(1_000);
+    expect(coalescer.offer(groupedEvent(scripted, "A", 100))).toBe("coalesced");
+    expect(coalescer.pendingCount()).toBe(0);
+    await store.durable();
+    leaveLockAsCrashed(dir);
+    const after = new LocalStateStore({ dir, now });
+    stores.push(after);
+    const recovered = after.recover();
+    expect(recovered.groups).toEqual([]);
+    expect(recovered.seen.map(([key]) => key)).toContain("grp:A");
+  });
 });
