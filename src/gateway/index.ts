@@ -365,6 +365,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
           maxConcurrentRuns: config.agent.max_concurrent_runs,
           rateLimit: webhook.rate_limit,
           elapsed,
+          scriptTimeoutMs: () => routes.registry.current().scriptTimeoutMs,
           lookup: (name) => routes.registry.lookup(name),
           disabled: (name) => dynamic.disabledNames().includes(name),
           execute: (run, signal, slot) =>

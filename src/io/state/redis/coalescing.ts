@@ -13,6 +13,21 @@ import { createSharedQueue, type SharedQueue, type StallSettings } from "./share
 import type { SharedRun } from "./sharedRun.js";
 
 /**
+ * A fired group's memory (see `OFFER_SCRIPT`): `keepLast(key, latestAt, keep, latestId)` keeps the receive
+ * time and delivery id of the event it dispatched under `key` for `keep` ms, when its route has a script
+ * (`keep` above 0; a group stored by an earlier version has none).
+ */
+const LAST_KEPT = `
+local function keepLast(key, latestAt, keep, latestId)
+  local ms = tonumber(keep)
+  if not ms or ms <= 0 or not latestAt then return end
+  redis.call('DEL', key)
+  redis.call('HSET', key, 'at', latestAt, 'by', latestId or '', 'late', 0)
+  redis.call('PEXPIRE', key, math.ceil(ms))
+end
+`;
+
+/**
  * Adds an event to its group (a hash), opening the group when it is the first: returns the group's
  * generation (a cluster-wide number, the id of its timer job), how many events it holds, and the
  * generation of the group it handed to firing (0 when none). Times are
@@ -32,13 +47,22 @@ import type { SharedRun } from "./sharedRun.js";
  * its generation, with the bound it reached), so it runs once, without the event, by whichever timer or
  * sweep comes to it (its due entry stays for the sweep), and the event opens a new group, as in memory,
  * where the group would have fired at its due time.
+ *
+ * A group whose route has a `script` holds, beside its latest event, how long after it fires an earlier event
+ * may still be in its script (`keep`, ms: the latest event's instance's `script_timeout_seconds`) and the
+ * latest event's delivery id: once it fires (here, or by its timer) KEYS[5] keeps that event's receive time for
+ * that long (`LAST_KEPT`). An event received before it, with no group pending for its key, was superseded by
+ * that run: it opens no group and is counted there (`late`), and the call returns generation 0, the count,
+ * the group handed on, and the delivery id that superseded it. The key's next group takes the count in as
+ * superseded events (its `merged`), and the key's memory with it.
  */
 const OFFER_SCRIPT = `
+${LAST_KEPT}
 redis.call('SET', KEYS[3], '${JOINED}', 'EX', ARGV[6], 'XX')
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local receivedAt = now - tonumber(ARGV[2])
-local h = redis.call('HMGET', KEYS[1], 'gen', 'first', 'last', 'quiet', 'max', 'latestAt')
+local h = redis.call('HMGET', KEYS[1], 'gen', 'first', 'last', 'quiet', 'max', 'latestAt', 'keep', 'latestId')
 local handed = 0
 if h[1] then
   local quietEnd = tonumber(h[3]) + tonumber(h[4])
@@ -49,21 +73,30 @@ if h[1] then
     local firing = ARGV[8] .. h[1]
     redis.call('RENAME', KEYS[1], firing)
     redis.call('HSET', firing, 'reason', reason)
+    keepLast(KEYS[5], h[6], h[7], h[8])
     handed = tonumber(h[1])
     h[1] = false
   end
 end
 if not h[1] then
+  local l = redis.call('HMGET', KEYS[5], 'at', 'by', 'late')
+  if l[1] and receivedAt < tonumber(l[1]) then
+    local late = redis.call('HINCRBY', KEYS[5], 'late', 1)
+    return {0, late, handed, l[2] or ''}
+  end
+  local merged = 1 + (tonumber(l[3]) or 0)
+  redis.call('DEL', KEYS[5])
   local gen = redis.call('INCR', KEYS[2])
-  redis.call('HSET', KEYS[1], 'gen', gen, 'merged', 1, 'first', now, 'last', now, 'latest', ARGV[1],
-    'latestAt', receivedAt, 'quiet', ARGV[3], 'max', ARGV[4])
+  redis.call('HSET', KEYS[1], 'gen', gen, 'merged', merged, 'first', now, 'last', now, 'latest', ARGV[1],
+    'latestAt', receivedAt, 'quiet', ARGV[3], 'max', ARGV[4], 'keep', ARGV[9], 'latestId', ARGV[10])
   redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[4]) + tonumber(ARGV[5]))
   redis.call('ZADD', KEYS[4], now + math.min(tonumber(ARGV[3]), tonumber(ARGV[4])), gen .. ':' .. ARGV[7])
-  return {gen, 1, handed}
+  return {gen, merged, handed}
 end
 local merged = redis.call('HINCRBY', KEYS[1], 'merged', 1)
 if receivedAt >= tonumber(h[6]) then
-  redis.call('HSET', KEYS[1], 'latest', ARGV[1], 'latestAt', receivedAt, 'last', now)
+  redis.call('HSET', KEYS[1], 'latest', ARGV[1], 'latestAt', receivedAt, 'last', now, 'keep', ARGV[9],
+    'latestId', ARGV[10])
 else
   redis.call('HSET', KEYS[1], 'last', now)
 end
@@ -77,15 +110,18 @@ return {tonumber(h[1]), merged, 0}
  * once, as in memory). Firing renames the group to its generation's firing key in the same step, and
  * stores that reason there, so a later event opens a new group, and a fire that dies before its run was
  * enqueued is finished, with the same reason, by whichever instance retries the timer job. A group taken
- * (here, or by an offer that found it due) or gone is no longer due (KEYS[3], its member ARGV[2]).
+ * (here, or by an offer that found it due) or gone is no longer due (KEYS[3], its member ARGV[2]). Firing
+ * keeps the time of its latest event under KEYS[4] when its route has a script (see `OFFER_SCRIPT`).
  */
 const FIRE_SCRIPT = `
+${LAST_KEPT}
 if redis.call('EXISTS', KEYS[2]) == 1 then
   redis.call('ZREM', KEYS[3], ARGV[2])
   local f = redis.call('HMGET', KEYS[2], 'latest', 'merged', 'reason')
   return {'fire', f[1], f[2], f[3]}
 end
-local h = redis.call('HMGET', KEYS[1], 'gen', 'first', 'last', 'quiet', 'max', 'latest', 'merged')
+local h = redis.call('HMGET', KEYS[1], 'gen', 'first', 'last', 'quiet', 'max', 'latest', 'merged', 'latestAt',
+  'keep', 'latestId')
 if not h[1] or h[1] ~= ARGV[1] then
   redis.call('ZREM', KEYS[3], ARGV[2])
   return {'gone'}
@@ -101,6 +137,7 @@ if maxEnd <= quietEnd then reason = 'max_wait' end
 redis.call('RENAME', KEYS[1], KEYS[2])
 redis.call('HSET', KEYS[2], 'reason', reason)
 redis.call('ZREM', KEYS[3], ARGV[2])
+keepLast(KEYS[4], h[8], h[9], h[10])
 return {'fire', h[6], h[7], reason}
 `;
 
@@ -130,6 +167,7 @@ type CoalesceRedis = Redis & {
     sequence: string,
     seen: string,
     due: string,
+    last: string,
     latest: string,
     receivedMsAgo: number,
     quietMs: number,
@@ -138,11 +176,14 @@ type CoalesceRedis = Redis & {
     seenSeconds: number,
     groupId: string,
     firingPrefix: string,
-  ): Promise<[number, number, number]>;
+    keepMs: number,
+    deliveryId: string,
+  ): Promise<[number, number, number, string?]>;
   svcCoalesceFire(
     group: string,
     firing: string,
     due: string,
+    last: string,
     generation: string,
     member: string,
   ): Promise<Array<string | null>>;
@@ -175,6 +216,11 @@ export interface SharedCoalescingOptions {
   readonly fireRetry?: { readonly attempts: number; readonly backoffMs: number };
   /** How often this instance looks for overdue groups, and how far past due they are (tests shorten it; SWEEP otherwise). */
   readonly sweep?: { readonly everyMs: number; readonly graceMs: number };
+  /**
+   * `script_timeout_seconds` in ms, as this instance's route table has it now (default 30 s): how long after
+   * a group of a route with a `script` fires its key remembers the event it dispatched (see `OFFER_SCRIPT`).
+   */
+  readonly scriptTimeoutMs?: () => number;
 }
 
 /**
@@ -190,6 +236,8 @@ const FIRE_RETRY = { attempts: 16, backoffMs: 1000 };
  * and storing its timer fires within about a minute of its due time, as a killed instance's run is taken over.
  */
 const SWEEP = { everyMs: 30_000, graceMs: 30_000 };
+/** The default `script_timeout_seconds`, in ms, for a coalescing not told the configured one. */
+const SCRIPT_TIMEOUT_MS = 30_000;
 /** Overdue groups stored per sweep, at most (the next sweep takes the rest). */
 const SWEEP_LIMIT = 1000;
 
@@ -203,11 +251,12 @@ export interface SharedCoalescing {
 export function createSharedCoalescing(options: SharedCoalescingOptions): SharedCoalescing {
   const { redis, keys, health } = options;
   if (!("svcCoalesceOffer" in redis)) {
-    redis.defineCommand("svcCoalesceOffer", { numberOfKeys: 4, lua: OFFER_SCRIPT });
-    redis.defineCommand("svcCoalesceFire", { numberOfKeys: 3, lua: FIRE_SCRIPT });
+    redis.defineCommand("svcCoalesceOffer", { numberOfKeys: 5, lua: OFFER_SCRIPT });
+    redis.defineCommand("svcCoalesceFire", { numberOfKeys: 4, lua: FIRE_SCRIPT });
     redis.defineCommand("svcCoalesceOverdue", { numberOfKeys: 1, lua: OVERDUE_SCRIPT });
   }
   const sweep = options.sweep ?? SWEEP;
+  const scriptTimeoutMs = options.scriptTimeoutMs ?? (() => SCRIPT_TIMEOUT_MS);
   const client = redis as CoalesceRedis;
   const timers: SharedQueue<TimerJob> = createSharedQueue<TimerJob>({
     url: options.url,
@@ -224,6 +273,7 @@ export function createSharedCoalescing(options: SharedCoalescingOptions): Shared
         keys.coalesceGroup(data.group),
         firing,
         keys.coalesceDue(),
+        keys.coalesceLast(data.group),
         String(data.generation),
         `${data.generation}:${data.group}`,
       );
@@ -266,12 +316,14 @@ export function createSharedCoalescing(options: SharedCoalescingOptions): Shared
       const maxMs = timerDelay(policy.max_wait_seconds * 1000);
       let generation: number;
       let handed: number;
+      let supersededBy: string | undefined;
       try {
-        [generation, , handed] = await client.svcCoalesceOffer(
+        [generation, , handed, supersededBy] = await client.svcCoalesceOffer(
           keys.coalesceGroup(group),
           keys.coalesceSequence(),
           keys.seen(seenKey(event.routeName, event.deliveryId)),
           keys.coalesceDue(),
+          keys.coalesceLast(group),
           JSON.stringify(run),
           Math.max(0, Date.now() - run.receivedAt),
           quietMs,
@@ -280,6 +332,8 @@ export function createSharedCoalescing(options: SharedCoalescingOptions): Shared
           SEEN_TTL_SECONDS,
           group,
           keys.coalesceFiringPrefix(),
+          event.route.script === undefined ? 0 : scriptTimeoutMs(),
+          event.deliveryId,
         );
       } catch (err) {
         return health.fail(err);
@@ -291,6 +345,14 @@ export function createSharedCoalescing(options: SharedCoalescingOptions): Shared
           .enqueue(`coalesce-${handed}`, { group, generation: handed })
           .then(() => timers.promote(`coalesce-${handed}`))
           .catch(() => {});
+      if (generation === 0) {
+        // Received before the event its key's last group dispatched: superseded by that run, grouped nowhere.
+        options.logger.info(
+          { route: event.routeName, delivery_id: event.deliveryId, superseded_by: supersededBy },
+          `[webhook] ${event.routeName}: coalesced event superseded by a run already dispatched — it was received before that run's event (${supersededBy}), whose group fired while its script still ran; the key's next group counts it`,
+        );
+        return "coalesced";
+      }
       // Every offer (re)makes the group's timer job: a no-op when it exists. It first asks at whichever
       // bound ends first: a max wait shorter than the window fires the group then.
       try {

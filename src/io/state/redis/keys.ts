@@ -21,6 +21,11 @@ export interface RedisKeys {
   coalesceFiring(generation: number): string;
   /** What `coalesceFiring` puts before the generation (a script that learns the generation in Redis). */
   coalesceFiringPrefix(): string;
+  /**
+   * What the group id's last group dispatched, while an earlier event of its route may still be in its
+   * script (a hash: that event's receive time and delivery id, and the events that came late since).
+   */
+  coalesceLast(group: string): string;
   /** The counter that numbers coalescing groups. */
   coalesceSequence(): string;
   /** The pending groups by due time (a sorted set of `<generation>:<group id>`), which every instance sweeps. */
@@ -60,6 +65,7 @@ export function redisKeys(prefix = DEFAULT_KEY_PREFIX): RedisKeys {
     coalesceGroup: (group) => `${prefix}:coalesce:group:${group}`,
     coalesceFiring: (generation) => `${prefix}:coalesce:firing:${generation}`,
     coalesceFiringPrefix: () => `${prefix}:coalesce:firing:`,
+    coalesceLast: (group) => `${prefix}:coalesce:last:${group}`,
     coalesceSequence: () => `${prefix}:coalesce:seq`,
     coalesceDue: () => `${prefix}:coalesce:due`,
     subscriptions: () => `${prefix}:subscriptions`,

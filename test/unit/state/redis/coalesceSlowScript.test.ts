@@ -1,0 +1,132 @@
+import { randomUUID } from "node:crypto";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { Route } from "../../../../src/config/sections/webhook.js";
+import { silentLogger } from "../../../../src/io/log.js";
+import { createSharedCoalescing, type SharedCoalescing } from "../../../../src/io/state/redis/coalescing.js";
+import { createRedisHealth } from "../../../../src/io/state/redis/connection.js";
+import { type RedisKeys, redisKeys } from "../../../../src/io/state/redis/keys.js";
+import type { SharedRun } from "../../../../src/io/state/redis/sharedRun.js";
+import type { AcceptedEvent } from "../../../../src/streams/context.js";
+import { captureLogger } from "../../../fakes/logCapture.js";
+import { groupedEvent, groupedRoute } from "../../../helpers/groupedEvent.js";
+import { redisPerFile } from "../../../helpers/redisPerFile.js";
+
+/**
+ * docs/coalescing-and-cron.md: an event whose slower script let a newer event's group fire first was
+ * superseded by that run, with `state.backend: redis` as in memory: it opens no group of its own (which would
+ * run it alone, after the newer one), and the key's next group counts it.
+ */
+
+const own = redisPerFile();
+
+// A quiet window the test's offers of one group fall well within.
+const SCRIPTED: Route = { ...groupedRoute(0.3, 60), script: "slow.sh" };
+
+const shared = (e: AcceptedEvent): SharedRun => ({
+  profile: e.profile,
+  routeName: e.routeName,
+  event: "push",
+  deliveryId: e.deliveryId,
+  prompt: e.prompt,
+  extra: {},
+  receivedAt: e.receivedAt,
+});
+
+const opened: SharedCoalescing[] = [];
+afterEach(async () => {
+  for (const coalescing of opened.splice(0)) await coalescing.close(0);
+});
+
+/** A shared coalescing on its own keys that records what it dispatched, and its log. */
+function recording(keys: RedisKeys) {
+  const dispatched: Array<{ id: string; superseded: number }> = [];
+  const log = captureLogger();
+  const coalescing = createSharedCoalescing({
+    url: own.server.url,
+    redis: own.redis,
+    keys,
+    health: createRedisHealth("test", silentLogger()),
+    logger: log.logger,
+    scriptTimeoutMs: () => 60_000,
+    async dispatch(run, superseded) {
+      dispatched.push({ id: run.deliveryId, superseded });
+    },
+  });
+  opened.push(coalescing);
+  const offer = (e: AcceptedEvent) => coalescing.offer(e, shared(e));
+  return { coalescing, dispatched, log, offer };
+}
+
+const superseded = (log: ReturnType<typeof captureLogger>) =>
+  log
+    .lines()
+    .map((line) => JSON.parse(line) as { msg: string; delivery_id?: string; superseded_by?: string })
+    .filter((l) => l.msg.includes("superseded by a run already dispatched"))
+    .map((l) => [l.delivery_id, l.superseded_by]);
+
+describe("a shared group's event whose slower script let a newer event's group fire first", {
+  timeout: 30_000,
+}, () => {
+  it("is answered coalesced and opens no group; the key's next group counts it superseded", async () => {
+    const keys = redisKeys(`ss${randomUUID()}`);
+    const { coalescing, dispatched, log, offer } = recording(keys);
+    const b = groupedEvent(SCRIPTED, "B");
+    coalescing.start();
+    expect(await offer(b)).toBe("coalesced");
+    await vi.waitFor(() => expect(dispatched).toEqual([{ id: "B", superseded: 0 }]), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    // A was received before B, and is out of its script only now.
+    expect(await offer(groupedEvent(SCRIPTED, "A", b.receivedAt - 300))).toBe("coalesced");
+    expect(await own.redis.exists(keys.coalesceGroup("grp:1"))).toBe(0);
+    expect(superseded(log)).toEqual([["A", "B"]]);
+    expect(await offer(groupedEvent(SCRIPTED, "C"))).toBe("coalesced");
+    await vi.waitFor(() => expect(dispatched).toHaveLength(2), { timeout: 10_000, interval: 20 });
+    expect(dispatched).toEqual([
+      { id: "B", superseded: 0 },
+      { id: "C", superseded: 1 },
+    ]);
+  });
+
+  it("also when its offer finds the newer event's group due and not yet taken by its timer (handed on to fire)", async () => {
+    const keys = redisKeys(`ss${randomUUID()}`);
+    const { coalescing, dispatched, log, offer } = recording(keys);
+    const b = groupedEvent(SCRIPTED, "B");
+    // No timer runs yet: the group stays in Redis past its due time until an offer or the timer takes it.
+    expect(await offer(b)).toBe("coalesced");
+    const group = keys.coalesceGroup("grp:1");
+    await vi.waitFor(
+      async () => {
+        const [first, quiet] = await own.redis.hmget(group, "first", "quiet");
+        const [seconds, micros] = await own.redis.time();
+        expect(Number(seconds) * 1000 + Number(micros) / 1000).toBeGreaterThan(Number(first) + Number(quiet));
+      },
+      { timeout: 10_000, interval: 20 },
+    );
+    expect(await offer(groupedEvent(SCRIPTED, "A", b.receivedAt - 300))).toBe("coalesced");
+    expect(await own.redis.exists(group)).toBe(0);
+    expect(superseded(log)).toEqual([["A", "B"]]);
+    coalescing.start();
+    await vi.waitFor(() => expect(dispatched).toEqual([{ id: "B", superseded: 0 }]), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    expect(await offer(groupedEvent(SCRIPTED, "C"))).toBe("coalesced");
+    await vi.waitFor(() => expect(dispatched).toHaveLength(2), { timeout: 10_000, interval: 20 });
+    expect(dispatched.at(-1)).toEqual({ id: "C", superseded: 1 });
+  });
+
+  it("a route without a script keeps no such memory: the earlier event opens a group of its own", async () => {
+    const keys = redisKeys(`ss${randomUUID()}`);
+    const { coalescing, dispatched, offer } = recording(keys);
+    const { script: _s, ...plain } = SCRIPTED;
+    const b = groupedEvent(plain, "B");
+    coalescing.start();
+    expect(await offer(b)).toBe("coalesced");
+    await vi.waitFor(() => expect(dispatched).toHaveLength(1), { timeout: 10_000, interval: 20 });
+    expect(await offer(groupedEvent(plain, "A", b.receivedAt - 300))).toBe("coalesced");
+    expect(await own.redis.exists(keys.coalesceGroup("grp:1"))).toBe(1);
+    expect(await own.redis.exists(keys.coalesceLast("grp:1"))).toBe(0);
+  });
+});
