@@ -86,7 +86,10 @@ export function journalErrorLine(dir: string, err: unknown): { cause: string; me
   if (err instanceof StateDirTakenOver)
     return {
       cause: err.message,
-      message: `[state] ${join(dir, LOCK_FILE)} no longer names this gateway: another gateway (${lockHolderWords(err.by)}) took the state directory over while this one ran, judging it killed — this gateway was paused or hung (docker pause, SIGSTOP, a VM suspended) for more than ${FOREIGN_UNTOUCHED_MS / 1000} s where the other could not check its pid, or the file was replaced by hand; that gateway replayed this journal and runs what it holds, so requests here answer 503 from now on (their senders retry) — stop this gateway with kill ${process.pid} (svc gateway stop may find the other one's gateway.pid and stop that one) and leave the other running`,
+      message:
+        err.by === undefined
+          ? `[state] ${join(dir, LOCK_FILE)} no longer names this gateway: another gateway took the state directory over while this one ran, judging it killed, and has released it since (it stopped; ${err.left ?? "its segment"} is its segment, and this gateway's is gone) — this gateway was paused or hung (docker pause, SIGSTOP, a VM suspended) for more than ${FOREIGN_UNTOUCHED_MS / 1000} s where the other could not check its pid; that gateway replayed this journal and ran what it holds, so requests here answer 503 from now on (their senders retry), and this gateway neither takes the lock again nor writes a segment beside that one's — stop this gateway with kill ${process.pid}, then start it again: the start replays what the other gateway left`
+          : `[state] ${join(dir, LOCK_FILE)} no longer names this gateway: another gateway (${lockHolderWords(err.by)}) took the state directory over while this one ran, judging it killed — this gateway was paused or hung (docker pause, SIGSTOP, a VM suspended) for more than ${FOREIGN_UNTOUCHED_MS / 1000} s where the other could not check its pid, or the file was replaced by hand; that gateway replayed this journal and runs what it holds, so requests here answer 503 from now on (their senders retry) — stop this gateway with kill ${process.pid} (svc gateway stop may find the other one's gateway.pid and stop that one) and leave the other running`,
     };
   if (err instanceof RestateFailed)
     return {

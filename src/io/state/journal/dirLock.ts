@@ -128,17 +128,27 @@ function holderRuns(path: string, content: string): Holder {
 /**
  * The state directory's lock found naming another gateway while this one holds the directory: that gateway
  * took it over as a killed one's (this one was paused or hung past FOREIGN_UNTOUCHED_MS, or the file was
- * replaced by hand), and both now have one journal open. `by`: the text the lock holds now.
+ * replaced by hand), and both now have one journal open. `by`: the text the lock holds now; undefined when
+ * that gateway has released it since (it stopped while this one was paused), and `left`, the segment it
+ * wrote, found in this one's place.
  */
 export class StateDirTakenOver extends Error {
   constructor(
     readonly dir: string,
-    readonly by: string,
+    readonly by: string | undefined,
+    readonly left?: string,
   ) {
-    super(`${join(dir, LOCK_FILE)} now names another gateway (${by.trim()})`);
+    super(
+      by === undefined
+        ? `${join(dir, LOCK_FILE)} was released by another gateway that took the state directory over (${left ?? "its segment"} is its)`
+        : `${join(dir, LOCK_FILE)} now names another gateway (${by.trim()})`,
+    );
     this.name = "StateDirTakenOver";
   }
 }
+
+/** What the lock's file holds now: this gateway's lock, none (removed), or another gateway's (`by`, its text). */
+export type LockNow = "held" | "gone" | { readonly by: string };
 
 export interface DirLock {
   release(): void;
@@ -147,6 +157,11 @@ export interface DirLock {
    * while the gateway ran); throws `StateDirBusyError` when another gateway took the directory meanwhile.
    */
   retake(): void;
+  /**
+   * Reads the lock's file now (the heartbeat reads it every HEARTBEAT_MS only): a journal that finds its
+   * segment gone looks first whether another gateway took the directory over, before it makes it again.
+   */
+  now(): LockNow;
 }
 
 /**
@@ -181,6 +196,10 @@ export function lockStateDir(dir: string, takenOver?: (err: StateDirTakenOver) =
     },
     retake() {
       if (readLock(path) !== mine) takeLock(dir, path, mine);
+    },
+    now() {
+      const text = readLock(path);
+      return text === mine ? "held" : text === undefined ? "gone" : { by: text };
     },
   };
 }

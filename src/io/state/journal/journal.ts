@@ -1,9 +1,9 @@
-import { close as closeFd } from "node:fs";
+import { close as closeFd, statSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { Clock } from "../../../clock.js";
 import { pathMovedFrom } from "../../batchedWriter.js";
-import { type DirLock, lockStateDir } from "./dirLock.js";
+import { type DirLock, lockStateDir, StateDirTakenOver } from "./dirLock.js";
 import { type JournalFs, nodeJournalFs } from "./fsFacade.js";
 import { GroupCommitWriter } from "./groupCommit.js";
 import { RecordBuffer } from "./records.js";
@@ -101,6 +101,12 @@ function newRelocation(): Relocation {
   return { held, release, refuse };
 }
 
+/** The directory at `dir` (device and inode), to tell it from one made again at its path; undefined when none is. */
+function dirIdentity(dir: string): string | undefined {
+  const stats = statSync(dir, { throwIfNoEntry: false });
+  return stats === undefined ? undefined : `${stats.dev}:${stats.ino}`;
+}
+
 const closeRawFd = (fd: number) =>
   new Promise<void>((resolve) => {
     closeFd(fd, () => resolve());
@@ -148,6 +154,8 @@ export class Journal {
    * once the other released it (what this one holds is out of date: the next start replays the other's).
    */
   private takenOver = false;
+  /** The state directory this journal writes in (`dirIdentity`): the one opened, or the one a relocation made. */
+  private dirId: string | undefined;
   readonly opened: JournalOpened;
 
   constructor(
@@ -156,12 +164,10 @@ export class Journal {
     private readonly snapshot: () => Iterable<unknown>,
   ) {
     ensureJournalDir(options.dir);
+    this.dirId = dirIdentity(options.dir);
     // Another gateway took the directory over (this one was paused or hung past the bound a gateway of another
     // PID namespace waits): it replayed this journal and writes it, so this one accepts nothing from now on.
-    this.lock = lockStateDir(options.dir, (err) => {
-      this.takenOver = true;
-      options.onError?.(err);
-    });
+    this.lock = lockStateDir(options.dir, (err) => this.takeOver(err));
     this.fs = options.fs ?? nodeJournalFs;
     this.now = options.now ?? Date.now;
     this.checkedAt = this.now();
@@ -252,8 +258,40 @@ export class Journal {
       this.startRotation(limit);
   }
 
+  /** Another gateway took the state directory over: said once, and so it stays until the journal is closed. */
+  private takeOver(err: StateDirTakenOver): void {
+    if (this.takenOver) return;
+    this.takenOver = true;
+    this.options.onError?.(err);
+  }
+
   /**
-   * At most once a second (as a batch is about to be written, and on a timer when none is): whether the current segment's path still
+   * Whether another gateway took the state directory over, looked at now (the heartbeat looks only every
+   * HEARTBEAT_MS, and a gateway resumed after a pause looks at its segment first): the lock names it, or,
+   * with `moved` (this journal's segment is gone), the lock is gone from the directory this journal writes
+   * in and a segment numbered past this one's is there — that gateway replayed this journal, rotated it
+   * (removing this one's segment) and stopped since. A directory removed or moved away (another at its path,
+   * or none) is not: it is made again. Said once (`StateDirTakenOver`).
+   */
+  private foundTakenOver(moved: boolean): boolean {
+    if (this.takenOver) return true;
+    const lock = this.lock.now();
+    if (typeof lock === "object") {
+      this.takeOver(new StateDirTakenOver(this.options.dir, lock.by));
+      return true;
+    }
+    if (!moved || lock !== "gone" || dirIdentity(this.options.dir) !== this.dirId) return false;
+    const past = listSegments(this.options.dir).find((n) => n > this.segment);
+    if (past === undefined) return false;
+    this.takeOver(
+      new StateDirTakenOver(this.options.dir, undefined, join(this.options.dir, segmentName(past))),
+    );
+    return true;
+  }
+
+  /**
+   * At most once a second (as a batch is about to be written, and on a timer when none is): whether another
+   * gateway took the state directory over (`foundTakenOver`), and whether the current segment's path still
    * names the file written. Removed (`rm -rf state/`) or moved away, what is synced there is not where a
    * start reads: the batches are held from now on, the directory is recreated and a new segment restates
    * what is live (every record accepted meanwhile is in it), then they are released.
@@ -263,10 +301,13 @@ export class Journal {
     // A wall clock stepped back (NTP, a VM resumed) looks at once, not when it has caught up again.
     if (now - this.checkedAt < SEGMENT_CHECK_MS && now >= this.checkedAt) return;
     this.checkedAt = now;
-    // Taken over: the segment the other gateway removed is not this one's to make again.
     if (this.relocation !== undefined || this.closing || this.takenOver) return;
+    // Taken over (looked at first: a resumed gateway's look comes before its heartbeat): the segment the other
+    // gateway removed is not this one's to make again, nor is the lock it released this one's to take.
+    if (this.foundTakenOver(false)) return;
     const file = join(this.options.dir, segmentName(this.segment));
     if (!pathMovedFrom(file, this.fd)) return;
+    if (this.foundTakenOver(true)) return;
     const relocation = newRelocation();
     this.relocation = relocation;
     this.writer.hold(relocation.held);
@@ -359,9 +400,16 @@ export class Journal {
     let n = this.segment + 1;
     if (relocation !== undefined) {
       // Taken over while it was due: the lock is never taken again (the other gateway holds or held it).
-      if (this.takenOver) throw new Error("another gateway took the state directory over");
+      if (this.foundTakenOver(true)) throw new Error("another gateway took the state directory over");
       ensureJournalDir(this.options.dir);
-      this.lock.retake();
+      try {
+        this.lock.retake();
+      } catch (err) {
+        // Another gateway took the lock since the look above (one started meanwhile): said as taken over.
+        this.foundTakenOver(true);
+        throw err;
+      }
+      this.dirId = dirIdentity(this.options.dir);
       n = Math.max(this.segment, ...listSegments(this.options.dir)) + 1;
     }
     const rotation = new SegmentRotation(this.options.dir, n, this.snapshot(), this.fs);
