@@ -237,6 +237,9 @@ describe("a state directory lock of another PID namespace", () => {
       expect(errors).toHaveLength(1);
       expect(errors[0]).toBeInstanceOf(StateDirTakenOver);
       expect(journal.accepting()).toBe(false);
+      // Nothing is written any more: what is appended is refused (its request answered 503).
+      journal.append({ k: "after" });
+      await expect(journal.durable()).rejects.toBeInstanceOf(StateDirTakenOver);
       expect(journalErrorLine(dir, errors[0]).message).toBe(
         `[state] ${lock} no longer names this gateway: another gateway (pid 77 of pid:[4026530000]) took the state directory over while this one ran, judging it killed — this gateway was paused or hung (docker pause, SIGSTOP, a VM suspended) for more than 15 s where the other could not check its pid, or the file was replaced by hand; that gateway replayed this journal and runs what it holds, so requests here answer 503 from now on (their senders retry) — stop this gateway with kill ${process.pid} (svc gateway stop may find the other one's gateway.pid and stop that one) and leave the other running`,
       );

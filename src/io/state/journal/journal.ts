@@ -154,6 +154,11 @@ export class Journal {
    * once the other released it (what this one holds is out of date: the next start replays the other's).
    */
   private takenOver = false;
+  /**
+   * Taken over: what every batch waits for from then on, rejected with the `StateDirTakenOver` (its requests
+   * are answered 503), batches already written included: the file may be one the other gateway removed.
+   */
+  private refusal: Promise<void> | undefined;
   /** The state directory this journal writes in (`dirIdentity`): the one opened, or the one a relocation made. */
   private dirId: string | undefined;
   readonly opened: JournalOpened;
@@ -258,10 +263,20 @@ export class Journal {
       this.startRotation(limit);
   }
 
-  /** Another gateway took the state directory over: said once, and so it stays until the journal is closed. */
+  /**
+   * Another gateway took the state directory over: said once, and so it stays until the journal is closed.
+   * Nothing is written from now on (the other gateway reads and rotates these segments), and every batch,
+   * waiting or in flight, is rejected: the requests waiting for it and every later one are answered 503.
+   */
   private takeOver(err: StateDirTakenOver): void {
     if (this.takenOver) return;
     this.takenOver = true;
+    this.writer.fail(err);
+    const refusal = Promise.reject(err);
+    // Rejected with nobody holding a batch on it: no unhandled rejection.
+    refusal.catch(() => {});
+    this.refusal = refusal;
+    this.writer.hold(refusal);
     this.options.onError?.(err);
   }
 
@@ -360,7 +375,8 @@ export class Journal {
         if (relocation !== undefined) {
           this.lost = false;
           this.relocation = undefined;
-          this.writer.hold(undefined);
+          // Taken over while it ended: the batches stay refused.
+          this.writer.hold(this.refusal);
           relocation.release();
         }
       })
