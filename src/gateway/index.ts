@@ -453,6 +453,10 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     stopNear: () => queue.queue.stopNear(),
   });
   cronScheduler = cron.scheduler;
+  // Another gateway took the state directory over (docs/durability.md): it schedules the jobs from now on, and
+  // no run starts here any more (`trackRuns`); a run this one started would be cut short when it is stopped.
+  const takenOver = () => state.store.takenOver?.() === true;
+  state.store.whenTakenOver?.(() => cron.stop());
   runs = createRuns({
     system,
     queue,
@@ -681,7 +685,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
           () => new Set(dynamic.disabledNames()),
         ),
     });
-  if (!stopsAtOnce()) cron.start();
+  if (!stopsAtOnce() && !takenOver()) cron.start();
 
   /** A stopped agent gets SIGTERM, then SIGKILL after 2 s (src/io/process.ts): wait a little past that. */
   const AGENT_KILL_GRACE_MS = 3000;
@@ -703,6 +707,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
      */
     const checkpoint = (onlyWhenNew: boolean) => {
       idempotency.save();
+      // Taken over: the other gateway replayed the journal and runs them; saved, the next start would again.
+      if (takenOver()) return;
       try {
         save([...queue.unfinished(), ...coalescing.coalescer.pendingEvents()], { onlyWhenNew });
       } catch {
@@ -791,6 +797,13 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         run: () => {
           // Not a stopped run that ended all the same (its reply or notice delivered as the stop came).
           const unfinished = [...new Set([...queue.stillUnfinished(stopped), ...queue.active(), ...waiting])];
+          if (takenOver()) {
+            if (unfinished.length > 0)
+              logger.info(
+                `[state] ${unfinished.length} unfinished run(s) not saved to ${paths.pendingRuns}: another gateway took the state directory over and runs them from the journal it replayed`,
+              );
+            return;
+          }
           // A run stopped while its reply went out keeps that reply, and where its delivery stood, in the
           // journal too (which the next start reads first), not only in the file.
           state.keepDeliveries(unfinished, (run) => queue.queue.keptDelivery(run));

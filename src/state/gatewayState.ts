@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { type CoalesceObserver, type Coalescer, currentGroupId } from "../actors/coalescer.js";
 import { type KeptDeliveryOf, pendingRunOf, savedRunOf } from "../actors/pendingRuns.js";
-import type { QueuedRun, RunExecutor } from "../actors/runs.js";
+import { NOT_RUN, type QueuedRun, type RunExecutor } from "../actors/runs.js";
 import type { Clock } from "../clock.js";
 import type { StateSettings } from "../config/sections/state.js";
 import {
@@ -88,8 +88,8 @@ export function journalErrorLine(dir: string, err: unknown): { cause: string; me
       cause: err.message,
       message:
         err.by === undefined
-          ? `[state] ${join(dir, LOCK_FILE)} no longer names this gateway: another gateway took the state directory over while this one ran, judging it killed, and has released it since (it stopped; ${err.left ?? "its segment"} is its segment, and this gateway's is gone) — this gateway was paused or hung (docker pause, SIGSTOP, a VM suspended) for more than ${FOREIGN_UNTOUCHED_MS / 1000} s where the other could not check its pid; that gateway replayed this journal and ran what it holds, so requests here answer 503 from now on (their senders retry), and this gateway neither takes the lock again nor writes a segment beside that one's — stop this gateway with kill ${process.pid}, then start it again: the start replays what the other gateway left`
-          : `[state] ${join(dir, LOCK_FILE)} no longer names this gateway: another gateway (${lockHolderWords(err.by)}) took the state directory over while this one ran, judging it killed — this gateway was paused or hung (docker pause, SIGSTOP, a VM suspended) for more than ${FOREIGN_UNTOUCHED_MS / 1000} s where the other could not check its pid, or the file was replaced by hand; that gateway replayed this journal and runs what it holds, so requests here answer 503 from now on (their senders retry) — stop this gateway with kill ${process.pid} (svc gateway stop may find the other one's gateway.pid and stop that one) and leave the other running`,
+          ? `[state] ${join(dir, LOCK_FILE)} no longer names this gateway: another gateway took the state directory over while this one ran, judging it killed, and has released it since (it stopped; ${err.left ?? "its segment"} is its segment, and this gateway's is gone) — this gateway was paused or hung (docker pause, SIGSTOP, a VM suspended) for more than ${FOREIGN_UNTOUCHED_MS / 1000} s where the other could not check its pid; that gateway replayed this journal and ran what it holds, so requests here answer 503 from now on (their senders retry), no run starts here any more (the runs queued here, a coalescing group's and a fired cron job's included, are that gateway's, and this gateway's cron schedule is stopped; a run under way goes on), and this gateway neither takes the lock again nor writes a segment beside that one's — stop this gateway with kill ${process.pid}, then start it again: the start replays what the other gateway left`
+          : `[state] ${join(dir, LOCK_FILE)} no longer names this gateway: another gateway (${lockHolderWords(err.by)}) took the state directory over while this one ran, judging it killed — this gateway was paused or hung (docker pause, SIGSTOP, a VM suspended) for more than ${FOREIGN_UNTOUCHED_MS / 1000} s where the other could not check its pid, or the file was replaced by hand; that gateway replayed this journal and runs what it holds, so requests here answer 503 from now on (their senders retry) and no run starts here any more (the runs queued here, a coalescing group's and a fired cron job's included, are that gateway's, and this gateway's cron schedule is stopped; a run under way goes on) — stop this gateway with kill ${process.pid} (svc gateway stop may find the other one's gateway.pid and stop that one) and leave the other running`,
     };
   if (err instanceof RestateFailed)
     return {
@@ -421,9 +421,15 @@ export class GatewayState {
     this.store.runRefused(run.routeName, run.deliveryId, true);
   }
 
-  /** Marks a run finished when it ends (done or failed), not when a stop aborted it: that one runs again. */
+  /**
+   * Marks a run finished when it ends (done or failed), not when a stop aborted it: that one runs again. Once
+   * another gateway took the state directory over, no run starts: that gateway replayed the journal and runs
+   * the runs queued here (a coalescing group's and a fired cron job's too); started here as well, they would
+   * run twice.
+   */
   trackRuns(execute: RunExecutor): RunExecutor {
     return async (run, signal, slot) => {
+      if (this.store.takenOver?.() === true) return NOT_RUN;
       // A request's run waits for its record (usually durable by the time a slot takes it) and is not
       // run when the write failed: that request was answered 503.
       const batch = (run as RecordedRun)[RECORD];

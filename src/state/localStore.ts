@@ -1,4 +1,5 @@
 import type { Clock } from "../clock.js";
+import { StateDirTakenOver } from "../io/state/journal/dirLock.js";
 import type { JournalFs } from "../io/state/journal/fsFacade.js";
 import { Journal } from "../io/state/journal/journal.js";
 import type { SegmentProblem } from "../io/state/journal/segments.js";
@@ -29,6 +30,8 @@ export class LocalStateStore implements StateStore {
   readonly journal: Journal;
   private readonly live = new LiveState();
   private sincePrune = 0;
+  /** Told once another gateway takes the state directory over (`whenTakenOver`). */
+  private readonly takeoverListeners: Array<() => void> = [];
 
   constructor(private readonly options: LocalStoreOptions) {
     this.journal = new Journal(
@@ -40,7 +43,10 @@ export class LocalStateStore implements StateStore {
         ...(options.fs === undefined ? {} : { fs: options.fs }),
         ...(options.maxSegmentBytes === undefined ? {} : { maxSegmentBytes: options.maxSegmentBytes }),
         ...(options.onProblem === undefined ? {} : { onProblem: options.onProblem }),
-        ...(options.onError === undefined ? {} : { onError: options.onError }),
+        onError: (err) => {
+          options.onError?.(err);
+          if (err instanceof StateDirTakenOver) for (const then of this.takeoverListeners.splice(0)) then();
+        },
       },
       (records) => {
         for (const record of records) this.live.apply(record);
@@ -58,6 +64,15 @@ export class LocalStateStore implements StateStore {
   /** False while journal writes fail: requests that need a record are answered 503. */
   available(): boolean {
     return this.journal.accepting();
+  }
+
+  takenOver(): boolean {
+    return this.journal.isTakenOver();
+  }
+
+  whenTakenOver(then: () => void): void {
+    if (this.takenOver()) then();
+    else this.takeoverListeners.push(then);
   }
 
   /** Records replay could not read (reported once at startup). */

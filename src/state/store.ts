@@ -32,6 +32,14 @@ export interface StateStore {
    * need it are answered 503 (`svc_state_available`). Absent: always available (`memory`).
    */
   available?(): boolean;
+  /**
+   * `local`: whether another gateway took the state directory over (`StateDirTakenOver`, said at ERROR): it
+   * replayed the journal and runs what it holds, so this gateway answers 503, starts no run and saves none
+   * for a next start from then on. Absent: never.
+   */
+  takenOver?(): boolean;
+  /** `local`: `then` is called once another gateway takes the state directory over (at once if it has). */
+  whenTakenOver?(then: () => void): void;
   /** Bytes of records in the journal's current segment (`local`; `svc_state_journal_bytes`). */
   journalBytes?(): number;
   /**

@@ -226,6 +226,11 @@ export class Journal {
     return this.writer.accepting() && !this.lost && !this.takenOver;
   }
 
+  /** Whether another gateway took the state directory over (`StateDirTakenOver`): so it stays until closed. */
+  isTakenOver(): boolean {
+    return this.takenOver;
+  }
+
   /** The current segment's number and size (tests, bench). */
   currentSegment(): { n: number; bytes: number } {
     return { n: this.segment, bytes: this.writer.fileBytes() };
