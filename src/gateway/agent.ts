@@ -16,12 +16,13 @@ export interface Agent {
   /** The configured MCP servers' names (a route's `toolsets` may name them). */
   mcpServers(): readonly string[];
   /**
-   * Runs reach the MCP hub of their profile; the hubs start after the listener. `profileCredentials`: what
-   * the named profiles' servers send as credentials, hidden in every run's reply and what a model is sent.
+   * Runs reach the MCP hub of their profile; the hubs start after the listener. `mcpCredentials`: what the
+   * profiles' servers send as credentials (the default profile's as its hub renders them at each connect, with
+   * its `.env` as it is then), hidden in every run's reply and what a model is sent.
    */
   attachMcp(
     hubFor: (profile: string | undefined) => McpToolSource,
-    profileCredentials?: () => readonly string[],
+    mcpCredentials?: () => readonly string[],
   ): void;
   /** `dotenv`: the `.env` the new config's `${VAR}`s were taken from (`LoadedConfig.scope.secrets`). */
   reload(config: Config, dotenv?: Readonly<Record<string, string>>): void;
@@ -55,7 +56,7 @@ export function createAgent(
   },
 ): Agent {
   let mcpHub: ((profile: string | undefined) => McpToolSource) | undefined;
-  let profileCredentials: (() => readonly string[]) | undefined;
+  let mcpCredentials: (() => readonly string[]) | undefined;
   const NO_CREDENTIALS: readonly string[] = Object.freeze([]);
   let current = config;
   // One loopback endpoint for every command run's tools; its socket opens on the first run.
@@ -78,10 +79,11 @@ export function createAgent(
       toolSettings: next.tools,
       mcpEndpoint: endpoint,
       hiddenValues: combinedSecrets(() => configSecrets, deps.subscriptionSecrets),
-      // The named profiles' own, read at each use: a profile's hub renders its servers at its first run.
+      // What the servers send, read at each use: a named profile's hub renders its servers at its first run, and
+      // a reconnect renders an entry with the profile's .env as it is then (a token rotated there, no reload).
       credentials: combinedSecrets(
         () => loaded,
-        () => profileCredentials?.() ?? NO_CREDENTIALS,
+        () => mcpCredentials?.() ?? NO_CREDENTIALS,
       ),
       ...(dotenv === undefined ? {} : { dotenv }),
       ...(deps.groups === undefined ? {} : { groups: deps.groups }),
@@ -94,7 +96,7 @@ export function createAgent(
     mcpServers: () => Object.keys(current.mcp_servers),
     attachMcp(hubFor, credentials) {
       mcpHub = hubFor;
-      profileCredentials = credentials;
+      mcpCredentials = credentials;
     },
     reload(next, dotenv) {
       current = next;

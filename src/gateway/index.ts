@@ -598,7 +598,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   mcpStates = () => mcp.hub.gaugeStates();
   agent.attachMcp(
     (profile) => mcp.hubFor(profile),
-    () => mcp.profileCredentials(),
+    () => mcp.mcpCredentials(),
   );
   /**
    * With the adapter off, the subscriptions and config.yaml routes no listener serves. Subscriptions shared

@@ -26,12 +26,12 @@ export interface Mcp extends GatewayMcp {
    */
   retireProfiles(use: (profile: string) => ProfileUse): void;
   /**
-   * What the servers send as credentials in each named profile whose hub has rendered them (its first run,
-   * each reload, each status change of its hub), and what its live connections were rendered with at their
-   * connect (a token since rotated in its `.env`), hidden in every run as the default profile's are: the same
-   * frozen list while none changed.
+   * What the servers send as credentials in the default profile and in each named profile whose hub has rendered
+   * them (its first run, each reload, each status change of its hub: a reconnect renders its entry with the
+   * profile's `.env` as it is then), and what its live connections were rendered with at their connect (a token
+   * since rotated in its `.env`), hidden in every run: the same frozen list while none changed.
    */
-  profileCredentials(): readonly string[];
+  mcpCredentials(): readonly string[];
 }
 
 /** Whether a named profile keeps its MCP connections: bound, unbound with runs left, or unused. */
@@ -62,16 +62,18 @@ export function createMcp(deps: {
   // Restart-only (a reload that changes it is warned about): a named profile's hub started after the
   // reload answers approvals as the default profile's does, with the value the gateway started with.
   const approvals = deps.config.gateway.approvals;
-  // What each named profile's servers send as credentials: the entries as its hub last rendered them, and what
-  // each of its connections was rendered with at its connect, which it sends while it lives (a token rotated
-  // in the profile's .env is sent by a connection made before, until it reconnects). A profile retired keeps
-  // its values (its connections sent them), and so does one whose .env cannot be read now.
-  const sentCredentials = new Map<string, readonly string[]>();
+  // What each profile's servers send as credentials (the default profile's under `undefined`): the entries as
+  // its hub last rendered them, and what each of its connections was rendered with at its connect, which it
+  // sends while it lives (a token rotated in the profile's .env is sent by a connection made before, until it
+  // reconnects; the reconnect sends the new one). A profile retired keeps its values (its connections sent
+  // them), and so does one whose .env cannot be read now.
+  const sentCredentials = new Map<string | undefined, readonly string[]>();
   let credentialList: readonly string[] = Object.freeze([]);
-  const renderCredentials = (name: string, hub: McpHub) => {
+  const renderCredentials = (name: string | undefined, hub: McpHub) => {
     let found: string[];
     try {
-      const rendered = profileMcpCredentials(servers, secretScope(svcPaths(deps.paths.home, name), deps.env));
+      const paths = name === undefined ? deps.paths : svcPaths(deps.paths.home, name);
+      const rendered = profileMcpCredentials(servers, secretScope(paths, deps.env));
       found = keptCredentials([...rendered, ...hub.sentCredentials()]);
     } catch {
       return;
@@ -97,7 +99,12 @@ export function createMcp(deps: {
       ...(onStatus === undefined ? {} : { onStatus }),
       stopping: deps.stopping,
     });
-  const main = start(deps.paths, deps.onStatus);
+  // The default profile's servers are rendered at each status change as a named profile's are: its hub reads
+  // `.env` again at each connect, so a reconnect after a token was rotated there sends the new one.
+  const main = start(deps.paths, (hub) => {
+    renderCredentials(undefined, hub);
+    deps.onStatus?.(hub);
+  });
   const profiles = new Map<string, GatewayMcp>();
   // How many variables each named profile's `.env` set when its servers were last rendered: a reload finding
   // that file emptied (an editor mid-save) keeps them, as the gateway keeps its config for its own `.env`.
@@ -142,6 +149,7 @@ export function createMcp(deps: {
     },
     reloadConfig(config) {
       servers = config.mcp_servers;
+      renderCredentials(undefined, main.hub);
       const applied = main.reload(servers).then(() => undefined, reloadFailed);
       for (const [name, hub] of profiles) {
         const emptied = emptiedEnvProblem(envOf(name), envVariables.get(name) ?? 0);
@@ -190,7 +198,7 @@ export function createMcp(deps: {
       };
       for (const name of profiles.keys()) if (!rechecks.has(name)) retire(name);
     },
-    profileCredentials: () => credentialList,
+    mcpCredentials: () => credentialList,
     async stop() {
       stopped = true;
       for (const timer of rechecks.values()) deps.clock.clearTimeout(timer);

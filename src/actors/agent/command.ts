@@ -51,9 +51,9 @@ export interface CommandRunnerOptions {
    */
   readonly dotenv?: Readonly<Record<string, string>>;
   /**
-   * Every credential svc has loaded (`loadedCredentials`, and what the named profiles' MCP servers send): hidden
-   * in the reply and in a failed run's message, read once the command has ended (a named profile's hub renders
-   * its servers during its first run). The environment keeps them: an agent may need `GH_TOKEN` for its work.
+   * Every credential svc has loaded (`loadedCredentials`, and what the MCP servers send, as each connect renders
+   * them): hidden in the reply and in a failed run's message, read once the command has ended (a named profile's
+   * hub renders its servers during its first run). The environment keeps them: an agent may need `GH_TOKEN` for its work.
    */
   readonly credentials?: () => readonly string[];
   /** When given, each run gets `SVC_MCP_URL` and `SVC_MCP_TOKEN` for its tools, valid for that run only. */

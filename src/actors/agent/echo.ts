@@ -5,8 +5,8 @@ import type { AgentRunner } from "./runner.js";
  * `provider: echo` — the reply is the prompt (with the loaded skill, if any), so everything works without a model.
  * The credentials svc has loaded (`loadedCredentials`) are `[redacted]` in it, as in a `command` agent's reply:
  * the default prompt is the whole payload, and Gogs sends the hook's secret inside it. The list is the config's
- * (with what the named profiles' MCP servers send), read at each run: the same frozen list while none changed,
- * whose forms are worked out once (none: the reply as it is); reading the subscriptions' secrets at each run, as
+ * (with what the MCP servers send, as each connect renders them), read at each run: the same frozen list while
+ * none changed, whose forms are worked out once (none: the reply as it is); reading the subscriptions' secrets at each run, as
  * a `command` run does, would cost a stat of their file per run.
  */
 export function echoRunner(credentials: () => readonly string[] = () => NONE): AgentRunner {

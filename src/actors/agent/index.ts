@@ -66,8 +66,8 @@ export interface RunnerDeps {
   /** The `.env` of `${VAR}`s in `agent.command`: the values it put there never show in a failed run's message. */
   readonly dotenv?: Readonly<Record<string, string>>;
   /**
-   * Every credential svc has loaded (`loadedCredentials`, and what the named profiles' MCP servers send): hidden
-   * in a run's reply, as the webhook secrets are. Read as a run's texts are hidden (a named profile's hub renders
+   * Every credential svc has loaded (`loadedCredentials`, and what the MCP servers send, as each connect renders
+   * them): hidden in a run's reply, as the webhook secrets are. Read as a run's texts are hidden (a named profile's hub renders
    * its servers during the profile's first run); the same frozen list while none changed.
    */
   readonly credentials?: () => readonly string[];
