@@ -115,13 +115,23 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
       const started = elapsed();
       // A placeholder key (vLLM's `EMPTY`) is no secret: hiding it would rewrite the model's words. Frozen:
       // each text of the run scrubbed with it finds its scrubber by the list, not by a key joined of them all.
-      const secretsNow = () =>
-        Object.freeze(
-          [settings.api_key, ...(deps.hiddenValues?.() ?? [])].filter(
+      // Read at each use, a new list only when `hiddenValues` gives another: a named profile's hub renders its
+      // servers during its first run, and a server that reconnects during the run (a reload, a token rotated in
+      // .env) sends a new token, hidden from its first tool result on (the one it replaced stays in the list
+      // while the run goes on: the gateway holds it for the run).
+      let hiddenSeen: readonly string[] | undefined;
+      let secretsSeen: readonly string[] = [];
+      const secrets = () => {
+        const hidden = deps.hiddenValues?.() ?? [];
+        if (hidden === hiddenSeen) return secretsSeen;
+        hiddenSeen = hidden;
+        secretsSeen = Object.freeze(
+          [settings.api_key, ...hidden].filter(
             (value): value is string => value !== undefined && !isPlaceholderKey(value),
           ),
         );
-      let secrets = secretsNow();
+        return secretsSeen;
+      };
       const modelId = request.model ?? settings.model;
       // The run's record (the journal) keeps an agent.model a `${VAR}` gave as config.yaml writes it
       // (`${MODEL}`); a sampling request's own model as asked for.
@@ -145,17 +155,17 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
           waitingAfter = { error, waitMs };
           logger.warn(
             { route: request.route, delivery_id: request.deliveryId, attempt, wait_ms: waitMs },
-            `[agent] ${request.route}: model call failed (${describeModelError(error, secrets, endpoint, undefined, givenBase)}); retry ${attempt} of ${settings.retries} in ${waitMs} ms`,
+            `[agent] ${request.route}: model call failed (${describeModelError(error, secrets(), endpoint, undefined, givenBase)}); retry ${attempt} of ${settings.retries} in ${waitMs} ms`,
           );
         },
       });
       const progress: LoopProgress = { steps: 0, inputTokens: 0, outputTokens: 0 };
       // Scrubbed as they are recorded (a tool's error, or a call the model wrote, may quote the key).
-      const log = new ToolCallLog((text) => scrub(text, secrets));
+      const log = new ToolCallLog((text) => scrub(text, secrets()));
       // The selected MCP servers the run went on without, recorded with it.
       const withoutTools: ServerWithoutTools[] = [];
       const scrubbedError = (s: ServerWithoutTools): ServerWithoutTools =>
-        s.error === undefined ? s : { ...s, error: scrub(s.error, secrets) };
+        s.error === undefined ? s : { ...s, error: scrub(s.error, secrets()) };
       const record = (outcome: RunOutcome, error?: string): RunRecord => ({
         provider: settings.provider,
         model: recordedModel,
@@ -188,12 +198,12 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
               progress.inputTokens += input;
               progress.outputTokens += output;
             },
-            scrubbed: (text) => scrub(text, secrets),
+            scrubbed: (text) => scrub(text, secrets()),
             ...(quoted === undefined ? {} : { quotedModel: quoted }),
             described: (err) =>
               describeModelError(
                 err,
-                secrets,
+                secrets(),
                 endpoint,
                 { model: modelId, modelKey, ...asked, keySent, maxTokens: settings.max_tokens, image: true },
                 givenBase,
@@ -233,9 +243,6 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
           },
         });
         if (!runSignal.aborted) connecting = undefined;
-        // Read again once the run's servers are ready: a named profile's hub, started by its first run, has
-        // rendered what they send as credentials, which its tool results and reply may quote.
-        secrets = secretsNow();
         // A server's last error may quote what its connect sent: scrubbed before the model gets it.
         const unoffered = unofferedTools(deps, request, tools);
         const result = await runToolLoop(
@@ -243,11 +250,11 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
             model,
             // What the model is sent holds no credential svc has loaded: a payload may carry one (Gogs sends
             // its route's secret in it), and a route's prompt quotes what its sender wrote.
-            system: scrubbedText(systemText(settings.system_prompt, request.skill), secrets),
-            prompt: scrub(request.prompt, secrets),
+            system: scrubbedText(systemText(settings.system_prompt, request.skill), secrets()),
+            prompt: scrub(request.prompt, secrets()),
             tools: sdkTools(tools, context, log, {
               elapsed,
-              scrubbed: (text) => scrub(text, secrets),
+              scrubbed: (text) => scrub(text, secrets()),
               images: settings.provider === "anthropic" ? "native" : "described",
               safePropertyKeys: settings.provider === "anthropic",
               maxResultChars: settings.max_tool_result_chars,
@@ -261,7 +268,7 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
             log,
             unoffered: (name) => {
               const why = unoffered(name);
-              return why === undefined ? undefined : scrub(why, secrets);
+              return why === undefined ? undefined : scrub(why, secrets());
             },
           },
           progress,
@@ -286,7 +293,7 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
                 modelKey,
                 ...asked,
               }),
-              secrets,
+              secrets(),
             ),
             record("error"),
           );
@@ -314,7 +321,7 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
         const text =
           result.stoppedAtMaxSteps && result.text.trim() === ""
             ? maxStepsNotice(settings.max_steps)
-            : scrub(result.text, secrets);
+            : scrub(result.text, secrets());
         // A reply cut short is delivered as it is; the log line and the journal say so. (A sampling request's
         // server is told by the answer's stopReason instead.)
         const cut =
@@ -367,11 +374,11 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
               settings.timeout_seconds,
               connecting !== undefined
                 ? { firstConnect: connecting }
-                : waitingAfter && { retry: waitingAfter, secrets, endpoint, givenBase },
+                : waitingAfter && { retry: waitingAfter, secrets: secrets(), endpoint, givenBase },
             )
           : describeModelError(
               err,
-              secrets,
+              secrets(),
               endpoint,
               {
                 model: modelId,

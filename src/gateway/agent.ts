@@ -9,6 +9,7 @@ import { combinedSecrets } from "../io/credentials.js";
 import { loadedCredentials } from "../io/loadedCredentials.js";
 import type { Logger } from "../io/log.js";
 import type { ProcessGroups } from "../io/processGroups.js";
+import type { SentCredentials } from "./sentCredentials.js";
 
 export interface Agent {
   /** The runner of the current config (a reload swaps it; runs already started keep theirs). */
@@ -16,14 +17,12 @@ export interface Agent {
   /** The configured MCP servers' names (a route's `toolsets` may name them). */
   mcpServers(): readonly string[];
   /**
-   * Runs reach the MCP hub of their profile; the hubs start after the listener. `mcpCredentials`: what the
-   * profiles' servers send as credentials (the default profile's as its hub renders them at each connect, with
-   * its `.env` as it is then), hidden in every run's reply and what a model is sent.
+   * Runs reach the MCP hub of their profile; the hubs start after the listener. `sentCredentials`: what the
+   * profiles' servers send as credentials (as each connect renders them, with the profile's `.env` as it is then),
+   * hidden in every run's reply and what a model is sent; each run holds it from its start to its end, so a
+   * value sent to a server during the run stays hidden in all of the run's output.
    */
-  attachMcp(
-    hubFor: (profile: string | undefined) => McpToolSource,
-    mcpCredentials?: () => readonly string[],
-  ): void;
+  attachMcp(hubFor: (profile: string | undefined) => McpToolSource, sentCredentials?: SentCredentials): void;
   /** `dotenv`: the `.env` the new config's `${VAR}`s were taken from (`LoadedConfig.scope.secrets`). */
   reload(config: Config, dotenv?: Readonly<Record<string, string>>): void;
   /** Closes the command runs' MCP endpoint (after the runs have ended). */
@@ -56,8 +55,21 @@ export function createAgent(
   },
 ): Agent {
   let mcpHub: ((profile: string | undefined) => McpToolSource) | undefined;
-  let mcpCredentials: (() => readonly string[]) | undefined;
+  let sentCredentials: SentCredentials | undefined;
   const NO_CREDENTIALS: readonly string[] = Object.freeze([]);
+  const holdNothing = () => () => undefined;
+  // Each run holds what the servers send from its start to its end: a token a reconnect replaced during the run
+  // (a reload, a token rotated in a profile's .env) is still hidden in what the run replies once it ends.
+  const holding = (runner: AgentRunner): AgentRunner => ({
+    async run(request, signal) {
+      const release = (sentCredentials?.hold ?? holdNothing)();
+      try {
+        return await runner.run(request, signal);
+      } finally {
+        release();
+      }
+    },
+  });
   let current = config;
   // One loopback endpoint for every command run's tools; its socket opens on the first run.
   const endpoint = createMcpEndpointHost({ fileMaxBytes: () => current.tools.file.max_bytes });
@@ -72,7 +84,7 @@ export function createAgent(
     ];
     void preloadModelRunner(next.agent);
     const loaded = loadedCredentials(next, { secrets: dotenv ?? {}, env: deps.env ?? process.env });
-    return createRunner(next.agent, {
+    const runner = createRunner(next.agent, {
       logger: deps.logger,
       mcp: (profile) => mcpHub?.(profile),
       workspacesDir: join(deps.home, "workspaces"),
@@ -83,12 +95,13 @@ export function createAgent(
       // a reconnect renders an entry with the profile's .env as it is then (a token rotated there, no reload).
       credentials: combinedSecrets(
         () => loaded,
-        () => mcpCredentials?.() ?? NO_CREDENTIALS,
+        () => sentCredentials?.list() ?? NO_CREDENTIALS,
       ),
       ...(dotenv === undefined ? {} : { dotenv }),
       ...(deps.groups === undefined ? {} : { groups: deps.groups }),
       ...(deps.elapsed === undefined ? {} : { elapsed: deps.elapsed }),
     });
+    return holding(runner);
   };
   let runner = build(config);
   return {
@@ -96,7 +109,7 @@ export function createAgent(
     mcpServers: () => Object.keys(current.mcp_servers),
     attachMcp(hubFor, credentials) {
       mcpHub = hubFor;
-      mcpCredentials = credentials;
+      sentCredentials = credentials;
     },
     reload(next, dotenv) {
       current = next;

@@ -596,10 +596,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     ...env,
   });
   mcpStates = () => mcp.hub.gaugeStates();
-  agent.attachMcp(
-    (profile) => mcp.hubFor(profile),
-    () => mcp.mcpCredentials(),
-  );
+  agent.attachMcp((profile) => mcp.hubFor(profile), mcp.sentCredentials);
   /**
    * With the adapter off, the subscriptions and config.yaml routes no listener serves. Subscriptions shared
    * in Redis are served by the instances whose adapter is on: a worker instance says so at INFO.

@@ -10,6 +10,7 @@ import type { Logger } from "../io/log.js";
 import type { GatewayMetrics } from "../io/metrics/gatewayMetrics.js";
 import type { ProcessGroups } from "../io/processGroups.js";
 import type { Agent } from "./agent.js";
+import { type SentCredentials, sentCredentialsLedger } from "./sentCredentials.js";
 
 export interface Mcp extends GatewayMcp {
   /**
@@ -29,9 +30,10 @@ export interface Mcp extends GatewayMcp {
    * What the servers send as credentials in the default profile and in each named profile whose hub has rendered
    * them (its first run, each reload, each status change of its hub: a reconnect renders its entry with the
    * profile's `.env` as it is then), and what its live connections were rendered with at their connect (a token
-   * since rotated in its `.env`), hidden in every run: the same frozen list while none changed.
+   * since rotated in its `.env`), hidden in every run: a value no longer sent stays in the list while a run
+   * that began before it went holds it (`SentCredentials.hold`).
    */
-  mcpCredentials(): readonly string[];
+  readonly sentCredentials: SentCredentials;
 }
 
 /** Whether a named profile keeps its MCP connections: bound, unbound with runs left, or unused. */
@@ -68,7 +70,7 @@ export function createMcp(deps: {
   // reconnects; the reconnect sends the new one). A profile retired keeps its values (its connections sent
   // them), and so does one whose .env cannot be read now.
   const sentCredentials = new Map<string | undefined, readonly string[]>();
-  let credentialList: readonly string[] = Object.freeze([]);
+  const sent = sentCredentialsLedger();
   const renderCredentials = (name: string | undefined, hub: McpHub) => {
     let found: string[];
     try {
@@ -81,7 +83,7 @@ export function createMcp(deps: {
     const known = sentCredentials.get(name);
     if (known !== undefined && known.length === found.length && known.every((v, i) => v === found[i])) return;
     sentCredentials.set(name, found);
-    credentialList = Object.freeze(keptCredentials([...sentCredentials.values()].flat()));
+    sent.set(keptCredentials([...sentCredentials.values()].flat()));
   };
   const start = (paths: SvcPaths, onStatus?: (hub: McpHub) => void) =>
     startGatewayMcp({
@@ -198,7 +200,7 @@ export function createMcp(deps: {
       };
       for (const name of profiles.keys()) if (!rechecks.has(name)) retire(name);
     },
-    mcpCredentials: () => credentialList,
+    sentCredentials: { list: sent.list, hold: sent.hold },
     async stop() {
       stopped = true;
       for (const timer of rechecks.values()) deps.clock.clearTimeout(timer);

@@ -53,7 +53,8 @@ export interface CommandRunnerOptions {
   /**
    * Every credential svc has loaded (`loadedCredentials`, and what the MCP servers send, as each connect renders
    * them): hidden in the reply and in a failed run's message, read once the command has ended (a named profile's
-   * hub renders its servers during its first run). The environment keeps them: an agent may need `GH_TOKEN` for its work.
+   * hub renders its servers during its first run; a token a reconnect replaced during the run is still in it, the
+   * gateway holds it for the run). The environment keeps them: an agent may need `GH_TOKEN` for its work.
    */
   readonly credentials?: () => readonly string[];
   /** When given, each run gets `SVC_MCP_URL` and `SVC_MCP_TOKEN` for its tools, valid for that run only. */

@@ -6,8 +6,8 @@ import type { AgentRunner } from "./runner.js";
  * The credentials svc has loaded (`loadedCredentials`) are `[redacted]` in it, as in a `command` agent's reply:
  * the default prompt is the whole payload, and Gogs sends the hook's secret inside it. The list is the config's
  * (with what the MCP servers send, as each connect renders them), read at each run: the same frozen list while
- * none changed, whose forms are worked out once (none: the reply as it is); reading the subscriptions' secrets at each run, as
- * a `command` run does, would cost a stat of their file per run.
+ * none changed, whose forms are worked out once (none: the reply as it is); reading the subscriptions' secrets
+ * at each run, as a `command` run does, would cost a stat of their file per run.
  */
 export function echoRunner(credentials: () => readonly string[] = () => NONE): AgentRunner {
   return {

@@ -67,8 +67,9 @@ export interface RunnerDeps {
   readonly dotenv?: Readonly<Record<string, string>>;
   /**
    * Every credential svc has loaded (`loadedCredentials`, and what the MCP servers send, as each connect renders
-   * them): hidden in a run's reply, as the webhook secrets are. Read as a run's texts are hidden (a named profile's hub renders
-   * its servers during the profile's first run); the same frozen list while none changed.
+   * them): hidden in a run's reply, as the webhook secrets are. Read as each of a run's texts is hidden (a named
+   * profile's hub renders its servers during the profile's first run, a server reconnected during a run sends a
+   * new token); the same frozen list while none changed.
    */
   readonly credentials?: () => readonly string[];
 }
