@@ -128,7 +128,11 @@ function jsonUnitPattern(unit: string): string {
     .padStart(4, "0")
     .replace(/[a-f]/g, (h) => `[${h}${h.toUpperCase()}]`);
   const short = SHORT_ESCAPE_OF[unit];
-  return `(?:${itself}|\\\\+u${hex}${unit === "/" ? "|\\\\+/" : ""}${short === undefined ? "" : `|\\\\+${short}`})`;
+  const escape = `\\\\+u${hex}`;
+  // A `\`'s `\u005c` first: written `\\u005c` (escaped again), its `\\` would otherwise end an echo of a secret
+  // ending in `\` and leave the escape's `u005c` behind. No other unit's forms begin alike.
+  const either = unit === "\\" ? `${escape}|${itself}` : `${itself}|${escape}`;
+  return `(?:${either}${unit === "/" ? "|\\\\+/" : ""}${short === undefined ? "" : `|\\\\+${short}`})`;
 }
 
 /**
@@ -410,6 +414,20 @@ function withoutUnitsOf(secret: string, echoes: Echoes): Echoes {
 }
 
 /**
+ * A form of a secret that ends in `\`, with the rest of the escape that `\` may begin in a text: the `u005c` of the
+ * `\u005c` a JSON encoder writes for it (also escaped again, `\\u005c`, where the form's JSON `\\` matches), and the
+ * pairs of backslashes of a `\` escaped once more than the form is (JSON quoted in JSON: `\\\\`), so that neither
+ * the tail of its escape (`[redacted]u005c`) nor half of its backslashes is left behind. The escape of a unit
+ * after it (`\"`, `\n`, another `\\u005c`) is not taken.
+ */
+function endingInEscape(form: string): RegExp {
+  return new RegExp(
+    `${form.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}(?:u005[cC]|(?:\\\\\\\\)+(?!u005[cC]))?`,
+    "g",
+  );
+}
+
+/**
  * `scrub` for one list of secrets, their forms worked out once and looked for longest first (a token whose
  * part is a secret too is hidden whole). A text is first checked for any form in one pass (`containsAnyOf`):
  * most hold none, and a search for each of a secret's forms (six for a 40-hex token, with its base64) took
@@ -446,10 +464,17 @@ function scrubberOf(secrets: readonly (string | undefined)[]): Scrubber {
   if (kept.length === 0) return unchanged;
   const forms = [...new Set(kept.flatMap(secretForms))].sort(longestFirst);
   const holdsAnyForm = containsAnyOf(forms);
+  const endingInEscapes = new Map(
+    forms.filter((form) => form.endsWith("\\")).map((f) => [f, endingInEscape(f)]),
+  );
   const redactForms = (text: string): string => {
     let out = text;
     if (holdsAnyForm(text))
-      for (const form of forms) if (out.includes(form)) out = out.split(form).join(REDACTED);
+      for (const form of forms) {
+        if (!out.includes(form)) continue;
+        const inEscape = endingInEscapes.get(form);
+        out = inEscape === undefined ? out.split(form).join(REDACTED) : out.replace(inEscape, REDACTED);
+      }
     return out;
   };
   const mayHoldEscapes = escapeCheck(kept);

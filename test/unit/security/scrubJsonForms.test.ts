@@ -104,6 +104,26 @@ describe("scrub: a secret quoted back inside a JSON answer", () => {
     );
   });
 
+  it("and when it ends in \\ written as its \\u005c escape, also escaped again: the whole escape is cut out", () => {
+    const secret = "pw-1234567890ab\\";
+    const many = Array.from({ length: 20 }, (_, i) => `credential-${i}-0123456789abcdef`);
+    for (const secrets of [[secret], [secret, ...many]]) {
+      expect(scrub('{"e":"bad pw-1234567890ab\\u005c"}', secrets)).toBe('{"e":"bad [redacted]"}');
+      expect(scrub('{"e":"bad pw-1234567890ab\\u005C"}', secrets)).toBe('{"e":"bad [redacted]"}');
+      // Quoted again by a proxy (`\\u005c`), and beside another escape (`\\u002d`), which only its escaped
+      // echoes match.
+      expect(scrub('{"e":"bad pw-1234567890ab\\\\u005c"}', secrets)).toBe('{"e":"bad [redacted]"}');
+      expect(scrub('{"e":"bad pw\\\\u002d1234567890ab\\\\u005c"}', secrets)).toBe('{"e":"bad [redacted]"}');
+      // JSON quoted in JSON: its `\` is four backslashes, none left behind; a `"` after it keeps its escape.
+      expect(scrub(JSON.stringify(JSON.stringify({ e: `bad ${secret}` })), secrets)).toBe(
+        JSON.stringify(JSON.stringify({ e: "bad [redacted]" })),
+      );
+      expect(scrub(JSON.stringify({ e: `bad ${secret}"` }), secrets)).toBe(
+        JSON.stringify({ e: 'bad [redacted]"' }),
+      );
+    }
+  });
+
   it("the forms it had are still cut out", () => {
     const secret = "a b/c&d";
     expect(scrub(`raw ${secret} path a%20b%2Fc%26d form a+b%2Fc%26d`, [secret])).toBe(

@@ -27,23 +27,29 @@ const subscriptions = Object.freeze(Array.from({ length: 2500 }, (_, i) => hex(`
 
 /**
  * What scrubbing did when one regular expression held every secret's escaped echo, unit by unit (compiling it
- * cost seconds for a thousand secrets and failed for two thousand): the reference for a few secrets.
+ * cost seconds for a thousand secrets and failed for two thousand): the reference for a few secrets. A form
+ * ending in `\` takes the rest of the escape it begins (`u005c`, or the pairs of a `\` escaped again), and a
+ * `\` unit's `\u005c` is tried before its backslashes, so no escape's tail is left behind.
  */
 function oneExpression(text: string, secrets: readonly string[]): string {
   const kept = [...new Set(secrets.filter((s) => s.length >= 4))].sort((a, b) => b.length - a.length);
   const forms = [...new Set(kept.flatMap(secretForms))].sort((a, b) => b.length - a.length);
+  const literal = (t: string) => t.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
   let out = text;
-  for (const form of forms) out = out.split(form).join("[redacted]");
+  for (const form of forms)
+    out = form.endsWith("\\")
+      ? out.replace(new RegExp(`${literal(form)}(?:u005[cC]|(?:\\\\\\\\)+(?!u005[cC]))?`, "g"), "[redacted]")
+      : out.split(form).join("[redacted]");
   if (!out.includes("\\")) return out;
   const unit = (u: string) => {
-    const itself =
-      u === '"' ? '\\\\+"' : u === "\\" ? "(?:\\\\\\\\)+" : u.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+    const itself = u === '"' ? '\\\\+"' : u === "\\" ? "(?:\\\\\\\\)+" : literal(u);
     const digits = u
       .charCodeAt(0)
       .toString(16)
       .padStart(4, "0")
       .replace(/[a-f]/g, (h) => `[${h}${h.toUpperCase()}]`);
-    return `(?:${itself}|\\\\+u${digits}${u === "/" ? "|\\\\+/" : ""})`;
+    const escape = `\\\\+u${digits}`;
+    return `(?:${u === "\\" ? `${escape}|${itself}` : `${itself}|${escape}`}${u === "/" ? "|\\\\+/" : ""})`;
   };
   const echoes = new RegExp(kept.map((s) => [...s].map(unit).join("")).join("|"), "g");
   return out.replace(echoes, "[redacted]");
