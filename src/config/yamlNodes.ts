@@ -24,6 +24,8 @@ import { CREDENTIALS_LEFT_OUT, textWithoutUrlCredentials } from "./urlCredential
  *   or the request as text (`PYTHON_VERSION: 3.10` is not `3.1`, `UMASK: 0755` is not `755`), and in its
  *   `client_cert` list (a key password `[me.crt, me.key, 0123]`, which a number would refuse or lose);
  *   an argument written `~` (YAML's null) is the home directory's `~`;
+ * - so does a number or boolean in an MCP server's `tools.include` and `tools.exclude` (a name or its list),
+ *   which name tools by their text (`include: [2024, 3.10, True]` names the tools "2024", "3.10" and "True");
  * - and a platform's ids (`home_channel`, WhatsApp's `phone_number_id`, QQ's `app_id`, the number SMS and
  *   Signal send from): a phone number `home_channel: +15552223333` read as a number is `15552223333`,
  *   `04915112345678` loses its 0;
@@ -86,6 +88,7 @@ export function prepareConfigDocument(doc: Document, text: string, file: string,
       }
       refused(() => refuseCommentedTemplate(pair.value, at, text, file, lines));
       if (idValues || key === "cron_job" || isPlatformId(at)) keepNumberText(pair.value, text);
+      if (isToolFilter(at)) keepToolNameText(pair.value, text);
       walk(pair.value, at, key === "deliver_extra" || isServerText(at));
     }
   };
@@ -283,6 +286,30 @@ function isServerText(path: readonly string[]): boolean {
     path[0] === "mcp_servers" &&
     ["args", "env", "headers", "client_cert"].includes(path[2] as string)
   );
+}
+
+/** `mcp_servers.<name>.tools.include` or `.exclude`: tool names, matched as text. */
+function isToolFilter(path: readonly string[]): boolean {
+  return (
+    path.length === 4 &&
+    path[0] === "mcp_servers" &&
+    path[2] === "tools" &&
+    (path[3] === "include" || path[3] === "exclude")
+  );
+}
+
+/**
+ * A tool name (`include: 7`) or a list's entry (`include: [2024, 3.10, true]`) that YAML reads as a number or
+ * a boolean becomes the text written in the file: a tool's name is text, and `3.10` read as a number is `3.1`,
+ * `True` read as a boolean `true`. A null entry (`~`) stays null, refused as no name.
+ */
+function keepToolNameText(node: unknown, text: string): void {
+  for (const item of isSeq(node) ? node.items : [node]) {
+    keepNumberText(item, text);
+    if (!isScalar(item) || item.type !== Scalar.PLAIN || item.range === undefined || item.range === null)
+      continue;
+    if (typeof item.value === "boolean") item.value = text.slice(item.range[0], item.range[1]);
+  }
 }
 
 /**

@@ -89,9 +89,30 @@ const boolLike = z
     return z.NEVER;
   });
 
+/** A value that is no text but was perhaps meant as one (a tool named `7`, `true`). */
+const numberOrBoolean = (value: unknown): boolean =>
+  typeof value === "number" || typeof value === "bigint" || typeof value === "boolean";
+
+/**
+ * What to do about the numbers and booleans of a refused `include` / `exclude`. config.yaml's reach the
+ * schema as the text written (yamlNodes.ts), so these come from JSON (an install link's entry), where that
+ * text is not known: `1.50` is the number 1.5 there, so the name is not guessed.
+ */
+function quoteHint(input: unknown): string {
+  if (numberOrBoolean(input)) return " — put it in quotes if it is meant as text";
+  const values = Array.isArray(input) ? input.filter(numberOrBoolean) : [];
+  if (values.length === 0) return "";
+  const named = values.slice(0, 3).map(describe);
+  if (values.length > 3) named.push(`${values.length - 3} more`);
+  const shown = named.length === 1 ? named[0] : `${named.slice(0, -1).join(", ")} and ${named.at(-1)}`;
+  return ` — put ${shown} in quotes if ${values.length === 1 ? "it is" : "they are"} meant as text`;
+}
+
+/** Tool names: a name or a list of them; a number or boolean written in config.yaml is its text (yamlNodes.ts). */
 const stringList = z
   .union([z.string().min(1), z.array(z.string().min(1))], {
-    error: (issue) => `expected a tool name, a glob, or a list of them, got ${describe(issue.input)}`,
+    error: (issue) =>
+      `expected a tool name, a glob, or a list of them, got ${describe(issue.input)}${quoteHint(issue.input)}`,
   })
   .transform((v) => (typeof v === "string" ? [v] : v));
 

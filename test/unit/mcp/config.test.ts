@@ -251,6 +251,51 @@ describe("mcp_servers schema (spec 2.1, 2.2, 2.4)", () => {
     });
   });
 
+  it("takes a number or boolean in tools.include / tools.exclude as the text written (a tool named 7, 3.10 or True)", () => {
+    const { config } = load(
+      "mcp_servers:\n  a:\n    command: x\n    tools: {include: [2024, 3.10, 0755, 0x1F, 1e3, true, True, 12345678901234567890123, 'q']}\n" +
+        "  b:\n    command: x\n    tools:\n      include: 7\n      exclude:\n        - 1.50\n        - FALSE\n" +
+        "  c:\n    command: x\n    tools: {exclude: 3.10}\n",
+    );
+    expect(config.mcp_servers.a?.tools.include).toEqual([
+      "2024",
+      "3.10",
+      "0755",
+      "0x1F",
+      "1e3",
+      "true",
+      "True",
+      "12345678901234567890123",
+      "q",
+    ]);
+    expect(config.mcp_servers.b?.tools).toMatchObject({ include: ["7"], exclude: ["1.50", "FALSE"] });
+    expect(config.mcp_servers.c?.tools.exclude).toEqual(["3.10"]);
+    // A null entry names no tool: still refused.
+    expect(() => load("mcp_servers:\n  a:\n    command: x\n    tools: {include: [a, ~]}\n")).toThrow(
+      'mcp_servers.a.tools.include: expected a tool name, a glob, or a list of them, got ["a",null]',
+    );
+  });
+
+  it("a number or boolean tool name from JSON (an install link's entry), whose text is not known, is refused with the fix", () => {
+    const message = (tools: unknown) => {
+      const parsed = mcpServerSchema.safeParse({ command: "x", tools }, { reportInput: true });
+      return parsed.success ? "accepted" : parsed.error.issues.map((issue) => issue.message).join("\n");
+    };
+    expect(message({ include: 7 })).toBe(
+      "expected a tool name, a glob, or a list of them, got 7 — put it in quotes if it is meant as text",
+    );
+    expect(message({ exclude: [true] })).toBe(
+      "expected a tool name, a glob, or a list of them, got [true] — put true in quotes if it is meant as text",
+    );
+    expect(message({ include: ["a", 7, 1.5, false, 2] })).toBe(
+      'expected a tool name, a glob, or a list of them, got ["a",7,1.5,false,2] — put 7, 1.5, false and 1 more in quotes if they are meant as text',
+    );
+    // No number or boolean: no such advice.
+    expect(message({ include: { a: 1 } })).toBe(
+      'expected a tool name, a glob, or a list of them, got {"a":1}',
+    );
+  });
+
   it("reads y and n (YAML 1.1's short booleans, text in YAML 1.2) as bool-like tool flags", () => {
     const { config } = load("mcp_servers:\n  a:\n    command: x\n    tools: {resources: y, prompts: N}\n");
     expect(config.mcp_servers.a?.tools).toMatchObject({ resources: true, prompts: false });

@@ -122,6 +122,18 @@ describe("install link parser (spec 4.1)", () => {
     );
   });
 
+  it("a tool name given as a JSON number or boolean (its text not known: 1.50 is 1.5) is refused, saying to quote it", () => {
+    const tools = (value: unknown) => () =>
+      parseInstallLink(link("q", b64url({ command: "npx", tools: { include: value } })));
+    expect(tools(7)).toThrow(
+      "install link rejected: config: mcp_servers.q.tools.include: expected a tool name, a glob, or a list of them, got 7 — put it in quotes if it is meant as text",
+    );
+    expect(tools(["a", 1.5, true])).toThrow(
+      'config: mcp_servers.q.tools.include: expected a tool name, a glob, or a list of them, got ["a",1.5,true] — put 1.5 and true in quotes if they are meant as text',
+    );
+    expect(tools(["7", "1.50"])().config.tools).toEqual({ include: ["7", "1.50"] });
+  });
+
   // biome-ignore-start lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
   it("checks url as config.yaml does: its words for a url it refuses, and a ${VAR} url (port, host) left to the connect, its scheme shown", () => {
     const url = (u: string) => () => parseInstallLink(link("web", b64url({ url: u })));
