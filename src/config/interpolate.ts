@@ -142,10 +142,13 @@ function placeholder(whole: string, scope: InterpolationScope, unresolved: strin
   // `${NAME:-fallback}` as a shell and docker compose read it: the fallback when NAME is unset or empty.
   const withFallback = FALLBACK.exec(variable);
   const name = withFallback?.[1] ?? variable;
-  // `${userHome:-/x}`: a context variable is always set (`${env:userHome}` names the environment's).
-  const found =
-    (withFallback !== null && !fromEnv ? contextVariable(name, scope) : undefined) ??
-    variableValue(name, scope);
+  // `${userHome:-/x}`: a context variable is always set (`${env:userHome}` names the environment's), so its
+  // fallback never applies, even where its value is empty (`${workspaceFolderBasename}` in `/`).
+  if (withFallback !== null && !fromEnv) {
+    const context = contextVariable(name, scope);
+    if (context !== undefined) return context;
+  }
+  const found = variableValue(name, scope);
   if (withFallback !== null) {
     if (found !== undefined && found !== "") return found;
     const fallback = interpolate(withFallback[2] ?? "", scope);

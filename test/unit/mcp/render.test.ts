@@ -1,6 +1,7 @@
 import { homedir } from "node:os";
 import { basename, sep } from "node:path";
 import { describe, expect, it } from "vitest";
+import { interpolate } from "../../../src/config/interpolate.js";
 import { mcpServerSchema } from "../../../src/config/sections/mcp.js";
 import { childEnvironment } from "../../../src/io/mcp/childEnv.js";
 import { renderEntry } from "../../../src/io/mcp/render.js";
@@ -62,6 +63,25 @@ describe("interpolation at connect time (spec 2.3)", () => {
       scope,
     );
     expect(out.args).toEqual([homedir(), "/work/space", "none"]);
+  });
+
+  it("a context variable's fallback never applies, even where it is empty: ${workspaceFolderBasename} in / (a gateway under systemd without WorkingDirectory=)", () => {
+    const root = { ...scope, workspaceFolder: sep };
+    const out = renderEntry(
+      "s",
+      parse({
+        command: "x",
+        args: ["${workspaceFolderBasename:-fb}", "[${workspaceFolderBasename}]", "${workspaceFolder:-fb}"],
+        env: { NAME: "${workspaceFolderBasename:-${NOPE}}" },
+      }),
+      root,
+    );
+    expect(out.args).toEqual(["", "[]", sep]);
+    expect(out.env.NAME).toBe("");
+    // The fallback is not rendered either: its variables are not looked up, so none is named as unset.
+    expect(interpolate("${workspaceFolderBasename:-${NOPE}}", root)).toEqual({ value: "", unresolved: [] });
+    // ${env:NAME:-fallback} names the environment's variable, where the fallback applies as for any other.
+    expect(interpolate("${env:workspaceFolderBasename:-fb}", root).value).toBe("fb");
   });
 
   it("names every unset variable of url and headers in one message", () => {
