@@ -7,6 +7,7 @@ import { pidNamespace } from "../../../src/io/pidNamespace.js";
 import { LOCK_FILE } from "../../../src/io/state/journal/dirLock.js";
 import { SVC_ARGV } from "../../helpers/cliEntry.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
+import { signalProcess } from "../../helpers/process.js";
 import { cliConfig, svc } from "./svc.js";
 
 /**
@@ -137,7 +138,7 @@ describe.runIf(UNSHARE && pidNamespace() !== undefined)(
       await said(first, /Listening on 127\.0\.0\.1:\d+/);
       const firstPid = hostPid(first);
       // Paused (docker pause, SIGSTOP): it neither touches its files nor answers /health.
-      process.kill(firstPid, "SIGSTOP");
+      signalProcess(firstPid, "SIGSTOP");
       const second = inContainer(dir, ["gateway", "run", "--port", "0"]);
       await said(second, /Listening on 127\.0\.0\.1:(\d+)/);
       const port = Number(/Listening on 127\.0\.0\.1:(\d+)/.exec(second.output())?.[1]);
@@ -149,13 +150,13 @@ describe.runIf(UNSHARE && pidNamespace() !== undefined)(
       expect(JSON.parse(record)).toMatchObject({ pid: 1, port });
 
       // Run again: its next beat finds the state directory taken over, and says to stop it.
-      process.kill(firstPid, "SIGCONT");
+      signalProcess(firstPid, "SIGCONT");
       await said(first, /\[state\] .*no longer names this gateway: .* stop this gateway with kill 1 /);
       // A reload that changes its drain (which it records for svc gateway stop), then the stop it was told.
       home.write("config.yaml", config(20), 0o600);
-      process.kill(firstPid, "SIGHUP");
+      signalProcess(firstPid, "SIGHUP");
       await said(first, /\[webhook\] Reloaded /);
-      process.kill(firstPid, "SIGTERM");
+      signalProcess(firstPid, "SIGTERM");
       await said(first, /\[gateway\] stopped \(exit 0\)/);
       await first.exited;
 
