@@ -264,6 +264,28 @@ function routeFor(run: PendingRun, lookup: Lookup): ResolvedRoute | undefined {
   return found !== undefined && found.profile === run.profile ? found : undefined;
 }
 
+/**
+ * The saved groups, one record per group: a named profile's group journaled by an earlier version under
+ * `<route>\u0000<key>` is recorded again under `<route>@<profile>\u0000<key>` when a start reopens it (the
+ * new record first), so a kill between the two writes leaves both. They are one group: the newer record
+ * (the later last event; the one under the current id when both are alike) is kept, and the other is
+ * returned to be ended, neither reopened nor counted again (its events are the kept one's).
+ */
+function oneRecordPerGroup(groups: readonly StoredGroup[]): {
+  kept: StoredGroup[];
+  dropped: string[];
+} {
+  const byId = new Map(groups.map((group) => [group.id, group] as const));
+  const dropped = new Set<string>();
+  for (const group of groups) {
+    const id = currentGroupId(group.id, group.latest.routeName, group.latest.profile);
+    const renamed = id === group.id ? undefined : byId.get(id);
+    if (renamed === undefined) continue;
+    dropped.add(renamed.lastAt >= group.lastAt ? group.id : renamed.id);
+  }
+  return { kept: groups.filter((group) => !dropped.has(group.id)), dropped: [...dropped] };
+}
+
 const asEvent = (run: PendingRun, route: ResolvedRoute): AcceptedEvent => ({
   ...run,
   route: route.route,
@@ -625,7 +647,9 @@ export class GatewayState {
     const pendingRuns = new Map(
       recovered.runs.map((run) => [runKey(run.routeName, run.deliveryId), run.receivedAt] as const),
     );
-    for (const group of recovered.groups) {
+    const { kept: saved, dropped } = oneRecordPerGroup(recovered.groups);
+    for (const id of dropped) this.store.groupFired(id);
+    for (const group of saved) {
       const latest = group.latest;
       if (pendingRuns.get(runKey(latest.routeName, latest.deliveryId)) === latest.receivedAt) {
         this.store.groupFired(group.id);
@@ -693,7 +717,8 @@ export class GatewayState {
     const firstAt = Math.min(group.firstAt, at);
     const lastAt = Math.min(group.lastAt, at);
     // A named profile's group journaled by a version whose ids named no profile is recorded under its id
-    // now (the new record first: a kill between the two leaves both, which the next start reopens as one group).
+    // now (the new record first: a kill between the two leaves both, which the next start takes as one
+    // group, `oneRecordPerGroup`).
     const id = currentGroupId(group.id, group.latest.routeName, group.latest.profile);
     this.groupFirstAt.set(id, firstAt);
     if (id !== group.id) {

@@ -383,6 +383,51 @@ describe("recovery from the local journal", { timeout: 30_000 }, () => {
     expect(groups.map((g) => g.latest.deliveryId)).toEqual(["saved-default"]);
   });
 
+  it("a named profile's group left under both its earlier id and its id with the profile (a kill between the rename's two writes) is one group: it runs its one event once, with what was left of its window", async () => {
+    const clock = fakeClock();
+    const t0 = clock.now();
+    const home = homeWith({ grouped: { ...GROUPED, profile: "beta" } });
+    mkdirSync(join(home.dir, "profiles", "beta"), { recursive: true });
+    const group = {
+      latest: { ...run("only-one", t0 - 5_000), profile: "beta" },
+      merged: 1,
+      firstAt: t0 - 5_000,
+      lastAt: t0 - 5_000,
+    };
+    // A start that reopened the earlier version's record wrote it again under its new id, then was
+    // killed before it wrote the end of the earlier record.
+    await leaveInJournal(home, t0, (store) => {
+      store.groupUpdated({ id: "grouped\u00001", ...group });
+      store.groupUpdated({ id: "grouped@beta\u00001", ...group });
+    });
+    const gateway = await start(home, clock);
+    // 55 s of its 60 s quiet window were left at the start: not 60 s again.
+    clock.advance(54_000);
+    expect(appendedRuns(home.dir).has("only-one")).toBe(false);
+    clock.advance(1_000);
+    await vi.waitFor(() => expect(appendedRuns(home.dir).get("only-one")).toBe(1), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    const log = readFileSync(join(home.dir, "logs", "gateway.log"), "utf8")
+      .split("\n")
+      .filter((line) => line !== "")
+      .map((line) => JSON.parse(line) as { msg: string; superseded?: number; delivery_id?: string });
+    expect(log.map((line) => line.msg)).toContain(
+      "[state] 1 pending coalescing group(s) reopened with what is left of their windows",
+    );
+    expect(log.filter((line) => line.msg.endsWith("coalesced group dispatched"))).toEqual([
+      expect.objectContaining({ delivery_id: "only-one", superseded: 0 }),
+    ]);
+    await gateway.stop();
+    running.splice(running.indexOf(gateway), 1);
+    // Neither record is left for the next start.
+    const store = new LocalStateStore({ dir: stateDir(home.dir), now: () => clock.now() });
+    const groups = store.recover().groups;
+    await store.close();
+    expect(groups).toEqual([]);
+  });
+
   it("a delivery id accepted before the restart is a duplicate within the hour, a new event after it", async () => {
     const clock = fakeClock();
     const t0 = clock.now();

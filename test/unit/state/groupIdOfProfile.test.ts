@@ -33,9 +33,13 @@ const accepted = (profile: string, deliveryId: string, at: number): AcceptedEven
   headers: {},
 });
 
-/** A gateway state whose journal held `groups`, its route `co` bound to `profile`; what it writes is kept. */
-async function resumed(groups: StoredGroup[], profile: string, now: number) {
+/**
+ * A gateway state whose journal held `groups`, its route `co` bound to `profile` (gone when undefined);
+ * what it writes is kept.
+ */
+async function resumed(groups: StoredGroup[], profile: string | undefined, now: number) {
   const home = tempHome();
+  const keptGroups: PendingRun[] = [];
   const updated: StoredGroup[] = [];
   const fired: string[] = [];
   const dispatched: Array<{ id: string; profile: string; superseded: number }> = [];
@@ -59,16 +63,17 @@ async function resumed(groups: StoredGroup[], profile: string, now: number) {
     await state.resume({
       resumeRuns: () => {},
       coalescer,
-      lookup: (name) => (name === "co" ? { name, route: ROUTE, secret: "s", profile } : undefined),
+      lookup: (name) =>
+        name === "co" && profile !== undefined ? { name, route: ROUTE, secret: "s", profile } : undefined,
       pendingRunsFile: join(home.dir, "webhook-pending-runs.json"),
       onPendingUnreadable: () => {},
       onPendingEntriesKept: () => {},
-      onKept: () => {},
+      onKept: (_runs, groups) => keptGroups.push(...groups),
     });
   } finally {
     home.cleanup();
   }
-  return { coalescer, updated, fired, dispatched };
+  return { coalescer, updated, fired, dispatched, keptGroups };
 }
 
 describe("the journal id of a local coalescing group names a named profile", () => {
@@ -95,6 +100,79 @@ describe("the journal id of a local coalescing group names a named profile", () 
     coalescer.flushAll();
     expect(dispatched).toEqual([{ id: "new", profile: "alpha", superseded: 1 }]);
     expect(fired.at(-1)).toBe("co@alpha\u00005");
+  });
+
+  it("a group left under both ids (a kill between the rename's two writes) is one group: the record under the new id is kept with what is left of its window, the earlier one ended", async () => {
+    const now = 100_000;
+    const group = {
+      latest: run("alpha", "one", now - 1000),
+      merged: 1,
+      firstAt: now - 1000,
+      lastAt: now - 1000,
+    };
+    const { coalescer, updated, fired, dispatched } = await resumed(
+      [
+        { id: "co\u00005", ...group },
+        { id: "co@alpha\u00005", ...group },
+      ],
+      "alpha",
+      now,
+    );
+    expect(fired).toEqual(["co\u00005"]);
+    expect(updated).toEqual([]);
+    expect(coalescer.pendingCount()).toBe(1);
+    coalescer.flushAll();
+    expect(dispatched).toEqual([{ id: "one", profile: "alpha", superseded: 0 }]);
+  });
+
+  it("of a group left under both ids, the newer record is kept (recorded under the new id) whichever id it has", async () => {
+    const now = 100_000;
+    const { coalescer, updated, fired, dispatched } = await resumed(
+      [
+        {
+          id: "co\u00005",
+          latest: run("alpha", "newer", now - 1000),
+          merged: 2,
+          firstAt: now - 9000,
+          lastAt: now - 1000,
+        },
+        {
+          id: "co@alpha\u00005",
+          latest: run("alpha", "older", now - 9000),
+          merged: 1,
+          firstAt: now - 9000,
+          lastAt: now - 9000,
+        },
+      ],
+      "alpha",
+      now,
+    );
+    expect(fired).toEqual(["co@alpha\u00005", "co\u00005"]);
+    expect(updated).toEqual([expect.objectContaining({ id: "co@alpha\u00005", merged: 2 })]);
+    expect(coalescer.pendingCount()).toBe(1);
+    coalescer.flushAll();
+    expect(dispatched).toEqual([{ id: "newer", profile: "alpha", superseded: 1 }]);
+  });
+
+  it("a group left under both ids whose route is gone is held as one group", async () => {
+    const now = 100_000;
+    const group = {
+      latest: run("alpha", "one", now - 1000),
+      merged: 1,
+      firstAt: now - 1000,
+      lastAt: now - 1000,
+    };
+    const { coalescer, fired, keptGroups } = await resumed(
+      [
+        { id: "co\u00005", ...group },
+        { id: "co@alpha\u00005", ...group },
+      ],
+      undefined,
+      now,
+    );
+    expect(fired).toEqual(["co\u00005"]);
+    expect(keptGroups.map((g) => g.deliveryId)).toEqual(["one"]);
+    expect(coalescer.pendingCount()).toBe(0);
   });
 
   it("the default profile's group keeps <route>\\0<key>: reopened as it was, and joined", async () => {
