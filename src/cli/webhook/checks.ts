@@ -20,6 +20,7 @@ import {
 import { webhookHostSetting } from "../../config/webhookEnabled.js";
 import { SvcError } from "../../errors.js";
 import { gatewayStateFile } from "../../io/gatewayState.js";
+import { unusableProfileEntry } from "../../io/profiles.js";
 import { shellWord } from "../../io/shellWord.js";
 import { invalidJobMessage, jobNamesIn, jobRef, lookupJob } from "../../io/stores/cronJobRecord.js";
 import { cronStore } from "../../io/stores/cronStore.js";
@@ -117,10 +118,20 @@ export function logRouteHint(name: string, record: Subscription): string {
 /**
  * A `cron_job` must name a job of the route's own profile: that is the store the gateway fires it from.
  * `name` is given when the check is of a job set earlier, which a `--route-profile` rebinding moves away from.
+ * A profile whose directory is a link to nothing (or a file) has a store that cannot be read, not one
+ * without the job: refused as such, in the words of the gateway's warning for such a route.
  */
 export function checkCronJob(loaded: LoadedConfig, record: Subscription, name?: string): void {
   if (record.cron_job === undefined) return;
   const jobs = cronStore(svcPaths(loaded.paths.home, record.profile).cronJobs);
+  // Read through a link to nothing the store is empty: "no such cron job", whose advice (svc cron create)
+  // fails on the same link.
+  const unusable = unusableProfileEntry(loaded.paths.home, record.profile);
+  if (unusable !== undefined)
+    throw new SvcError(
+      "usage",
+      `${name === undefined ? `--cron-job ${record.cron_job}` : `${name} fires cron job ${record.cron_job} (set earlier)`}: ${jobs.path} cannot be read: ${unusable}; until then every event on this route would be answered 503 (the sender retries) — nothing was written`,
+    );
   const { records } = jobs.read();
   const found = lookupJob(jobs.path, records, record.cron_job);
   // A job edited by hand into an invalid record is never fired: refused with its file, key and problem.
