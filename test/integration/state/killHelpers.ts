@@ -73,6 +73,12 @@ export function liveOnDisk(home: TempHome): LiveState {
 
 export type Answer = DeliveryAnswer;
 
+/** An answer's HTTP status, or the error a request that got none ended with. */
+export const statusOf = async (answer: Promise<Answer>) => {
+  const got = await answer;
+  return "status" in got ? got.status : got.error;
+};
+
 /** One signed GitHub-style delivery. */
 export const deliver = (port: number, route: string, id: string, payload?: Record<string, unknown>) =>
   deliverSigned(port, route, id, SECRET, payload);

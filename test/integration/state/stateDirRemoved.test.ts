@@ -8,7 +8,6 @@ import { fakeClock } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { type Foreground, killIfRunning, runForeground } from "../cli/svc.js";
 import {
-  type Answer,
   agentsAlive,
   closeGate,
   deliver,
@@ -16,6 +15,7 @@ import {
   openGate,
   runCounts,
   SECRET,
+  statusOf,
   writeConfig,
 } from "./killHelpers.js";
 
@@ -26,11 +26,6 @@ import {
  * restates what is live in a new segment there, and holds the answers of the requests waiting meanwhile
  * until that segment is durable — so a 202 is never given for an event no restart could find.
  */
-
-const statusOf = async (answer: Promise<Answer>) => {
-  const got = await answer;
-  return "status" in got ? got.status : got.error;
-};
 
 const homes: TempHome[] = [];
 const gateways: Foreground[] = [];

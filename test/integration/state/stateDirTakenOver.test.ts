@@ -13,13 +13,13 @@ import { type FakeClock, fakeClock } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { sample, scrapedSample } from "../../helpers/metrics.js";
 import {
-  type Answer,
   agentsAlive,
   closeGate,
   deliver,
   openGate,
   ranLines,
   SECRET,
+  statusOf,
   writeConfig,
 } from "./killHelpers.js";
 
@@ -29,11 +29,6 @@ import {
  * says so once at ERROR and answers 503 to every request from then on: that gateway replayed the journal and
  * runs what it holds, and nothing this one would accept could be kept.
  */
-
-const statusOf = async (answer: Promise<Answer>) => {
-  const got = await answer;
-  return "status" in got ? got.status : got.error;
-};
 
 const homes: TempHome[] = [];
 const running: Gateway[] = [];
