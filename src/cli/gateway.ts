@@ -133,8 +133,14 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
     claimPidFile(paths);
   }
   // Touched every HEARTBEAT_MS while this gateway runs (a timer that keeps no process alive): a command of
-  // another PID namespace, which cannot check its pid, tells it from a killed gateway's by that.
-  const stopBeat = heartbeat(paths.pidFile, `${process.pid}\n`);
+  // another PID namespace, which cannot check its pid, tells it from a killed gateway's by that. Only while it
+  // names this gateway: one that took this home over while this one was paused or hung wrote its own, maybe
+  // with this pid's number in its namespace (two containers' pid 1), and once that one is killed too its file
+  // must be left untouched for a start to take it over. Not at all once the state directory was taken over
+  // (`onTakenOver` below): this gateway answers 503 and runs nothing from then on.
+  const stopBeat = heartbeat(paths.pidFile, `${process.pid}\n`, {
+    holds: () => pidFileNamesThisProcess(paths),
+  });
   // A reader of stdout that went away (`svc gateway run | head`, a log collector that died) makes every
   // later write fail with EPIPE, an 'error' event that would kill the gateway mid-run; gateway.log keeps
   // every line, so stdout is given up instead.
@@ -356,6 +362,7 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
         configRead = true;
       },
       stopping: starting.signal,
+      onTakenOver: stopBeat,
       ...(host === undefined ? {} : { host }),
       ...(port === undefined ? {} : { port }),
       ...(inspector === undefined ? {} : { inspect: inspector.inspect, inspectPort }),

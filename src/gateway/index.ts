@@ -166,6 +166,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     now,
     logger,
   );
+  if (options.onTakenOver !== undefined) state.store.whenTakenOver?.(options.onTakenOver);
   const system = startSystem({ logger, ...(options.inspect ? { inspect: options.inspect } : {}) });
   const hooks = pipelineLogHooks(logger);
   const host = options.host ?? webhook.host;

@@ -69,6 +69,11 @@ export interface GatewayOptions {
    * shared queue's worker takes no job (the stop follows).
    */
   readonly stopping?: AbortSignal;
+  /**
+   * Called once another gateway takes the state directory over (`StateDirTakenOver`, `state.backend: local`),
+   * also while this one still starts: that gateway runs this home from then on.
+   */
+  readonly onTakenOver?: () => void;
 }
 
 export interface Gateway {

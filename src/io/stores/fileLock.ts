@@ -336,25 +336,39 @@ export function touchedAgo(path: string): { readonly ms: number; readonly mtimeM
   return stats === undefined ? undefined : { ms: Date.now() - stats.mtimeMs, mtimeMs: stats.mtimeMs };
 }
 
+/** What `heartbeat` is told besides the file and its text. */
+export interface HeartbeatOptions {
+  /**
+   * Called once, at the first beat that finds the file holding another text (another process took it over,
+   * judging this one killed: it was paused or hung past FOREIGN_UNTOUCHED_MS).
+   */
+  readonly replaced?: (by: string) => void;
+  /**
+   * Asked at each beat that finds the file holding `text`: whether it is still this process's. A text alone
+   * may not tell (gateway.pid holds a bare pid, which a gateway of another PID namespace may share): one that
+   * is not is left untouched, as one holding another text is.
+   */
+  readonly holds?: () => boolean;
+}
+
 /**
  * Touches the held lock every HEARTBEAT_MS (a timer that keeps no process alive) until the returned stop
  * is called: a waiter of another PID namespace takes it over only once it is left untouched. Also the
- * gateway's own files that say it runs (the state directory's LOCK, gateway.pid), for its whole life.
- * `replaced`: called once, at the first beat that finds the file holding another text (another process
- * took it over, judging this one killed: it was paused or hung past FOREIGN_UNTOUCHED_MS).
+ * gateway's own files that say it runs (the state directory's LOCK, gateway.pid), while they are its own.
  */
-export function heartbeat(lockPath: string, text: string, replaced?: (by: string) => void): () => void {
+export function heartbeat(lockPath: string, text: string, options: HeartbeatOptions = {}): () => void {
   let told = false;
   const timer = setInterval(() => {
     const now = readLock(lockPath);
     if (now !== text) {
       // Taken over meanwhile: not ours to touch. Gone (removed with its directory) is its owner's to retake.
-      if (now !== undefined && !told && replaced !== undefined) {
+      if (now !== undefined && !told && options.replaced !== undefined) {
         told = true;
-        replaced(now);
+        options.replaced(now);
       }
       return;
     }
+    if (options.holds !== undefined && !options.holds()) return;
     try {
       const at = new Date();
       utimesSync(lockPath, at, at);

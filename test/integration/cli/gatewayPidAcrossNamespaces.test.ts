@@ -22,7 +22,10 @@ import { cliConfig, svc } from "./svc.js";
  * that start rewrote gateway.pid and gateway.json, and the first one, run again, logs an ERROR saying to stop
  * it. Stopped so, it wrote its own record over the other's (stopping_since) and removed gateway.pid and
  * gateway.json, judging them by their pid alone, which in two containers is the same (pid 1): `svc gateway
- * status` then said "not running" while the other gateway served.
+ * status` then said "not running" while the other gateway served. And it went on touching gateway.pid, whose
+ * text ("1\n") was its own as well: once the other gateway was killed too, the file still looked touched by a
+ * live gateway, so every start (`svc gateway start`, `gateway run` in a container) was refused while the
+ * taken-over gateway, which answers 503, ran — the home had no working gateway.
  */
 
 /** Whether `unshare` can make a PID namespace here (root, or user namespaces allowed). */
@@ -126,7 +129,7 @@ describe.runIf(UNSHARE && pidNamespace() !== undefined)(
       await contained.exited;
     });
 
-    it("taken over by a gateway of another namespace with the same pid, then reloaded and stopped, leaves that gateway's gateway.pid and gateway.json as it wrote them", async () => {
+    it("taken over by a gateway of another namespace with the same pid, then reloaded, stops touching gateway.pid, so once that gateway is killed too another starts; stopped, it leaves the new gateway's gateway.pid and gateway.json as it wrote them", async () => {
       home = tempHome();
       const dir = home.dir;
       const config = (drain: number) =>
@@ -141,21 +144,42 @@ describe.runIf(UNSHARE && pidNamespace() !== undefined)(
       signalProcess(firstPid, "SIGSTOP");
       const second = inContainer(dir, ["gateway", "run", "--port", "0"]);
       await said(second, /Listening on 127\.0\.0\.1:(\d+)/);
-      const port = Number(/Listening on 127\.0\.0\.1:(\d+)/.exec(second.output())?.[1]);
+      const secondPort = Number(/Listening on 127\.0\.0\.1:(\d+)/.exec(second.output())?.[1]);
       expect(second.output()).toContain(`[gateway] ${pidFile} named pid 1 of another PID namespace`);
-      const pidText = readFileSync(pidFile, "utf8");
-      const record = readFileSync(stateFile, "utf8");
+      const secondRecord = JSON.parse(readFileSync(stateFile, "utf8")) as Record<string, unknown>;
       // Both are their namespace's pid 1.
-      expect(pidText).toBe("1\n");
-      expect(JSON.parse(record)).toMatchObject({ pid: 1, port });
+      expect(readFileSync(pidFile, "utf8")).toBe("1\n");
+      expect(secondRecord).toMatchObject({ pid: 1, port: secondPort });
 
       // Run again: its next beat finds the state directory taken over, and says to stop it.
       signalProcess(firstPid, "SIGCONT");
       await said(first, /\[state\] .*no longer names this gateway: .* stop this gateway with kill 1 /);
-      // A reload that changes its drain (which it records for svc gateway stop), then the stop it was told.
+      // A reload that changes its drain (which it records for svc gateway stop): not over the other's record.
       home.write("config.yaml", config(20), 0o600);
       signalProcess(firstPid, "SIGHUP");
       await said(first, /\[webhook\] Reloaded /);
+      expect(JSON.parse(readFileSync(stateFile, "utf8"))).toEqual(secondRecord);
+
+      // The other one killed (its container stopped): gateway.pid ("1\n", as the first one's would read) is
+      // left untouched, so a start watches it for 15 s, removes it and goes on.
+      second.child.kill("SIGKILL");
+      await second.exited;
+      const third = inContainer(dir, ["gateway", "run", "--port", "0"]);
+      await said(third, /Listening on 127\.0\.0\.1:\d+|svc: /);
+      expect(third.output()).toMatch(/Listening on 127\.0\.0\.1:\d+/);
+      expect(third.output()).toMatch(
+        new RegExp(
+          `\\[gateway\\] ${pidFile} named pid 1 of another PID namespace \\(${String(secondRecord.pid_namespace).replace(/[[\]]/g, "\\$&")};.*untouched for 1\\d\\.\\d s while this command watched it`,
+        ),
+      );
+      const port = Number(/Listening on 127\.0\.0\.1:(\d+)/.exec(third.output())?.[1]);
+      const pidText = readFileSync(pidFile, "utf8");
+      const record = readFileSync(stateFile, "utf8");
+      expect(pidText).toBe("1\n");
+      expect(JSON.parse(record)).toMatchObject({ pid: 1, port });
+      expect(JSON.parse(record).pid_namespace).not.toBe(secondRecord.pid_namespace);
+
+      // Stopped as its ERROR advised: the new gateway's files stay as it wrote them.
       signalProcess(firstPid, "SIGTERM");
       await said(first, /\[gateway\] stopped \(exit 0\)/);
       await first.exited;
@@ -169,8 +193,8 @@ describe.runIf(UNSHARE && pidNamespace() !== undefined)(
           `^Gateway: running \\(pid 1 of another PID namespace, pid:\\[\\d+\\], which this command cannot check: its /health answers\\)\nListening: 127\\.0\\.0\\.1:${port}\nHealth: ok\n$`,
         ),
       );
-      second.child.kill("SIGKILL");
-      await second.exited;
+      third.child.kill("SIGKILL");
+      await third.exited;
     });
   },
 );

@@ -60,8 +60,14 @@ function newHome(slots = 4): TempHome {
  * A gateway on `clock` in `home`, in this process: the journal's look at its lock and segment, and the
  * coalescing windows, run on it; with `everything`, the cron schedule and the stop's drain too.
  */
-async function startOnClock(home: TempHome, clock: FakeClock, everything = false): Promise<Gateway> {
+async function startOnClock(
+  home: TempHome,
+  clock: FakeClock,
+  everything = false,
+  onTakenOver?: () => void,
+): Promise<Gateway> {
   const gateway = await startGateway({
+    ...(onTakenOver === undefined ? {} : { onTakenOver }),
     home: home.dir,
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home.dir, SVC_HOME: home.dir },
     port: 0,
@@ -92,22 +98,26 @@ function logged(home: TempHome, level: keyof typeof LEVELS, text: string): strin
 }
 
 describe("a gateway whose state directory another gateway took over", { timeout: 60_000 }, () => {
-  it("answers 503 to a signed POST from its next look on (LOCK written by hand, as a gateway of another PID namespace's), says so once at ERROR, and /metrics shows svc_state_available 0", async () => {
+  it("answers 503 to a signed POST from its next look on (LOCK written by hand, as a gateway of another PID namespace's), says so once at ERROR, tells onTakenOver (svc gateway run stops touching gateway.pid), and /metrics shows svc_state_available 0", async () => {
     const home = newHome();
     openGate(home);
     const clock = fakeClock();
-    const port = (await startOnClock(home, clock)).port;
+    const onTakenOver = vi.fn();
+    const port = (await startOnClock(home, clock, false, onTakenOver)).port;
     expect(await statusOf(deliver(port, "pr", "before"))).toBe(202);
+    expect(onTakenOver).not.toHaveBeenCalled();
 
     takeOver(home);
     clock.advance(SEGMENT_CHECK_MS);
     expect(logged(home, "error", "no longer names this gateway")).toHaveLength(1);
+    expect(onTakenOver).toHaveBeenCalledTimes(1);
     for (const id of ["after-1", "after-2"]) expect(await statusOf(deliver(port, "pr", id))).toBe(503);
     expect(await scrapedSample(`http://127.0.0.1:${port}`, "svc_state_available")).toBe(0);
     // Later looks say nothing more, and nothing is accepted.
     clock.advance(5 * SEGMENT_CHECK_MS);
     expect(await statusOf(deliver(port, "pr", "after-3"))).toBe(503);
     expect(logged(home, "error", "no longer names this gateway")).toHaveLength(1);
+    expect(onTakenOver).toHaveBeenCalledTimes(1);
     expect(readFileSync(join(stateDir(home.dir), LOCK_FILE), "utf8")).toBe("1 123 abc pid:[4026599999]\n");
     closeGate(home);
   });

@@ -21,6 +21,7 @@ import { writeFileAtomicAsync } from "../../../src/io/stores/atomicFile.js";
 import {
   FOREIGN_UNTOUCHED_MS,
   HEARTBEAT_MS,
+  heartbeat,
   untouchedFor,
   withFileLock,
   withFileLockSync,
@@ -415,6 +416,33 @@ describe("cross-process file lock", () => {
         expect(Math.round(statSync(lock).mtimeMs)).toBe(old.getTime());
         rmSync(lock);
       });
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("a beat told whose the file is (holds) leaves it untouched while it is another's, though its text is the same (gateway.pid's bare pid 1 of two containers)", () => {
+    const { path } = store();
+    writeFileSync(path, "1\n");
+    let ours = true;
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+    try {
+      const stop = heartbeat(path, "1\n", { holds: () => ours });
+      const old = new Date(Date.now() - 60_000);
+      const untouched = () => Math.round(statSync(path).mtimeMs) === old.getTime();
+      utimesSync(path, old, old);
+      vi.advanceTimersByTime(HEARTBEAT_MS);
+      expect(untouched()).toBe(false);
+      // Another process's now (a gateway of another PID namespace, also pid 1 there, took the home over).
+      ours = false;
+      utimesSync(path, old, old);
+      vi.advanceTimersByTime(3 * HEARTBEAT_MS);
+      expect(untouched()).toBe(true);
+      ours = true;
+      vi.advanceTimersByTime(HEARTBEAT_MS);
+      expect(untouched()).toBe(false);
+      stop();
       expect(vi.getTimerCount()).toBe(0);
     } finally {
       vi.useRealTimers();

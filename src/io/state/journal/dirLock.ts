@@ -181,7 +181,9 @@ export function lockStateDir(dir: string, takenOver?: (err: StateDirTakenOver) =
   heldHere.set(path, token);
   // Touched only while it holds this text: a lock taken over, or retaken, is left to its own holder's beat;
   // one found naming another gateway is said once (`takenOver`).
-  const stopBeat = heartbeat(path, mine, (by) => takenOver?.(new StateDirTakenOver(dir, by)));
+  const stopBeat = heartbeat(path, mine, {
+    replaced: (by) => takenOver?.(new StateDirTakenOver(dir, by)),
+  });
   return {
     release() {
       stopBeat();
