@@ -38,7 +38,15 @@ import { noRoomProblem } from "../io/stores/atomicFile.js";
 import { FOREIGN_UNTOUCHED_MS, HEARTBEAT_MS } from "../io/stores/fileLock.js";
 import { stateDir } from "../state/gatewayState.js";
 import { gatewayV8Flags } from "./gatewayHeap.js";
-import { askElsewhere, elsewhereSilence, health, recordedState, runsElsewhere } from "./gatewayLookup.js";
+import {
+  askElsewhere,
+  elsewhereSilence,
+  health,
+  notRecordedYet,
+  recordedState,
+  runsElsewhere,
+  stillStarting,
+} from "./gatewayLookup.js";
 import { unknownGatewayCommand } from "./gatewayUnknown.js";
 import { type Interrupt, listenForInterrupt, raiseAgain } from "./interrupt.js";
 import { listenAddress } from "./listenAddress.js";
@@ -646,6 +654,15 @@ async function status(): Promise<void> {
     process.exitCode = 3;
     return;
   }
+  if (stillStarting(paths, pid)) {
+    // Its claim alone (waiting for the state directory's lock, for Redis): no address to ask yet, neither the
+    // configuration's (port 0, or --port/--host) nor any other, as a command of another namespace says it.
+    process.stdout.write(
+      `Gateway: running (pid ${pid}), still starting\nListening: not recorded yet\nHealth: not asked — ${notRecordedYet(gatewayStateFile(paths), "the gateway")}\n`,
+    );
+    process.exitCode = 4;
+    return;
+  }
   const recorded = recordedState(paths, pid);
   const { host, port } = recorded ?? gatewayAddress(paths, pid);
   const overridden = recorded === undefined ? addressOptionsOf(pid) : [];
@@ -721,7 +738,7 @@ export function registerGatewayLifecycleCommands(gateway: Command): void {
   gateway
     .command("status")
     .description(
-      "is the gateway running, where, and does it answer /health (exit 3 when not running, 4 when its pid is of another PID namespace and its /health does not answer)",
+      "is the gateway running, where, and does it answer /health (exit 3 when not running, 4 when it is still starting, or when its pid is of another PID namespace and its /health does not answer)",
     )
     .action(status);
   gateway

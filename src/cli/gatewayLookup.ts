@@ -35,6 +35,20 @@ export function recordedState(paths: SvcPaths, pid: number): GatewayState | unde
 }
 
 /**
+ * Whether the gateway `pid` is still starting: its `gateway.json` holds only its claim (its pid and PID
+ * namespace, written as it claimed `gateway.pid`), not yet where it listens, which it records once it does.
+ */
+export function stillStarting(paths: SvcPaths, pid: number): boolean {
+  const stateFile = gatewayStateFile(paths);
+  return readGatewayState(stateFile) === undefined && readGatewayClaim(stateFile)?.pid === pid;
+}
+
+/** Why a gateway still starting (`stillStarting`) is not asked for its /health: `who` it is, as the line names it. */
+export function notRecordedYet(stateFile: string, who: "the gateway" | "that gateway"): string {
+  return `${who} has not recorded in ${stateFile} where it listens yet, as it does once it listens: it is still starting (waiting for the state directory's lock, or for Redis to load its data)`;
+}
+
+/**
  * What the `/health` of a gateway whose pid is of another PID namespace says (its file is kept): the pid
  * cannot be checked or signalled from here, so the address its `gateway.json` records is asked.
  */
@@ -47,10 +61,10 @@ export async function askElsewhere(paths: SvcPaths, err: GatewayElsewhereError):
   const recorded = recordedState(paths, err.pid);
   const stateFile = gatewayStateFile(paths);
   // Its claim alone: the gateway records where it listens once it listens.
-  if (recorded === undefined && readGatewayClaim(stateFile)?.pid === err.pid)
+  if (recorded === undefined && stillStarting(paths, err.pid))
     return {
       answers: undefined,
-      why: `that gateway has not recorded in ${stateFile} where it listens yet, as it does once it listens: it is still starting (waiting for the state directory's lock, or for Redis to load its data), or was killed before it listened`,
+      why: `${notRecordedYet(stateFile, "that gateway")}, or was killed before it listened`,
     };
   if (recorded === undefined)
     return { answers: undefined, why: `${stateFile} records no address for that pid` };

@@ -1,0 +1,88 @@
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { stringify } from "yaml";
+import { pidNamespace } from "../../../src/io/pidNamespace.js";
+import { LOCK_FILE } from "../../../src/io/state/journal/dirLock.js";
+import { SVC_ARGV } from "../../helpers/cliEntry.js";
+import { closedPort } from "../../helpers/closedPort.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { cliConfig, svc } from "./svc.js";
+
+/**
+ * `svc gateway status`, in the gateway's own PID namespace, while that gateway still starts (waiting for a
+ * state/LOCK of another namespace, up to 15 s, or for a Redis loading its data): its gateway.json holds only
+ * its claim ({pid, pid_namespace}), which status read as a record that "cannot be read" (port 0 and --port:
+ * `Listening: unknown — … cannot be read …`, exit 1) or, on a fixed port, as a gateway not answering there
+ * (exit 1), where a command of another namespace said it is still starting (exit 4).
+ */
+
+const children: ChildProcess[] = [];
+let home: TempHome | undefined;
+afterEach(async () => {
+  for (const child of children.splice(0))
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGKILL");
+      await exited;
+    }
+  home?.cleanup();
+  home = undefined;
+});
+
+/** `svc gateway run <args>`, held at its start by a state/LOCK a gateway of another namespace touched just now. */
+async function heldAtStart(at: TempHome, args: readonly string[]): Promise<ChildProcess> {
+  const dir = join(at.dir, "state");
+  mkdirSync(dir, { recursive: true });
+  const gone = spawnSync("true").pid as number;
+  writeFileSync(join(dir, LOCK_FILE), `${gone} 12345 their-token pid:[4026530000]\n`, { mode: 0o600 });
+  const child = spawn(process.execPath, [...SVC_ARGV, "gateway", "run", ...args], {
+    env: { PATH: process.env.PATH ?? "", HOME: at.dir, SVC_HOME: at.dir },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  children.push(child);
+  let out = "";
+  child.stdout?.on("data", (d) => (out += d));
+  child.stderr?.on("data", (d) => (out += d));
+  await vi.waitFor(
+    () => expect(out).toMatch(/\[state\] .* names a gateway of another PID namespace .*waiting up to/),
+    { timeout: 30_000, interval: 50 },
+  );
+  return child;
+}
+
+describe.runIf(pidNamespace() !== undefined)(
+  "svc gateway status of a gateway still starting, in its own PID namespace",
+  { timeout: 60_000 },
+  () => {
+    it.each([
+      { what: "on a port it picks (port: 0)", port: () => Promise.resolve(0), args: [] },
+      { what: "started with --port", port: () => Promise.resolve(0), args: ["--port", "0"] },
+      { what: "on a fixed port, where nothing listens yet", port: closedPort, args: [] },
+    ])("$what: says it has not recorded where it listens yet (exit 4)", async ({ port, args }) => {
+      home = tempHome();
+      const config = cliConfig({ a: { secret: "s" } }) as { platforms: { webhook: object } };
+      home.write(
+        "config.yaml",
+        stringify({ platforms: { webhook: { ...config.platforms.webhook, port: await port() } } }),
+        0o600,
+      );
+      const gateway = await heldAtStart(home, args);
+      const stateFile = join(home.dir, "gateway.json");
+      // Its claim alone: the rest is written once it listens.
+      expect(JSON.parse(readFileSync(stateFile, "utf8"))).toEqual({
+        pid: gateway.pid,
+        pid_namespace: pidNamespace(),
+      });
+
+      const status = await svc(home, ["gateway", "status"]);
+      expect(status.stdout).toBe(
+        `Gateway: running (pid ${gateway.pid}), still starting\nListening: not recorded yet\nHealth: not asked — the gateway has not recorded in ${stateFile} where it listens yet, as it does once it listens: it is still starting (waiting for the state directory's lock, or for Redis to load its data)\n`,
+      );
+      expect(status.code).toBe(4);
+      // Kept: it names a gateway that runs.
+      expect(readFileSync(join(home.dir, "gateway.pid"), "utf8")).toBe(`${gateway.pid}\n`);
+    });
+  },
+);
