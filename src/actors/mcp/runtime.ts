@@ -15,6 +15,7 @@ import {
 } from "../../io/mcp/connect.js";
 import type { ConnectStall } from "../../io/mcp/connectAttempts.js";
 import { withoutSecrets } from "../../io/mcp/entrySecrets.js";
+import type { EraOutcome } from "../../io/mcp/eraSequence.js";
 import type { StreamRefusal } from "../../io/mcp/pacedStreams.js";
 import { renderedFingerprint, renderToolsPolicy } from "../../io/mcp/render.js";
 import { writeSchemaCache } from "../../io/mcp/schemaCache.js";
@@ -80,6 +81,13 @@ export interface Runtime {
   connectShownAsWritten?: ((text: string) => string) | undefined;
   /** The latest connect sent its handshake (past an HTTP url's preflight): a timeout then says it is unanswered. */
   handshakeSent?: boolean;
+  /**
+   * What became of the latest connect's era requests before the one it sent last (`auto`'s refused
+   * initialize, `stateless`'s failed server/discover): a timeout names them with the one unanswered.
+   */
+  fellBack?: readonly EraOutcome[];
+  /** How long the latest connect's request sent last has waited (ms, on `HubOptions.now`'s clock). */
+  handshakeWaited?: (() => number) | undefined;
   /** The latest connect got past the handshake and lists the tools: a timeout then says where it stopped. */
   listingTools?: boolean;
   /** The credentials of the last connect's rendered entry. */
@@ -154,6 +162,7 @@ export async function connectRuntime(
   signal: AbortSignal,
 ): Promise<Connected> {
   const { logger } = deps;
+  const now = deps.now ?? (() => performance.now());
   // This connect's own lines: the process of a connect given up before it (a connect timeout, a retry)
   // may still be writing while it is stopped, and what it writes is not this process's "so far".
   const stderr: string[] = [];
@@ -166,6 +175,9 @@ export async function connectRuntime(
   rt.streamOpened = false;
   rt.strayAnswer = undefined;
   rt.handshakeSent = false;
+  const fellBack: EraOutcome[] = [];
+  rt.fellBack = fellBack;
+  rt.handshakeWaited = undefined;
   rt.connectStall = undefined;
   rt.connectShownAsWritten = undefined;
   rt.listingTools = false;
@@ -277,7 +289,15 @@ export async function connectRuntime(
       rt.strayAnswer = shown.length > STRAY_ANSWER_CHARS ? `${shown.slice(0, STRAY_ANSWER_CHARS)}…` : shown;
     },
     onHandshake: () => {
-      if (rt.stdoutSoFar === stdout) rt.handshakeSent = true;
+      if (rt.stdoutSoFar !== stdout) return;
+      rt.handshakeSent = true;
+      // Each request of the era sequence has a transport of its own, and so on SSE a stream of its own to open.
+      rt.streamOpened = false;
+      const sent = now();
+      rt.handshakeWaited = () => now() - sent;
+    },
+    onEraFallback: (outcome) => {
+      if (rt.stdoutSoFar === stdout) fellBack.push(outcome);
     },
     onConnections: (stall, shownAsWritten) => {
       if (rt.stdoutSoFar !== stdout) return;
@@ -516,6 +536,8 @@ export function withConnectSoFar(rt: Runtime, given: string): string {
     handshakeSent: rt.handshakeSent === true,
     streamOpened: rt.streamOpened === true,
     stall: rt.connectStall?.(),
+    fellBack: rt.fellBack ?? [],
+    waitedMs: rt.handshakeWaited?.(),
   });
   return `${given} — ${rt.connectShownAsWritten?.(check) ?? check}`;
 }

@@ -1,5 +1,12 @@
 import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
 import type { ConnectStall } from "../../io/mcp/connectAttempts.js";
+import {
+  autoProbeFailed,
+  type EraOutcome,
+  outcomeText,
+  shownSeconds,
+  statelessRetryFailed,
+} from "../../io/mcp/eraSequence.js";
 
 /**
  * What a connect given up (`connect_timeout`, or `svc mcp list`'s `--timeout`, named in `given`) adds when
@@ -32,6 +39,13 @@ export interface ConnectReached {
   readonly streamOpened: boolean;
   /** A url server's connections stopped at its TCP connect or TLS handshake: none was made. */
   readonly stall?: ConnectStall | undefined;
+  /**
+   * What became of the era requests before the one sent last (`auto`'s initialize refused as modern-only,
+   * `stateless`'s failed server/discover probe): none when that one was the first.
+   */
+  readonly fellBack?: readonly EraOutcome[];
+  /** How long the request sent last had waited when the connect was given up (ms). */
+  readonly waitedMs?: number | undefined;
 }
 
 /**
@@ -50,7 +64,8 @@ function stalled({ stage, address }: ConnectStall): string {
  * The server did not answer the handshake, or, for a url, not even the preflight's HEAD or GET before it
  * (with a short `connect_timeout` that is where the time ran out), or for an SSE server, the GET that opens
  * its event stream: the handshake's request is sent only on a stream that opened and named its endpoint.
- * A url server that took no connection, or no TLS handshake, is named so instead (`stalled`).
+ * A url server that took no connection, or no TLS handshake, is named so instead (`stalled`); a connect that
+ * went on to the era sequence's second request names both (`afterFallback`).
  */
 export function noAnswer(
   entry: Pick<McpServerEntry, "command" | "transport" | "protocol">,
@@ -59,6 +74,9 @@ export function noAnswer(
 ): string {
   if (reached.stall !== undefined) return stalled(reached.stall);
   const kind = transportKind(entry as McpServerEntry);
+  const before = reached.fellBack?.[0];
+  if (reached.handshakeSent && before !== undefined)
+    return afterFallback(entry, kind, given, before, reached);
   const request = entry.protocol === "stateless" ? "server/discover" : "initialize";
   // The preflight probes an SSE stream with GET only (docs/mcp.md, Preflight).
   const probe = kind === "sse" ? "GET" : "HEAD or GET";
@@ -68,4 +86,30 @@ export function noAnswer(
       ? `the event stream did not open: the server did not answer the GET of its url that opens it (so the handshake, ${request}, was never sent)`
       : `the server did not answer the handshake (${request}, MCP's first request)`;
   return `${what}: ${CHECK[kind]} — or, for a server slow to start, raise ${bound(given)}`;
+}
+
+/**
+ * The era sequence went on to its next request (`auto`'s server/discover probe, `stateless`'s legacy
+ * initialize retry), which was left unanswered: both requests are named, as the error of a sequence whose
+ * second request failed names them, with the wait the last one got no answer within. A server that answered
+ * the first (refused it) takes requests on this transport, so what to check is whether it is an MCP server.
+ */
+function afterFallback(
+  entry: Pick<McpServerEntry, "protocol">,
+  kind: keyof typeof CHECK,
+  given: string,
+  before: EraOutcome,
+  reached: ConnectReached,
+): string {
+  // An SSE request is sent only once the stream of its own transport opened.
+  const last =
+    kind === "sse" && !reached.streamOpened
+      ? "its event stream did not open: the server did not answer the GET of its url that opens it, so it was never sent"
+      : `got no answer within ${shownSeconds(reached.waitedMs ?? 0)} s`;
+  const answered = "answer" in before;
+  const check = answered ? "check that this is an MCP server" : CHECK[kind];
+  const slow = `or, for a server slow to ${answered ? "answer" : "start"}, raise ${bound(given)}`;
+  return entry.protocol === "stateless"
+    ? `${statelessRetryFailed(outcomeText(before), last)}: ${check} — ${slow}`
+    : `${autoProbeFailed(outcomeText(before), `failed too (${last})`)} — ${check} — ${slow}`;
 }

@@ -25,6 +25,7 @@ import { joinStderr, keepStderrLine, STDERR_TAIL_LINES } from "../stderrTail.js"
 import { blockedPortHint } from "./blockedPort.js";
 import type { ConnectStall } from "./connectAttempts.js";
 import { entrySecrets, OwnWordsError, referencedSecrets, withoutSecrets } from "./entrySecrets.js";
+import type { EraOutcome } from "./eraSequence.js";
 import { unsupportedVersionHint, withBlankVersionNamed } from "./eras.js";
 import { refusedVersionsHint } from "./offeredVersion.js";
 import type { StreamRefusal } from "./pacedStreams.js";
@@ -81,6 +82,8 @@ export interface ConnectOptions {
   readonly onStrayAnswer?: (answer: string) => void;
   /** The session's handshake is about to be sent (`OpenSessionOptions`): after the preflight and any login. */
   readonly onHandshake?: () => void;
+  /** The era sequence goes on to its next request, after what became of the one before (`OpenSessionOptions`). */
+  readonly onEraFallback?: (outcome: EraOutcome) => void;
   /** A stdio server whose connect is given up (`signal`) is killed at once, its process group with it. */
   readonly killGivenUp?: boolean;
   /**
@@ -722,6 +725,7 @@ function sessionExtras(options: ConnectOptions, secrets: () => readonly string[]
     ...(options.onLost === undefined ? {} : { onLost: options.onLost }),
     ...(options.onStrayAnswer === undefined ? {} : { onStrayAnswer: options.onStrayAnswer }),
     ...(options.onHandshake === undefined ? {} : { onHandshake: options.onHandshake }),
+    ...(options.onEraFallback === undefined ? {} : { onEraFallback: options.onEraFallback }),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
   };
 }

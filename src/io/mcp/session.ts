@@ -35,6 +35,13 @@ import { cancelEveryRequestId } from "./cancelEveryRequestId.js";
 import { cancelOnlyInFlight } from "./cancelOnlyInFlight.js";
 import { knowClientErrors } from "./clientErrors.js";
 import {
+  autoProbeFailed,
+  type EraOutcome,
+  eraOutcome,
+  outcomeText,
+  statelessRetryFailed,
+} from "./eraSequence.js";
+import {
   type DiscoverResult,
   DiscoverResultSchema,
   isModernOnlyRejection,
@@ -118,6 +125,12 @@ export interface OpenSessionOptions {
    * era's `server/discover`) is sent: a connect given up later was waiting for the server's answer.
    */
   readonly onHandshake?: () => void;
+  /**
+   * The era sequence goes on to its next request (`auto`'s `server/discover` probe after a refused
+   * `initialize`, `stateless`'s legacy `initialize` retry after a failed probe): what became of the one
+   * before, told before the next one's `onHandshake`. A connect given up while the next one waits names both.
+   */
+  readonly onEraFallback?: (outcome: EraOutcome) => void;
   readonly signal?: AbortSignal;
   /**
    * What is redacted from a server's text in the errors the opening composes (the entry's credentials, the
@@ -839,13 +852,15 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
       // svc's own error before the server answered (its OAuth provider had no token to send: not logged
       // in, a refused or unreachable refresh) says nothing of the era: the retry would only repeat it.
       if (options.signal?.aborted || svcOwnError(options.name, probeError)) throw probeError;
+      // A probe left unanswered is said so, with its wait (not the SDK's "Request timed out").
+      const probe = eraOutcome(probeError, secretsOf(options));
+      options.onEraFallback?.(probe);
       try {
         return await openHandshake(options);
       } catch (legacyError) {
-        throw new ComposedError(
-          `server/discover failed (${described(probeError)}) and the legacy initialize retry failed (${described(legacyError)})`,
-          { cause: legacyError },
-        );
+        throw new ComposedError(statelessRetryFailed(outcomeText(probe), described(legacyError)), {
+          cause: legacyError,
+        });
       }
     }
   }
@@ -853,6 +868,8 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
     return await openHandshake(options);
   } catch (legacyError) {
     if (!refusedAsModernOnly(options, legacyError)) throw legacyError;
+    const refused = described(legacyError);
+    options.onEraFallback?.({ answer: refused });
     try {
       return await openStateless(options);
     } catch (probeError) {
@@ -864,11 +881,8 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
       const outcome =
         probeError instanceof UnspokenVersionsError
           ? `found no version svc speaks (${probeError.message})`
-          : `failed too (${described(probeError)}) — check that this is an MCP server`;
-      throw new ComposedError(
-        `initialize was refused (${described(legacyError)}), and the server/discover probe of the ${STATELESS_VERSION} revision that protocol: auto tries next ${outcome}`,
-        { cause: probeError },
-      );
+          : `failed too (${outcomeText(eraOutcome(probeError, secretsOf(options)))}) — check that this is an MCP server`;
+      throw new ComposedError(autoProbeFailed(refused, outcome), { cause: probeError });
     }
   }
 }

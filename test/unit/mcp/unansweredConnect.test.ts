@@ -67,4 +67,36 @@ describe("noAnswer", () => {
       );
     }
   });
+  it("after the era sequence's fallback, names both requests and the last one's wait (docs/mcp.md, Protocol eras)", () => {
+    const refused = { answer: "MCP error -32601: Method not found" };
+    expect(
+      noAnswer({ command: "srv", protocol: "auto" }, "no answer within 10 s (--timeout)", {
+        ...sent,
+        fellBack: [refused],
+        waitedMs: 9_960,
+      }),
+    ).toBe(
+      "initialize was refused (MCP error -32601: Method not found), and the server/discover probe of the 2026-07-28 revision that protocol: auto tries next failed too (got no answer within 10 s) — check that this is an MCP server — or, for a server slow to answer, raise --timeout",
+    );
+    expect(
+      noAnswer({ command: "srv", protocol: "stateless" }, timedOut, {
+        ...sent,
+        fellBack: [{ unansweredMs: 30_000 }],
+        waitedMs: 29_950,
+      }),
+    ).toBe(
+      "server/discover failed (got no answer within 30 s) and the legacy initialize retry failed (got no answer within 30 s): check that command and args start an MCP server that speaks stdio, JSON-RPC on its stdin and stdout — or, for a server slow to start, raise connect_timeout",
+    );
+    // Over SSE the retry is sent only on a stream of its own, which did not open.
+    expect(
+      noAnswer({ transport: "sse", protocol: "stateless" }, timedOut, {
+        handshakeSent: true,
+        streamOpened: false,
+        fellBack: [{ unansweredMs: 500 }],
+        waitedMs: 500,
+      }),
+    ).toMatch(
+      /^server\/discover failed \(got no answer within 0\.5 s\) and the legacy initialize retry failed \(its event stream did not open: the server did not answer the GET of its url that opens it, so it was never sent\): check that url is the event stream/,
+    );
+  });
 });

@@ -1,0 +1,137 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { describe, expect, it, vi } from "vitest";
+import { SimulatedClock } from "xstate";
+import { stringify } from "yaml";
+import { tempHome } from "../../helpers/home.js";
+import { svc } from "../cli/svc.js";
+import { entry, readRpcRequest, useHubs, useLoopbackHttp } from "./harness.js";
+
+/**
+ * A connect given up while the era sequence waits on its second request (docs/mcp.md, Protocol eras) names
+ * both requests, as the error of a sequence whose second request failed does: under `auto`, initialize
+ * refused (a 2026-07-28-only server's -32601) and the server/discover probe unanswered; under `stateless`,
+ * server/discover unanswered within its half of connect_timeout and the legacy initialize retry unanswered
+ * too — not "the server did not answer the handshake (initialize …)" for a server that answered it, nor
+ * server/discover alone. Raw node:http servers on 127.0.0.1 (an SDK server neither refuses initialize so
+ * nor leaves a request unanswered); the connects are given up on a simulated clock, on which the hub also
+ * measures how long the last request waited.
+ */
+
+const ctx = useHubs();
+const serve = useLoopbackHttp();
+
+const REFUSED = "MCP error -32601: Method not found";
+const HTTP_CHECK =
+  "check that url is the endpoint of an MCP server that speaks Streamable HTTP, not legacy SSE (for that, set transport: sse)";
+
+/**
+ * A server that answers `answered` methods with a JSON-RPC -32601 (as a server without them does) and takes
+ * every other request without answering it; `asked` lists the methods as they came.
+ */
+async function server(answered: readonly string[]): Promise<{ url: string; asked: string[] }> {
+  const asked: string[] = [];
+  const port = await serve(async (req: IncomingMessage, res: ServerResponse) => {
+    const message = await readRpcRequest(req, res);
+    if (message === undefined) return;
+    asked.push(message.method);
+    if (!answered.includes(message.method)) return;
+    res.writeHead(200, { "content-type": "application/json" }).end(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: message.id,
+        error: { code: -32601, message: "Method not found" },
+      }),
+    );
+  });
+  return { url: `http://127.0.0.1:${port}/mcp`, asked };
+}
+
+/** A hub whose connects are given up, and whose waits are measured, on `clock`. */
+function hubOn(clock: SimulatedClock, servers: Record<string, ReturnType<typeof entry>>) {
+  return ctx.hub(ctx.home, servers, { clock, now: () => clock.now() });
+}
+
+const waitFor = (check: () => void) => vi.waitFor(check, { timeout: 10_000, interval: 20 });
+
+describe("a connect given up while the era sequence waits on its second request", () => {
+  it("auto: names initialize refused and the server/discover probe unanswered, with its wait", async () => {
+    const peer = await server(["initialize"]);
+    const clock = new SimulatedClock();
+    const h = hubOn(clock, { h2: entry({ url: peer.url, connect_timeout: 4 }) });
+    await waitFor(() => expect(peer.asked).toEqual(["initialize", "server/discover"]));
+    clock.increment(4000);
+    expect(h.status()[0]).toMatchObject({
+      state: "failed",
+      lastError: `connect timed out after 4 s (connect_timeout) — initialize was refused (${REFUSED}), and the server/discover probe of the 2026-07-28 revision that protocol: auto tries next failed too (got no answer within 4 s) — check that this is an MCP server — or, for a server slow to answer, raise connect_timeout`,
+    });
+  });
+
+  it("stateless: names server/discover unanswered within its half and the legacy initialize retry unanswered", async () => {
+    const peer = await server([]);
+    const clock = new SimulatedClock();
+    // The probe's own wait (2 s, half of connect_timeout) runs on the system's timers; the connect's on the
+    // simulated clock, moved by the probe's wait before the retry is sent, and by the rest after it.
+    const h = hubOn(clock, { h3: entry({ url: peer.url, protocol: "stateless", connect_timeout: 4 }) });
+    await waitFor(() => expect(peer.asked).toEqual(["server/discover"]));
+    clock.increment(2000);
+    await waitFor(() => expect(peer.asked).toEqual(["server/discover", "initialize"]));
+    clock.increment(2000);
+    expect(h.status()[0]).toMatchObject({
+      state: "failed",
+      lastError: `connect timed out after 4 s (connect_timeout) — server/discover failed (got no answer within 2 s) and the legacy initialize retry failed (got no answer within 2 s): ${HTTP_CHECK} — or, for a server slow to start, raise connect_timeout`,
+    });
+  });
+
+  it("stateless: a probe refused is quoted, and the server is asked whether it speaks MCP", async () => {
+    const peer = await server(["server/discover"]);
+    const clock = new SimulatedClock();
+    const h = hubOn(clock, { h4: entry({ url: peer.url, protocol: "stateless", connect_timeout: 4 }) });
+    await waitFor(() => expect(peer.asked).toEqual(["server/discover", "initialize"]));
+    clock.increment(4000);
+    expect(h.status()[0]).toMatchObject({
+      state: "failed",
+      lastError: `connect timed out after 4 s (connect_timeout) — server/discover failed (${REFUSED}) and the legacy initialize retry failed (got no answer within 4 s): check that this is an MCP server — or, for a server slow to answer, raise connect_timeout`,
+    });
+  });
+
+  it("before the fallback, the first request alone is named, as before", async () => {
+    const peer = await server([]);
+    const clock = new SimulatedClock();
+    const h = hubOn(clock, { h5: entry({ url: peer.url, protocol: "stateless", connect_timeout: 60 }) });
+    await waitFor(() => expect(peer.asked).toEqual(["server/discover"]));
+    clock.increment(60_000);
+    expect(h.status()[0]?.lastError).toBe(
+      `connect timed out after 60 s (connect_timeout) — the server did not answer the handshake (server/discover, MCP's first request): ${HTTP_CHECK} — or, for a server slow to start, raise connect_timeout`,
+    );
+  });
+});
+
+describe("a stateless sequence that ends with an answer", () => {
+  it("names the probe left unanswered by its wait, not the SDK's Request timed out", async () => {
+    const peer = await server(["initialize"]);
+    const h = ctx.hub(ctx.home, { h6: entry({ url: peer.url, protocol: "stateless", connect_timeout: 4 }) });
+    const status = await h.settled("h6");
+    expect(status.lastError).toBe(
+      `mcp_servers.h6: server/discover failed (got no answer within 2 s) and the legacy initialize retry failed (${REFUSED})`,
+    );
+  }, 15_000);
+});
+
+describe("svc mcp test", () => {
+  it("says the same of a server that refuses initialize and never answers server/discover", async () => {
+    const peer = await server(["initialize"]);
+    const home = tempHome();
+    try {
+      home.write("config.yaml", stringify({ mcp_servers: { h2: { url: peer.url, connect_timeout: 2 } } }));
+      const res = await svc(home, ["mcp", "test", "h2"]);
+      expect(res.code).toBe(1);
+      // The probe's wait is what was left of the 2 s after the preflight and initialize, measured.
+      expect(res.stderr).toMatch(
+        /mcp_servers\.h2: connect timed out after 2 s \(connect_timeout\) — initialize was refused \(MCP error -32601: Method not found\), and the server\/discover probe of the 2026-07-28 revision that protocol: auto tries next failed too \(got no answer within \d+(\.\d)? s\) — check that this is an MCP server — or, for a server slow to answer, raise connect_timeout\n/,
+      );
+      expect(res.stderr).not.toContain("did not answer the handshake");
+    } finally {
+      home.cleanup();
+    }
+  }, 20_000);
+});
