@@ -17,6 +17,9 @@ export interface Rendered {
 
 const FALLBACK = /^([A-Za-z_][A-Za-z0-9_]*):-(.*)$/s;
 
+/** A `${}` or `${env:}` with the name left out. */
+const NAMELESS = /^(?:env:)?\s*$/;
+
 /** A `${VAR}` (or `${env:VAR}`) left in a value after interpolation: nothing set the variable. */
 const LEFT_VARIABLE = /\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
@@ -156,7 +159,8 @@ function placeholder(whole: string, scope: InterpolationScope, unresolved: strin
     return fallback.value;
   }
   if (found === undefined) {
-    unresolved.push(name);
+    // `${env:}` names no variable: named as written, not as `${}`.
+    unresolved.push(NAMELESS.test(name) ? inner : name);
     return whole;
   }
   return found;
@@ -221,9 +225,16 @@ const SHELL_FORM = /^\s*([A-Za-z_][A-Za-z0-9_]*)(?:\s*$|\s*:?[-=?+])/;
  */
 export function addVariablesAdvice(names: readonly string[], where: string): string {
   const settable = names.filter(isVariableName);
+  const nameless = names.filter((name) => NAMELESS.test(name));
   const shell = names.filter((name) => !isVariableName(name) && SHELL_FORM.test(name));
-  const foreign = names.filter((name) => !isVariableName(name) && !SHELL_FORM.test(name));
+  const foreign = names.filter(
+    (name) => !isVariableName(name) && !SHELL_FORM.test(name) && !NAMELESS.test(name),
+  );
   const parts: string[] = [];
+  if (nameless.length > 0)
+    parts.push(
+      `write \${NAME} in place of ${nameless.map((n) => `\${${n}}`).join(", ")} (${nameless.length === 1 ? "it names" : "they name"} no variable) and add NAME=... to ${where}`,
+    );
   for (const form of shell) {
     const name = SHELL_FORM.exec(form)?.[1] as string;
     parts.push(

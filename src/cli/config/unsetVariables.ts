@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { describe, type WrittenAs } from "../../config/describe.js";
 import { secretScope } from "../../config/envFile.js";
-import { type InterpolationScope, interpolateDeep } from "../../config/interpolate.js";
+import { addVariablesAdvice, type InterpolationScope, interpolateDeep } from "../../config/interpolate.js";
 import { DEFAULT_PROFILE, svcPaths } from "../../config/paths.js";
 import type { Config } from "../../config/schema.js";
 import { type McpServerEntry, sentHeaders } from "../../config/sections/mcp.js";
@@ -77,7 +77,7 @@ export function profileMcpVariableWarnings(
           ? paths.env
           : `that profile's .env (in its directory under ${join(home, "profiles")})`;
       warnings.push(
-        `${paths.config}: mcp_servers.${name}: ${unset.map((n) => `\${${n}}`).join(", ")} ${one ? "is" : "are"} not set for profile ${shown}, whose runs connect with its own .env — add ${unset.map((n) => `${n}=...`).join(", ")} to ${envFile} or the environment`,
+        `${paths.config}: mcp_servers.${name}: ${unset.map((n) => `\${${n}}`).join(", ")} ${one ? "is" : "are"} not set for profile ${shown}, whose runs connect with its own .env — ${addVariablesAdvice(unset, `${envFile} or the environment`)}`,
       );
     }
   }

@@ -48,6 +48,20 @@ describe("svc config check: a named profile's .env", () => {
     expect((await checkConfig({ home: home.dir, env: {} })).warnings).toEqual([]);
   });
 
+  it("an env: reference with its name left out is quoted as written, and asked for its name, for the default profile and a bound one", async () => {
+    home = tempHome();
+    home.write("config.yaml", config.replace("Bearer $" + "{DOCS_TOKEN}", "$" + "{env:}"), 0o600);
+    const workEnv = home.write("profiles/work/.env", "OTHER=1\n", 0o600);
+    const { warnings } = await checkConfig({ home: home.dir, env: {} });
+    const written = "$" + "{env:}";
+    expect(warnings).toEqual([
+      `${home.dir}/config.yaml: mcp_servers.docs: ${written} is not set — write $` +
+        `{NAME} in place of ${written} (it names no variable) and add NAME=... to ${home.dir}/.env or the environment`,
+      `${home.dir}/config.yaml: mcp_servers.docs: ${written} is not set for profile work, whose runs connect with its own .env — write $` +
+        `{NAME} in place of ${written} (it names no variable) and add NAME=... to ${workEnv} or the environment`,
+    ]);
+  });
+
   it("a profile no route, subscription or cron job is bound to is not asked for the variables", async () => {
     home = tempHome();
     home.write("config.yaml", config.replace(", profile: work", ""), 0o600);

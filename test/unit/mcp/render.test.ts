@@ -128,6 +128,22 @@ describe("interpolation at connect time (spec 2.3)", () => {
     );
   });
 
+  it("a ${env:} or ${} with the name left out is quoted as written and asked for its name, not taken for another client's", () => {
+    for (const written of ["${env:}", "${}"]) {
+      expect(() =>
+        renderEntry("u4", parse({ url: "https://h", headers: { "X-Key": written } }), scope),
+      ).toThrow(
+        `mcp_servers.u4.headers.X-Key: ${written} is not set — write \${NAME} in place of ${written} (it names no variable) and add NAME=... to the profile's .env or the environment (the next connect picks it up)`,
+      );
+    }
+    expect(interpolate("a${env:}b", scope)).toEqual({ value: "a${env:}b", unresolved: ["env:"] });
+    expect(() =>
+      renderEntry("u4", parse({ url: "https://${HOST}/mcp", headers: { A: "${env:}" } }), scope),
+    ).toThrow(
+      "mcp_servers.u4: ${HOST} in url; ${env:} in headers.A are not set — write ${NAME} in place of ${env:} (it names no variable) and add NAME=... to the profile's .env or the environment; add HOST=... to the profile's .env or the environment (the next connect picks them up)",
+    );
+  });
+
   it("keeps an unset variable literally outside url and headers", () => {
     const out = renderEntry(
       "s",
