@@ -23,7 +23,11 @@ const JSON_PAIR = new RegExp(`("(?:${KEY_ALT})"\\s*:\\s*)"(?:[^"\\\\]|\\\\.)*"`,
 const FORM_PAIR = new RegExp(`(\\b(?:${KEY_ALT})=)[^&\\s"]+`, "gi");
 /** JWTs and long opaque strings that look like credentials. */
 const TOKENISH = /\b(?:eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*|[A-Za-z0-9_~+/-]{32,}={0,2})/g;
-const BEARER = /(Bearer\s+)\S+/gi;
+/**
+ * A token after `Bearer`, up to what ends it in the body quoting it (a JSON string's `"`, the `,` or `}` after
+ * it, a form's `&`, a `'`): the rest of the body, the fields after the token, stays.
+ */
+const BEARER = /(Bearer\s+)[^\s"',}&]+/gi;
 
 /** A short, single-line excerpt of an authorization server's error body with credentials removed. */
 export function redactedExcerpt(body: string, max = 200): string {

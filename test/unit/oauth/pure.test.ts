@@ -1,4 +1,6 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
@@ -191,6 +193,47 @@ describe("redacted excerpts (spec 7)", () => {
     );
     for (const secret of ["sk-abcdef12", "k-77", "k-88", "pk-1", "ca-2"]) expect(out).not.toContain(secret);
     expect(out).toContain("bad code for client secret=[redacted]");
+  });
+  it("hides the token after Bearer up to what ends it, keeping the rest of the body", () => {
+    // The token ends at the JSON string's quote: the closing "} and the fields after it stay.
+    expect(
+      redactedExcerpt(
+        '{"error":"invalid_grant","error_description":"code expired Bearer abcdefghijklmnop1234"}',
+      ),
+    ).toBe('{"error":"invalid_grant","error_description":"code expired Bearer [redacted]"}');
+    expect(redactedExcerpt('{"error_description":"Bearer abc123","error":"invalid_grant"}')).toBe(
+      '{"error_description":"Bearer [redacted]","error":"invalid_grant"}',
+    );
+    for (const [body, shown] of [
+      [
+        "error_description=Bearer abc123&error=invalid_token",
+        "error_description=Bearer [redacted]&error=invalid_token",
+      ],
+      ["sent 'Bearer abc123', refused", "sent 'Bearer [redacted]', refused"],
+      ["{Bearer abc123}", "{Bearer [redacted]}"],
+      // What it hid before: a token68 whole (its = padding too), up to the space after it.
+      ["Authorization: Bearer ab.c-d_e~f+g/h== was refused", "Authorization: Bearer [redacted] was refused"],
+      ["bearer\tabc123", "bearer [redacted]"],
+    ])
+      expect(redactedExcerpt(body as string)).toBe(shown);
+  });
+  it("a token endpoint's refusal quoting a Bearer token is printed whole but the token", async ({
+    onTestFinished,
+  }) => {
+    const body = '{"error":"invalid_grant","error_description":"code expired Bearer abcdefghijklmnop1234"}';
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => res.writeHead(400, { "content-type": "application/json" }).end(body));
+    });
+    await new Promise<void>((listening) => server.listen(0, "127.0.0.1", listening));
+    onTestFinished(() => new Promise<void>((closed) => server.close(() => closed())));
+    const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}/token`;
+    const fetches = oauthFetches();
+    await fetches.token(endpoint, { method: "POST", body: "grant_type=authorization_code&code=c-1" });
+    const err = tokenEndpointError("s", "token exchange", fetches, endpoint, new Error("invalid_grant"));
+    expect(err.message).toBe(
+      `s: token exchange failed — ${endpoint} answered 400: {"error":"invalid_grant","error_description":"code expired Bearer [redacted]"}`,
+    );
   });
   it("a token endpoint error with no answer recorded has the held credentials redacted from the library's message", () => {
     const fetches = oauthFetches(undefined, undefined, undefined, () => ["at-HELD_1234", undefined]);
