@@ -328,6 +328,7 @@ export async function connectServer(
           rendered,
           {},
           shownAsWritten,
+          entry,
         ),
       ),
     );
@@ -556,6 +557,8 @@ function scoped(
   given: GivenCommand = {},
   /** A url a `${VAR}` gave named as the file writes it, before `secrets` are hidden (withUrlAsWritten). */
   asWritten?: (text: string) => string,
+  /** A remote entry as config.yaml writes it: a CA bundle path a `${VAR}` gave is named so (tlsHint). */
+  written?: McpServerEntry,
 ): unknown {
   if (err instanceof SvcError) return err;
   const own = ownErrorInSseStream(name, err);
@@ -610,7 +613,7 @@ function scoped(
     text += wrongEndpointHint(status, kind, rendered?.url) || redirectHint(name, text, kind);
   } else if (rendered?.url !== undefined) {
     text +=
-      tlsHint(name, text, rendered, err) ||
+      tlsHint(name, text, rendered, err, written) ||
       blockedPortHint(name, text) ||
       // Read from the system's words as they name the host, then said as the url is written.
       (asWritten === undefined

@@ -3,7 +3,6 @@ import { readFileSync } from "node:fs";
 import { rootCertificates } from "node:tls";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Dispatcher } from "undici";
-import { describe, WrittenAs } from "../../config/describe.js";
 import { keptAsWrittenHint } from "../../config/interpolate.js";
 import type { McpServerEntry } from "../../config/sections/mcp.js";
 import { SvcError } from "../../errors.js";
@@ -12,6 +11,7 @@ import { outboundDispatcher } from "../outbound/dispatcher.js";
 import { notUtf8Text } from "../textEncoding.js";
 import { ConnectAttempts, type ConnectStall } from "./connectAttempts.js";
 import { OwnWordsError } from "./entrySecrets.js";
+import { shownPath } from "./shownPath.js";
 import { secureContextFor, systemCaCertificates } from "./systemCas.js";
 
 /**
@@ -27,16 +27,6 @@ export interface TlsFetch {
 
 type TlsEntry = Pick<McpServerEntry, "ssl_verify" | "client_cert" | "client_key">;
 type PartialTlsEntry = Partial<TlsEntry>;
-
-/**
- * A TLS file's path as a message names it: as config.yaml writes it when a `${VAR}` gave part of it
- * (`"${CERTS}/me.crt" (the value it gives is not shown)`), never what the variable gave; else the path.
- */
-function shownPath(path: string, written?: string): string {
-  return written !== undefined && written !== path && written.includes("${")
-    ? describe(new WrittenAs(written))
-    : path;
-}
 
 function readPem(server: string, what: string, path: string, written?: string): Buffer {
   const shown = shownPath(path, written);

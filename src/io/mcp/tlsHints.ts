@@ -1,5 +1,6 @@
 import type { McpServerEntry } from "../../config/sections/mcp.js";
 import { listedNames } from "./certNames.js";
+import { shownPath } from "./shownPath.js";
 
 type TlsEntry = Pick<McpServerEntry, "url" | "ssl_verify" | "client_cert">;
 
@@ -71,8 +72,16 @@ export function withoutOpensslRecord(text: string): string {
  * A url whose scheme does not match the port (`https://` to a plain HTTP server, `http://` to a TLS one)
  * is named so; a certificate for another host, with the names it lists where `err` (the connect's error)
  * carries it; a handshake refused with `handshake failure`, both of its causes. Empty for any other failure.
+ * `entry` is rendered; `written`, as config.yaml writes it: a CA bundle path a `${VAR}` gave is named as
+ * written (`shownPath`), never by what the variable gave.
  */
-export function tlsHint(server: string, text: string, entry: TlsEntry, err?: unknown): string {
+export function tlsHint(
+  server: string,
+  text: string,
+  entry: TlsEntry,
+  err?: unknown,
+  written: Partial<Pick<McpServerEntry, "ssl_verify">> = {},
+): string {
   if (entry.url === undefined) return "";
   const key = `mcp_servers.${server}`;
   if (/^http:/i.test(entry.url))
@@ -88,7 +97,7 @@ export function tlsHint(server: string, text: string, entry: TlsEntry, err?: unk
     return ` — the server's certificate does not name the url's host: write the host name the certificate lists${listedNames(err)} in ${key}.url, or give the server a certificate for this host`;
   if (UNTRUSTED.test(text)) {
     if (typeof entry.ssl_verify === "string")
-      return ` — the CA bundle in ${key}.ssl_verify (${entry.ssl_verify}) did not verify the server's certificate: point ssl_verify at the PEM bundle of the CA that issued it`;
+      return ` — the CA bundle in ${key}.ssl_verify (${shownPath(entry.ssl_verify, typeof written.ssl_verify === "string" ? written.ssl_verify : undefined)}) did not verify the server's certificate: point ssl_verify at the PEM bundle of the CA that issued it`;
     return ` — the server's certificate is not issued by a CA this system trusts (a private or self-signed CA): set ${key}.ssl_verify to the PEM bundle of that CA (or ssl_verify: false to skip verification)`;
   }
   if (HANDSHAKE_REFUSED.test(text))
