@@ -21,10 +21,12 @@ export function unknownHostHint(url: URL, key: string): string {
 
 /**
  * fetch's words for a connection refused (`connect ECONNREFUSED 127.0.0.1:8080`) or a host DNS does not know
- * (`getaddrinfo ENOTFOUND host`), with the port and the host they name.
+ * (`getaddrinfo ENOTFOUND host`), with the port and the host they name: a host name holds no parenthesis,
+ * comma or semicolon, so one quoted inside svc's own words (`server/discover failed (fetch failed: getaddrinfo
+ * ENOTFOUND host) and …`) ends before them.
  */
 export const REFUSED = /\bconnect ECONNREFUSED \S*:(\d+)\b/;
-export const UNKNOWN_HOST = /\bgetaddrinfo ENOTFOUND (\S+)/;
+export const UNKNOWN_HOST = /\bgetaddrinfo ENOTFOUND ([^\s(),;]+)/;
 
 /**
  * What to check when `url` (written under `key`) could not be connected to at all: ` — nothing listens on

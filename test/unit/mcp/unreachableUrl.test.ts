@@ -31,6 +31,15 @@ describe("a remote server's url nothing answers at", () => {
       );
   });
 
+  it("protocol: stateless: a host name DNS does not know gets its hint, though svc's words quote it in parentheses", async () => {
+    // The host was read with the `)` after it (`svc-test.invalid)`), which is no url's host: no hint.
+    await expect(
+      connect({ url: "http://svc-test.invalid/mcp", protocol: "stateless", skip_preflight: true }),
+    ).rejects.toThrow(
+      "mcp_servers.local: server/discover failed (fetch failed: getaddrinfo ENOTFOUND svc-test.invalid) and the legacy initialize retry failed (fetch failed: getaddrinfo ENOTFOUND svc-test.invalid) — the host name svc-test.invalid is not known (DNS): check the host in mcp_servers.local.url",
+    );
+  });
+
   it("a host name DNS does not know is named, with the port of the url's scheme when it writes none", () => {
     expect(
       unreachableUrlHint(
