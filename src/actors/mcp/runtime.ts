@@ -363,13 +363,20 @@ export async function connectRuntime(
     // as a request for a session is (404, or a 400 naming the session) says, as the handshake's own refusal
     // does, that the server forgot the session its initialize opened, or that the initialize gave none
     // (a proxy that drops Mcp-Session-Id). The stateless era has no initialize, nor sessions.
+    // A url a `${VAR}` gave, and its host, are named as written before the entry's secrets are hidden.
     const refusal =
       (session.era === "legacy"
-        ? refusedAfterInitialize(err, session.transport.sessionId, "first tools/list", rt.secrets)
+        ? refusedAfterInitialize(
+            err,
+            session.transport.sessionId,
+            "first tools/list",
+            rt.secrets,
+            session.shownAsWritten,
+          )
         : undefined) ?? err;
     throw new SvcError(
       "mcp_connect",
-      `mcp_servers.${rt.name}: ${scrub(describeTransportError(refusal, rt.secrets), rt.secrets)}`,
+      `mcp_servers.${rt.name}: ${scrub(describeTransportError(refusal, rt.secrets, session.shownAsWritten), rt.secrets)}`,
       { cause: refusal },
     );
   } finally {

@@ -48,6 +48,7 @@ import {
   httpStatusOf,
   ownErrorInSseStream,
   RefusedAfterInitializeError,
+  systemsWords,
   unexpectedContentType,
 } from "./transportErrors.js";
 import { unreachableUrlHint } from "./unreachableUrl.js";
@@ -299,6 +300,7 @@ export async function connectServer(
         }),
       timeoutMs,
       ...sessionExtras(options, redacted),
+      ...(shownAsWritten === undefined ? {} : { shown: shownAsWritten }),
     });
     session.addCleanup(() => tls.close());
     session.secrets = secrets;
@@ -618,10 +620,7 @@ function scoped(
       // Read from the system's words as they name the host, then said as the url is written.
       (asWritten === undefined
         ? unreachableUrlHint(name, text, rendered.url)
-        : scrub(
-            asWritten(unreachableUrlHint(name, describeTransportError(err, []), rendered.url)),
-            secrets,
-          )) ||
+        : scrub(asWritten(unreachableUrlHint(name, systemsWords(err), rendered.url)), secrets)) ||
       endpointOriginHint(name, text) ||
       (err instanceof SyntaxError || unexpectedContentType(err) !== undefined
         ? " — check that the url is the server's MCP endpoint"

@@ -32,6 +32,18 @@ export function outcomeText(outcome: EraOutcome): string {
 }
 
 /**
+ * An outcome as a composed message quotes it: the server's answer through `quote` (a url a `${VAR}` gave
+ * named as written), or the wait it got no answer within.
+ */
+export function quotedOutcome(
+  outcome: EraOutcome,
+  err: unknown,
+  quote: { error(err: unknown): string },
+): string {
+  return "answer" in outcome ? quote.error(err) : outcomeText(outcome);
+}
+
+/**
  * `auto`'s sequence: `initialize` refused as modern-only, then the `server/discover` probe, which `probe`
  * says the end of (`failed too (…) — …`, `found no version svc speaks (…)`).
  */

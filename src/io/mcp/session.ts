@@ -38,7 +38,7 @@ import {
   autoProbeFailed,
   type EraOutcome,
   eraOutcome,
-  outcomeText,
+  quotedOutcome,
   statelessRetryFailed,
 } from "./eraSequence.js";
 import {
@@ -70,9 +70,11 @@ import { isTaskEnd, type TaskEnd, TaskEndError, TaskPollError } from "./taskPoll
 import {
   answeredWithError,
   ComposedError,
+  composedError,
   describeMalformed,
   describeTransportError,
   ownErrorInSseStream,
+  type Quoting,
   refusedAfterInitialize,
   sseDropCause,
   summarizeZodError,
@@ -137,10 +139,19 @@ export interface OpenSessionOptions {
    * gateway's own secrets), before it is cut (describeTransportError); none when not given.
    */
   readonly secrets?: () => readonly string[];
+  /**
+   * A url a `${VAR}` gave, and its host, named as config.yaml writes it (withUrlAsWritten) in the errors the
+   * opening composes, before `secrets` are hidden: a host `.env` gave is one of them.
+   */
+  readonly shown?: (text: string) => string;
 }
 
 /** What `options` has redacted from a server's text before it is cut. */
 const secretsOf = (options: OpenSessionOptions): readonly string[] => options.secrets?.() ?? [];
+
+/** An error the opening composes from errors of the server's (`composedError`), worded as `options` say. */
+const composed = (options: OpenSessionOptions, compose: (quote: Quoting) => string, cause: unknown) =>
+  composedError(compose, secretsOf(options), options.shown, { cause }, ComposedError);
 
 const TERMINATE_TIMEOUT_MS = 2000;
 
@@ -242,9 +253,13 @@ export class McpSession {
           if (!answeredWithError(err)) throw err;
           const page =
             cursor === undefined ? "" : ` at page ${n} (cursor ${JSON.stringify(cursor.slice(0, 40))})`;
-          throw new ComposedError(`tools/list failed${page}: ${describeTransportError(err, secrets)}`, {
-            cause: err,
-          });
+          throw composedError(
+            (quote) => `tools/list failed${page}: ${quote.error(err)}`,
+            secrets,
+            this.shownAsWritten,
+            { cause: err },
+            ComposedError,
+          );
         });
       if (page === undefined) {
         return {
@@ -715,13 +730,17 @@ async function openLegacy(options: OpenSessionOptions, version?: string): Promis
     const sseEndpoint = notFoundAtSseEndpoint(transport, err);
     await transport.close().catch(() => undefined);
     if (sessionId !== undefined || answered) {
-      const refused = refusedAfterInitialize(err, sessionId, "notifications/initialized", secretsOf(options));
+      const refused = refusedAfterInitialize(
+        err,
+        sessionId,
+        "notifications/initialized",
+        secretsOf(options),
+        options.shown,
+      );
       if (refused !== undefined) throw refused;
     }
     if (sseEndpoint !== undefined)
-      throw new ComposedError(`${describeTransportError(err, secretsOf(options))} — ${sseEndpoint}`, {
-        cause: err,
-      });
+      throw composed(options, (quote) => `${quote.error(err)} — ${quote.text(sseEndpoint)}`, err);
     throw err;
   } finally {
     options.signal?.removeEventListener("abort", abort);
@@ -830,16 +849,17 @@ async function openStateless(
  *   one `server/discover` probe.
  */
 export async function openSession(options: OpenSessionOptions): Promise<McpSession> {
-  const described = (err: unknown) => describeTransportError(err, secretsOf(options));
   if (options.protocol === "legacy") {
     try {
       return await openHandshake(options);
     } catch (err) {
       // `auto` would go on to the server/discover probe here; `legacy` never does, so say which key to change.
       if (!refusedAsModernOnly(options, err)) throw err;
-      throw new ComposedError(
-        `${described(err)} — the server refused the initialize handshake as a ${STATELESS_VERSION} (stateless) server does, and protocol: legacy never tries server/discover: set protocol: auto (or stateless)`,
-        { cause: err },
+      throw composed(
+        options,
+        (quote) =>
+          `${quote.error(err)} — the server refused the initialize handshake as a ${STATELESS_VERSION} (stateless) server does, and protocol: legacy never tries server/discover: set protocol: auto (or stateless)`,
+        err,
       );
     }
   }
@@ -858,9 +878,11 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
       try {
         return await openHandshake(options);
       } catch (legacyError) {
-        throw new ComposedError(statelessRetryFailed(outcomeText(probe), described(legacyError)), {
-          cause: legacyError,
-        });
+        throw composed(
+          options,
+          (quote) => statelessRetryFailed(quotedOutcome(probe, probeError, quote), quote.error(legacyError)),
+          legacyError,
+        );
       }
     }
   }
@@ -868,7 +890,7 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
     return await openHandshake(options);
   } catch (legacyError) {
     if (!refusedAsModernOnly(options, legacyError)) throw legacyError;
-    const refused = described(legacyError);
+    const refused = describeTransportError(legacyError, secretsOf(options), options.shown);
     options.onEraFallback?.({ answer: refused });
     try {
       return await openStateless(options);
@@ -878,11 +900,15 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
       // as `stateless` does for its legacy retry.
       // A probe answered with versions svc does not speak came from an MCP server (of another revision):
       // the connect error adds the versions svc speaks (unsupportedVersionHint), not "is this MCP?".
-      const outcome =
+      const outcome = (quote: Quoting) =>
         probeError instanceof UnspokenVersionsError
           ? `found no version svc speaks (${probeError.message})`
-          : `failed too (${outcomeText(eraOutcome(probeError, secretsOf(options)))}) — check that this is an MCP server`;
-      throw new ComposedError(autoProbeFailed(refused, outcome), { cause: probeError });
+          : `failed too (${quotedOutcome(eraOutcome(probeError, secretsOf(options)), probeError, quote)}) — check that this is an MCP server`;
+      throw composed(
+        options,
+        (quote) => autoProbeFailed(quote.error(legacyError), outcome(quote)),
+        probeError,
+      );
     }
   }
 }

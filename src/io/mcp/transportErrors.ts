@@ -169,9 +169,59 @@ export function sseDropCause(err: SseError): string {
  * An error whose message svc put together from errors already described (describeTransportError): the
  * protocol eras' `initialize was refused (…), and the server/discover probe … failed too (…) — …`. It is
  * quoted as it is: its parts' bodies are cut already, and the whole must not be cut as one body, which
- * would drop what svc says after the first (the second answer, what to do).
+ * would drop what svc says after the first (the second answer, what to do). Made by `composedError`.
  */
-export class ComposedError extends Error {}
+export class ComposedError extends Error {
+  /**
+   * The same text with the errors it quotes as the system said them (no secret hidden, no url named as
+   * written): read for what to check (`connect ECONNREFUSED <host>:<port>`, `getaddrinfo ENOTFOUND <host>`),
+   * never shown. The message itself when none was given.
+   */
+  readonly systemsWords: string;
+  constructor(message: string, options?: ErrorOptions & { readonly systemsWords?: string }) {
+    super(message, options);
+    this.systemsWords = options?.systemsWords ?? message;
+  }
+}
+
+/** How a composed message quotes what it is made of (`composedError`). */
+export interface Quoting {
+  /** An error it quotes (describeTransportError). */
+  error(err: unknown): string;
+  /** A text of svc's own that may name the url or its host (an SSE stream's message endpoint). */
+  text(text: string): string;
+}
+
+/**
+ * An error (a `Kind` of ComposedError) whose message `compose` makes of the errors it quotes, each
+ * described with `secrets` hidden and a url a `${VAR}` gave named as written first (`shown`: a host from
+ * `.env`, one of the secrets, would otherwise be hidden before it could be named so); its `systemsWords`
+ * are the same composition as the system said them, for the hints read from them.
+ */
+export function composedError<E extends ComposedError>(
+  compose: (quote: Quoting) => string,
+  secrets: readonly string[],
+  shown: ((text: string) => string) | undefined,
+  options: ErrorOptions,
+  Kind: new (message: string, options?: ErrorOptions & { readonly systemsWords?: string }) => E,
+): E {
+  const message = compose({
+    error: (err) => describeTransportError(err, secrets, shown),
+    text: (text) => scrub(shown?.(text) ?? text, secrets),
+  });
+  return new Kind(message, {
+    ...options,
+    systemsWords: compose({ error: systemsWords, text: (text) => text }),
+  });
+}
+
+/**
+ * A transport error as the system said it, for the hints read from it: a composed one's `systemsWords`, any
+ * other described with nothing hidden or named as written. Never shown as it is.
+ */
+export function systemsWords(err: unknown): string {
+  return err instanceof ComposedError ? err.systemsWords : describeTransportError(err, []);
+}
 
 /**
  * A request of the connect refused right after `initialize` was answered, as Streamable HTTP refuses a
@@ -335,9 +385,17 @@ export function refusedAfterInitialize(
   sessionId: string | undefined,
   request: string,
   secrets: readonly string[],
+  /** A url a `${VAR}` gave named as written, before `secrets` are hidden (describeTransportError). */
+  shown?: (text: string) => string,
 ): RefusedAfterInitializeError | undefined {
   if (!forgotSession(err)) return undefined;
   const note = sessionId === undefined ? noSessionIdNote(request) : FORGOTTEN_SESSION;
   const ErrorClass = sessionId === undefined ? NoSessionIdError : ForgottenSessionError;
-  return new ErrorClass(`${describeTransportError(err, secrets)} — ${note}`, { cause: err });
+  return composedError(
+    (quote) => `${quote.error(err)} — ${note}`,
+    secrets,
+    shown,
+    { cause: err },
+    ErrorClass,
+  );
 }

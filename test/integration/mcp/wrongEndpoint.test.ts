@@ -7,6 +7,8 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { formatTools } from "../../../src/cli/mcp/toolsOutput.js";
+import { loadConfig } from "../../../src/config/load.js";
+import type { McpServerEntry } from "../../../src/config/sections/mcp.js";
 import { type FixtureHttp, startSse, startStreamableHttp } from "../../fixtures/mcp/httpServers.js";
 import { buildServer } from "../../fixtures/mcp/server.mjs";
 import { entry, text, useHubs } from "./harness.js";
@@ -226,6 +228,23 @@ describe("an SSE server whose message endpoint answers 404", () => {
     const h = ctx.hub(ctx.home, { sse: entry({ url: await prefixedSseServer(), transport: "sse" }) });
     expect((await h.settled("sse")).lastError).toMatch(
       /^mcp_servers\.sse: Error POSTing to endpoint \(HTTP 404\): Not Found — the server's SSE stream named http:\/\/127\.0\.0\.1:\d+\/messages as its message endpoint, which does not know the session: a server behind a proxy under a path prefix \(here \/tools\) must announce its endpoint with that prefix \(or relative to the stream\), and one run as several instances needs each session routed to one instance$/,
+    );
+  });
+
+  it(`names its host as the url's, as config.yaml writes it, when a $\{VAR} of .env gave the host and port`, async () => {
+    // The endpoint is svc's text, named as the url's host is before the entry's secrets (the .env value among
+    // them) are hidden from it, never `http://[redacted]/messages`.
+    const url = new URL(await prefixedSseServer());
+    ctx.home.write(
+      "config.yaml",
+      `mcp_servers:\n  sse:\n    url: "http://$\{MCP_HOSTPORT}/tools/sse"\n    transport: sse\n`,
+    );
+    ctx.home.write(".env", `MCP_HOSTPORT=${url.host}\n`);
+    const { config } = loadConfig({ home: ctx.home.dir, env: {} });
+    const h = ctx.hub(ctx.home, { sse: config.mcp_servers.sse as McpServerEntry });
+    const host = `<the host of "http://$\{MCP_HOSTPORT}/tools/sse" (the value it gives is not shown)>`;
+    expect((await h.settled("sse")).lastError).toBe(
+      `mcp_servers.sse: Error POSTing to endpoint (HTTP 404): Not Found — the server's SSE stream named http://${host}:${url.port}/messages as its message endpoint, which does not know the session: a server behind a proxy under a path prefix (here /tools) must announce its endpoint with that prefix (or relative to the stream), and one run as several instances needs each session routed to one instance`,
     );
   });
 });
