@@ -43,14 +43,16 @@ function writtenHost(url: string): string {
 
 /**
  * Where the system's messages, and svc's hints made from them, name a host: after an error code
- * (`getaddrinfo ENOTFOUND <host>`, `connect ECONNREFUSED <host>:<port>`), in `nothing listens on port <port>
- * of <host>` and `the host name <host> is not known`, after a TLS check's `Host: ` and `IP: ` (`Hostname/IP
- * does not match certificate's altnames: IP: <ip> is not in the cert's list`), in undici's `attempted
- * address: <host>:<port>` and each of its `attempted addresses: <a>, <b>`, in a stalled connect's `the TLS
- * handshake with <host>:<port>` and `the TCP connect to <host>:<port>`, and as a URL's host.
+ * (`getaddrinfo ENOTFOUND <host>`, `connect ECONNREFUSED <host>:<port>`, a DNS query's `queryA ETIMEOUT
+ * <host>`, `ESERVFAIL`, `ENODATA`, `EREFUSED`), in `nothing listens on port <port> of <host>` and `the host
+ * name <host> is not known`, after a TLS check's `Host: ` and `IP: ` (`Hostname/IP does not match
+ * certificate's altnames: IP: <ip> is not in the cert's list`), in undici's `attempted address: <host>:<port>`
+ * and each of its `attempted addresses: <a>, <b>`, in a stalled connect's `the TLS handshake with
+ * <host>:<port>` and `the TCP connect to <host>:<port>`, in nodemailer's `DNS lookup for <host> timed out`
+ * (a DNS server that does not answer), and as a URL's host.
  */
 const HOST_PLACES =
-  "(?<=\\bE(?:NOTFOUND|CONNREFUSED|CONNRESET|TIMEDOUT|HOSTUNREACH|HOSTDOWN|NETUNREACH|ADDRNOTAVAIL|AI_[A-Z]+) |\\bport \\d+ of |\\bhost name |\\bHost: |\\bIP: |\\battempted address(?:es)?: (?:[^\\s,]+, )*|\\bhandshake with |\\bconnect to |://(?:[^\\s/?#@]*@)?)";
+  "(?<=\\bE(?:NOTFOUND|CONNREFUSED|CONNRESET|TIMEDOUT|TIMEOUT|SERVFAIL|NODATA|REFUSED|HOSTUNREACH|HOSTDOWN|NETUNREACH|ADDRNOTAVAIL|AI_[A-Z]+) |\\bport \\d+ of |\\bhost name |\\bHost: |\\bIP: |\\battempted address(?:es)?: (?:[^\\s,]+, )*|\\bhandshake with |\\bconnect to |\\bDNS lookup for |://(?:[^\\s/?#@]*@)?)";
 
 /**
  * `text` with each of the `hosts` (with or without an IPv6 address's brackets) said as `shown` where the

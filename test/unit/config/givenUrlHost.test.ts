@@ -129,4 +129,17 @@ describe(`the host a $\{VAR} gave, named where the system's messages put it`, ()
       `the TCP connect to ${host}:18901 did not complete`,
     );
   });
+
+  it("a DNS server that did not answer: nodemailer's DNS lookup for, and a query's ETIMEOUT, ESERVFAIL, ENODATA, EREFUSED name the host", () => {
+    const shown = `"${v("SMTP_HOST")}" ${NOT_SHOWN}`;
+    const hosts = ["mail.corp.example", "mail.corp.example"];
+    const named = (text: string) => withHostAsWritten(text, hosts, new WrittenAs(v("SMTP_HOST")));
+    expect(named("email: EDNS — DNS lookup for mail.corp.example timed out")).toBe(
+      `email: EDNS — DNS lookup for ${shown} timed out`,
+    );
+    for (const code of ["ETIMEOUT", "ESERVFAIL", "ENODATA", "EREFUSED"])
+      expect(named(`email: EDNS — queryA ${code} mail.corp.example`)).toBe(
+        `email: EDNS — queryA ${code} ${shown}`,
+      );
+  });
 });

@@ -1,0 +1,85 @@
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { loadConfig } from "../../../src/config/load.js";
+import { checkTargets } from "../../../src/io/targets/check.js";
+import { createTargets } from "../../../src/io/targets/registry.js";
+import type { DeliveryMessage } from "../../../src/io/targets/target.js";
+import { captureLogger } from "../../fakes/logCapture.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { silentDns } from "../../helpers/silentDns.js";
+
+const NOT_SHOWN = "(the value it gives is not shown)";
+const v = (name: string) => `$\{${name}}`;
+
+/**
+ * docs/delivery-targets.md: what a `${VAR}` gave `platforms.email` is never quoted back. A DNS server that did
+ * not answer for the SMTP host a variable gave made nodemailer's `DNS lookup for <host> timed out`, which the
+ * start's check logged and each delivery failed with, the host as the variable gave it, from `.env` too: the
+ * host was named as written only where the system's words it knew put it.
+ */
+// The target loads nodemailer at its first check or mail: loaded here, on the real clock.
+beforeAll(() => import("nodemailer"));
+let home: TempHome | undefined;
+let undo: (() => void) | undefined;
+afterEach(() => {
+  vi.useRealTimers();
+  undo?.();
+  undo = undefined;
+  home?.cleanup();
+  home = undefined;
+});
+
+const MESSAGE: DeliveryMessage = {
+  text: "hi",
+  extra: {},
+  written: {},
+  route: "r",
+  deliveryId: "d1",
+  profile: undefined,
+};
+
+function emailConfig(settings: string, dotenv: string, env: Record<string, string> = {}) {
+  home = tempHome();
+  home.write("config.yaml", `platforms:\n  email: {enabled: true, secure: false, ${settings}}\n`);
+  home.write(".env", dotenv);
+  return loadConfig({ home: home.dir, env }).config;
+}
+
+/** Settles `work` with nodemailer's timers moved on a simulated clock, a second at a time. */
+async function onSimulatedClock<T>(work: () => Promise<T>): Promise<PromiseSettledResult<T>> {
+  vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+  let outcome: PromiseSettledResult<T> | undefined;
+  work().then(
+    (value) => (outcome = { status: "fulfilled", value }),
+    (reason: unknown) => (outcome = { status: "rejected", reason }),
+  );
+  for (let second = 0; second < 60 && outcome === undefined; second++) {
+    // The connection is made on turns of the event loop of its own.
+    await new Promise((resolve) => setImmediate(resolve));
+    await vi.advanceTimersByTimeAsync(1000);
+  }
+  if (outcome === undefined) throw new Error("still under way after a simulated minute");
+  return outcome;
+}
+
+describe(`platforms.email.host a $\{VAR} gave, the DNS server not answering for it`, () => {
+  it.each(["the environment", ".env"])(
+    "from %s: the check's log line and a delivery name it as written",
+    async (where) => {
+      undo = silentDns((host) => host.endsWith(".example"));
+      const value = "mail.topsecret.example";
+      const config = emailConfig(
+        `host: "${v("SMTP_HOST")}", port: 2525, timeout_seconds: 5, from: svc@example.org, home_channel: a@example.org`,
+        where === ".env" ? `SMTP_HOST=${value}\n` : "",
+        where === ".env" ? {} : { SMTP_HOST: value },
+      );
+      const log = captureLogger();
+      const targets = createTargets(config, { logger: log.logger });
+      await onSimulatedClock(() => checkTargets(targets, log.logger));
+      const sent = await onSimulatedClock(async () => targets.get("email")?.send(MESSAGE));
+      const failure = `email: EDNS — DNS lookup for "${v("SMTP_HOST")}" ${NOT_SHOWN} timed out`;
+      expect(log.messages()).toEqual([`[delivery] email: credentials check failed — ${failure}`]);
+      expect(sent.status === "rejected" && (sent.reason as Error).message).toBe(failure);
+      expect(log.lines().join("\n")).not.toContain("topsecret");
+    },
+  );
+});
