@@ -1,4 +1,5 @@
 import { describe, WrittenAs } from "./describe.js";
+import { lookedUpVariables } from "./interpolate.js";
 
 /**
  * The values of a loaded configuration that a `${VAR}` gave, by the mapping (or list) that holds them and
@@ -9,6 +10,8 @@ import { describe, WrittenAs } from "./describe.js";
  * `keepGiven`.
  */
 const GIVEN = new WeakMap<object, Map<string, WrittenAs>>();
+/** The values `.env` gave those text values (each one's `${VAR}`s that `.env` sets), by holder and key. */
+const FROM_DOTENV = new WeakMap<object, Map<string, readonly string[]>>();
 
 function isMapping(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -44,13 +47,15 @@ function platformsAsRead(
 
 /**
  * Notes, on each mapping and list of `parsed` (a configuration the schema made), which of its text values
- * the file (`written`, config.yaml as written, before any `${VAR}` was replaced) writes with a `${...}`;
- * `aliases` are the other names a platform may be written under (PLATFORM_ALIASES).
+ * the file (`written`, config.yaml as written, before any `${VAR}` was replaced) writes with a `${...}`, and
+ * the values `dotenv` (the `.env` they were rendered with) gave them; `aliases` are the other names a
+ * platform may be written under (PLATFORM_ALIASES).
  */
 export function noteGivenValues(
   parsed: object,
   written: unknown,
   aliases: Readonly<Record<string, string>>,
+  dotenv: Readonly<Record<string, string>> = {},
 ): void {
   const platforms = isMapping(written) ? written.platforms : undefined;
   note(
@@ -58,10 +63,11 @@ export function noteGivenValues(
     isMapping(written) && isMapping(platforms)
       ? { ...written, platforms: platformsAsRead(platforms, aliases) }
       : written,
+    dotenv,
   );
 }
 
-function note(parsed: unknown, written: unknown): void {
+function note(parsed: unknown, written: unknown, dotenv: Readonly<Record<string, string>>): void {
   if (typeof parsed !== "object" || parsed === null) return;
   // `filters` written as one mapping is read as a list of that one filter.
   const at = Array.isArray(parsed) && isMapping(written) ? [written] : written;
@@ -69,11 +75,18 @@ function note(parsed: unknown, written: unknown): void {
   for (const [key, value] of Object.entries(parsed)) {
     if (!Object.hasOwn(at, key)) continue;
     const text = (at as Record<string, unknown>)[key];
-    if (typeof value === "object") note(value, text);
+    if (typeof value === "object") note(value, text, dotenv);
     else if (typeof text === "string" && text.includes("${")) {
       const given = GIVEN.get(parsed) ?? new Map<string, WrittenAs>();
       given.set(key, new WrittenAs(text));
       GIVEN.set(parsed, given);
+      const values = lookedUpVariables(text).flatMap((name) =>
+        Object.hasOwn(dotenv, name) ? [dotenv[name] as string] : [],
+      );
+      if (values.length === 0) continue;
+      const fromDotenv = FROM_DOTENV.get(parsed) ?? new Map<string, readonly string[]>();
+      fromDotenv.set(key, values);
+      FROM_DOTENV.set(parsed, fromDotenv);
     }
   }
 }
@@ -83,10 +96,23 @@ export function givenBy(holder: object | undefined, key: string | number): Writt
   return holder === undefined ? undefined : GIVEN.get(holder)?.get(String(key));
 }
 
+/**
+ * The values `.env` gave to the text values `holder` holds (noteGivenValues): a message about them names them as
+ * written where it knows their place, and hides these wherever else its words (a server's, a library's)
+ * may quote them. `.env` is where secrets live: none of its values may reach a log.
+ */
+export function dotenvValuesIn(holder: object | undefined): string[] {
+  const fromDotenv = holder === undefined ? undefined : FROM_DOTENV.get(holder);
+  return fromDotenv === undefined ? [] : [...fromDotenv.values()].flat();
+}
+
 /** Notes on `copy` what `noteGivenValues` noted on `original`, but for the keys given another value. */
 export function keepGiven<T extends object>(original: object, copy: T, except: readonly string[] = []): T {
   const given = GIVEN.get(original);
   if (given !== undefined) GIVEN.set(copy, new Map([...given].filter(([key]) => !except.includes(key))));
+  const fromDotenv = FROM_DOTENV.get(original);
+  if (fromDotenv !== undefined)
+    FROM_DOTENV.set(copy, new Map([...fromDotenv].filter(([key]) => !except.includes(key))));
   return copy;
 }
 

@@ -910,7 +910,7 @@ export function loadConfig(
   }
   const enabledKey = webhookExtraKeys(rendered).keys.has("enabled") ? "extra.enabled" : "enabled";
   const enabledFrom = enabledFromEnv ?? `${paths.config}: platforms.webhook.${enabledKey}`;
-  noteGivenValues(parsed.data, record, PLATFORM_ALIASES);
+  noteGivenValues(parsed.data, record, PLATFORM_ALIASES, scope.secrets);
   noteShadowedRoutes(parsed.data.platforms.webhook, routesWrittenTwice(rendered));
   noteRouteFilters(parsed.data.platforms.webhook.routes, rendered);
   noteShadowedSettings(parsed.data.platforms.webhook, settingsTwice);

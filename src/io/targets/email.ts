@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { Transporter } from "nodemailer";
 import { timeoutSignal } from "../../clock.js";
 import { withHostAsWritten } from "../../config/givenUrl.js";
-import { givenBy, shownValue } from "../../config/givenValues.js";
+import { dotenvValuesIn, givenBy, shownValue } from "../../config/givenValues.js";
 import { bindHost, isLoopbackHost } from "../../config/host.js";
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { MAX_TIMER_MS } from "../../config/timerSeconds.js";
@@ -45,8 +45,9 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 const OTHER_LINE_BREAKS = /[\u0085\u2028\u2029]/g;
 
 /**
- * nodemailer's failure as a delivery's, its text through `shown` (`hostAsWritten`: a host a `${VAR}` gave is
- * named as config.yaml writes it).
+ * nodemailer's failure as a delivery's: its words, and the hint made from them, through `shown`
+ * (`hostAsWritten`: a host a `${VAR}` gave is named as config.yaml writes it), then without `secrets` (the
+ * password, and each value `.env` gave the settings, which `shown` names first where it knows their place).
  */
 function asDeliveryError(
   err: unknown,
@@ -55,9 +56,7 @@ function asDeliveryError(
   plain = false,
   shown: (text: string) => string = (text) => text,
 ): DeliveryError {
-  const failure = smtpFailure(err, secrets, plain);
-  const text = shown(failure.message);
-  return text === failure.message ? failure : new DeliveryError(text, failure.transient);
+  return smtpFailure(err, secrets, plain, shown);
 }
 
 /**
@@ -71,7 +70,12 @@ function hostAsWritten(settings: PlatformConfig<"email">): (text: string) => str
   return (text) => withHostAsWritten(text, hosts, given);
 }
 
-function smtpFailure(err: unknown, secrets: readonly (string | undefined)[], plain: boolean): DeliveryError {
+function smtpFailure(
+  err: unknown,
+  secrets: readonly (string | undefined)[],
+  plain: boolean,
+  shown: (text: string) => string,
+): DeliveryError {
   const e = err as {
     code?: string;
     originalCode?: string;
@@ -84,7 +88,7 @@ function smtpFailure(err: unknown, secrets: readonly (string | undefined)[], pla
     TRANSIENT_CODES.has(e.code ?? "");
   // On one line and cut, as every platform's error: a server's multi-line reply (Gmail's 535-5.7.8 ...
   // 535 5.7.8 <link>) comes joined by line breaks.
-  const detail = quoted(e.response ?? e.message ?? String(err), secrets);
+  const detail = quoted(shown(e.response ?? e.message ?? String(err)), secrets);
   if (e.code === "ETLS" && e.response !== undefined) {
     // requireTLS (smtpOptions) met a server that refused STARTTLS: no login was sent.
     return new DeliveryError(
@@ -118,7 +122,7 @@ function smtpFailure(err: unknown, secrets: readonly (string | undefined)[], pla
       ? " — the server refused the login: check platforms.email.user and platforms.email.password"
       : "";
   return new DeliveryError(
-    `email: ${e.code ?? "SMTP"} — ${detail}${hint}${loginRefused}${unreachableSmtp(e.message ?? "")}`,
+    `email: ${e.code ?? "SMTP"} — ${detail}${hint}${loginRefused}${scrub(shown(unreachableSmtp(e.message ?? "")), secrets)}`,
     transient,
   );
 }
@@ -287,7 +291,9 @@ export function smtpCredentialForms(settings: PlatformConfig<"email">): string[]
 }
 
 export function emailTarget(settings: PlatformConfig<"email">, deps: TargetDeps): DeliveryTarget {
-  const secrets = smtpCredentialForms(settings);
+  // The password's forms, and what `.env` gave a setting (the host, the user, a recipient list): nodemailer's
+  // words and a server's replies may quote them where no hint names them as written.
+  const secrets = [...smtpCredentialForms(settings), ...dotenvValuesIn(settings)];
   // The whole mail's time: the connect's and the greeting's own timeouts (timeout_seconds each) say which
   // step did not answer, so the deadline comes a little after them.
   const deadlineMs = Math.min(settings.timeout_seconds * 1000 + 2000, MAX_TIMER_MS);

@@ -4,6 +4,7 @@ import { checkTargets } from "../../../src/io/targets/check.js";
 import { createTargets } from "../../../src/io/targets/registry.js";
 import type { DeliveryMessage } from "../../../src/io/targets/target.js";
 import { captureLogger } from "../../fakes/logCapture.js";
+import { startFakeSmtp } from "../../fakes/smtp.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { silentDns } from "../../helpers/silentDns.js";
 
@@ -82,4 +83,37 @@ describe(`platforms.email.host a $\{VAR} gave, the DNS server not answering for 
       expect(log.lines().join("\n")).not.toContain("topsecret");
     },
   );
+});
+
+/**
+ * Nor does anything `.env` gave `platforms.email` reach a log where no hint names it as written: the target hid
+ * only the password's forms, so a server's reply quoting such a value was logged and delivered as it came.
+ */
+describe("a value .env gave platforms.email, quoted back by the SMTP server", () => {
+  it("is hidden from the delivery's failure", async () => {
+    const address = "oncall-topsecret@example.org";
+    const smtp = await startFakeSmtp({
+      received: [],
+      refuse: (to) =>
+        to === address ? { code: 550, text: `5.1.1 <${to}>: Recipient address rejected` } : undefined,
+    });
+    try {
+      const config = emailConfig(
+        `host: 127.0.0.1, port: ${smtp.port}, from: svc@example.org, home_channel: "${v("MAILTO")}"`,
+        `MAILTO=${address}\n`,
+      );
+      const targets = createTargets(config, { logger: captureLogger().logger });
+      const failure = await targets
+        .get("email")
+        ?.send(MESSAGE)
+        .then(
+          () => "sent",
+          (err: Error) => err.message,
+        );
+      expect(failure).toContain("5.1.1 <[redacted]>: Recipient address rejected");
+      expect(failure).not.toContain("topsecret");
+    } finally {
+      await smtp.close();
+    }
+  });
 });
