@@ -303,7 +303,7 @@ export function emailTarget(settings: PlatformConfig<"email">, deps: TargetDeps)
   // which a server may take while the receiving mailbox refuses or drops the mail, unseen.
   const fromProblem = namesNoAddress(settings.from ?? "")
     ? new DeliveryError(
-        `email: platforms.email.from "${cutText(settings.from ?? "", 100)}" names no e-mail address — nothing sent (a mail without a From address is refused or dropped by the receiving mailbox); write it as svc@example.com or "svc <svc@example.com>"`,
+        `email: platforms.email.from ${shownValue(settings, "from", settings.from ?? "", (from) => `"${cutText(from, 100)}"`)} names no e-mail address — nothing sent (a mail without a From address is refused or dropped by the receiving mailbox); write it as svc@example.com or "svc <svc@example.com>"`,
         false,
       )
     : undefined;

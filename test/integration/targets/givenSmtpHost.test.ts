@@ -117,3 +117,19 @@ describe("a value .env gave platforms.email, quoted back by the SMTP server", ()
     }
   });
 });
+
+describe(`platforms.email.from a $\{VAR} gave that names no address`, () => {
+  // The check's log line and each delivery quoted it as the variable gave it (`from "svc-topsecret"`).
+  it("is named as written", async () => {
+    const config = emailConfig(
+      `host: 127.0.0.1, port: 1, from: "${v("MAIL_FROM")}", home_channel: a@example.org`,
+      "MAIL_FROM=svc-topsecret\n",
+    );
+    const log = captureLogger();
+    const targets = createTargets(config, { logger: log.logger });
+    await checkTargets(targets, log.logger);
+    const failure = `email: platforms.email.from "${v("MAIL_FROM")}" ${NOT_SHOWN} names no e-mail address — nothing sent (a mail without a From address is refused or dropped by the receiving mailbox); write it as svc@example.com or "svc <svc@example.com>"`;
+    expect(log.messages()).toEqual([`[delivery] email: credentials check failed — ${failure}`]);
+    await expect(targets.get("email")?.send(MESSAGE)).rejects.toThrow(failure);
+  });
+});
