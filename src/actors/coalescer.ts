@@ -5,6 +5,7 @@ import type { Logger } from "../io/log.js";
 import {
   type CoalesceGroupOutput,
   coalesceGroupMachine,
+  LAST_DISPATCHED_MS,
   renderCoalesceKey,
   timerDelay,
 } from "../machines/coalesceGroup.js";
@@ -34,12 +35,9 @@ export interface CoalescerOptions {
   /** Pending groups at most; past it an event whose key opens no existing group is not grouped (default `COALESCE_GROUP_CAP`). */
   readonly maxGroups?: number;
   /**
-   * How long an event received before a fired group's latest one may still be in its route's script
-   * (`script_timeout_seconds`, read when the group fires; default 30 s): for that long after a group of a
-   * route with a `script` fires, its key remembers when that event was received (`LastDispatched`).
+   * The clock that is never set (`Clock.elapsed`), on which the keys' memories of their fired groups
+   * (`LastDispatched`) lapse (default `performance.now`).
    */
-  readonly scriptTimeoutMs?: () => number;
-  /** The clock that is never set (`Clock.elapsed`), on which those remembered keys lapse (default `performance.now`). */
   readonly elapsed?: () => number;
 }
 
@@ -157,10 +155,10 @@ export function currentGroupId(id: string, routeName: string, profile: string): 
 const keyOfGroupId = (id: string) => id.slice(id.indexOf("\u0000") + 1);
 
 /**
- * What a key remembers of its group that fired last, when its route has a `script`: the event the group
- * dispatched was received then, and an event received before it that reaches the coalescer afterwards (its
- * script ended after the group fired) was superseded by that run. Kept until `until` (the clock that is never
- * set): the script timeout after the fire, past which no such event can still be in its script.
+ * What a key remembers of its group that fired last: the event the group dispatched was received then, and an
+ * event received before it that reaches the coalescer afterwards (its body came in slowly, it waited for a
+ * script slot, its script was slower) was superseded by that run. Kept until `until` (the clock that is never
+ * set): `LAST_DISPATCHED_MS` after the fire, far past the longest such an event can still be on its way.
  */
 interface LastDispatched {
   readonly receivedAt: number;
@@ -178,9 +176,6 @@ function receivedBefore(event: AcceptedEvent, last: LastDispatched): boolean {
     return event.receivedTick < last.receivedTick;
   return event.receivedAt < last.receivedAt;
 }
-
-/** The default `script_timeout_seconds`, in ms, for a coalescer not told the configured one. */
-const SCRIPT_TIMEOUT_MS = 30_000;
 
 /** The first line of a coalesced run's prompt (only when more than one event merged). */
 export function coalesceNote(superseded: number): string {
@@ -350,11 +345,9 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
   let warnedFull = false;
   let seq = 0;
   const elapsed = options.elapsed ?? (() => performance.now());
-  const scriptTimeoutMs = options.scriptTimeoutMs ?? (() => SCRIPT_TIMEOUT_MS);
   /**
-   * Per group id whose last group fired on a route with a `script`, what it dispatched, in the order they
-   * fired (at most `maxGroups`, the oldest forgotten first; each lapses once no earlier event can still be
-   * in its script).
+   * Per group id whose last group fired, what it dispatched, in the order they fired (at most `maxGroups`, the
+   * oldest forgotten first; each lapses `LAST_DISPATCHED_MS` after its fire).
    */
   const lastDispatched = new Map<string, LastDispatched>();
   /** A group's late events carried from its key's `lastDispatched`: counted superseded beside its own. */
@@ -366,10 +359,7 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
     const { latest, superseded } = group.peek();
     return { latest, superseded: superseded + (carriedOf.get(group) ?? 0) };
   };
-  /**
-   * Drops the memories lapsed by `now`, from the oldest (a reload that shortened the script timeout may
-   * leave a newer one lapsed behind an older one: dropped when reached, and never used past its time).
-   */
+  /** Drops the memories lapsed by `now`, from the oldest (they lapse in the order they were made). */
   function lapse(now: number): void {
     for (const [key, last] of lastDispatched) {
       if (last.until > now) break;
@@ -386,9 +376,8 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
     lastDispatched.delete(id);
     return undefined;
   }
-  /** Remembers what group `id` dispatched, when its route has a script that could still hold an earlier event. */
+  /** Remembers what group `id` dispatched, for an earlier event of its key still on its way. */
   function remember(id: string, latest: AcceptedEvent): void {
-    if (latest.route.script === undefined) return;
     const now = elapsed();
     lapse(now);
     lastDispatched.delete(id);
@@ -400,7 +389,7 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
       receivedAt: latest.receivedAt,
       receivedTick: latest.receivedTick,
       deliveryId: latest.deliveryId,
-      until: now + scriptTimeoutMs(),
+      until: now + LAST_DISPATCHED_MS,
       late: 0,
     });
   }
@@ -477,15 +466,16 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
         }
         return "coalesced";
       }
-      // Received before the event the key's last group dispatched, and out of its script only now: that run
-      // superseded it. Run now, it would act on older data after the newer; grouped, it would run alone.
+      // Received before the event the key's last group dispatched, and here only now (a slow body, a wait for
+      // a script slot, a slower script): that run superseded it. Run now, it would act on older data after
+      // the newer; grouped, it would run alone, after it.
       const last = lastOf(id);
       if (last !== undefined && receivedBefore(event, last)) {
         last.late += 1;
         lateOf.set(event, { id, last });
         options.logger?.info(
           { route: event.routeName, delivery_id: event.deliveryId, superseded_by: last.deliveryId },
-          `[webhook] ${event.routeName}: coalesced event superseded by a run already dispatched — it was received before that run's event (${last.deliveryId}), whose group fired while its script still ran; the key's next group counts it`,
+          `[webhook] ${event.routeName}: coalesced event superseded by a run already dispatched — it was received before that run's event (${last.deliveryId}), whose group fired before this one was through the pipeline; the key's next group counts it`,
         );
         options.observer?.superseded?.(id, event);
         return "coalesced";

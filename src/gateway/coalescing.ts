@@ -23,8 +23,6 @@ export interface CoalescingDeps {
   readonly observer?: CoalesceObserver;
   /** Pending groups at most (default `COALESCE_GROUP_CAP`). */
   readonly maxGroups?: number;
-  /** `script_timeout_seconds` in ms, as the route table has it now. */
-  readonly scriptTimeoutMs: () => number;
   /** The clock that is never set (`Clock.elapsed`). */
   readonly elapsed: () => number;
 }
@@ -41,7 +39,6 @@ export function createCoalescing(deps: CoalescingDeps): Coalescing {
     logger: deps.logger,
     dispatch: (event, superseded) => deps.dispatch(withCoalesceNote(event, superseded)),
     clock: deps.timers,
-    scriptTimeoutMs: deps.scriptTimeoutMs,
     elapsed: deps.elapsed,
     ...(deps.observer === undefined ? {} : { observer: deps.observer }),
     ...(deps.maxGroups === undefined ? {} : { maxGroups: deps.maxGroups }),

@@ -345,7 +345,6 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     dispatch: state.enqueue((event) => queue.enqueueRun(event, Infinity)),
     observer: state.coalesceObserver,
     ...(options.coalesceGroupCap === undefined ? {} : { maxGroups: options.coalesceGroupCap }),
-    scriptTimeoutMs: () => routes.registry.current().scriptTimeoutMs,
     elapsed,
   });
   // state.backend: redis — idempotency, rate limits, the run queue, coalescing and cron leases are shared.
@@ -366,7 +365,6 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
           maxConcurrentRuns: config.agent.max_concurrent_runs,
           rateLimit: webhook.rate_limit,
           elapsed,
-          scriptTimeoutMs: () => routes.registry.current().scriptTimeoutMs,
           lookup: (name) => routes.registry.lookup(name),
           disabled: (name) => dynamic.disabledNames().includes(name),
           execute: (run, signal, slot) =>

@@ -38,6 +38,14 @@ export interface CoalesceGroupOutput {
   readonly reason: "quiet_window" | "max_wait" | "flush";
 }
 
+/**
+ * How long after a group fires its key remembers the event it dispatched (docs/coalescing-and-cron.md): an
+ * event of the key received before that one, which reaches the coalescer only later, was superseded by its
+ * run. An hour, as long as a delivery id is remembered: far past the longest an earlier request can still be
+ * on its way (its body trickled up to the request deadline, its wait for a script slot, its script).
+ */
+export const LAST_DISPATCHED_MS = 60 * 60 * 1000;
+
 /** Longer windows and max waits than a timer holds are capped here rather than dispatching at once. */
 export const timerDelay = (ms: number): number => Math.min(ms, MAX_TIMER_MS);
 

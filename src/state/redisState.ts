@@ -126,11 +126,6 @@ export interface RedisStateOptions {
    * route answered 429 past its window.
    */
   readonly elapsed: () => number;
-  /**
-   * `platforms.webhook.script_timeout_seconds` in ms, as the route table has it now (default 30 s): how long a
-   * shared group's key remembers the event its group of a route with a `script` dispatched.
-   */
-  readonly scriptTimeoutMs?: () => number;
   /** The route a stored run names (by name: a route's configuration may hold its secret). */
   lookup(routeName: string): ResolvedRoute | undefined;
   /** Whether a route name is a disabled subscription (not served, not gone): named so in the log. */
@@ -444,7 +439,6 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
     health,
     logger,
     ...stall,
-    ...(options.scriptTimeoutMs === undefined ? {} : { scriptTimeoutMs: options.scriptTimeoutMs }),
     async dispatch(run, superseded, generation, reason) {
       const prompt = superseded === 0 ? run.prompt : `${coalesceNote(superseded)}\n\n${run.prompt}`;
       await runs.enqueue(`coalesce-${generation}`, { ...run, prompt });

@@ -10,6 +10,7 @@ import {
   withCoalesceNote,
 } from "../../../src/actors/coalescer.js";
 import type { Route } from "../../../src/config/sections/webhook.js";
+import { LAST_DISPATCHED_MS } from "../../../src/machines/coalesceGroup.js";
 import type { AcceptedEvent } from "../../../src/streams/context.js";
 import { captureLogger } from "../../fakes/logCapture.js";
 
@@ -231,9 +232,9 @@ describe.each<Mode>(["light", "actor", "mixed"])("coalescer (%s groups)", (mode)
 });
 
 describe.each<Mode>(["light", "actor", "mixed"])(
-  "an event whose slower script let a newer event's group fire first (%s groups)",
+  "an event that reaches the coalescer after a newer event's group fired (a slower script, a body that came slowly; %s groups)",
   (mode) => {
-    // A route with a script, a 1 s quiet window and a 10 s script timeout.
+    // A route with a script and a 1 s quiet window.
     const SCRIPTED: Route = {
       ...ROUTE,
       script: "slow.sh",
@@ -245,7 +246,7 @@ describe.each<Mode>(["light", "actor", "mixed"])(
       receivedAt,
     });
     const scripted = (observer?: CoalesceObserver, extra: Partial<CoalescerOptions> = {}) =>
-      harness(mode, observer, { scriptTimeoutMs: () => 10_000, ...extra });
+      harness(mode, observer, extra);
 
     it("is answered coalesced and superseded, never run after the newer one; the key's next group counts it", () => {
       const superseded: string[] = [];
@@ -304,19 +305,23 @@ describe.each<Mode>(["light", "actor", "mixed"])(
       expect(fired).toEqual([{ id: "B", superseded: 0 }]);
     });
 
-    it("the key remembers the fired group for the script timeout only (no earlier event is still in its script then), and at most as many keys as groups may pend", () => {
+    it("the key remembers the fired group for an hour after its fire, not the script timeout alone (a body may have come slowly, a script waited for a slot), and at most as many keys as groups may pend", () => {
       const { clock, coalescer } = scripted(undefined, { maxGroups: 2 });
       coalescer.offer(at("B", 0));
       clock.increment(1_000);
-      clock.increment(9_999);
+      // Long past any script timeout (30 s by default), still remembered.
+      clock.increment(60_000);
+      expect(coalescer.offer(at("early", -1))).toBe("coalesced");
+      expect(coalescer.pendingCount()).toBe(0);
+      clock.increment(LAST_DISPATCHED_MS - 60_001);
       expect(coalescer.offer(at("early", -1))).toBe("coalesced");
       expect(coalescer.pendingCount()).toBe(0);
       clock.increment(1);
-      // Lapsed: an event received so long before could not still be in its script; one that comes opens a group.
+      // Lapsed: no earlier request is on its way that long; one that comes opens a group.
       coalescer.offer(at("lapsed", -1));
       expect(coalescer.pendingCount()).toBe(1);
       coalescer.flushAll();
-      clock.increment(10_000);
+      clock.increment(LAST_DISPATCHED_MS);
       // Three keys fire one after another; the first one's memory makes room for the third's.
       for (const pr of [2, 3, 4]) {
         coalescer.offer(at(`k${pr}`, 30_000, SCRIPTED, pr));
@@ -329,13 +334,18 @@ describe.each<Mode>(["light", "actor", "mixed"])(
       expect(coalescer.pendingCount()).toBe(1);
     });
 
-    it("a route without a script keeps no such memory: an earlier event opens a group of its own", () => {
-      const { coalescer } = scripted();
+    it("a route without a script remembers too: an earlier event whose body came in slowly is superseded, not run alone after the newer one", () => {
+      const { clock, fired, coalescer } = scripted();
       const { script: _s, ...plain } = SCRIPTED;
       coalescer.offer(at("B", 300, plain));
-      coalescer.flushAll();
+      clock.increment(1_000);
+      expect(fired).toEqual([{ id: "B", superseded: 0 }]);
+      // A's head came at 0; its body was all in only now.
+      clock.increment(2_000);
       expect(coalescer.offer(at("A", 0, plain))).toBe("coalesced");
-      expect(coalescer.pendingCount()).toBe(1);
+      expect(coalescer.pendingCount()).toBe(0);
+      clock.increment(5_000);
+      expect(fired).toEqual([{ id: "B", superseded: 0 }]);
     });
 
     it("one answered 503 after all (its record not durable) is not counted by the next group", () => {

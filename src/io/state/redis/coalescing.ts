@@ -1,6 +1,11 @@
 import { DelayedError } from "bullmq";
 import type { Redis } from "ioredis";
-import { type CoalesceGroupOutput, renderCoalesceKey, timerDelay } from "../../../machines/coalesceGroup.js";
+import {
+  type CoalesceGroupOutput,
+  LAST_DISPATCHED_MS,
+  renderCoalesceKey,
+  timerDelay,
+} from "../../../machines/coalesceGroup.js";
 import type { AcceptedEvent } from "../../../streams/context.js";
 import { seenKey } from "../../../streams/stages/idempotency.js";
 import { StateUnavailableError } from "../../../streams/stateUnavailable.js";
@@ -14,8 +19,8 @@ import type { SharedRun } from "./sharedRun.js";
 
 /**
  * A fired group's memory (see `OFFER_SCRIPT`): `keepLast(key, latestAt, keep, latestId)` keeps the receive
- * time and delivery id of the event it dispatched under `key` for `keep` ms, when its route has a script
- * (`keep` above 0; a group stored by an earlier version has none).
+ * time and delivery id of the event it dispatched under `key` for `keep` ms (`LAST_DISPATCHED_MS`; a group
+ * stored by an earlier version has none, or 0 for a route without a script, and leaves no memory).
  */
 const LAST_KEPT = `
 local function keepLast(key, latestAt, keep, latestId)
@@ -48,12 +53,12 @@ end
  * sweep comes to it (its due entry stays for the sweep), and the event opens a new group, as in memory,
  * where the group would have fired at its due time.
  *
- * A group whose route has a `script` holds, beside its latest event, how long after it fires an earlier event
- * may still be in its script (`keep`, ms: the latest event's instance's `script_timeout_seconds`) and the
- * latest event's delivery id: once it fires (here, or by its timer) KEYS[5] keeps that event's receive time for
- * that long (`LAST_KEPT`). An event received before it, with no group pending for its key, was superseded by
- * that run: it opens no group and is counted there (`late`), and the call returns generation 0, the count,
- * the group handed on, and the delivery id that superseded it. The key's next group takes the count in as
+ * A group holds, beside its latest event, how long after it fires its key remembers that event (`keep`, ms:
+ * `LAST_DISPATCHED_MS`, far past the longest an earlier event can still be on its way: its body, a script
+ * slot, its script) and the latest event's delivery id: once it fires (here, or by its timer) KEYS[5] keeps
+ * that event's receive time for that long (`LAST_KEPT`). An event received before it, with no group pending
+ * for its key, was superseded by that run: it opens no group and is counted there (`late`), and the call
+ * returns generation 0, the count, the group handed on, and the delivery id that superseded it. The key's next group takes the count in as
  * superseded events (its `merged`), and the key's memory with it.
  */
 const OFFER_SCRIPT = `
@@ -111,7 +116,7 @@ return {tonumber(h[1]), merged, 0}
  * stores that reason there, so a later event opens a new group, and a fire that dies before its run was
  * enqueued is finished, with the same reason, by whichever instance retries the timer job. A group taken
  * (here, or by an offer that found it due) or gone is no longer due (KEYS[3], its member ARGV[2]). Firing
- * keeps the time of its latest event under KEYS[4] when its route has a script (see `OFFER_SCRIPT`).
+ * keeps the time of its latest event under KEYS[4] (see `OFFER_SCRIPT`).
  */
 const FIRE_SCRIPT = `
 ${LAST_KEPT}
@@ -216,11 +221,6 @@ export interface SharedCoalescingOptions {
   readonly fireRetry?: { readonly attempts: number; readonly backoffMs: number };
   /** How often this instance looks for overdue groups, and how far past due they are (tests shorten it; SWEEP otherwise). */
   readonly sweep?: { readonly everyMs: number; readonly graceMs: number };
-  /**
-   * `script_timeout_seconds` in ms, as this instance's route table has it now (default 30 s): how long after
-   * a group of a route with a `script` fires its key remembers the event it dispatched (see `OFFER_SCRIPT`).
-   */
-  readonly scriptTimeoutMs?: () => number;
 }
 
 /**
@@ -236,8 +236,6 @@ const FIRE_RETRY = { attempts: 16, backoffMs: 1000 };
  * and storing its timer fires within about a minute of its due time, as a killed instance's run is taken over.
  */
 const SWEEP = { everyMs: 30_000, graceMs: 30_000 };
-/** The default `script_timeout_seconds`, in ms, for a coalescing not told the configured one. */
-const SCRIPT_TIMEOUT_MS = 30_000;
 /** Overdue groups stored per sweep, at most (the next sweep takes the rest). */
 const SWEEP_LIMIT = 1000;
 
@@ -256,7 +254,6 @@ export function createSharedCoalescing(options: SharedCoalescingOptions): Shared
     redis.defineCommand("svcCoalesceOverdue", { numberOfKeys: 1, lua: OVERDUE_SCRIPT });
   }
   const sweep = options.sweep ?? SWEEP;
-  const scriptTimeoutMs = options.scriptTimeoutMs ?? (() => SCRIPT_TIMEOUT_MS);
   const client = redis as CoalesceRedis;
   const timers: SharedQueue<TimerJob> = createSharedQueue<TimerJob>({
     url: options.url,
@@ -332,7 +329,7 @@ export function createSharedCoalescing(options: SharedCoalescingOptions): Shared
           SEEN_TTL_SECONDS,
           group,
           keys.coalesceFiringPrefix(),
-          event.route.script === undefined ? 0 : scriptTimeoutMs(),
+          LAST_DISPATCHED_MS,
           event.deliveryId,
         );
       } catch (err) {
@@ -349,7 +346,7 @@ export function createSharedCoalescing(options: SharedCoalescingOptions): Shared
         // Received before the event its key's last group dispatched: superseded by that run, grouped nowhere.
         options.logger.info(
           { route: event.routeName, delivery_id: event.deliveryId, superseded_by: supersededBy },
-          `[webhook] ${event.routeName}: coalesced event superseded by a run already dispatched — it was received before that run's event (${supersededBy}), whose group fired while its script still ran; the key's next group counts it`,
+          `[webhook] ${event.routeName}: coalesced event superseded by a run already dispatched — it was received before that run's event (${supersededBy}), whose group fired before this one was through the pipeline; the key's next group counts it`,
         );
         return "coalesced";
       }

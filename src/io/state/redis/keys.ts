@@ -22,8 +22,8 @@ export interface RedisKeys {
   /** What `coalesceFiring` puts before the generation (a script that learns the generation in Redis). */
   coalesceFiringPrefix(): string;
   /**
-   * What the group id's last group dispatched, while an earlier event of its route may still be in its
-   * script (a hash: that event's receive time and delivery id, and the events that came late since).
+   * What the group id's last group dispatched, for `LAST_DISPATCHED_MS` after it fired (a hash: that event's
+   * receive time and delivery id, and the earlier events that came late since).
    */
   coalesceLast(group: string): string;
   /** The counter that numbers coalescing groups. */

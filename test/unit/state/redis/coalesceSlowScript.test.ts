@@ -6,15 +6,16 @@ import { createSharedCoalescing, type SharedCoalescing } from "../../../../src/i
 import { createRedisHealth } from "../../../../src/io/state/redis/connection.js";
 import { type RedisKeys, redisKeys } from "../../../../src/io/state/redis/keys.js";
 import type { SharedRun } from "../../../../src/io/state/redis/sharedRun.js";
+import { LAST_DISPATCHED_MS } from "../../../../src/machines/coalesceGroup.js";
 import type { AcceptedEvent } from "../../../../src/streams/context.js";
 import { captureLogger } from "../../../fakes/logCapture.js";
 import { groupedEvent, groupedRoute } from "../../../helpers/groupedEvent.js";
 import { redisPerFile } from "../../../helpers/redisPerFile.js";
 
 /**
- * docs/coalescing-and-cron.md: an event whose slower script let a newer event's group fire first was
- * superseded by that run, with `state.backend: redis` as in memory: it opens no group of its own (which would
- * run it alone, after the newer one), and the key's next group counts it.
+ * docs/coalescing-and-cron.md: an event that reached the coalescer after a newer event's group fired (a slower
+ * script, a body that came slowly) was superseded by that run, with `state.backend: redis` as in memory: it
+ * opens no group of its own (which would run it alone, after the newer one), and the key's next group counts it.
  */
 
 const own = redisPerFile();
@@ -47,7 +48,6 @@ function recording(keys: RedisKeys) {
     keys,
     health: createRedisHealth("test", silentLogger()),
     logger: log.logger,
-    scriptTimeoutMs: () => 60_000,
     async dispatch(run, superseded) {
       dispatched.push({ id: run.deliveryId, superseded });
     },
@@ -117,16 +117,20 @@ describe("a shared group's event whose slower script let a newer event's group f
     expect(dispatched.at(-1)).toEqual({ id: "C", superseded: 1 });
   });
 
-  it("a route without a script keeps no such memory: the earlier event opens a group of its own", async () => {
+  it("a route without a script remembers too (an earlier event whose body came in slowly is superseded), and the key's memory lasts an hour, not the script timeout", async () => {
     const keys = redisKeys(`ss${randomUUID()}`);
-    const { coalescing, dispatched, offer } = recording(keys);
+    const { coalescing, dispatched, log, offer } = recording(keys);
     const { script: _s, ...plain } = SCRIPTED;
     const b = groupedEvent(plain, "B");
     coalescing.start();
     expect(await offer(b)).toBe("coalesced");
     await vi.waitFor(() => expect(dispatched).toHaveLength(1), { timeout: 10_000, interval: 20 });
-    expect(await offer(groupedEvent(plain, "A", b.receivedAt - 300))).toBe("coalesced");
-    expect(await own.redis.exists(keys.coalesceGroup("grp:1"))).toBe(1);
-    expect(await own.redis.exists(keys.coalesceLast("grp:1"))).toBe(0);
+    const ttl = await own.redis.pttl(keys.coalesceLast("grp:1"));
+    // Given the hour when the group fired: more than half of it left tells it from a script timeout.
+    expect(ttl).toBeGreaterThan(LAST_DISPATCHED_MS / 2);
+    expect(ttl).toBeLessThanOrEqual(LAST_DISPATCHED_MS);
+    expect(await offer(groupedEvent(plain, "A", b.receivedAt - 3_000))).toBe("coalesced");
+    expect(await own.redis.exists(keys.coalesceGroup("grp:1"))).toBe(0);
+    expect(superseded(log)).toEqual([["A", "B"]]);
   });
 });
