@@ -88,6 +88,14 @@ export interface Coalescer {
   /** `coalesced` when the event joined or opened a group; `not_grouped` when the route has no coalesce or the key did not resolve. */
   offer(event: AcceptedEvent): "coalesced" | "not_grouped";
   /**
+   * `offer` for an event whose route a reload retired while it was in the pipeline (the reload flushed the
+   * groups): it opens no group, which would keep the replaced route's windows past the reload, and is
+   * `not_grouped` (it runs at once) unless a run its key's group already dispatched was of an event received
+   * after it. Then, as `offer` would, it joins the group the reloaded route opened for its key since, or is
+   * counted superseded by that run (`coalesced`: it never runs).
+   */
+  offerRetired(event: AcceptedEvent): "coalesced" | "not_grouped";
+  /**
    * `event`, which `offer` grouped, was answered 503 after all (its record could not be made durable): the
    * sender retries it. Its group no longer counts it, and a group left with no event answered 202 ends
    * without a run — nothing is owed to a sender told to retry, and the retry would run it a second time.
@@ -440,6 +448,29 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
     options.observer?.fired(id);
     remember(id, latest);
   }
+  /** `event` joins the pending group `id`. */
+  function join(id: string, existing: Group, event: AcceptedEvent): void {
+    // The sender's retry of an event of this group answered 503: the same event, counted once.
+    const refused = refusedOf.get(existing);
+    const retried = refused?.findIndex((r) => r.deliveryId === event.deliveryId) ?? -1;
+    if (retried !== -1) refused?.splice(retried, 1);
+    existing.offer(renderedOnly(event), retried !== -1);
+    joined.set(event, { id, group: existing });
+    if (options.observer !== undefined) {
+      const { latest, superseded } = peek(existing);
+      options.observer.updated(id, latest, superseded + 1, event);
+    }
+  }
+  /** `event`, superseded by the run `last` remembers with no group pending for its key: the key's next group counts it. */
+  function countLate(id: string, last: LastDispatched, event: AcceptedEvent): void {
+    last.late += 1;
+    lateOf.set(event, { id, last });
+    options.logger?.info(
+      { route: event.routeName, delivery_id: event.deliveryId, superseded_by: last.deliveryId },
+      `[webhook] ${event.routeName}: coalesced event superseded by a run already dispatched — it was received before that run's event (${last.deliveryId}), whose group fired before this one was through the pipeline; the key's next group counts it`,
+    );
+    options.observer?.superseded?.(id, event);
+  }
   return {
     offer(event) {
       const policy = event.route.coalesce;
@@ -454,16 +485,7 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
       const id = localGroupId(event.routeName, event.profile, key);
       const existing = groups.get(id);
       if (existing !== undefined) {
-        // The sender's retry of an event of this group answered 503: the same event, counted once.
-        const refused = refusedOf.get(existing);
-        const retried = refused?.findIndex((r) => r.deliveryId === event.deliveryId) ?? -1;
-        if (retried !== -1) refused?.splice(retried, 1);
-        existing.offer(renderedOnly(event), retried !== -1);
-        joined.set(event, { id, group: existing });
-        if (options.observer !== undefined) {
-          const { latest, superseded } = peek(existing);
-          options.observer.updated(id, latest, superseded + 1, event);
-        }
+        join(id, existing, event);
         return "coalesced";
       }
       // Received before the event the key's last group dispatched, and here only now (a slow body, a wait for
@@ -471,13 +493,7 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
       // the newer; grouped, it would run alone, after it.
       const last = lastOf(id);
       if (last !== undefined && receivedBefore(event, last)) {
-        last.late += 1;
-        lateOf.set(event, { id, last });
-        options.logger?.info(
-          { route: event.routeName, delivery_id: event.deliveryId, superseded_by: last.deliveryId },
-          `[webhook] ${event.routeName}: coalesced event superseded by a run already dispatched — it was received before that run's event (${last.deliveryId}), whose group fired before this one was through the pipeline; the key's next group counts it`,
-        );
-        options.observer?.superseded?.(id, event);
+        countLate(id, last, event);
         return "coalesced";
       }
       if (groups.size >= maxGroups) {
@@ -515,6 +531,19 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
       if (last !== undefined) last.late = 0;
       if (carried > 0) carriedOf.set(group, carried);
       options.observer?.updated(id, group.peek().latest, 1 + carried, event);
+      return "coalesced";
+    },
+    offerRetired(event) {
+      const policy = event.route.coalesce;
+      if (policy === undefined) return "not_grouped";
+      const key = renderCoalesceKey(policy.key, event.payload, event.event);
+      if (key === undefined) return "not_grouped";
+      const id = localGroupId(event.routeName, event.profile, key);
+      const last = lastOf(id);
+      if (last === undefined || !receivedBefore(event, last)) return "not_grouped";
+      const existing = groups.get(id);
+      if (existing === undefined) countLate(id, last, event);
+      else join(id, existing, event);
       return "coalesced";
     },
     withdraw(event) {

@@ -152,6 +152,7 @@ export async function startIngress(deps: IngressDeps): Promise<Ingress> {
     dispatch: {
       modes: (deps.modes ?? ((modes) => modes))({
         coalesce: shared === undefined ? (event) => deps.coalescer.offer(event) : shared.coalesce,
+        ...(shared === undefined ? { coalesceRetired: (event) => deps.coalescer.offerRetired(event) } : {}),
         fireCronJob: (jobRef, event) => deps.cron.fire(jobRef, event),
         ...deps.eventModes,
       }),

@@ -178,6 +178,12 @@ export function renderedOnly(event: AcceptedEvent): AcceptedEvent {
 export interface EventModes {
   /** A Promise when the groups are shared (Redis); a rejection answers 503. */
   coalesce?: (event: AcceptedEvent) => "coalesced" | "not_grouped" | Promise<"coalesced" | "not_grouped">;
+  /**
+   * `coalesce` for an event whose route a reload retired while it was in the pipeline (groups in memory only:
+   * a reload does not flush shared ones): it opens no group, and is `not_grouped` (it runs at once) unless a
+   * run its key's group already dispatched was of an event received after it (`Coalescer.offerRetired`).
+   */
+  coalesceRetired?: (event: AcceptedEvent) => "coalesced" | "not_grouped";
   /** `queue_full`: the run queue is at its cap; the event is answered 503 like an agent event. */
   fireCronJob?: (jobRef: string, event: AcceptedEvent) => CronFireResult | Promise<CronFireResult>;
 }

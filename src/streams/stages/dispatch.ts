@@ -118,9 +118,12 @@ export function dispatchStage(deps: DispatchDeps): MaybeAsyncStage {
           )
         : keptAt(deps, event, fired(event, result));
     }
-    // Retired: the reload flushed the groups of the table that resolved it; it runs at once, as they did.
+    // Retired: the reload flushed the groups of the table that resolved it; it runs at once, as they did,
+    // unless a run its key's group dispatched (at the flush, or before) was of an event received after it.
     const retired = deps.reloadFlushesGroups === true && ctx.route?.standing?.retired === true;
-    if (route.coalesce !== undefined && !retired) {
+    if (route.coalesce !== undefined && retired) {
+      if (deps.modes.coalesceRetired?.(event) === "coalesced") return coalescedOutcome(event);
+    } else if (route.coalesce !== undefined) {
       if (deps.modes.coalesce === undefined) deps.onCoalesceUnavailable?.(event);
       else {
         const grouped = deps.modes.coalesce(event);

@@ -63,6 +63,59 @@ describe("a reload while an event of a coalescing route is in its script", { tim
     expect((await waitForRun(gw, "b1")).prompt).toBe("pr 7");
   });
 
+  it.each([
+    ["fired before the reload", 1],
+    ["fired by the reload's flush", 600],
+  ])(
+    "an event in its script at the reload, received before the event a group of its key dispatched (%s), is superseded by that run: answered coalesced, never run after it with the stale payload",
+    async (_title, windowSeconds) => {
+      /** Holds only an event whose payload says `"hold":true`, until the test writes `release`. */
+      const holdOne = [
+        'd="$(dirname "$0")/.."; p="$(cat)"',
+        `case "$p" in *'"hold":true'*) touch "$d/started"; while [ ! -e "$d/release" ]; do sleep 0.02; done;; esac`,
+        "printf '%s' \"$p\"",
+        "",
+      ].join("\n");
+      const gw = await perTest.start({
+        fakeTimers: true,
+        files: { "agent/recorder.sh": RECORDER_AGENT, "scripts/hold.sh": holdOne },
+        config: config(windowSeconds),
+      });
+      const url = gw.url("/webhooks/gh");
+      const first = postJson(url, { pull_request: { number: 3 }, hold: true }, { "x-forge-delivery": "old" });
+      await vi.waitFor(() => expect(existsSync(join(gw.home.dir, "started"))).toBe(true), {
+        timeout: 10_000,
+      });
+      gw.clock.advance(100);
+      expect(
+        (await postJson(url, { pull_request: { number: 3 } }, { "x-forge-delivery": "new" })).body,
+      ).toEqual({
+        status: "coalesced",
+      });
+      if (windowSeconds === 1) gw.clock.advance(1_000);
+      gw.home.write("config.yaml", stringify(config(1)), 0o600);
+      gw.gateway.reload();
+      expect((await waitForRun(gw, "new")).prompt).toBe("pr 3");
+      writeFileSync(join(gw.home.dir, "release"), "");
+      expect((await first).body).toEqual({ status: "coalesced" });
+      const superseded = gw.logs().find((l) => l.msg.includes("superseded by a run already dispatched"));
+      expect(superseded).toMatchObject({ delivery_id: "old", superseded_by: "new" });
+      gw.clock.advance(5_000);
+      expect(readRun(gw.home, "old")).toBeUndefined();
+      // The key's next group counts it.
+      expect(
+        (await postJson(url, { pull_request: { number: 3 } }, { "x-forge-delivery": "next" })).body,
+      ).toEqual({
+        status: "coalesced",
+      });
+      gw.clock.advance(1_000);
+      expect((await waitForRun(gw, "next")).prompt).toBe(
+        "[Coalesced: this run covers 2 events; 1 earlier event for this key was superseded]\n\npr 3",
+      );
+      expect(readRun(gw.home, "old")).toBeUndefined();
+    },
+  );
+
   it("a dynamic subscription's event in its script at the reload runs at once too (it was grouped after the reload's flush and waited for a new window)", async () => {
     const subscription = JSON.stringify({
       sl: {

@@ -348,6 +348,32 @@ describe.each<Mode>(["light", "actor", "mixed"])(
       expect(fired).toEqual([{ id: "B", superseded: 0 }]);
     });
 
+    it("offerRetired (an event a reload kept from grouping): opens no group; superseded by a run already dispatched of a later event, it is counted as offer counts it", () => {
+      const superseded: string[] = [];
+      const { clock, fired, coalescer } = scripted({
+        updated: () => {},
+        fired: () => {},
+        superseded: (_id, offered) => superseded.push(offered.deliveryId),
+      });
+      expect(coalescer.offerRetired(at("alone", 0))).toBe("not_grouped");
+      expect(coalescer.pendingCount()).toBe(0);
+      coalescer.offer(at("B", 300));
+      coalescer.flushAll();
+      expect(fired).toEqual([{ id: "B", superseded: 0 }]);
+      expect(coalescer.offerRetired(at("later", 400))).toBe("not_grouped");
+      expect(coalescer.offerRetired(at("other-key", 0, SCRIPTED, 2))).toBe("not_grouped");
+      expect(coalescer.offerRetired(at("A", 0))).toBe("coalesced");
+      expect(superseded).toEqual(["A"]);
+      expect(coalescer.pendingCount()).toBe(0);
+      // The key's next group counts it.
+      coalescer.offer(at("C", 2_000));
+      // One more, with that group pending: it joins it, as offer has it join.
+      expect(coalescer.offerRetired(at("A2", 100))).toBe("coalesced");
+      expect(coalescer.pendingCount()).toBe(1);
+      clock.increment(1_000);
+      expect(fired.at(-1)).toEqual({ id: "C", superseded: 2 });
+    });
+
     it("one answered 503 after all (its record not durable) is not counted by the next group", () => {
       const { clock, fired, coalescer } = scripted();
       coalescer.offer(at("B", 300));
