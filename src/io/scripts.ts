@@ -1,4 +1,4 @@
-import { realpath, stat } from "node:fs/promises";
+import { lstat, readlink, realpath, stat } from "node:fs/promises";
 import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import {
   extendObject,
@@ -60,11 +60,26 @@ function inside(dir: string, path: string): boolean {
   return rel !== "" && !rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel);
 }
 
+/** Symbolic links followed at most, as the system follows them in one path (Linux's MAXSYMLINKS). */
+const MAX_LINKS = 40;
+
+/** Where `path` points when it is a symbolic link (resolved against its directory), else undefined. */
+async function linkTarget(path: string): Promise<string | undefined> {
+  try {
+    if (!(await lstat(path)).isSymbolicLink()) return undefined;
+    return resolve(dirname(path), await readlink(path));
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * `path` with its symlinks resolved; when it does not exist, its nearest existing parent resolved and the rest
- * of it joined on (`<real scripts dir>/nope.sh`): where the file would be once it is made.
+ * of it joined on (`<real scripts dir>/nope.sh`): where the file would be once it is made. A symbolic link to
+ * nothing on the way (`scripts -> /disk/scripts`, the disk not mounted) is followed to where it points, as the
+ * system would once its target is there, not taken for a directory of its own.
  */
-async function realOrWouldBe(path: string): Promise<{ real: string; exists: boolean }> {
+async function realOrWouldBe(path: string, links = 0): Promise<{ real: string; exists: boolean }> {
   let parent = resolve(path);
   const rest: string[] = [];
   for (;;) {
@@ -72,6 +87,11 @@ async function realOrWouldBe(path: string): Promise<{ real: string; exists: bool
       const real = await realpath(parent);
       return { real: rest.length === 0 ? real : join(real, ...rest.reverse()), exists: rest.length === 0 };
     } catch {
+      const target = links < MAX_LINKS ? await linkTarget(parent) : undefined;
+      if (target !== undefined) {
+        const there = await realOrWouldBe(target, links + 1);
+        return rest.length === 0 ? there : { real: join(there.real, ...rest.reverse()), exists: false };
+      }
       const up = dirname(parent);
       if (up === parent) return { real: resolve(path), exists: false };
       rest.push(basename(parent));
@@ -121,6 +141,10 @@ export async function resolveScript(
  * `x.sh` is there, the message says to write that.
  */
 async function notFound(scriptsDir: string, script: string): Promise<string> {
+  // The directory is a link to nothing (a disk or volume not mounted): said, or "not found" reads as a typo.
+  const target = await linkTarget(scriptsDir);
+  if (target !== undefined && !(await realOrWouldBe(scriptsDir)).exists)
+    return `script not found: the scripts directory (a symbolic link to ${target}) is missing`;
   const inner = /^(?:\.\/)?scripts[/\\](.+)$/.exec(script)?.[1];
   if (inner === undefined || "why" in (await resolveScript(scriptsDir, inner))) return "script not found";
   return `script not found — relative paths start in the scripts directory: write ${inner}`;

@@ -1,4 +1,4 @@
-import { symlinkSync } from "node:fs";
+import { mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
@@ -96,6 +96,28 @@ describe("a route's script named by its real path, where scripts/ or SVC_HOME is
     for (const route of ["l", "l2", "l3"]) expect(await ran(home, gateway.port, route), route).toBe("ran");
     expect(await ran(home, gateway.port, "out")).toMatchObject(IGNORED);
     expect(await ran(home, gateway.port, "up")).toMatchObject(IGNORED);
+  });
+
+  it("scripts/ a symlink to a disk not mounted: the script by its path there and by its name are both not found, naming the link, and both run once the disk is back", async () => {
+    const elsewhere = made();
+    const disk = join(elsewhere.dir, "disk");
+    mkdirSync(disk);
+    const home = made();
+    symlinkSync(join(disk, "scripts"), join(home.dir, "scripts"));
+    const real = join(disk, "scripts", "x.sh");
+    writeConfig(home, { r: real, r2: "x.sh" });
+    const file = join(home.dir, "config.yaml");
+    const missing = `script not found: the scripts directory (a symbolic link to ${join(disk, "scripts")}) is missing (scripts live in ${join(home.dir, "scripts")}); until it is there every event on this route is ignored`;
+    // r was said to leave the scripts directory (scripts live in <home>/scripts), r2 not found.
+    expect(await checkWarnings(home, home.dir)).toEqual([
+      `Warning: ${file}: platforms.webhook.routes.r.script: ${real} — ${missing}`,
+      `Warning: ${file}: platforms.webhook.routes.r2.script: x.sh — ${missing}`,
+    ]);
+
+    gateway = await startGatewayInHome(home);
+    expect(await ran(home, gateway.port, "r")).toMatchObject(IGNORED);
+    elsewhere.write("disk/scripts/x.sh", SCRIPT);
+    for (const route of ["r", "r2"]) expect(await ran(home, gateway.port, route), route).toBe("ran");
   });
 
   it("SVC_HOME a symlink (~/.svc on a data disk): the script by its path on that disk runs, with no warning", async () => {

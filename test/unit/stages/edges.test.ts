@@ -215,6 +215,46 @@ describe("resolveScript", () => {
       });
     }
   });
+
+  it("scripts/ a symlink to a disk not mounted: a script by its path there, or by its name, is not found (the link named), not out of the directory; found once the disk is back", async () => {
+    home = tempHome();
+    const disk = join(home.dir, "disk");
+    mkdirSync(disk);
+    mkdirSync(join(home.dir, "h"));
+    const dir = join(home.dir, "h", "scripts");
+    symlinkSync(join(disk, "scripts"), dir);
+    // A relative link, as `ln -s ../disk/scripts` makes it.
+    mkdirSync(join(home.dir, "r"));
+    const relative = join(home.dir, "r", "scripts");
+    symlinkSync(join("..", "disk", "scripts"), relative);
+    const missing = {
+      why: `script not found: the scripts directory (a symbolic link to ${join(disk, "scripts")}) is missing`,
+    };
+    for (const linked of [dir, relative]) {
+      expect(await resolveScript(linked, join(disk, "scripts", "x.sh")), linked).toEqual(missing);
+      expect(await resolveScript(linked, "x.sh"), linked).toEqual(missing);
+      expect(await resolveScript(linked, join(linked, "x.sh")), linked).toEqual(missing);
+      expect(await resolveScript(linked, join(disk, "x.sh")), linked).toEqual({
+        why: "path leaves the scripts directory",
+      });
+      expect(await resolveScript(linked, "../x.sh"), linked).toEqual({
+        why: "path leaves the scripts directory",
+      });
+    }
+    // A link that leads to itself is not followed for ever.
+    const loop = join(home.dir, "loop");
+    symlinkSync(loop, loop);
+    expect(await resolveScript(loop, "x.sh")).toEqual({
+      why: `script not found: the scripts directory (a symbolic link to ${loop}) is missing`,
+    });
+    // Mounted again: the same paths name the script.
+    home.write("disk/scripts/x.sh", "");
+    const real = join(disk, "scripts", "x.sh");
+    for (const linked of [dir, relative]) {
+      expect(await resolveScript(linked, real), linked).toEqual({ path: real });
+      expect(await resolveScript(linked, "x.sh"), linked).toEqual({ path: real });
+    }
+  });
 });
 
 describe("runScript: why an event was ignored, for the delivery history", () => {
