@@ -9,7 +9,7 @@ import {
   renderCoalesceKey,
   timerDelay,
 } from "../machines/coalesceGroup.js";
-import { type AcceptedEvent, renderedOnly } from "../streams/context.js";
+import { type AcceptedEvent, type Coalesced, renderedOnly } from "../streams/context.js";
 
 /** The timer interface of XState's clock, so tests pass a `SimulatedClock`. */
 export interface TimerClock {
@@ -85,16 +85,20 @@ export interface RestoredGroup {
 }
 
 export interface Coalescer {
-  /** `coalesced` when the event joined or opened a group; `not_grouped` when the route has no coalesce or the key did not resolve. */
-  offer(event: AcceptedEvent): "coalesced" | "not_grouped";
+  /**
+   * `coalesced` when the event joined or opened a group; `{supersededBy}` when a run its key's group already
+   * dispatched was of an event received after it (it joins no group, and never runs); `not_grouped` when the
+   * route has no coalesce or the key did not resolve.
+   */
+  offer(event: AcceptedEvent): Coalesced;
   /**
    * `offer` for an event whose route a reload retired while it was in the pipeline (the reload flushed the
    * groups): it opens no group, which would keep the replaced route's windows past the reload, and is
    * `not_grouped` (it runs at once) unless a run its key's group already dispatched was of an event received
-   * after it. Then, as `offer` would, it joins the group the reloaded route opened for its key since, or is
-   * counted superseded by that run (`coalesced`: it never runs).
+   * after it. Then, as `offer` would, it joins the group the reloaded route opened for its key since
+   * (`coalesced`), or is counted superseded by that run (`{supersededBy}`: it never runs).
    */
-  offerRetired(event: AcceptedEvent): "coalesced" | "not_grouped";
+  offerRetired(event: AcceptedEvent): Coalesced;
   /**
    * `event`, which `offer` grouped, was answered 503 after all (its record could not be made durable): the
    * sender retries it. Its group no longer counts it, and a group left with no event answered 202 ends
@@ -494,7 +498,7 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
       const last = lastOf(id);
       if (last !== undefined && receivedBefore(event, last)) {
         countLate(id, last, event);
-        return "coalesced";
+        return { supersededBy: last.deliveryId };
       }
       if (groups.size >= maxGroups) {
         if (!warnedFull) {
@@ -542,9 +546,12 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
       const last = lastOf(id);
       if (last === undefined || !receivedBefore(event, last)) return "not_grouped";
       const existing = groups.get(id);
-      if (existing === undefined) countLate(id, last, event);
-      else join(id, existing, event);
-      return "coalesced";
+      if (existing !== undefined) {
+        join(id, existing, event);
+        return "coalesced";
+      }
+      countLate(id, last, event);
+      return { supersededBy: last.deliveryId };
     },
     withdraw(event) {
       const late = lateOf.get(event);

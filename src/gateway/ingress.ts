@@ -15,7 +15,7 @@ import { type ServerHandle, startHttpServer } from "../io/http/server.js";
 import type { Logger } from "../io/log.js";
 import type { ProcessGroups } from "../io/processGroups.js";
 import { runScript } from "../io/scripts.js";
-import type { AcceptedEvent, EventModes } from "../streams/context.js";
+import type { AcceptedEvent, Coalesced, EventModes } from "../streams/context.js";
 import type { IdempotencyStore } from "../streams/idempotencyRecord.js";
 import { createPipeline } from "../streams/pipeline.js";
 import { createFixedWindowLimiter } from "../streams/rateLimiter.js";
@@ -83,7 +83,7 @@ export interface SharedIngressState {
   /** The event `key` stands for is stored: its id lasts the hour (it was recorded as pending). */
   keep(key: string): Promise<void>;
   forget(key: string): void;
-  coalesce(event: AcceptedEvent): Promise<"coalesced" | "not_grouped">;
+  coalesce(event: AcceptedEvent): Promise<Coalesced>;
   /** Direct deliveries under way, told to the other instances: their duplicates wait for the outcome. */
   readonly directDeliveries?: Pick<IdempotencyStore, "begin" | "delivered" | "stopped" | "elsewhere">;
 }

@@ -45,7 +45,7 @@ import {
 import { type SharedRun, storedRoute } from "../io/state/redis/sharedRun.js";
 import { RUNS_QUEUE } from "../io/state/redis/unendedRun.js";
 import type { PendingRun } from "../io/stores/pendingRuns.js";
-import type { AcceptedEvent, ResolvedRoute } from "../streams/context.js";
+import type { AcceptedEvent, Coalesced, ResolvedRoute } from "../streams/context.js";
 import { seenKey } from "../streams/stages/idempotency.js";
 import { goneJobLine, JOB_GONE } from "./goneJob.js";
 import { runWaitsForRouteLine, unservedRouteReason } from "./unservedRoute.js";
@@ -67,7 +67,7 @@ export interface RedisState {
    */
   forgetRun(run: { readonly routeName: string; readonly deliveryId: string }): void;
   /** The `coalesce` event mode, on groups shared by every instance. */
-  coalesce(event: AcceptedEvent): Promise<"coalesced" | "not_grouped">;
+  coalesce(event: AcceptedEvent): Promise<Coalesced>;
   readonly cronLease: CronLease;
   /**
    * Copies the delivery ids this home's local backend remembers into Redis (a start after a switch from

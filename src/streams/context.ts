@@ -167,7 +167,8 @@ export function renderedOnly(event: AcceptedEvent): AcceptedEvent {
 /**
  * Hooks for the route modes built elsewhere (coalescing, event-triggered cron jobs), injected into
  * `startGateway({ eventModes })`. Dispatch calls them synchronously after idempotency:
- * - `coalesce(event)` for routes with `coalesce`: `"coalesced"` answers 202 `{status: "coalesced"}`;
+ * - `coalesce(event)` for routes with `coalesce`: `"coalesced"` answers 202 `{status: "coalesced"}`, and so
+ *   does `{supersededBy}` (a run already dispatched superseded the event: `Superseded`);
  *   `"not_grouped"` (the key did not resolve) dispatches an agent run at once (202 accepted).
  *   Absent hook: the route runs as a plain agent route (logged once).
  * - `fireCronJob(jobRef, event)` for routes with `cron_job`: both `"fired"` and `{skipped}` (paused or
@@ -175,15 +176,27 @@ export function renderedOnly(event: AcceptedEvent): AcceptedEvent {
  *   `"unreadable"` (the cron store cannot be read) answers 503, so the sender retries.
  *   Absent hook: 202 accepted, and a log line says cron is not available.
  */
+/**
+ * A coalescing route's event that joined no group: a run its key's group already dispatched, of an event
+ * received after it (`supersededBy`, that event's delivery id), superseded it. Answered 202 coalesced, it
+ * never runs; the delivery history says so (`SUPERSEDED_REASON`).
+ */
+export interface Superseded {
+  readonly supersededBy: string;
+}
+
+/** What offering an event to its coalescing group did (`EventModes.coalesce`). */
+export type Coalesced = "coalesced" | "not_grouped" | Superseded;
+
 export interface EventModes {
   /** A Promise when the groups are shared (Redis); a rejection answers 503. */
-  coalesce?: (event: AcceptedEvent) => "coalesced" | "not_grouped" | Promise<"coalesced" | "not_grouped">;
+  coalesce?: (event: AcceptedEvent) => Coalesced | Promise<Coalesced>;
   /**
    * `coalesce` for an event whose route a reload retired while it was in the pipeline (groups in memory only:
    * a reload does not flush shared ones): it opens no group, and is `not_grouped` (it runs at once) unless a
    * run its key's group already dispatched was of an event received after it (`Coalescer.offerRetired`).
    */
-  coalesceRetired?: (event: AcceptedEvent) => "coalesced" | "not_grouped";
+  coalesceRetired?: (event: AcceptedEvent) => Coalesced;
   /** `queue_full`: the run queue is at its cap; the event is answered 503 like an agent event. */
   fireCronJob?: (jobRef: string, event: AcceptedEvent) => CronFireResult | Promise<CronFireResult>;
 }

@@ -35,8 +35,8 @@ export interface Outcome {
    */
   readonly event?: string;
   /**
-   * Why an accepted event was dropped without a run (a route's cron job paused), for the delivery history,
-   * as a refusal's reason is; never sent.
+   * Why an accepted event was dropped without a run (a route's cron job paused; a coalesced event a run
+   * already dispatched superseded), for the delivery history, as a refusal's reason is; never sent.
    */
   readonly reason?: string;
 }

@@ -18,6 +18,7 @@ import {
 } from "../../io/stores/historyStart.js";
 import { ownRecord } from "../../io/stores/subscriptions.js";
 import { terminalText } from "../../io/terminalText.js";
+import { SUPERSEDED_REASON } from "../../streams/stages/dispatch.js";
 import { NOT_AMONG_EVENTS, PING_NOT_LISTED } from "../../streams/stages/events.js";
 import { formatTable } from "../format.js";
 import { deliveriesFilter, type FilterOptions, filterWords } from "./deliveriesFilter.js";
@@ -364,6 +365,14 @@ function runNotEnded({ request, run }: DeliverySummary, shared: boolean): boolea
 export const SHARED_COALESCED_NOTE = `${COALESCED_NOTE}, in the history of the instance that runs the group (state.backend: redis)`;
 
 /**
+ * The NOTE of a coalesced event that joined no group: a run its key's group already dispatched superseded it.
+ * `reason` is the record's (`superseded by a run already dispatched (<delivery id of that run>)`), as shown.
+ */
+export function supersededNote(reason: string, shared: boolean): string {
+  return `${reason}: its key's group had run an event received after this one, so it joined no group and never runs${shared ? " (that run is in the history of the instance that ran it, state.backend: redis)" : ""}`;
+}
+
+/**
  * A duplicate's NOTE when its ID's run is in this history without a request (one gateway's history) that
  * cannot have left it (`requestMayBeGone`): the gateway recorded the event and was killed before it
  * answered, and the event ran after its restart. The duplicate keeps a payload of its
@@ -399,8 +408,15 @@ function requestNote(
     request.redelivery_of === undefined ? undefined : `redelivery of ${text(request.redelivery_of)}`;
   const withRedelivery = (note: string) => (redelivery === undefined ? note : `${note}; ${redelivery}`);
   // A coalesced event shows a run only when it was its group's latest: the group runs once, under that ID.
+  // One a run already dispatched superseded joined no group: said so (records of earlier versions have no reason).
   if (request.outcome === "coalesced" && !ran)
-    return withRedelivery(shared ? SHARED_COALESCED_NOTE : COALESCED_NOTE);
+    return withRedelivery(
+      request.reason?.startsWith(SUPERSEDED_REASON) === true
+        ? supersededNote(text(request.reason), shared)
+        : shared
+          ? SHARED_COALESCED_NOTE
+          : COALESCED_NOTE,
+    );
   if (request.reason === undefined) {
     // A sender's own redelivery keeps its ID (GitHub's Redeliver after a fix): the answer alone says nothing ran.
     // Its run is in this history with no request (the gateway killed between recording the event and

@@ -82,7 +82,8 @@ export interface RequestRecord {
    * fixed texts, never a secret or signature). A 200 ignored's: `event not among the route's events` or
    * `ping not among the route's events` (fixed: `svc webhook deliveries` says them with `event`), `filter
    * action did not match` (the filter's field as config.yaml writes it), `script exited with code 1` (what
-   * the script did, never its output). Absent on other answers and on older records.
+   * the script did, never its output). A 202 coalesced's that joined no group: `superseded by a run already
+   * dispatched (<that run's delivery id>)`. Absent on other answers and on older records.
    */
   readonly reason?: string | undefined;
   readonly event?: string | undefined;

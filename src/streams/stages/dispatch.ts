@@ -1,4 +1,4 @@
-import type { AcceptedEvent, CronFireResult, EventModes, PipelineCtx } from "../context.js";
+import type { AcceptedEvent, Coalesced, CronFireResult, EventModes, PipelineCtx } from "../context.js";
 import { UNNAMED_EVENT } from "../eventType.js";
 import { isPromise, type MaybePromise } from "../stateUnavailable.js";
 import { AcceptedBody, isOutcome, type Outcome, outcome, unavailableOutcome } from "../types.js";
@@ -122,7 +122,8 @@ export function dispatchStage(deps: DispatchDeps): MaybeAsyncStage {
     // unless a run its key's group dispatched (at the flush, or before) was of an event received after it.
     const retired = deps.reloadFlushesGroups === true && ctx.route?.standing?.retired === true;
     if (route.coalesce !== undefined && retired) {
-      if (deps.modes.coalesceRetired?.(event) === "coalesced") return coalescedOutcome(event);
+      const grouped = deps.modes.coalesceRetired?.(event) ?? "not_grouped";
+      if (grouped !== "not_grouped") return groupedOutcome(event, grouped);
     } else if (route.coalesce !== undefined) {
       if (deps.modes.coalesce === undefined) deps.onCoalesceUnavailable?.(event);
       else {
@@ -131,10 +132,10 @@ export function dispatchStage(deps: DispatchDeps): MaybeAsyncStage {
           return unkept(
             deps,
             event,
-            grouped.then((g) => (g === "coalesced" ? coalescedOutcome(event) : agentRun(ctx, event))),
+            grouped.then((g) => (g === "not_grouped" ? agentRun(ctx, event) : groupedOutcome(event, g))),
           );
         }
-        if (grouped === "coalesced") return coalescedOutcome(event);
+        if (grouped !== "not_grouped") return groupedOutcome(event, grouped);
       }
     }
     return agentRun(ctx, event);
@@ -154,6 +155,21 @@ function coalescedOutcome(event: AcceptedEvent): Outcome {
   return event.event === undefined
     ? { status: 202, body: COALESCED_BODY, deliveryId: event.deliveryId }
     : { status: 202, body: COALESCED_BODY, deliveryId: event.deliveryId, event: event.event };
+}
+
+/**
+ * The delivery history's reason of an event a run already dispatched superseded (`Superseded`), before that
+ * run's delivery id in parentheses: `svc webhook deliveries` tells it from an event that joined a group.
+ */
+export const SUPERSEDED_REASON = "superseded by a run already dispatched";
+
+/** 202 coalesced, for an event superseded by the run of `by`: said in the delivery history. */
+function supersededOutcome(event: AcceptedEvent, by: string): Outcome {
+  return { ...coalescedOutcome(event), reason: `${SUPERSEDED_REASON} (${by})` };
+}
+
+function groupedOutcome(event: AcceptedEvent, grouped: Exclude<Coalesced, "not_grouped">): Outcome {
+  return grouped === "coalesced" ? coalescedOutcome(event) : supersededOutcome(event, grouped.supersededBy);
 }
 
 const CRON_STORE_UNREADABLE = unavailableOutcome("Cron job store cannot be read, retry later");

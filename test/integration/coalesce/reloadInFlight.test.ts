@@ -11,6 +11,7 @@ import {
   webhookConfig,
 } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
+import { runInProcess } from "../../helpers/inProcessCli.js";
 
 const perTest = gatewayPerTest();
 
@@ -113,6 +114,18 @@ describe("a reload while an event of a coalescing route is in its script", { tim
         "[Coalesced: this run covers 2 events; 1 earlier event for this key was superseded]\n\npr 3",
       );
       expect(readRun(gw.home, "old")).toBeUndefined();
+      // The delivery history says it was superseded by that run, not that it joined a group.
+      await vi.waitFor(
+        async () => {
+          const listed = await runInProcess(["webhook", "deliveries", "gh"], {
+            SVC_HOME: gw.home.dir,
+            PATH: process.env.PATH ?? "",
+          });
+          const row = listed.stdout.split("\n").find((line) => /\sold\s/.test(line));
+          expect(row).toMatch(/\s202 coalesced\s+-\s+-\s+superseded by a run already dispatched \(new\): /);
+        },
+        { timeout: 10_000, interval: 100 },
+      );
     },
   );
 

@@ -1,5 +1,5 @@
 import { connect, type Socket } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   gatewayPerTest,
   RECORDER_AGENT,
@@ -10,6 +10,7 @@ import {
   webhookConfig,
 } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
+import { runInProcess } from "../../helpers/inProcessCli.js";
 
 /**
  * docs/coalescing-and-cron.md: the latest event of a key is the one received last, the time its request's
@@ -116,6 +117,20 @@ describe.each([
           .map((l) => l.delivery_id),
       ).toEqual(["B1"]);
       expect(readRun(gw.home, "A1")).toBeUndefined();
+      // The delivery history tells it from an event that joined a group (it joined none).
+      await vi.waitFor(
+        async () => {
+          const listed = await runInProcess(["webhook", "deliveries", route], {
+            SVC_HOME: gw.home.dir,
+            PATH: process.env.PATH ?? "",
+          });
+          const row = listed.stdout.split("\n").find((line) => /\sA1\s/.test(line));
+          expect(row).toMatch(
+            /\s202 coalesced\s+-\s+-\s+superseded by a run already dispatched \(B1\): its key's group had run an event received after this one, so it joined no group and never runs$/,
+          );
+        },
+        { timeout: 10_000, interval: 100 },
+      );
     });
   },
 );

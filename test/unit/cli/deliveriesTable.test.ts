@@ -7,12 +7,14 @@ import {
   SHARED_NO_REQUEST_NOTE,
   SHARED_ROTATED_NOTE,
   shownReason,
+  supersededNote,
 } from "../../../src/cli/webhook/deliveries.js";
 import {
   type DeliverySummary,
   type RequestRecord,
   summarizeHistory,
 } from "../../../src/io/stores/deliveryHistory.js";
+import { SUPERSEDED_REASON } from "../../../src/streams/stages/dispatch.js";
 import { NOT_AMONG_EVENTS, PING_NOT_LISTED } from "../../../src/streams/stages/events.js";
 
 const AT = "2026-11-22T12:00:00.000Z";
@@ -190,6 +192,30 @@ describe("svc webhook deliveries: the NOTE of a coalesced event", () => {
     expect(deliveriesTable(ran, SHARED_NO_REQUEST_NOTE, true).split("\n")[1]).toMatch(
       /\se-3\s+prs\s+pull_request\s+202 coalesced\s+ok\s+log ok$/,
     );
+  });
+
+  it("one a run already dispatched superseded says so, naming that run, not that it joined a group (it joined none)", () => {
+    const late: RequestRecord = { ...coalesced("e-1"), reason: `${SUPERSEDED_REASON} (e-2)` };
+    const summaries = summarizeHistory([
+      late,
+      { kind: "run", id: "e-2", at: AT, route: "prs", outcome: "ok" },
+      coalesced("e-2"),
+    ]);
+    const rows = deliveriesTable(summaries, "request not in this history").split("\n").slice(1);
+    const row = rows.find((r) => /\se-1\s/.test(r));
+    expect(row).toMatch(/\se-1\s+prs\s+pull_request\s+202 coalesced\s+-\s+-\s+superseded by/);
+    expect(row?.endsWith(supersededNote(`${SUPERSEDED_REASON} (e-2)`, false))).toBe(true);
+    expect(supersededNote(`${SUPERSEDED_REASON} (e-2)`, false)).toBe(
+      "superseded by a run already dispatched (e-2): its key's group had run an event received after this one, so it joined no group and never runs",
+    );
+    expect(row).not.toContain(COALESCED_NOTE);
+    // With state.backend: redis, where that run is recorded by the instance that ran it.
+    const shared = deliveriesTable(summarizeHistory([late]), SHARED_NO_REQUEST_NOTE, true).split("\n")[1];
+    expect(shared?.endsWith(supersededNote(`${SUPERSEDED_REASON} (e-2)`, true))).toBe(true);
+    expect(shared).toContain("in the history of the instance that ran it");
+    // Its delivery id as sent is shown escaped, as any sender text.
+    const odd = { ...coalesced("e-3"), reason: `${SUPERSEDED_REASON} (e\u202e4)` };
+    expect(deliveriesTable(summarizeHistory([odd]), "request not in this history")).not.toContain("\u202e");
   });
 
   it("a pending group's events all say it, a redelivery naming what it repeats too", () => {

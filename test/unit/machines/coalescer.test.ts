@@ -261,7 +261,7 @@ describe.each<Mode>(["light", "actor", "mixed"])(
       clock.increment(1_000);
       expect(fired).toEqual([{ id: "B", superseded: 0 }]);
       clock.increment(700);
-      expect(coalescer.offer(at("A", 0))).toBe("coalesced");
+      expect(coalescer.offer(at("A", 0))).toEqual({ supersededBy: "B" });
       expect(coalescer.pendingCount()).toBe(0);
       expect(superseded).toEqual(["A"]);
       clock.increment(5_000);
@@ -300,7 +300,7 @@ describe.each<Mode>(["light", "actor", "mixed"])(
       // The system clock was set back between A and B: B's receivedAt is the smaller.
       coalescer.offer({ ...at("B", 100), receivedTick: 300 });
       clock.increment(1_000);
-      expect(coalescer.offer({ ...at("A", 5_000), receivedTick: 0 })).toBe("coalesced");
+      expect(coalescer.offer({ ...at("A", 5_000), receivedTick: 0 })).toEqual({ supersededBy: "B" });
       expect(coalescer.pendingCount()).toBe(0);
       expect(fired).toEqual([{ id: "B", superseded: 0 }]);
     });
@@ -311,10 +311,10 @@ describe.each<Mode>(["light", "actor", "mixed"])(
       clock.increment(1_000);
       // Long past any script timeout (30 s by default), still remembered.
       clock.increment(60_000);
-      expect(coalescer.offer(at("early", -1))).toBe("coalesced");
+      expect(coalescer.offer(at("early", -1))).toEqual({ supersededBy: "B" });
       expect(coalescer.pendingCount()).toBe(0);
       clock.increment(LAST_DISPATCHED_MS - 60_001);
-      expect(coalescer.offer(at("early", -1))).toBe("coalesced");
+      expect(coalescer.offer(at("early", -1))).toEqual({ supersededBy: "B" });
       expect(coalescer.pendingCount()).toBe(0);
       clock.increment(1);
       // Lapsed: no earlier request is on its way that long; one that comes opens a group.
@@ -327,8 +327,8 @@ describe.each<Mode>(["light", "actor", "mixed"])(
         coalescer.offer(at(`k${pr}`, 30_000, SCRIPTED, pr));
         coalescer.flushAll();
       }
-      expect(coalescer.offer(at("k3-early", 0, SCRIPTED, 3))).toBe("coalesced");
-      expect(coalescer.offer(at("k4-early", 0, SCRIPTED, 4))).toBe("coalesced");
+      expect(coalescer.offer(at("k3-early", 0, SCRIPTED, 3))).toEqual({ supersededBy: "k3" });
+      expect(coalescer.offer(at("k4-early", 0, SCRIPTED, 4))).toEqual({ supersededBy: "k4" });
       expect(coalescer.pendingCount()).toBe(0);
       expect(coalescer.offer(at("k2-early", 0, SCRIPTED, 2))).toBe("coalesced");
       expect(coalescer.pendingCount()).toBe(1);
@@ -342,7 +342,7 @@ describe.each<Mode>(["light", "actor", "mixed"])(
       expect(fired).toEqual([{ id: "B", superseded: 0 }]);
       // A's head came at 0; its body was all in only now.
       clock.increment(2_000);
-      expect(coalescer.offer(at("A", 0, plain))).toBe("coalesced");
+      expect(coalescer.offer(at("A", 0, plain))).toEqual({ supersededBy: "B" });
       expect(coalescer.pendingCount()).toBe(0);
       clock.increment(5_000);
       expect(fired).toEqual([{ id: "B", superseded: 0 }]);
@@ -362,7 +362,7 @@ describe.each<Mode>(["light", "actor", "mixed"])(
       expect(fired).toEqual([{ id: "B", superseded: 0 }]);
       expect(coalescer.offerRetired(at("later", 400))).toBe("not_grouped");
       expect(coalescer.offerRetired(at("other-key", 0, SCRIPTED, 2))).toBe("not_grouped");
-      expect(coalescer.offerRetired(at("A", 0))).toBe("coalesced");
+      expect(coalescer.offerRetired(at("A", 0))).toEqual({ supersededBy: "B" });
       expect(superseded).toEqual(["A"]);
       expect(coalescer.pendingCount()).toBe(0);
       // The key's next group counts it.
@@ -379,7 +379,7 @@ describe.each<Mode>(["light", "actor", "mixed"])(
       coalescer.offer(at("B", 300));
       clock.increment(1_000);
       const refused = at("A", 0);
-      expect(coalescer.offer(refused)).toBe("coalesced");
+      expect(coalescer.offer(refused)).toEqual({ supersededBy: "B" });
       coalescer.withdraw(refused);
       coalescer.withdraw(refused);
       coalescer.offer(at("C", 2_000));
@@ -556,7 +556,7 @@ describe("light groups follow the coalesceGroup machine", () => {
     };
     const answers: string[] = [];
     steps.forEach((s, i) => {
-      if (s.kind === "offer") answers.push(coalescer.offer(accepted(`s${i}`, s.pr, route)));
+      if (s.kind === "offer") answers.push(JSON.stringify(coalescer.offer(accepted(`s${i}`, s.pr, route))));
       else if (s.kind === "wait") clock.increment(s.ms);
       else coalescer.flushAll();
       answers.push(`pending=${coalescer.pendingCount()} fired=${JSON.stringify(fired)}`);

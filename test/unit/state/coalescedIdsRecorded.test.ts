@@ -66,7 +66,7 @@ describe("coalesced events in the local journal", () => {
     const scripted = { ...groupedRoute(1, 300), script: "slow.sh" };
     expect(coalescer.offer(groupedEvent(scripted, "B", 200))).toBe("coalesced");
     clock.increment(1_000);
-    expect(coalescer.offer(groupedEvent(scripted, "A", 100))).toBe("coalesced");
+    expect(coalescer.offer(groupedEvent(scripted, "A", 100))).toEqual({ supersededBy: "B" });
     expect(coalescer.pendingCount()).toBe(0);
     await store.durable();
     leaveLockAsCrashed(dir);

@@ -6,7 +6,7 @@ import {
   renderCoalesceKey,
   timerDelay,
 } from "../../../machines/coalesceGroup.js";
-import type { AcceptedEvent } from "../../../streams/context.js";
+import type { AcceptedEvent, Coalesced } from "../../../streams/context.js";
 import { seenKey } from "../../../streams/stages/idempotency.js";
 import { StateUnavailableError } from "../../../streams/stateUnavailable.js";
 import type { Logger } from "../../log.js";
@@ -241,7 +241,7 @@ const SWEEP_LIMIT = 1000;
 
 export interface SharedCoalescing {
   /** Adds the event to its route's group for its key, shared by every instance; `not_grouped` when the key does not resolve. */
-  offer(event: AcceptedEvent, run: SharedRun): Promise<"coalesced" | "not_grouped">;
+  offer(event: AcceptedEvent, run: SharedRun): Promise<Coalesced>;
   start(): void;
   close(drainMs: number): Promise<void>;
 }
@@ -348,7 +348,7 @@ export function createSharedCoalescing(options: SharedCoalescingOptions): Shared
           { route: event.routeName, delivery_id: event.deliveryId, superseded_by: supersededBy },
           `[webhook] ${event.routeName}: coalesced event superseded by a run already dispatched — it was received before that run's event (${supersededBy}), whose group fired before this one was through the pipeline; the key's next group counts it`,
         );
-        return "coalesced";
+        return { supersededBy: supersededBy ?? "" };
       }
       // Every offer (re)makes the group's timer job: a no-op when it exists. It first asks at whichever
       // bound ends first: a max wait shorter than the window fires the group then.

@@ -78,7 +78,7 @@ describe("a shared group's event whose slower script let a newer event's group f
       interval: 20,
     });
     // A was received before B, and is out of its script only now.
-    expect(await offer(groupedEvent(SCRIPTED, "A", b.receivedAt - 300))).toBe("coalesced");
+    expect(await offer(groupedEvent(SCRIPTED, "A", b.receivedAt - 300))).toEqual({ supersededBy: "B" });
     expect(await own.redis.exists(keys.coalesceGroup("grp:1"))).toBe(0);
     expect(superseded(log)).toEqual([["A", "B"]]);
     expect(await offer(groupedEvent(SCRIPTED, "C"))).toBe("coalesced");
@@ -104,7 +104,7 @@ describe("a shared group's event whose slower script let a newer event's group f
       },
       { timeout: 10_000, interval: 20 },
     );
-    expect(await offer(groupedEvent(SCRIPTED, "A", b.receivedAt - 300))).toBe("coalesced");
+    expect(await offer(groupedEvent(SCRIPTED, "A", b.receivedAt - 300))).toEqual({ supersededBy: "B" });
     expect(await own.redis.exists(group)).toBe(0);
     expect(superseded(log)).toEqual([["A", "B"]]);
     coalescing.start();
@@ -129,7 +129,7 @@ describe("a shared group's event whose slower script let a newer event's group f
     // Given the hour when the group fired: more than half of it left tells it from a script timeout.
     expect(ttl).toBeGreaterThan(LAST_DISPATCHED_MS / 2);
     expect(ttl).toBeLessThanOrEqual(LAST_DISPATCHED_MS);
-    expect(await offer(groupedEvent(plain, "A", b.receivedAt - 3_000))).toBe("coalesced");
+    expect(await offer(groupedEvent(plain, "A", b.receivedAt - 3_000))).toEqual({ supersededBy: "B" });
     expect(await own.redis.exists(keys.coalesceGroup("grp:1"))).toBe(0);
     expect(superseded(log)).toEqual([["A", "B"]]);
   });
