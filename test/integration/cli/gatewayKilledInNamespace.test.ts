@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -7,7 +6,7 @@ import { pidNamespace } from "../../../src/io/pidNamespace.js";
 import { LOCK_FILE, StateDirBusyError } from "../../../src/io/state/journal/dirLock.js";
 import { Journal } from "../../../src/io/state/journal/journal.js";
 import { FOREIGN_UNTOUCHED_MS } from "../../../src/io/stores/fileLock.js";
-import { SVC_ARGV } from "../../helpers/cliEntry.js";
+import { type Contained, inContainer, killContainers, UNSHARE } from "../../helpers/container.js";
 import { inHome, webhookConfig } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { deliverSigned } from "../../helpers/http.js";
@@ -21,40 +20,13 @@ import { deliverSigned } from "../../helpers/http.js";
  * are a killed gateway's and are taken over, while a live gateway of another namespace is still refused.
  */
 
-/** Whether `unshare` can make a PID namespace here (root, or user namespaces allowed). */
-const UNSHARE = spawnSync("unshare", ["--pid", "--fork", "--mount-proc", "true"]).status === 0;
 const SECRET = "container-restart-secret";
 
-const children: ChildProcess[] = [];
 let home: TempHome | undefined;
 afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
+  killContainers();
   home?.cleanup();
 });
-
-interface Contained {
-  readonly child: ChildProcess;
-  readonly exited: Promise<number | null>;
-  output(): string;
-}
-
-/**
- * `svc <args>` as a container's process: pid 1's child in a PID namespace of its own, all of whose
- * processes die with it when `unshare` is killed (`--kill-child`), as a container's do.
- */
-function inContainer(dir: string, args: readonly string[]): Contained {
-  const child = spawn(
-    "unshare",
-    ["--pid", "--fork", "--mount-proc", "--kill-child", process.execPath, ...SVC_ARGV, ...args],
-    { env: { PATH: process.env.PATH ?? "", HOME: dir, SVC_HOME: dir }, stdio: ["ignore", "pipe", "pipe"] },
-  );
-  children.push(child);
-  let out = "";
-  child.stdout?.on("data", (d) => (out += d));
-  child.stderr?.on("data", (d) => (out += d));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
-  return { child, exited, output: () => out };
-}
 
 /** The port of its `Listening on` line, once logged. */
 async function listening(gateway: Contained): Promise<number> {

@@ -1,11 +1,10 @@
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
 import { pidNamespace } from "../../../src/io/pidNamespace.js";
 import { LOCK_FILE } from "../../../src/io/state/journal/dirLock.js";
-import { SVC_ARGV } from "../../helpers/cliEntry.js";
+import { type Contained, inContainer, killContainers, UNSHARE } from "../../helpers/container.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { signalProcess } from "../../helpers/process.js";
 import { cliConfig, svc } from "./svc.js";
@@ -28,40 +27,12 @@ import { cliConfig, svc } from "./svc.js";
  * taken-over gateway, which answers 503, ran — the home had no working gateway.
  */
 
-/** Whether `unshare` can make a PID namespace here (root, or user namespaces allowed). */
-const UNSHARE = spawnSync("unshare", ["--pid", "--fork", "--mount-proc", "true"]).status === 0;
-
-const children: ChildProcess[] = [];
 let home: TempHome | undefined;
 afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
+  killContainers();
   home?.cleanup();
   home = undefined;
 });
-
-interface Contained {
-  readonly child: ChildProcess;
-  readonly exited: Promise<number | null>;
-  output(): string;
-}
-
-/**
- * `svc <args>` as a container's process: pid 1 of a PID namespace of its own, which dies with `unshare`
- * when that is killed (`--kill-child`), as a container's processes do.
- */
-function inContainer(dir: string, args: readonly string[]): Contained {
-  const child = spawn(
-    "unshare",
-    ["--pid", "--fork", "--mount-proc", "--kill-child", process.execPath, ...SVC_ARGV, ...args],
-    { env: { PATH: process.env.PATH ?? "", HOME: dir, SVC_HOME: dir }, stdio: ["ignore", "pipe", "pipe"] },
-  );
-  children.push(child);
-  let out = "";
-  child.stdout?.on("data", (d) => (out += d));
-  child.stderr?.on("data", (d) => (out += d));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
-  return { child, exited, output: () => out };
-}
 
 /** The host's pid of the container's first process (the gateway `unshare` forked). */
 function hostPid(contained: Contained): number {

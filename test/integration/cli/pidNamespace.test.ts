@@ -1,10 +1,11 @@
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { SVC_ARGV } from "../../helpers/cliEntry.js";
 import { startCliGateway } from "../../helpers/cliGateway.js";
+import { UNSHARE } from "../../helpers/container.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { cliConfig } from "./svc.js";
 
@@ -22,9 +23,6 @@ afterEach(() => {
   for (const child of children.splice(0)) child.kill("SIGKILL");
   home.cleanup();
 });
-
-/** Whether `unshare` can make a PID namespace here (root, or user namespaces allowed). */
-const UNSHARE = spawnSync("unshare", ["--pid", "--fork", "--mount-proc", "true"]).status === 0;
 
 /** `svc <args>` in a new PID namespace (with its own /proc), as `docker exec` runs it beside the host's. */
 function svcInOtherNamespace(args: readonly string[]): Promise<{ code: number | null; stdout: string }> {

@@ -1,10 +1,11 @@
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync, statSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { TokenStore } from "../../../src/io/oauth/tokenStore.js";
 import { pidNamespace } from "../../../src/io/pidNamespace.js";
 import { FOREIGN_UNTOUCHED_MS } from "../../../src/io/stores/fileLock.js";
+import { UNSHARE } from "../../helpers/container.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
 /**
@@ -16,8 +17,6 @@ import { type TempHome, tempHome } from "../../helpers/home.js";
  * (on its own monotonic clock) is taken over.
  */
 
-/** Whether `unshare` can make a PID namespace here (root, or user namespaces allowed). */
-const UNSHARE = spawnSync("unshare", ["--pid", "--fork", "--mount-proc", "true"]).status === 0;
 const HOLDER = join(import.meta.dirname, "../../helpers/holdTokensLock.ts");
 
 const children: ChildProcess[] = [];
