@@ -77,8 +77,9 @@ export interface CronStores {
   /** A profile's store; may throw for a name that cannot be a profile. */
   store(profile: string): CronStore;
   /**
-   * Why `profile`'s directory cannot hold its store (a symbolic link to nothing, a file in its place), if so:
-   * asked only when its store has no job of the name fired (or cannot be read), so not on every event.
+   * Why `profile`'s store cannot be used as it stands (its directory or its `cron` directory a symbolic link to
+   * nothing, a file in its place), if so: asked only when its store has no job of the name fired (or cannot be
+   * read), so not on every event.
    */
   unusable?(profile: string): string | undefined;
 }

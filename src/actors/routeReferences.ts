@@ -17,10 +17,10 @@ export interface ReferenceDeps {
   profileRoot(profile: string): string;
   cronStore(profile: string): { readonly store: CronStore; readonly path: string };
   /**
-   * Why `profile`'s directory cannot hold its files (a symbolic link to nothing, a file in its place), as the
-   * start names it (`unusableProfileEntry`); undefined when it can, or has no entry yet.
+   * Why `profile`'s cron store cannot be used as it stands (its directory or its `cron` directory a symbolic
+   * link to nothing, a file in its place: `unusableCronStore`); undefined when it can, or is not made yet.
    */
-  unusableProfile(profile: string): string | undefined;
+  unusableCronStore(profile: string): string | undefined;
 }
 
 /** Every `in_file` in `filters`, with its key path (`filters[0].any[1].in_file`; `filters.in_file` for one mapping). */
@@ -98,7 +98,7 @@ export async function referenceWarnings(
       const { store, path } = deps.cronStore(profile);
       // Read through a link to nothing, the store is empty, not unreadable: the gateway answers such a
       // profile's events 503, as it does those of a store it cannot read, and so does this warning.
-      const unusable = deps.unusableProfile(profile);
+      const unusable = deps.unusableCronStore(profile);
       if (unusable !== undefined) {
         warnings.push(
           `${at}.cron_job: ${route.cron_job} — ${path} cannot be read: ${unusable}; until then every event on this route is answered 503 (the sender retries)`,

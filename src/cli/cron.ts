@@ -9,7 +9,7 @@ import { webhookSecretValues } from "../config/webhookSecrets.js";
 import { describeError, SvcError } from "../errors.js";
 import { leaveGoneDirectory } from "../io/goneDirectory.js";
 import { loadedCredentials } from "../io/loadedCredentials.js";
-import { profilesOnDisk, unusableProfileEntry } from "../io/profiles.js";
+import { profilesOnDisk } from "../io/profiles.js";
 import { storeProblem } from "../io/stores/atomicFile.js";
 import {
   invalidJobMessage,
@@ -37,6 +37,7 @@ import {
 } from "../io/stores/cronStore.js";
 import { profilesWithJob, profilesWithJobs } from "../io/stores/profilesWithJob.js";
 import { parseSubscription, type Subscription } from "../io/stores/subscriptions.js";
+import { unusableCronStore } from "../io/stores/unusableCronStore.js";
 import { canonicalTarget, unknownTargetText } from "../io/targets/names.js";
 import { targetStartupProblems } from "../io/targets/validate.js";
 import { terminalText } from "../io/terminalText.js";
@@ -53,12 +54,13 @@ interface ProfileOption {
 }
 
 /**
- * The profile's cron store. A `profiles/<name>` that is a link to nothing or a file is refused, named with
- * its link target and what to do: the write failed with a raw `ENOTDIR ... mkdir`, or made the directory a
- * moved link pointed to.
+ * The profile's cron store. A `profiles/<name>`, or the profile's `cron` directory (the default profile's too),
+ * that is a link to nothing or a file is refused, named with its link target and what to do: the write failed
+ * with a raw `ENOTDIR ... mkdir` (`ENOENT` for `cron`), or made the directory a moved link pointed to, and a read
+ * found no jobs.
  */
 function store(options: ProfileOption) {
-  const unusable = unusableProfileEntry(svcHome(), options.profile);
+  const unusable = unusableCronStore(svcHome(), options.profile);
   if (unusable !== undefined) throw new SvcError("usage", unusable);
   return notingOverEmptied(cronStore(svcPaths(svcHome(), options.profile).cronJobs), "cron jobs");
 }

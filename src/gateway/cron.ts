@@ -14,9 +14,10 @@ import { UndeliveredReply } from "../actors/undeliveredReply.js";
 import { inProfile, type SvcPaths } from "../config/paths.js";
 import type { CronRunNote, CronRunNotes } from "../io/cronRunNotes.js";
 import type { Logger } from "../io/log.js";
-import { existingProfiles, unusableProfileEntry } from "../io/profiles.js";
+import { existingProfiles } from "../io/profiles.js";
 import { storeProblem } from "../io/stores/atomicFile.js";
 import { type CronJob, cronStore, nextRunTime } from "../io/stores/cronStore.js";
+import { unusableCronStore } from "../io/stores/unusableCronStore.js";
 import type { AcceptedEvent } from "../streams/context.js";
 import type { Agent } from "./agent.js";
 import type { ProfileResources } from "./profileResources.js";
@@ -72,7 +73,7 @@ export function createCron(deps: CronDeps): Cron {
     stores: {
       profiles: () => existingProfiles(paths.home),
       store: (profile) => cronStore(profiles.paths(profile).cronJobs),
-      unusable: (profile) => unusableProfileEntry(paths.home, profile),
+      unusable: (profile) => unusableCronStore(paths.home, profile),
     },
     logger: deps.logger,
     clock: deps.clock,

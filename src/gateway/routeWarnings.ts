@@ -17,8 +17,9 @@ import { DEFAULT_PROFILE, type SvcPaths, svcPaths } from "../config/paths.js";
 import { type ProfileBindingOptions, profileBindingWarnings } from "../config/profileWarnings.js";
 import { secretCharacterWarnings } from "../config/secretWarnings.js";
 import { type Route, routeKey } from "../config/sections/webhook.js";
-import { profilesOnDisk, unusableProfileEntry } from "../io/profiles.js";
+import { profilesOnDisk } from "../io/profiles.js";
 import { cronStore } from "../io/stores/cronStore.js";
+import { unusableCronStore } from "../io/stores/unusableCronStore.js";
 import { canonicalTarget } from "../io/targets/names.js";
 import { idleRouteKeyWarnings, subscriptionWarnings } from "./idleRouteKeys.js";
 import { shownNames } from "./webhookStartupWarnings.js";
@@ -242,7 +243,7 @@ function referenceDeps(paths: SvcPaths): Omit<ReferenceDeps, "configFile"> {
     scriptsDir: (name) => profile(name).scripts,
     profileRoot: (name) => profile(name).root,
     cronStore: (name) => ({ store: cronStore(profile(name).cronJobs), path: profile(name).cronJobs }),
-    unusableProfile: (name) => unusableProfileEntry(paths.home, name),
+    unusableCronStore: (name) => unusableCronStore(paths.home, name),
   };
 }
 

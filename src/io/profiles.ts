@@ -104,6 +104,30 @@ function unusableProfilesDir(dir: string, profile: string | undefined, err: unkn
   return `${dir}: a symbolic link to ${linkTarget(dir)}, which is not a directory (missing or moved) — ${cannot}: restore the directory it points to, or remove the link`;
 }
 
+/**
+ * Why `dir`, a directory svc keeps `what` in (`the default profile's cron jobs`), cannot be it: a symbolic link to
+ * nothing (or to a file), or a file in its place, in the words of `unusableProfileEntry`. Read through such a
+ * link, what it holds reads as nothing; a write fails with a raw ENOENT of `mkdir`. Undefined for a directory, a
+ * link to one, or nothing there yet (svc makes the directory).
+ */
+export function unusableDir(dir: string, what: string): string | undefined {
+  let found: ReturnType<typeof lstatSync>;
+  try {
+    found = lstatSync(dir, { throwIfNoEntry: false });
+  } catch {
+    return undefined; // a file further up (ENOTDIR), or one this user may not look into: said by what reads it
+  }
+  if (found === undefined || found.isDirectory()) return undefined;
+  if (!found.isSymbolicLink())
+    return `${dir} is not a directory — ${what} cannot be kept there: move the file away (svc makes the directory)`;
+  try {
+    if (statSync(dir).isDirectory()) return undefined;
+  } catch {
+    // a link to nothing
+  }
+  return `${dir}: a symbolic link to ${linkTarget(dir)}, which is not a directory (missing or moved) — ${what} cannot be kept there: restore the directory it points to, or remove the link (svc makes the directory)`;
+}
+
 function unusableEntryMessage(dir: string, entry: Dirent): string {
   const path = join(dir, entry.name);
   if (entry.isSymbolicLink())

@@ -49,7 +49,6 @@ import {
   profilesNotListed,
   profilesOnDisk,
   unusableProfileEntries,
-  unusableProfileEntry,
 } from "../../io/profiles.js";
 import {
   configSecretsReadableByOthers,
@@ -63,6 +62,7 @@ import { HISTORY_FILE, historyDir } from "../../io/stores/deliveryHistory.js";
 import { historyDirProblem } from "../../io/stores/historyDirProblem.js";
 import { parseSubscription, type Subscription, subscriptionRoute } from "../../io/stores/subscriptions.js";
 import { unreadSubscriptionFileWarning } from "../../io/stores/unreadSubscriptionFile.js";
+import { unusableCronStore } from "../../io/stores/unusableCronStore.js";
 import { canonicalTarget } from "../../io/targets/names.js";
 import {
   forgeCommentProgramWarning,
@@ -333,7 +333,7 @@ export async function checkConfig(
         scriptsDir: (name) => profile(name).scripts,
         profileRoot: (name) => profile(name).root,
         cronStore: (name) => ({ store: cronStore(profile(name).cronJobs), path: profile(name).cronJobs }),
-        unusableProfile: (name) => unusableProfileEntry(loaded.paths.home, name),
+        unusableCronStore: (name) => unusableCronStore(loaded.paths.home, name),
       })),
     );
   } catch (err) {

@@ -20,12 +20,12 @@ import {
 import { webhookHostSetting } from "../../config/webhookEnabled.js";
 import { SvcError } from "../../errors.js";
 import { gatewayStateFile } from "../../io/gatewayState.js";
-import { unusableProfileEntry } from "../../io/profiles.js";
 import { shellWord } from "../../io/shellWord.js";
 import { invalidJobMessage, jobNamesIn, jobRef, lookupJob } from "../../io/stores/cronJobRecord.js";
 import { cronStore } from "../../io/stores/cronStore.js";
 import { profilesWithJob } from "../../io/stores/profilesWithJob.js";
 import type { Subscription } from "../../io/stores/subscriptions.js";
+import { unusableCronStore } from "../../io/stores/unusableCronStore.js";
 import { EXTRA_KEYS, shadowedExtraKeys } from "../../io/targets/extraKeys.js";
 import { canonicalTarget } from "../../io/targets/names.js";
 import { forgeCommentProgramWarning, targetStartupProblems } from "../../io/targets/validate.js";
@@ -118,15 +118,16 @@ export function logRouteHint(name: string, record: Subscription): string {
 /**
  * A `cron_job` must name a job of the route's own profile: that is the store the gateway fires it from.
  * `name` is given when the check is of a job set earlier, which a `--route-profile` rebinding moves away from.
- * A profile whose directory is a link to nothing (or a file) has a store that cannot be read, not one
- * without the job: refused as such, in the words of the gateway's warning for such a route.
+ * A profile whose directory, or whose `cron` directory (the default profile's too), is a link to nothing (or a
+ * file) has a store that cannot be read, not one without the job: refused as such, in the words of the gateway's
+ * warning for such a route.
  */
 export function checkCronJob(loaded: LoadedConfig, record: Subscription, name?: string): void {
   if (record.cron_job === undefined) return;
   const jobs = cronStore(svcPaths(loaded.paths.home, record.profile).cronJobs);
   // Read through a link to nothing the store is empty: "no such cron job", whose advice (svc cron create)
   // fails on the same link.
-  const unusable = unusableProfileEntry(loaded.paths.home, record.profile);
+  const unusable = unusableCronStore(loaded.paths.home, record.profile);
   if (unusable !== undefined)
     throw new SvcError(
       "usage",

@@ -5,6 +5,7 @@ import { SvcError } from "../../errors.js";
 import { jobRef, lookupJob } from "../../io/stores/cronJobRecord.js";
 import { cronStore } from "../../io/stores/cronStore.js";
 import { ownRecord, type Subscription } from "../../io/stores/subscriptions.js";
+import { unusableCronStore } from "../../io/stores/unusableCronStore.js";
 import { type Address, elsewhereRoute } from "./address.js";
 import { failingTargetNotes } from "./checks.js";
 import { meantSubscription } from "./meantSubscription.js";
@@ -157,7 +158,8 @@ export async function testTarget(
 /**
  * A `cron_job` route whose job the gateway would not fire (paused, disabled, not in the route's profile's
  * store, an invalid record): its answer is still 202 accepted, so without this the test or redelivery reads
- * as a run that never comes. A store that cannot be read says nothing here (the gateway answers 503).
+ * as a run that never comes. A store that cannot be read says nothing here (the gateway answers 503), nor one
+ * read through a link to nothing (`unusableCronStore`), which the gateway answers so too.
  */
 export function unfiredJobNote(
   loaded: LoadedConfig,
@@ -166,7 +168,8 @@ export function unfiredJobNote(
   /** What is dropped: the event sent (`test`, `redeliver`), or every event of the route (`list`). */
   dropped = "the event",
 ): string[] {
-  if (route.cron_job === undefined) return [];
+  if (route.cron_job === undefined || unusableCronStore(loaded.paths.home, route.profile) !== undefined)
+    return [];
   const jobs = cronStore(svcPaths(loaded.paths.home, route.profile).cronJobs);
   let found: ReturnType<typeof lookupJob>;
   let records: Readonly<Record<string, unknown>>;

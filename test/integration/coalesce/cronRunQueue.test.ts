@@ -250,6 +250,37 @@ describe("a cron_job route of a profile whose directory became a symbolic link t
   });
 });
 
+describe("a cron_job route of a profile whose cron directory became a symbolic link to nothing", () => {
+  it.each([
+    ["the default profile", undefined],
+    ["a named profile", "work"],
+  ])(
+    "of %s answers 503 naming the link, not 202 with the job taken for one that does not exist",
+    async (_, profile) => {
+      const root = profile === undefined ? "" : `profiles/${profile}/`;
+      const gw = await perTest.start({
+        files: { "agent/count.sh": COUNTING_AGENT, [`${root}cron/jobs.json`]: JOBS },
+        config: webhookConfig(
+          { fire: { secret: OPEN, cron_job: "triage", ...(profile === undefined ? {} : { profile }) } },
+          { rate_limit: 1000 },
+          { agent: { provider: "command", command: ["bash", inHome("agent/count.sh")] } },
+        ),
+      });
+      const cron = join(gw.home.dir, root, "cron");
+      renameSync(cron, join(gw.home.dir, "cron-real"));
+      symlinkSync(join(gw.home.dir, "gone"), cron);
+      const refused = await postJson(gw.url("/webhooks/fire"), { i: 1 }, { "x-request-id": "cron-link-1" });
+      expect(refused.status).toBe(503);
+      expect(refused.body).toEqual({ error: "Cron job store cannot be read, retry later" });
+      const logged = gw.logs().find((l) => l.delivery_id === "cron-link-1");
+      expect(logged).toMatchObject({ level: 50, route: "fire", job: "triage" });
+      expect(logged?.msg).toContain(
+        `not fired — ${cron}: a symbolic link to ${join(gw.home.dir, "gone")}, which is not a directory (missing or moved)`,
+      );
+    },
+  );
+});
+
 describe("fired jobs unfinished at shutdown", () => {
   const homes: TempHome[] = [];
   const running: Gateway[] = [];

@@ -23,7 +23,7 @@ function warningsFor(state: string, profile = "default", cronJob = "nightly"): P
       scriptsDir: () => join(home.dir, "scripts"),
       profileRoot: () => home.dir,
       cronStore: () => ({ store: cronStore(path), path }),
-      unusableProfile: () => undefined,
+      unusableCronStore: () => undefined,
     },
   );
 }
@@ -66,7 +66,7 @@ describe("a cron_job route naming a job by a name two jobs have (the store edite
           scriptsDir: () => join(home.dir, "scripts"),
           profileRoot: () => home.dir,
           cronStore: () => ({ store: cronStore(path), path }),
-          unusableProfile: () => undefined,
+          unusableCronStore: () => undefined,
         },
       );
     expect(await check("nightly")).toEqual([
@@ -111,7 +111,7 @@ describe("a route's script, checked at startup, reload and by svc config check",
           store: cronStore(join(home.dir, "cron", "jobs.json")),
           path: join(home.dir, "cron", "jobs.json"),
         }),
-        unusableProfile: () => undefined,
+        unusableCronStore: () => undefined,
       },
     );
   };

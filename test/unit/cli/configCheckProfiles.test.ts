@@ -158,6 +158,47 @@ describe("svc config check: a named profile's .env", () => {
     },
   );
 
+  /**
+   * The same for a profile's `cron` directory that is a link to nothing, the default profile's too: the store
+   * read through it is empty, so its routes were said to name a job that does not exist and drop every event.
+   */
+  it.each([
+    ["the default profile", undefined],
+    ["a named profile", "work"],
+  ])(
+    "a cron_job route or subscription of %s whose cron directory is a link to nothing is said answered 503, not its job missing",
+    async (_, profile) => {
+      home = tempHome();
+      const bound = profile === undefined ? "" : `, profile: ${profile}`;
+      home.write(
+        "config.yaml",
+        config.replace("notes: { secret: s, profile: work }", `notes: { secret: s${bound}, cron_job: tick }`),
+        0o600,
+      );
+      home.write(".env", "DOCS_TOKEN=default-token\n", 0o600);
+      home.write(
+        "webhook_subscriptions.json",
+        JSON.stringify({
+          sub: { secret: "abc", cron_job: "tick", ...(profile === undefined ? {} : { profile }) },
+        }),
+        0o600,
+      );
+      const root = profile === undefined ? home.dir : join(home.dir, "profiles", profile);
+      mkdirSync(root, { recursive: true });
+      symlinkSync(join(home.dir, "dotfiles/cron"), join(root, "cron"));
+      const { warnings } = await checkConfig({ home: home.dir, env: {} });
+      const cron = warnings.filter((w) => w.includes(".cron_job: tick"));
+      expect(cron).toHaveLength(2);
+      const whose = profile === undefined ? "the default profile's" : `profile ${profile}'s`;
+      for (const warning of cron)
+        expect(warning).toMatch(
+          new RegExp(
+            `\\.cron_job: tick — ${root}/cron/jobs\\.json cannot be read: ${root}/cron: a symbolic link to ${home.dir}/dotfiles/cron, which is not a directory \\(missing or moved\\) — ${whose} cron jobs cannot be kept there: restore the directory it points to, or remove the link \\(svc makes the directory\\); until then every event on this route is answered 503 \\(the sender retries\\)$`,
+          ),
+        );
+    },
+  );
+
   it("names WEBHOOK_SECRET there also when another line of that .env sets nothing (dotenv reads the rest)", async () => {
     home = tempHome();
     home.write("config.yaml", config, 0o600);
