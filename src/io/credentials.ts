@@ -68,35 +68,19 @@ const unicodeEscape = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart
  * as `\/` (PHP's json_encode), and all of those. A secret without such characters has its one JSON form.
  */
 export function secretTextForms(secret: string): string[] {
+  const json = JSON.stringify(secret).slice(1, -1);
   return [
     ...new Set([
       secret,
       encodeURIComponent(secret),
       new URLSearchParams({ s: secret }).toString().slice(2),
-      ...jsonForms(secret),
+      json,
+      json.replace(/[<>&\u0080-\uffff]/g, unicodeEscape),
+      json.replace(/[<>&]/g, unicodeEscape),
+      json.replace(/[\u0080-\uffff]/g, unicodeEscape),
+      json.replace(/[\u0080-\uffff]/g, unicodeEscape).replaceAll("/", "\\/"),
     ]),
   ].sort((a, b) => b.length - a.length);
-}
-
-/** A secret's forms inside a JSON string (`secretTextForms`): as JSON.stringify writes it, and with `\u` escapes. */
-function jsonForms(secret: string): string[] {
-  const json = JSON.stringify(secret).slice(1, -1);
-  return [
-    json,
-    json.replace(/[<>&\u0080-\uffff]/g, unicodeEscape),
-    json.replace(/[<>&]/g, unicodeEscape),
-    json.replace(/[\u0080-\uffff]/g, unicodeEscape),
-    json.replace(/[\u0080-\uffff]/g, unicodeEscape).replaceAll("/", "\\/"),
-  ];
-}
-
-/**
- * A secret's JSON forms (`jsonForms`) escaped once more, as JSON quoted in JSON holds them (`\` as `\\\\`). Only
- * for a secret ending in `\`: its JSON form (`…\\`) is found inside them, and alone would leave half of the
- * backslashes of its last `\` behind; any other secret's are matched as its escaped echo (`escapedEcho`).
- */
-function doublyEscapedForms(secret: string): string[] {
-  return [...new Set(jsonForms(secret).map((form) => JSON.stringify(form).slice(1, -1)))];
 }
 
 /**
@@ -144,32 +128,21 @@ function jsonUnitPattern(unit: string): string {
     .padStart(4, "0")
     .replace(/[a-f]/g, (h) => `[${h}${h.toUpperCase()}]`);
   const short = SHORT_ESCAPE_OF[unit];
-  const uEscape = `\\\\+u${hex}`;
+  const escape = `\\\\+u${hex}`;
   // A `\`'s `\u005c` first: written `\\u005c` (escaped again), its `\\` would otherwise end an echo of a secret
   // ending in `\` and leave the escape's `u005c` behind. No other unit's forms begin alike.
-  const either = unit === "\\" ? `${uEscape}|${itself}` : `${itself}|${uEscape}`;
+  const either = unit === "\\" ? `${escape}|${itself}` : `${itself}|${escape}`;
   return `(?:${either}${unit === "/" ? "|\\\\+/" : ""}${short === undefined ? "" : `|\\\\+${short}`})`;
 }
 
 /**
- * The last unit of a secret ending in `\` as a JSON string may hold it: its `\u005c` escape (escaped again or not),
- * or `\\` escaped once or twice (`\\\\`), no more, so that the backslashes of the escape of a unit after it (`\\`,
- * `\"`, `\n`) are not taken. The second `\\` of `\\\\` is captured: `echoReplaced` gives it back where the `\`
- * is rather escaped once and followed by another `\`.
- */
-const LAST_BACKSLASH_PATTERN = "(?:\\\\+u005[cC]|\\\\\\\\(\\\\\\\\)?)";
-
-/**
  * The secret inside a JSON string with any of its units `\u`-escaped: which ones is each encoder's choice
- * (.NET's escapes `+`, others each letter), past the forms `secretForms` lists. A `\` that ends it (`endsTheSecret`:
- * not one that ends a piece of it) is matched as `LAST_BACKSLASH_PATTERN`.
+ * (.NET's escapes `+`, others each letter), past the forms `secretForms` lists.
  */
-function escapedEcho(secret: string, endsTheSecret = true): string {
+function escapedEcho(secret: string): string {
   let source = "";
-  const last = secret.length - 1;
-  for (let i = 0; i < last; i++) source += jsonUnitPattern(secret[i] as string);
-  const unit = secret[last] as string;
-  return source + (unit === "\\" && endsTheSecret ? LAST_BACKSLASH_PATTERN : jsonUnitPattern(unit));
+  for (let i = 0; i < secret.length; i++) source += jsonUnitPattern(secret[i] as string);
+  return source;
 }
 
 /** The length of the source of one expression of all `secrets`' escaped echoes (`echoesOf`). */
@@ -315,11 +288,10 @@ type Echoes = (text: string) => string;
  */
 function echoesOf(secrets: readonly string[]): Echoes {
   try {
-    const pattern = new RegExp(secrets.map((secret) => escapedEcho(secret)).join("|"), "g");
+    const pattern = new RegExp(secrets.map(escapedEcho).join("|"), "g");
     "".replace(pattern, REDACTED);
     "\u20ac".replace(pattern, REDACTED);
-    if (!secrets.some((secret) => secret.endsWith("\\"))) return (text) => text.replace(pattern, REDACTED);
-    return (text) => text.replace(pattern, echoReplaced);
+    return (text) => text.replace(pattern, REDACTED);
   } catch {
     throw new Error(`the escaped echoes of ${secrets.length} secrets could not be compiled`);
   }
@@ -339,9 +311,7 @@ function piecewiseEchoes(secret: string): Echoes {
     pieces.push(secret.slice(at, end));
     at = end;
   }
-  const [first, ...rest] = pieces.map(
-    (piece, i) => new RegExp(escapedEcho(piece, i === pieces.length - 1), i === 0 ? "g" : "y"),
-  );
+  const [first, ...rest] = pieces.map((piece, i) => new RegExp(escapedEcho(piece), i === 0 ? "g" : "y"));
   return (text) => {
     const start = first as RegExp;
     let out = "";
@@ -349,21 +319,17 @@ function piecewiseEchoes(secret: string): Echoes {
     start.lastIndex = 0;
     for (let found = start.exec(text); found !== null; found = start.exec(text)) {
       let end = found.index + found[0].length;
-      let last: RegExpExecArray | null = found;
       for (const piece of rest) {
         piece.lastIndex = end;
-        last = piece.exec(text);
-        end = last === null ? -1 : piece.lastIndex;
-        if (last === null) break;
+        end = piece.test(text) ? piece.lastIndex : -1;
+        if (end < 0) break;
       }
-      if (last === null) {
+      if (end < 0) {
         start.lastIndex = found.index + 1;
         continue;
       }
-      // The `\\` a last `\` escaped once leaves to the `\` after it is kept (`echoReplaced`).
-      const givenBack = last[1] !== undefined && escapedOnceAround(text, found.index, end);
       out += `${text.slice(from, found.index)}${REDACTED}`;
-      from = givenBack ? end - 2 : end;
+      from = end;
       start.lastIndex = end;
     }
     return out + text.slice(from);
@@ -447,61 +413,18 @@ function withoutUnitsOf(secret: string, echoes: Echoes): Echoes {
   };
 }
 
-/** Whether the run of backslashes right before `at` in `text` is of even length (a `"` there is not escaped). */
-function evenRunBefore(text: string, at: number): boolean {
-  let from = at;
-  while (from > 0 && text.charCodeAt(from - 1) === BACKSLASH) from--;
-  return (at - from) % 2 === 0;
-}
-
 /**
- * Whether the text from `start` to `end`, a secret whose last `\` is written `\\\\`, is rather that `\` escaped
- * once (`\\`) and the `\\` of a `\` after it: the text's nearest `"` before it or after it (past all of its
- * backslashes) is not escaped, so it lies in a JSON string of the text itself, between the quotes that open and
- * close it. In JSON quoted in JSON, every `"` from the one that opens the secret's string to the one that closes
- * it is escaped (`\"`, and `\\\"` for a `"` of the string). Without a `"` around it, it is taken as escaped
- * twice.
+ * A form of a secret that ends in `\`, with the rest of the escape that `\` may begin in a text: the `u005c` of the
+ * `\u005c` a JSON encoder writes for it (also escaped again, `\\u005c`, where the form's JSON `\\` matches), and the
+ * pairs of backslashes of a `\` escaped once more than the form is (JSON quoted in JSON: `\\\\`), so that neither
+ * the tail of its escape (`[redacted]u005c`) nor half of its backslashes is left behind. The escape of a unit
+ * after it (`\"`, `\n`, another `\\u005c`) is not taken.
  */
-function escapedOnceAround(text: string, start: number, end: number): boolean {
-  const before = start > 0 ? text.lastIndexOf('"', start - 1) : -1;
-  if (before >= 0 && evenRunBefore(text, before)) return true;
-  const after = text.indexOf('"', end);
-  return after >= 0 && evenRunBefore(text, after);
-}
-
-/**
- * `[redacted]` for an escaped echo found in `text` (a `String.replace` callback): where the echo ends in a `\`
- * escaped twice (`LAST_BACKSLASH_PATTERN`'s group) that is rather escaped once and followed by another `\`
- * (`escapedOnceAround`), the other's `\\` is kept after it.
- */
-function echoReplaced(echo: string, ...rest: unknown[]): string {
-  const text = rest[rest.length - 1] as string;
-  const at = rest[rest.length - 2] as number;
-  for (let i = 0; i < rest.length - 2; i++)
-    if (rest[i] !== undefined)
-      return escapedOnceAround(text, at, at + echo.length) ? `${REDACTED}\\\\` : REDACTED;
-  return REDACTED;
-}
-
-const literally = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
-
-/**
- * How a form of a secret ending in `\` is cut out of a text, with all of the escape its last `\` is written as but
- * none of the escape of a unit after it (`\\`, `\"`, `\n`). A form escaped at most once (`secretForms`) takes the
- * `u005c` after it, the rest of the `\u005c` (or `\\u005c`) a JSON encoder writes for that `\`. A form escaped twice
- * (`doublyEscapedForms`, `…\\\\`) that is that secret's JSON form followed by `\\` is the JSON form and the `\`
- * after it where `escapedOnceAround` says so: that `\\` is kept.
- */
-function endingInBackslash(form: string, escapedTwice: boolean, onceForms: ReadonlySet<string>): Scrubber {
-  if (!escapedTwice || !onceForms.has(form.slice(0, -2))) {
-    const pattern = new RegExp(`${literally(form)}${escapedTwice ? "" : "(?:u005[cC])?"}`, "g");
-    return (text) => text.replace(pattern, REDACTED);
-  }
-  const pattern = new RegExp(literally(form), "g");
-  return (text) =>
-    text.replace(pattern, (found: string, at: number) =>
-      escapedOnceAround(text, at, at + found.length) ? `${REDACTED}\\\\` : REDACTED,
-    );
+function endingInEscape(form: string): RegExp {
+  return new RegExp(
+    `${form.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}(?:u005[cC]|(?:\\\\\\\\)+(?!u005[cC]))?`,
+    "g",
+  );
 }
 
 /**
@@ -539,22 +462,18 @@ function scrubberOf(secrets: readonly (string | undefined)[]): Scrubber {
     ...new Set(secrets.filter((s): s is string => s !== undefined && s.length >= MIN_SCRUBBED)),
   ].sort(longestFirst);
   if (kept.length === 0) return unchanged;
-  const onceForms = new Set(kept.flatMap(secretForms));
-  const twiceForms = new Set(kept.filter((s) => s.endsWith("\\")).flatMap(doublyEscapedForms));
-  const forms = [...new Set([...onceForms, ...twiceForms])].sort(longestFirst);
+  const forms = [...new Set(kept.flatMap(secretForms))].sort(longestFirst);
   const holdsAnyForm = containsAnyOf(forms);
-  const endingInBackslashes = new Map(
-    forms
-      .filter((form) => form.endsWith("\\"))
-      .map((form) => [form, endingInBackslash(form, !onceForms.has(form), onceForms)]),
+  const endingInEscapes = new Map(
+    forms.filter((form) => form.endsWith("\\")).map((f) => [f, endingInEscape(f)]),
   );
   const redactForms = (text: string): string => {
     let out = text;
     if (holdsAnyForm(text))
       for (const form of forms) {
         if (!out.includes(form)) continue;
-        const cut = endingInBackslashes.get(form);
-        out = cut === undefined ? out.split(form).join(REDACTED) : cut(out);
+        const inEscape = endingInEscapes.get(form);
+        out = inEscape === undefined ? out.split(form).join(REDACTED) : out.replace(inEscape, REDACTED);
       }
     return out;
   };

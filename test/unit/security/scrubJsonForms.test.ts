@@ -124,33 +124,6 @@ describe("scrub: a secret quoted back inside a JSON answer", () => {
     }
   });
 
-  it('and when it ends in \\ followed by a \\, " or line break, in JSON or JSON quoted in JSON: the same JSON, only the secret cut out', () => {
-    const secret = "pw-1234567890ab\\";
-    const many = Array.from({ length: 20 }, (_, i) => `credential-${i}-0123456789abcdef`);
-    // Its `-` written `\u002d` (an encoder's choice), so that only its escaped echoes match it.
-    const echoed = (json: string) => json.replaceAll("pw-", "pw\\u002d");
-    for (const secrets of [[secret], [secret, ...many]])
-      for (const before of ["bad ", 'said "no" to ', ""])
-        for (const after of ["\\dir", '"x', "\nx", "\\"]) {
-          const once = JSON.stringify({ e: `${before}${secret}${after}` });
-          const hidden = JSON.stringify({ e: `${before}[redacted]${after}` });
-          expect(scrub(once, secrets)).toBe(hidden);
-          expect(scrub(JSON.stringify(once), secrets)).toBe(JSON.stringify(hidden));
-          expect(scrub(echoed(once), secrets)).toBe(hidden);
-          expect(scrub(JSON.stringify(echoed(once)), secrets)).toBe(JSON.stringify(hidden));
-          expect(JSON.parse(JSON.parse(scrub(JSON.stringify(once), secrets)))).toEqual({
-            e: `${before}[redacted]${after}`,
-          });
-        }
-    // A key long enough to be matched piece by piece, its `a` escaped.
-    const key = `${"0123456789abcdef".repeat(160)}\\`;
-    const once = `{"e":"bad ${JSON.stringify(key).slice(1, -1).replaceAll("a", "\\u0061")}\\\\dir"}`;
-    expect(JSON.parse(once)).toEqual({ e: `bad ${key}\\dir` });
-    const hidden = JSON.stringify({ e: "bad [redacted]\\dir" });
-    expect(scrub(once, [key])).toBe(hidden);
-    expect(scrub(JSON.stringify(once), [key])).toBe(JSON.stringify(hidden));
-  });
-
   it("the forms it had are still cut out", () => {
     const secret = "a b/c&d";
     expect(scrub(`raw ${secret} path a%20b%2Fc%26d form a+b%2Fc%26d`, [secret])).toBe(

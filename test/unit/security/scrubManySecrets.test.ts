@@ -25,65 +25,34 @@ const escaped = (unit: string, upper = false, backslashes = 1) => {
 /** Every stored subscription's secret, as thousands of subscriptions give them (64 hex characters each). */
 const subscriptions = Object.freeze(Array.from({ length: 2500 }, (_, i) => hex(`subscription ${i}`)));
 
-/** Whether `text`'s nearest `"` before `start` or after `end` follows an even run of backslashes (is not escaped). */
-function quotedAround(text: string, start: number, end: number): boolean {
-  const unescaped = (at: number) => at >= 0 && (/\\*$/.exec(text.slice(0, at))?.[0].length ?? 0) % 2 === 0;
-  return unescaped(start > 0 ? text.lastIndexOf('"', start - 1) : -1) || unescaped(text.indexOf('"', end));
-}
-
 /**
  * What scrubbing did when one regular expression held every secret's escaped echo, unit by unit (compiling it
- * cost seconds for a thousand secrets and failed for two thousand): the reference for a few secrets. A secret
- * ending in `\` is also looked for in its JSON forms escaped again; a form ending in `\` takes the `u005c` of the
- * escape it begins (one escaped again takes nothing more), the last `\` of an escaped echo is its `\u005c` or
- * `\\` escaped once or twice, and a `\` unit's `\u005c` is tried before its backslashes, so no escape's tail is left
- * behind and none of the escape of a unit after it taken. Where the JSON form of such a secret escaped again, or
- * an echo whose last `\` is, sits between quotes of the text's own JSON (`quotedAround`), it is rather the secret
- * escaped once and a `\` after it, whose `\\` is kept.
+ * cost seconds for a thousand secrets and failed for two thousand): the reference for a few secrets. A form
+ * ending in `\` takes the rest of the escape it begins (`u005c`, or the pairs of a `\` escaped again), and a
+ * `\` unit's `\u005c` is tried before its backslashes, so no escape's tail is left behind.
  */
 function oneExpression(text: string, secrets: readonly string[]): string {
   const kept = [...new Set(secrets.filter((s) => s.length >= 4))].sort((a, b) => b.length - a.length);
-  const once = new Set(kept.flatMap(secretForms));
-  const twice = kept
-    .filter((s) => s.endsWith("\\"))
-    .flatMap((s) => secretForms(s).filter((form) => form.endsWith("\\\\")))
-    .map((form) => JSON.stringify(form).slice(1, -1));
-  const forms = [...new Set([...once, ...twice])].sort((a, b) => b.length - a.length);
+  const forms = [...new Set(kept.flatMap(secretForms))].sort((a, b) => b.length - a.length);
   const literal = (t: string) => t.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
   let out = text;
   for (const form of forms)
-    if (once.has(form))
-      out = form.endsWith("\\")
-        ? out.replace(new RegExp(`${literal(form)}(?:u005[cC])?`, "g"), "[redacted]")
-        : out.split(form).join("[redacted]");
-    else
-      out = out.replace(new RegExp(literal(form), "g"), (found: string, at: number, all: string) =>
-        once.has(found.slice(0, -2)) && quotedAround(all, at, at + found.length)
-          ? "[redacted]\\\\"
-          : "[redacted]",
-      );
+    out = form.endsWith("\\")
+      ? out.replace(new RegExp(`${literal(form)}(?:u005[cC]|(?:\\\\\\\\)+(?!u005[cC]))?`, "g"), "[redacted]")
+      : out.split(form).join("[redacted]");
   if (!out.includes("\\")) return out;
-  const unit = (u: string, last: boolean) => {
+  const unit = (u: string) => {
     const itself = u === '"' ? '\\\\+"' : u === "\\" ? "(?:\\\\\\\\)+" : literal(u);
     const digits = u
       .charCodeAt(0)
       .toString(16)
       .padStart(4, "0")
       .replace(/[a-f]/g, (h) => `[${h}${h.toUpperCase()}]`);
-    const uEscape = `\\\\+u${digits}`;
-    if (u === "\\" && last) return `(?:${uEscape}|\\\\\\\\(\\\\\\\\)?)`;
-    return `(?:${u === "\\" ? `${uEscape}|${itself}` : `${itself}|${uEscape}`}${u === "/" ? "|\\\\+/" : ""})`;
+    const escape = `\\\\+u${digits}`;
+    return `(?:${u === "\\" ? `${escape}|${itself}` : `${itself}|${escape}`}${u === "/" ? "|\\\\+/" : ""})`;
   };
-  const echoes = new RegExp(
-    kept.map((s) => [...s].map((u, i) => unit(u, i === s.length - 1)).join("")).join("|"),
-    "g",
-  );
-  return out.replace(echoes, (found: string, ...rest: unknown[]) => {
-    const at = rest.at(-2) as number;
-    const all = rest.at(-1) as string;
-    const escapedTwice = rest.slice(0, -2).some((group) => group !== undefined);
-    return escapedTwice && quotedAround(all, at, at + found.length) ? "[redacted]\\\\" : "[redacted]";
-  });
+  const echoes = new RegExp(kept.map((s) => [...s].map(unit).join("")).join("|"), "g");
+  return out.replace(echoes, "[redacted]");
 }
 
 /**
