@@ -414,17 +414,13 @@ function withoutUnitsOf(secret: string, echoes: Echoes): Echoes {
 }
 
 /**
- * A form of a secret that ends in `\`, with the rest of the escape that `\` may begin in a text: the `u005c` of the
- * `\u005c` a JSON encoder writes for it (also escaped again, `\\u005c`, where the form's JSON `\\` matches), and the
- * pairs of backslashes of a `\` escaped once more than the form is (JSON quoted in JSON: `\\\\`), so that neither
- * the tail of its escape (`[redacted]u005c`) nor half of its backslashes is left behind. The escape of a unit
- * after it (`\"`, `\n`, another `\\u005c`) is not taken.
+ * A form of a secret that ends in `\`, with the `u005c` of the `\u005c` a JSON encoder may write for that `\`
+ * (also escaped again, `\\u005c`, where the form's JSON `\\` matches), so that the tail of its escape is not
+ * left behind (`[redacted]u005c`). Nothing else after it is taken: the backslashes that follow may begin the
+ * escape of the next unit (`\\`, `\"`, `\n`), which stays as written.
  */
 function endingInEscape(form: string): RegExp {
-  return new RegExp(
-    `${form.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}(?:u005[cC]|(?:\\\\\\\\)+(?!u005[cC]))?`,
-    "g",
-  );
+  return new RegExp(`${form.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}(?:u005[cC])?`, "g");
 }
 
 /**

@@ -28,7 +28,7 @@ const subscriptions = Object.freeze(Array.from({ length: 2500 }, (_, i) => hex(`
 /**
  * What scrubbing did when one regular expression held every secret's escaped echo, unit by unit (compiling it
  * cost seconds for a thousand secrets and failed for two thousand): the reference for a few secrets. A form
- * ending in `\` takes the rest of the escape it begins (`u005c`, or the pairs of a `\` escaped again), and a
+ * ending in `\` takes the rest of the `\u005c` escape it begins (`u005c`, nothing after it), and a
  * `\` unit's `\u005c` is tried before its backslashes, so no escape's tail is left behind.
  */
 function oneExpression(text: string, secrets: readonly string[]): string {
@@ -38,7 +38,7 @@ function oneExpression(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const form of forms)
     out = form.endsWith("\\")
-      ? out.replace(new RegExp(`${literal(form)}(?:u005[cC]|(?:\\\\\\\\)+(?!u005[cC]))?`, "g"), "[redacted]")
+      ? out.replace(new RegExp(`${literal(form)}(?:u005[cC])?`, "g"), "[redacted]")
       : out.split(form).join("[redacted]");
   if (!out.includes("\\")) return out;
   const unit = (u: string) => {
