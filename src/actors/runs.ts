@@ -461,8 +461,19 @@ export class RunQueue {
    * slots' internals.
    */
   toJSON(): { waiting: number; active: number; retrying: number } {
-    return { waiting: this.waiting.length, active: this.active.size, retrying: this.retrying.size };
+    return (
+      this.countsShown?.() ?? {
+        waiting: this.waiting.length,
+        active: this.active.size,
+        retrying: this.retrying.size,
+      }
+    );
   }
+  /**
+   * Where the counts `toJSON` gives come from when the runs do not go through this queue (`state.backend:
+   * redis`, under `--inspect`: the shared queue's, as last read); unset, this queue's own.
+   */
+  countsShown: (() => { waiting: number; active: number; retrying: number }) | undefined;
   whenIdle(timeoutMs: number): Promise<boolean> {
     if (this.isIdle()) return Promise.resolve(true);
     return new Promise((resolve) => {

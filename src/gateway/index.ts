@@ -467,6 +467,10 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     runFiredJob: (run, signal, slot) => cron.scheduler.runFired(run, signal, slot),
     warnedToolsets,
     inspecting: options.inspect !== undefined,
+    // The runs go through the shared queue: under `--inspect`, the `runs` actor shows its counts.
+    ...(redis === undefined
+      ? {}
+      : { sharedDepth: (told, everyMs) => redis.watchRunDepth(told, everyMs, clock) }),
     // Made once: a run allocates no closure for its timing or its history line.
     track: (execute) =>
       state.trackRuns(

@@ -108,7 +108,20 @@ export interface RunsDeps {
   readonly warnedToolsets?: Set<string>;
   /** The gateway runs with `--inspect`: the queue's counts are published as they change. */
   readonly inspecting?: boolean;
+  /**
+   * `state.backend: redis`, where the runs go through the shared queue, never through `queue`: watches its
+   * counts (`RedisState.watchRunDepth`), told as they are read, every `everyMs` besides.
+   */
+  readonly sharedDepth?: (told: (depth: RunCounts) => void, everyMs: number) => void;
 }
+
+type RunCounts = ReturnType<RunQueue["toJSON"]>;
+
+/**
+ * How often, under `--inspect` with `state.backend: redis`, the shared queue's counts are read besides this
+ * instance's own changes: runs other instances store or take change them too.
+ */
+export const SHARED_DEPTH_READ_MS = 1000;
 
 /** The run slots (the `runs` actor and its `run-slot-N` children) working off the queue. */
 export function createRuns(deps: RunsDeps): { readonly execute: RunExecutor } {
@@ -131,17 +144,33 @@ export function createRuns(deps: RunsDeps): { readonly execute: RunExecutor } {
     runsMachine,
     runsInput({ maxConcurrent: deps.maxConcurrent, logger, queue: deps.queue.queue, execute }),
   );
-  // Under `--inspect` the queue's counts are published as they change, at most once a turn.
-  if (deps.inspecting === true) {
-    let told = false;
-    deps.queue.queue.onChange = () => {
-      if (told) return;
-      told = true;
-      setImmediate(() => {
-        told = false;
-        runs.send({ type: "changed" });
-      });
-    };
+  if (deps.inspecting !== true) return { execute };
+  const { queue } = deps.queue;
+  // With Redis, the shared queue's counts as they are read, published when they differ from those shown.
+  if (deps.sharedDepth !== undefined) {
+    let shown = queue.toJSON();
+    queue.countsShown = () => shown;
+    deps.sharedDepth((depth) => {
+      if (
+        depth.waiting === shown.waiting &&
+        depth.active === shown.active &&
+        depth.retrying === shown.retrying
+      )
+        return;
+      shown = { waiting: depth.waiting, active: depth.active, retrying: depth.retrying };
+      runs.send({ type: "changed" });
+    }, SHARED_DEPTH_READ_MS);
+    return { execute };
   }
+  // Under `--inspect` the queue's counts are published as they change, at most once a turn.
+  let told = false;
+  queue.onChange = () => {
+    if (told) return;
+    told = true;
+    setImmediate(() => {
+      told = false;
+      runs.send({ type: "changed" });
+    });
+  };
   return { execute };
 }

@@ -3,6 +3,7 @@ import type { Redis } from "ioredis";
 import { coalesceNote } from "../actors/coalescer.js";
 import { pendingRunOf } from "../actors/pendingRuns.js";
 import type { KeptReply, QueuedRun, RunSlot } from "../actors/runs.js";
+import type { Clock } from "../clock.js";
 import type { StateSettings } from "../config/sections/state.js";
 import { describeError, LoggedError, RunFailedAtStop, RunKeptForRestart } from "../errors.js";
 import type { Logger } from "../io/log.js";
@@ -92,6 +93,17 @@ export interface RedisState {
    * outside them. One read at a time; while Redis does not answer, the last count read.
    */
   runDepth(): Promise<{ waiting: number; active: number; retrying: number }>;
+  /**
+   * `--inspect`: tells `told` the counts `runDepth` gives, read again each time this instance stores, starts,
+   * finishes or releases a run, and every `everyMs` on `timers` (runs stored or taken by other instances),
+   * until `disconnect`. One read at a time (a change during one is read after it); while Redis is out, the
+   * last count of waiting runs read, without asking it.
+   */
+  watchRunDepth(
+    told: (depth: { waiting: number; active: number; retrying: number }) => void,
+    everyMs: number,
+    timers: Pick<Clock, "setTimeout" | "clearTimeout">,
+  ): void;
   /** Starts this instance's workers (after the listener is up). */
   start(): void;
   /**
@@ -206,6 +218,9 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
   const waitingForRoute = new Set<string>();
   /** The keys of the runs this instance runs now that were dropped at their turn to be forgotten (`forgetRun`). */
   const forgotten = new Set<string>();
+  /** `watchRunDepth`'s read, once it watches: told when the shared queue's counts change here. */
+  let depthChanged: (() => void) | undefined;
+  let stopWatching: (() => void) | undefined;
 
   const runs = createSharedQueue<SharedRun>({
     url,
@@ -216,6 +231,7 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
     logger,
     concurrency: options.maxConcurrentRuns,
     ...stall,
+    changed: () => depthChanged?.(),
     givenUp(shared, reason, losses) {
       // Its run ended outside its slot (and was recorded there): only the job's finish was lost with its instance.
       if (shared.done === true) return;
@@ -550,6 +566,51 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
       active: runs.running(),
       retrying: runs.outside(),
     }),
+    watchRunDepth(told, everyMs, timers) {
+      stopWatching?.();
+      let stopped = false;
+      let reading = false;
+      let again = false;
+      const read = () => {
+        if (stopped) return;
+        if (reading) {
+          again = true;
+          return;
+        }
+        const tell = () => told({ waiting, active: runs.running(), retrying: runs.outside() });
+        // Commands wait for the reconnect: one sent every `everyMs` would pile up in the connection.
+        if (health.inOutage()) return tell();
+        reading = true;
+        void runs
+          .waiting(DEPTH_READ_TIMEOUT_MS)
+          .then(
+            (n) => {
+              waiting = n;
+            },
+            () => {},
+          )
+          .then(() => {
+            reading = false;
+            if (stopped) return;
+            tell();
+            if (again) {
+              again = false;
+              read();
+            }
+          });
+      };
+      let timer = timers.setTimeout(function tick() {
+        read();
+        timer = timers.setTimeout(tick, everyMs);
+      }, everyMs);
+      depthChanged = read;
+      stopWatching = () => {
+        stopped = true;
+        depthChanged = undefined;
+        timers.clearTimeout(timer);
+      };
+      read();
+    },
     start() {
       runs.start();
       coalescing.start();
@@ -558,6 +619,7 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
       await Promise.all([runs.close(drainMs), coalescing.close(drainMs)]);
     },
     async disconnect() {
+      stopWatching?.();
       await sessionMirrors?.close();
       health.closing(redis);
       if (redis.status === "ready") {

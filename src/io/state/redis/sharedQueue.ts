@@ -119,6 +119,11 @@ export interface SharedQueueOptions<T> {
    * (`QueueSlot.fromRedisClock`). Without it, the job goes on with its data as it is.
    */
   handedOn?(data: T, redisAhead: number): T;
+  /**
+   * Told when this instance's counts change (`running`, `outside`: a job started, finished or moved out of
+   * its slot) and when its enqueue stored a job (one more waiting): `--inspect` reads the counts again then.
+   */
+  changed?(): void;
 }
 
 /**
@@ -664,6 +669,7 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
     }, leaseMs / 3);
     const end = (finished: boolean) => {
       outside -= 1;
+      options.changed?.();
       if (finished) return markDone(job, held.done, renew);
       clearInterval(renew);
       // Cut short by this instance's stop: handed on once its worker is closed (which might take it again),
@@ -786,6 +792,7 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
         health.fail(err);
       }
       health.taken();
+      options.changed?.();
     },
     start() {
       if (worker !== undefined) return;
@@ -827,6 +834,7 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
             throw new DelayedError();
           }
           running += 1;
+          options.changed?.();
           if (token !== undefined && job.id !== undefined) locks.set(token, job.id);
           let out = false;
           const held: Held<T> = { done: job.data, dueAt: undefined, turn: undefined };
@@ -866,6 +874,7 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
               held.dueAt = dueAt;
               running -= 1;
               outside += 1;
+              options.changed?.();
               released();
               return true;
             },
@@ -926,6 +935,7 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
             if (token !== undefined) locks.delete(token);
             if (!out) {
               running -= 1;
+              options.changed?.();
               wakeIfIdle();
             }
           }
