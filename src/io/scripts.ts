@@ -63,14 +63,22 @@ function inside(dir: string, path: string): boolean {
 /** Symbolic links followed at most, as the system follows them in one path (Linux's MAXSYMLINKS). */
 const MAX_LINKS = 40;
 
-/** Where `path` points when it is a symbolic link (resolved against its directory), else undefined. */
-async function linkTarget(path: string): Promise<string | undefined> {
+/**
+ * Where `path` points when it is a symbolic link, else undefined. A relative link is resolved, as the system
+ * resolves it, against the directory the link really is in: with `h -> real/home` and
+ * `real/home/scripts -> ../disk/scripts`, `h/scripts` points to `real/disk/scripts`, not to `disk/scripts`
+ * beside `h`. (`links`: how many were followed on the way here.)
+ */
+async function linkTarget(path: string, links = 0): Promise<string | undefined> {
+  let text: string;
   try {
     if (!(await lstat(path)).isSymbolicLink()) return undefined;
-    return resolve(dirname(path), await readlink(path));
+    text = await readlink(path);
   } catch {
     return undefined;
   }
+  if (isAbsolute(text)) return resolve(text);
+  return resolve((await realOrWouldBe(dirname(resolve(path)), links)).real, text);
 }
 
 /**
@@ -87,7 +95,7 @@ async function realOrWouldBe(path: string, links = 0): Promise<{ real: string; e
       const real = await realpath(parent);
       return { real: rest.length === 0 ? real : join(real, ...rest.reverse()), exists: rest.length === 0 };
     } catch {
-      const target = links < MAX_LINKS ? await linkTarget(parent) : undefined;
+      const target = links < MAX_LINKS ? await linkTarget(parent, links) : undefined;
       if (target !== undefined) {
         const there = await realOrWouldBe(target, links + 1);
         return rest.length === 0 ? there : { real: join(there.real, ...rest.reverse()), exists: false };

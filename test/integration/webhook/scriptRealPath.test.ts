@@ -120,6 +120,32 @@ describe("a route's script named by its real path, where scripts/ or SVC_HOME is
     for (const route of ["r", "r2"]) expect(await ran(home, gateway.port, route), route).toBe("ran");
   });
 
+  it("SVC_HOME a symlink, its scripts/ a relative link to a disk not mounted: judged where the link really points, by name and by path, and both run once the disk is back", async () => {
+    // `ln -s real/home h2; ln -s ../disk/scripts real/home/scripts`: h2/scripts points to real/disk/scripts.
+    const base = made();
+    mkdirSync(join(base.dir, "real", "disk"), { recursive: true });
+    const real = tempHome(join(base.dir, "real"));
+    homes.push(real);
+    symlinkSync(join("..", "disk", "scripts"), join(real.dir, "scripts"));
+    const h2 = join(base.dir, "h2");
+    symlinkSync(real.dir, h2);
+    const pointsTo = join(base.dir, "real", "disk", "scripts");
+    writeConfig(real, { r1: "x.sh", r2: join(pointsTo, "x.sh") });
+    const file = join(h2, "config.yaml");
+    const missing = `script not found: the scripts directory (a symbolic link to ${pointsTo}) is missing (scripts live in ${join(h2, "scripts")}); until it is there every event on this route is ignored`;
+    // It named <base>/disk/scripts (the link read beside h2), and r2 was said to leave the scripts directory.
+    expect(await checkWarnings(real, h2)).toEqual([
+      `Warning: ${file}: platforms.webhook.routes.r1.script: x.sh — ${missing}`,
+      `Warning: ${file}: platforms.webhook.routes.r2.script: ${join(pointsTo, "x.sh")} — ${missing}`,
+    ]);
+
+    const linked = { ...real, dir: h2 };
+    gateway = await startGatewayInHome(linked);
+    expect(await ran(linked, gateway.port, "r2")).toMatchObject(IGNORED);
+    base.write("real/disk/scripts/x.sh", SCRIPT);
+    for (const route of ["r1", "r2"]) expect(await ran(linked, gateway.port, route), route).toBe("ran");
+  });
+
   it("SVC_HOME a symlink (~/.svc on a data disk): the script by its path on that disk runs, with no warning", async () => {
     const real = made();
     real.write("scripts/x.sh", SCRIPT);

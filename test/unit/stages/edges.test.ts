@@ -255,6 +255,33 @@ describe("resolveScript", () => {
       expect(await resolveScript(linked, "x.sh"), linked).toEqual({ path: real });
     }
   });
+
+  it("a relative scripts/ link under a home that is a link is resolved where the link really is, as the system resolves it", async () => {
+    home = tempHome();
+    // `ln -s real/home h2; ln -s ../disk/scripts real/home/scripts`, the disk not mounted: h2/scripts points to
+    // real/disk/scripts (the link is in real/home), not to disk/scripts beside h2.
+    mkdirSync(join(home.dir, "real", "home"), { recursive: true });
+    symlinkSync(join(home.dir, "real", "home"), join(home.dir, "h2"));
+    symlinkSync(join("..", "disk", "scripts"), join(home.dir, "real", "home", "scripts"));
+    // Beside h2, a disk/ that is not it: taken for the link's target, it would be judged so.
+    mkdirSync(join(home.dir, "disk"));
+    const dir = join(home.dir, "h2", "scripts");
+    const pointsTo = join(home.dir, "real", "disk", "scripts");
+    const missing = {
+      why: `script not found: the scripts directory (a symbolic link to ${pointsTo}) is missing`,
+    };
+    expect(await resolveScript(dir, "x.sh")).toEqual(missing);
+    expect(await resolveScript(dir, join(pointsTo, "x.sh"))).toEqual(missing);
+    expect(await resolveScript(dir, join(dir, "x.sh"))).toEqual(missing);
+    expect(await resolveScript(dir, join(home.dir, "disk", "scripts", "x.sh"))).toEqual({
+      why: "path leaves the scripts directory",
+    });
+    // Mounted: the script by its name and by its path on the disk.
+    home.write("real/disk/scripts/x.sh", "");
+    const real = join(pointsTo, "x.sh");
+    expect(await resolveScript(dir, "x.sh")).toEqual({ path: real });
+    expect(await resolveScript(dir, real)).toEqual({ path: real });
+  });
 });
 
 describe("runScript: why an event was ignored, for the delivery history", () => {
