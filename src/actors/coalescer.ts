@@ -174,7 +174,10 @@ const keyOfGroupId = (id: string) => id.slice(id.indexOf("\u0000") + 1);
  */
 interface LastDispatched {
   readonly receivedAt: number;
+  /** Undefined for an event received before this process started (a group restored from the journal). */
   readonly receivedTick: number | undefined;
+  /** When the group fired (the clock that is never set): an event received since came after its run. */
+  readonly firedTick: number;
   /** The delivery id of the event the group dispatched. */
   readonly deliveryId: string;
   readonly until: number;
@@ -182,11 +185,17 @@ interface LastDispatched {
   late: number;
 }
 
-/** Whether `event` was received before the event `last` remembers (in the same millisecond: not before). */
+/**
+ * Whether `event` was received before the event `last` remembers (in the same millisecond: not before). One
+ * this process received is told by the clock that is never set: received once the group fired, it came after
+ * that run, and the event of a group restored after a restart (no tick) came before it, whatever the system
+ * clock said of either (set back while the gateway was down, it gives every newer event an earlier time).
+ */
 function receivedBefore(event: AcceptedEvent, last: LastDispatched): boolean {
-  if (event.receivedTick !== undefined && last.receivedTick !== undefined)
-    return event.receivedTick < last.receivedTick;
-  return event.receivedAt < last.receivedAt;
+  const tick = event.receivedTick;
+  if (tick === undefined) return event.receivedAt < last.receivedAt;
+  if (tick >= last.firedTick || last.receivedTick === undefined) return false;
+  return tick < last.receivedTick;
 }
 
 /** The first line of a coalesced run's prompt (only when more than one event merged). */
@@ -400,6 +409,7 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
     lastDispatched.set(id, {
       receivedAt: latest.receivedAt,
       receivedTick: latest.receivedTick,
+      firedTick: now,
       deliveryId: latest.deliveryId,
       until: now + LAST_DISPATCHED_MS,
       late: 0,

@@ -174,6 +174,37 @@ describe("recovery from the local journal", { timeout: 30_000 }, () => {
     });
   });
 
+  it("a group reopened with its event ahead of a clock set back while the gateway was down: the events of its key received after its run are not superseded by it, each runs", async () => {
+    const clock = fakeClock();
+    const t0 = clock.now();
+    const home = homeWith({
+      grouped: { secret: OPEN, coalesce: { key: "n", window_seconds: 3, max_wait_seconds: 600 } },
+    });
+    // Saved 10 minutes ahead of the clock the gateway starts with (a VM snapshot restored, an NTP step at boot).
+    await leaveInJournal(home, t0 + 600_000, (store) => {
+      store.groupUpdated({
+        id: "grouped\u00001",
+        latest: run("d-a", t0 + 600_000),
+        merged: 1,
+        firstAt: t0 + 600_000,
+        lastAt: t0 + 600_000,
+      });
+    });
+    const gateway = await start(home, clock);
+    clock.advance(3_000);
+    await vi.waitFor(() => expect(appendedRuns(home.dir).get("d-a")).toBe(1), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    // Each received on the new clock, 10 minutes before d-a's saved time: they were said superseded by d-a's
+    // run (answered coalesced, never run) for the hour the key remembered it.
+    await groupedEventRuns(gateway, home, clock, "d-b");
+    clock.advance(40_000);
+    await groupedEventRuns(gateway, home, clock, "d-c");
+    const log = readFileSync(join(home.dir, "logs", "gateway.log"), "utf8");
+    expect(log).not.toContain("superseded by a run already dispatched");
+  });
+
   it("a group reopened with times ahead of the clock, killed before it fired and no event since: the next start counts its max wait from the start that reopened it, not anew", async () => {
     const clock = fakeClock();
     const t0 = clock.now();

@@ -305,6 +305,70 @@ describe.each<Mode>(["light", "actor", "mixed"])(
       expect(fired).toEqual([{ id: "B", superseded: 0 }]);
     });
 
+    it("a group restored after a restart, its saved event ahead of a clock set back while the gateway was down: the events received since are not superseded by its run, they open the key's next group", () => {
+      const superseded: string[] = [];
+      const { clock, fired, coalescer } = scripted({
+        updated: () => {},
+        fired: () => {},
+        superseded: (_id, offered) => superseded.push(offered.deliveryId),
+      });
+      // The clock that is never set starts anew with the process; the system clock reads 10 minutes behind
+      // the saved event's receive time (a VM snapshot restored, an NTP step at boot).
+      const savedAt = 1_000_000;
+      const wall = () => savedAt - 600_000 + clock.now();
+      // Received by this process as the group was reopened, through the pipeline only after it fired.
+      const early = { ...at("d-early", wall()), receivedTick: clock.now() };
+      clock.increment(10);
+      coalescer.restore({
+        id: "gh\u00001",
+        latest: at("d-a", savedAt),
+        merged: 1,
+        quietLeftMs: 0,
+        maxLeftMs: 0,
+      });
+      clock.increment(1);
+      expect(fired).toEqual([{ id: "d-a", superseded: 0 }]);
+      expect(coalescer.offer(early)).toBe("coalesced");
+      clock.increment(1_000);
+      expect(fired.at(-1)).toEqual({ id: "d-early", superseded: 0 });
+      clock.increment(5_000);
+      expect(coalescer.offer({ ...at("d-b", wall()), receivedTick: clock.now() })).toBe("coalesced");
+      clock.increment(1_000);
+      expect(fired.at(-1)).toEqual({ id: "d-b", superseded: 0 });
+      clock.increment(40_000);
+      expect(coalescer.offer({ ...at("d-c", wall()), receivedTick: clock.now() })).toBe("coalesced");
+      clock.increment(1_000);
+      expect(fired.map((f) => f.id)).toEqual(["d-a", "d-early", "d-b", "d-c"]);
+      expect(superseded).toEqual([]);
+      // offerRetired alike: run at once, not superseded by the restored group's run.
+      coalescer.restore({
+        id: "gh\u00002",
+        latest: at("e-a", savedAt, SCRIPTED, 2),
+        merged: 1,
+        quietLeftMs: 0,
+        maxLeftMs: 0,
+      });
+      clock.increment(1);
+      expect(fired.at(-1)).toEqual({ id: "e-a", superseded: 0 });
+      expect(coalescer.offerRetired({ ...at("e-b", wall(), SCRIPTED, 2), receivedTick: clock.now() })).toBe(
+        "not_grouped",
+      );
+      expect(superseded).toEqual([]);
+    });
+
+    it("an event received after a group fired is never superseded by its run, whatever the receive times say", () => {
+      const { clock, fired, coalescer } = scripted();
+      coalescer.offer({ ...at("B", 500_000), receivedTick: 0 });
+      clock.increment(1_000);
+      expect(fired).toEqual([{ id: "B", superseded: 0 }]);
+      // Received at the fire's tick and after it, the system clock behind B's receive time.
+      expect(coalescer.offer({ ...at("C", 1_000), receivedTick: 1_000 })).toBe("coalesced");
+      clock.increment(1_000);
+      expect(fired.at(-1)).toEqual({ id: "C", superseded: 0 });
+      // Received before the fire (its tick before B's): superseded, as before.
+      expect(coalescer.offer({ ...at("A", 600_000), receivedTick: -1 })).toEqual({ supersededBy: "C" });
+    });
+
     it("the key remembers the fired group for an hour after its fire, not the script timeout alone (a body may have come slowly, a script waited for a slot), and at most as many keys as groups may pend", () => {
       const { clock, coalescer } = scripted(undefined, { maxGroups: 2 });
       coalescer.offer(at("B", 0));
