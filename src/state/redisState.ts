@@ -455,6 +455,7 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
     health,
     logger,
     ...stall,
+    elapsed: options.elapsed,
     async dispatch(run, superseded, generation, reason) {
       const prompt = superseded === 0 ? run.prompt : `${coalesceNote(superseded)}\n\n${run.prompt}`;
       await runs.enqueue(`coalesce-${generation}`, { ...run, prompt });

@@ -18,16 +18,17 @@ import { createSharedQueue, type SharedQueue, type StallSettings } from "./share
 import type { SharedRun } from "./sharedRun.js";
 
 /**
- * A fired group's memory (see `OFFER_SCRIPT`): `keepLast(key, latestAt, keep, latestId)` keeps the receive
- * time and delivery id of the event it dispatched under `key` for `keep` ms (`LAST_DISPATCHED_MS`; a group
- * stored by an earlier version has none, or 0 for a route without a script, and leaves no memory).
+ * A fired group's memory (see `OFFER_SCRIPT`): `keepLast(key, latestAt, keep, latestId, now)` keeps the receive
+ * time and delivery id of the event it dispatched, and when it fired (`now`, Redis's clock), under `key` for
+ * `keep` ms (`LAST_DISPATCHED_MS`; a group stored by an earlier version has none, or 0 for a route without a
+ * script, and leaves no memory).
  */
 const LAST_KEPT = `
-local function keepLast(key, latestAt, keep, latestId)
+local function keepLast(key, latestAt, keep, latestId, now)
   local ms = tonumber(keep)
   if not ms or ms <= 0 or not latestAt then return end
   redis.call('DEL', key)
-  redis.call('HSET', key, 'at', latestAt, 'by', latestId or '', 'late', 0)
+  redis.call('HSET', key, 'at', latestAt, 'by', latestId or '', 'late', 0, 'fired', now)
   redis.call('PEXPIRE', key, math.ceil(ms))
 end
 `;
@@ -38,8 +39,9 @@ end
  * generation of the group it handed to firing (0 when none). Times are
  * Redis's own clock, so every instance measures the windows alike. The latest event wins by receive
  * time, as in memory; that time is Redis's too: now less how long ago (ARGV[2], ms, on the instance's
- * own clock) the instance received it, so an instance whose clock is ahead does not keep a newer event
- * of another instance from replacing its own. A group expires its max wait plus `ORPHAN_GRACE_MS` after
+ * clock that is never set) the instance received it, so an instance whose clock is ahead does not keep a
+ * newer event of another instance from replacing its own, nor a step of its clock while the event was in
+ * the pipeline move when it was received. A group expires its max wait plus `ORPHAN_GRACE_MS` after
  * it opened (its firing key, a rename, keeps that time): one whose timer job was never stored, and that no
  * instance was up to sweep, does not stay in Redis for ever. The event's delivery id (KEYS[3],
  * recorded pending by the idempotency step) gets its hour (ARGV[6], s) and the value `joined` in the same step: an instance killed
@@ -59,7 +61,9 @@ end
  * that event's receive time for that long (`LAST_KEPT`). An event received before it, with no group pending
  * for its key, was superseded by that run: it opens no group and is counted there (`late`), and the call
  * returns generation 0, the count, the group handed on, and the delivery id that superseded it. The key's next group takes the count in as
- * superseded events (its `merged`), and the key's memory with it.
+ * superseded events (its `merged`), and the key's memory with it. One received once the group fired is never
+ * superseded by its run, and neither is any while Redis's clock reads before the fire (set back since: a
+ * step back would otherwise give every newer event an earlier time than the run's, for the memory's hour).
  */
 const OFFER_SCRIPT = `
 ${LAST_KEPT}
@@ -78,14 +82,15 @@ if h[1] then
     local firing = ARGV[8] .. h[1]
     redis.call('RENAME', KEYS[1], firing)
     redis.call('HSET', firing, 'reason', reason)
-    keepLast(KEYS[5], h[6], h[7], h[8])
+    keepLast(KEYS[5], h[6], h[7], h[8], now)
     handed = tonumber(h[1])
     h[1] = false
   end
 end
 if not h[1] then
-  local l = redis.call('HMGET', KEYS[5], 'at', 'by', 'late')
-  if l[1] and receivedAt < tonumber(l[1]) then
+  local l = redis.call('HMGET', KEYS[5], 'at', 'by', 'late', 'fired')
+  local fired = tonumber(l[4])
+  if l[1] and receivedAt < tonumber(l[1]) and (not fired or (receivedAt < fired and now >= fired)) then
     local late = redis.call('HINCRBY', KEYS[5], 'late', 1)
     return {0, late, handed, l[2] or ''}
   end
@@ -142,7 +147,7 @@ if maxEnd <= quietEnd then reason = 'max_wait' end
 redis.call('RENAME', KEYS[1], KEYS[2])
 redis.call('HSET', KEYS[2], 'reason', reason)
 redis.call('ZREM', KEYS[3], ARGV[2])
-keepLast(KEYS[4], h[8], h[9], h[10])
+keepLast(KEYS[4], h[8], h[9], h[10], now)
 return {'fire', h[6], h[7], reason}
 `;
 
@@ -221,6 +226,11 @@ export interface SharedCoalescingOptions {
   readonly fireRetry?: { readonly attempts: number; readonly backoffMs: number };
   /** How often this instance looks for overdue groups, and how far past due they are (tests shorten it; SWEEP otherwise). */
   readonly sweep?: { readonly everyMs: number; readonly graceMs: number };
+  /**
+   * The clock that is never set (`Clock.elapsed`), on which an event's `receivedTick` was read: how long ago it
+   * was received (otherwise, and for an event without one, `Date.now()` less its `receivedAt`).
+   */
+  readonly elapsed?: () => number;
 }
 
 /**
@@ -285,6 +295,16 @@ export function createSharedCoalescing(options: SharedCoalescingOptions): Shared
       await redis.del(firing);
     },
   });
+  const elapsed = options.elapsed;
+  /**
+   * How long ago the event was received: on the clock that is never set when it was read there, so a step of
+   * the system clock while it was in the pipeline (its body, its script) does not make it look received
+   * earlier (before a group that fired meanwhile, which would supersede it) or later.
+   */
+  const receivedMsAgo = (event: AcceptedEvent, run: SharedRun) =>
+    elapsed !== undefined && event.receivedTick !== undefined
+      ? elapsed() - event.receivedTick
+      : Date.now() - run.receivedAt;
   let sweeping: NodeJS.Timeout | undefined;
   /** Stores the timer job of each overdue group (a no-op where it is stored): it fires, or finds its group gone. */
   const sweepOverdue = async () => {
@@ -322,7 +342,7 @@ export function createSharedCoalescing(options: SharedCoalescingOptions): Shared
           keys.coalesceDue(),
           keys.coalesceLast(group),
           JSON.stringify(run),
-          Math.max(0, Date.now() - run.receivedAt),
+          Math.max(0, receivedMsAgo(event, run)),
           quietMs,
           maxMs,
           ORPHAN_GRACE_MS,

@@ -39,7 +39,7 @@ afterEach(async () => {
 });
 
 /** A shared coalescing on its own keys that records what it dispatched, and its log. */
-function recording(keys: RedisKeys) {
+function recording(keys: RedisKeys, elapsed?: () => number) {
   const dispatched: Array<{ id: string; superseded: number }> = [];
   const log = captureLogger();
   const coalescing = createSharedCoalescing({
@@ -51,6 +51,7 @@ function recording(keys: RedisKeys) {
     async dispatch(run, superseded) {
       dispatched.push({ id: run.deliveryId, superseded });
     },
+    ...(elapsed === undefined ? {} : { elapsed }),
   });
   opened.push(coalescing);
   const offer = (e: AcceptedEvent) => coalescing.offer(e, shared(e));
@@ -132,5 +133,42 @@ describe("a shared group's event whose slower script let a newer event's group f
     expect(await offer(groupedEvent(plain, "A", b.receivedAt - 3_000))).toEqual({ supersededBy: "B" });
     expect(await own.redis.exists(keys.coalesceGroup("grp:1"))).toBe(0);
     expect(superseded(log)).toEqual([["A", "B"]]);
+  });
+
+  it("an event received once the group fired is not superseded by its run when Redis's clock was set back since the fire: it opens the key's next group", async () => {
+    const keys = redisKeys(`ss${randomUUID()}`);
+    const { coalescing, dispatched, log, offer } = recording(keys);
+    const { script: _s, ...plain } = SCRIPTED;
+    coalescing.start();
+    expect(await offer(groupedEvent(plain, "B"))).toBe("coalesced");
+    await vi.waitFor(() => expect(dispatched).toHaveLength(1), { timeout: 10_000, interval: 20 });
+    // The key's memory as the fire wrote it with Redis's clock 10 minutes ahead of what it reads now (set back
+    // since: a server restored from a snapshot, an NTP step): B's receive time and the fire's, both ahead.
+    const last = keys.coalesceLast("grp:1");
+    await own.redis.hincrby(last, "at", 600_000);
+    await own.redis.hincrby(last, "fired", 600_000);
+    // C was received now, after the fire: it was said superseded by B's run (and never ran) for the hour.
+    expect(await offer(groupedEvent(plain, "C"))).toBe("coalesced");
+    await vi.waitFor(() => expect(dispatched).toHaveLength(2), { timeout: 10_000, interval: 20 });
+    expect(dispatched.at(-1)).toEqual({ id: "C", superseded: 0 });
+    expect(superseded(log)).toEqual([]);
+    // With Redis's clock right, an event received before the run's event is still superseded by it.
+    expect(await offer(groupedEvent(plain, "A", Date.now() - 60_000))).toEqual({ supersededBy: "C" });
+  });
+
+  it("how long ago an event was received is read on the clock that is never set: a step forward of the instance's clock while it was in the pipeline does not make it superseded by a group that fired before it", async () => {
+    const keys = redisKeys(`ss${randomUUID()}`);
+    const { coalescing, dispatched, log, offer } = recording(keys, () => performance.now());
+    const { script: _s, ...plain } = SCRIPTED;
+    coalescing.start();
+    expect(await offer({ ...groupedEvent(plain, "B"), receivedTick: performance.now() })).toBe("coalesced");
+    await vi.waitFor(() => expect(dispatched).toHaveLength(1), { timeout: 10_000, interval: 20 });
+    // C was received just now; the system clock stepped 10 minutes forward since, before its receive time was
+    // read: its receivedAt is 10 minutes before the clock's now (and before B's).
+    const c = { ...groupedEvent(plain, "C", Date.now() - 600_000), receivedTick: performance.now() };
+    expect(await offer(c)).toBe("coalesced");
+    await vi.waitFor(() => expect(dispatched).toHaveLength(2), { timeout: 10_000, interval: 20 });
+    expect(dispatched.at(-1)).toEqual({ id: "C", superseded: 0 });
+    expect(superseded(log)).toEqual([]);
   });
 });
