@@ -71,7 +71,9 @@ export function rateLimitedNote(
 
 /**
  * The note after a `202 coalesced`: the event is held in its key's group (spec 3.1), which runs nothing until
- * it fires, up to `max_wait_seconds` later; without it a tester waited for a run that had not started.
+ * it fires, up to `max_wait_seconds` later; without it a tester waited for a run that had not started. The
+ * answer is the same for an event a run its key's group already dispatched superseded (of an event received
+ * after it: it never runs), so the note names both and where to see which, rather than say it is held.
  */
 export function coalescedNote(
   answer: Pick<LocalAnswer, "status" | "text">,
@@ -84,12 +86,14 @@ export function coalescedNote(
   // As the group's timers hold them: a longer window fires at the longest a timer holds.
   const held = (seconds: number) => Math.min(seconds, MAX_TIMER_SECONDS);
   const windows = `${held(policy.window_seconds)} s, at the latest ${held(policy.max_wait_seconds)} s after the group's first event`;
+  const superseded =
+    "or was superseded by a run its key's group had already dispatched, of an event received after this one (it then never runs)";
   // A group in Redis keeps the windows it was opened with (a reload does not change them), and runs on
   // whichever instance it falls to: its run is in that instance's history.
   return terminalText(
     backend === "redis"
-      ? `Note: ${name} coalesces events (coalesce.key ${policy.key}): this one is held in its key's group in Redis (opened by it when none was pending), which runs once, with the group's latest event, when no event of that key came for the windows the group was opened with (in this config.yaml: ${windows}) — the run is in the delivery history of the instance that runs the group (svc webhook deliveries ${name} there)\n`
-      : `Note: ${name} coalesces events (coalesce.key ${policy.key}): this one is held in its key's group (opened by it when none was pending), which runs once, with the group's latest event, when no event of that key came for ${windows} — svc webhook deliveries ${name} shows the run\n`,
+      ? `Note: ${name} coalesces events (coalesce.key ${policy.key}), and a 202 coalesced does not say whether this one is held in its key's group in Redis (opened by it when none was pending), which runs once, with the group's latest event, when no event of that key came for the windows the group was opened with (in this config.yaml: ${windows}), ${superseded} — svc webhook deliveries ${name} shows which; the group's run is in the delivery history of the instance that runs the group\n`
+      : `Note: ${name} coalesces events (coalesce.key ${policy.key}), and a 202 coalesced does not say whether this one is held in its key's group (opened by it when none was pending), which runs once, with the group's latest event, when no event of that key came for ${windows}, ${superseded} — svc webhook deliveries ${name} shows which, and the run\n`,
   );
 }
 const COALESCED = /^\{"status":"coalesced"\}$/;

@@ -36,7 +36,19 @@ describe("the note of svc webhook test after a 202 coalesced", () => {
       "redis",
     );
     expect(note).toBe(
-      "Note: prs coalesces events (coalesce.key pr.number): this one is held in its key's group in Redis (opened by it when none was pending), which runs once, with the group's latest event, when no event of that key came for the windows the group was opened with (in this config.yaml: 45 s, at the latest 120 s after the group's first event) — the run is in the delivery history of the instance that runs the group (svc webhook deliveries prs there)\n",
+      "Note: prs coalesces events (coalesce.key pr.number), and a 202 coalesced does not say whether this one is held in its key's group in Redis (opened by it when none was pending), which runs once, with the group's latest event, when no event of that key came for the windows the group was opened with (in this config.yaml: 45 s, at the latest 120 s after the group's first event), or was superseded by a run its key's group had already dispatched, of an event received after this one (it then never runs) — svc webhook deliveries prs shows which; the group's run is in the delivery history of the instance that runs the group\n",
+    );
+  });
+
+  it("does not claim the event is held in its key's group: a 202 coalesced is also the answer to one a run already dispatched superseded, which never runs", () => {
+    const note = coalescedNote(
+      coalesced,
+      "r",
+      { coalesce: { key: "id", window_seconds: 3, max_wait_seconds: 300 } },
+      "local",
+    );
+    expect(note).toBe(
+      "Note: r coalesces events (coalesce.key id), and a 202 coalesced does not say whether this one is held in its key's group (opened by it when none was pending), which runs once, with the group's latest event, when no event of that key came for 3 s, at the latest 300 s after the group's first event, or was superseded by a run its key's group had already dispatched, of an event received after this one (it then never runs) — svc webhook deliveries r shows which, and the run\n",
     );
   });
 });
