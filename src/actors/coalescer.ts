@@ -219,6 +219,11 @@ function newer(current: AcceptedEvent, next: AcceptedEvent): AcceptedEvent {
   const was = current.receivedTick;
   const is = next.receivedTick;
   if (was !== undefined && is !== undefined) return is < was ? current : next;
+  // One received by this process, the other saved before it started (a restored group's): the one received
+  // here is the newer, whatever the system clock said (set back while the gateway was down, it gives it the
+  // earlier time).
+  if (is !== undefined) return next;
+  if (was !== undefined) return current;
   return next.receivedAt < current.receivedAt ? current : next;
 }
 

@@ -205,6 +205,30 @@ describe("recovery from the local journal", { timeout: 30_000 }, () => {
     expect(log).not.toContain("superseded by a run already dispatched");
   });
 
+  it("a group reopened with its event ahead of a clock set back while the gateway was down, an event of its key received before it fires: the group runs that event, not the saved one", async () => {
+    const clock = fakeClock();
+    const t0 = clock.now();
+    const home = homeWith({ grouped: GROUPED });
+    await leaveInJournal(home, t0 + 600_000, (store) => {
+      store.groupUpdated({
+        id: "grouped\u00001",
+        latest: run("saved", t0 + 600_000),
+        merged: 1,
+        firstAt: t0 + 600_000,
+        lastAt: t0 + 600_000,
+      });
+    });
+    const gateway = await start(home, clock);
+    // Received 10 minutes before the saved event's time on the new clock: it ran the saved event's payload.
+    await groupedEventRuns(gateway, home, clock, "newer");
+    expect(appendedRuns(home.dir).has("saved")).toBe(false);
+    const log = readFileSync(join(home.dir, "logs", "gateway.log"), "utf8")
+      .split("\n")
+      .filter((line) => line.includes("coalesced group dispatched"))
+      .map((line) => JSON.parse(line) as { delivery_id: string; superseded: number });
+    expect(log.map((l) => [l.delivery_id, l.superseded])).toEqual([["newer", 1]]);
+  });
+
   it("a group reopened with times ahead of the clock, killed before it fired and no event since: the next start counts its max wait from the start that reopened it, not anew", async () => {
     const clock = fakeClock();
     const t0 = clock.now();

@@ -229,6 +229,39 @@ describe.each<Mode>(["light", "actor", "mixed"])("coalescer (%s groups)", (mode)
     expect(fired).toHaveLength(1);
     expect(coalescer.pendingCount()).toBe(0);
   });
+  it("a saved group reopened after a restart with its event ahead of a clock set back while the gateway was down: an event received since is its latest, joined after the reopening or before it", () => {
+    const { clock, fired, coalescer } = harness(mode);
+    const savedAt = 1_000_000;
+    // The system clock reads 10 minutes behind the saved event's receive time.
+    const wall = () => savedAt - 600_000 + clock.now();
+    coalescer.restore({
+      id: "gh\u00001",
+      latest: { ...accepted("d-a", 1), receivedAt: savedAt },
+      merged: 1,
+      quietLeftMs: 30_000,
+      maxLeftMs: 300_000,
+    });
+    clock.increment(1_000);
+    expect(coalescer.offer({ ...accepted("d-b", 1), receivedAt: wall(), receivedTick: clock.now() })).toBe(
+      "coalesced",
+    );
+    // An event without a tick (received before this process, as the saved one was) does not replace it.
+    clock.increment(1_000);
+    expect(coalescer.offer({ ...accepted("older", 1), receivedAt: savedAt + 1 })).toBe("coalesced");
+    clock.increment(30_000);
+    expect(fired).toEqual([{ id: "d-b", superseded: 2 }]);
+    // A request the listener passed on before the saved group was reopened (the listener opens first).
+    coalescer.offer({ ...accepted("d-c", 2), receivedAt: wall(), receivedTick: clock.now() });
+    coalescer.restore({
+      id: "gh\u00002",
+      latest: { ...accepted("e-a", 2), receivedAt: savedAt },
+      merged: 1,
+      quietLeftMs: 30_000,
+      maxLeftMs: 300_000,
+    });
+    clock.increment(30_000);
+    expect(fired.at(-1)).toEqual({ id: "d-c", superseded: 1 });
+  });
 });
 
 describe.each<Mode>(["light", "actor", "mixed"])(
