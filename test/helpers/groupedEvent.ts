@@ -1,4 +1,5 @@
 import type { Route } from "../../src/config/sections/webhook.js";
+import type { SharedRun } from "../../src/io/state/redis/sharedRun.js";
 import type { AcceptedEvent } from "../../src/streams/context.js";
 
 /** A route `grp` that coalesces on the payload's `n`, with the given windows. */
@@ -24,5 +25,18 @@ export function groupedEvent(route: Route, deliveryId: string, receivedAt = Date
     prompt: `grp ${deliveryId}`,
     extra: {},
     receivedAt,
+  };
+}
+
+/** The run a shared (Redis) coalescing is handed for `e`, as the gateway makes it. */
+export function sharedRunOf(e: AcceptedEvent): SharedRun {
+  return {
+    profile: e.profile,
+    routeName: e.routeName,
+    event: "push",
+    deliveryId: e.deliveryId,
+    prompt: e.prompt,
+    extra: {},
+    receivedAt: e.receivedAt,
   };
 }

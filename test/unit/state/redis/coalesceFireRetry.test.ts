@@ -18,10 +18,9 @@ import {
   SEEN_TTL_SECONDS,
 } from "../../../../src/io/state/redis/idempotency.js";
 import { type RedisKeys, redisKeys } from "../../../../src/io/state/redis/keys.js";
-import type { SharedRun } from "../../../../src/io/state/redis/sharedRun.js";
 import type { AcceptedEvent } from "../../../../src/streams/context.js";
 import { captureLogger } from "../../../fakes/logCapture.js";
-import { groupedEvent, groupedRoute } from "../../../helpers/groupedEvent.js";
+import { groupedEvent, groupedRoute, sharedRunOf as shared } from "../../../helpers/groupedEvent.js";
 import { startTestRedis, type TestRedis } from "../../../helpers/redis.js";
 
 let server: TestRedis;
@@ -39,16 +38,6 @@ afterAll(async () => {
 // a new group.
 const ROUTE = groupedRoute(0.3, 60);
 const event = (deliveryId: string): AcceptedEvent => groupedEvent(ROUTE, deliveryId);
-
-const shared = (e: AcceptedEvent): SharedRun => ({
-  profile: e.profile,
-  routeName: e.routeName,
-  event: "push",
-  deliveryId: e.deliveryId,
-  prompt: e.prompt,
-  extra: {},
-  receivedAt: e.receivedAt,
-});
 
 /** Redis's clock, in ms: the one the groups' windows are measured on. */
 async function redisMs(): Promise<number> {

@@ -4,9 +4,8 @@ import { silentLogger } from "../../../../src/io/log.js";
 import { createSharedCoalescing } from "../../../../src/io/state/redis/coalescing.js";
 import { createRedisHealth } from "../../../../src/io/state/redis/connection.js";
 import { type RedisKeys, redisKeys } from "../../../../src/io/state/redis/keys.js";
-import type { SharedRun } from "../../../../src/io/state/redis/sharedRun.js";
 import type { AcceptedEvent } from "../../../../src/streams/context.js";
-import { groupedEvent, groupedRoute } from "../../../helpers/groupedEvent.js";
+import { groupedEvent, groupedRoute, sharedRunOf as shared } from "../../../helpers/groupedEvent.js";
 import { startTestRedis } from "../../../helpers/redis.js";
 import { redisPerFile } from "../../../helpers/redisPerFile.js";
 
@@ -20,16 +19,6 @@ const ROUTE = groupedRoute(0.3, 60);
 const keyed = (deliveryId: string, key: string): AcceptedEvent => ({
   ...groupedEvent(ROUTE, deliveryId),
   payload: { n: key },
-});
-
-const shared = (e: AcceptedEvent): SharedRun => ({
-  profile: e.profile,
-  routeName: e.routeName,
-  event: "push",
-  deliveryId: e.deliveryId,
-  prompt: e.prompt,
-  extra: {},
-  receivedAt: e.receivedAt,
 });
 
 /** A shared coalescing on `keys` recording what fired; `url` is its timer queue's Redis. */

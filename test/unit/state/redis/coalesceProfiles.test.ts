@@ -5,10 +5,9 @@ import { silentLogger } from "../../../../src/io/log.js";
 import { createSharedCoalescing } from "../../../../src/io/state/redis/coalescing.js";
 import { createRedisHealth } from "../../../../src/io/state/redis/connection.js";
 import { redisKeys } from "../../../../src/io/state/redis/keys.js";
-import type { SharedRun } from "../../../../src/io/state/redis/sharedRun.js";
 import type { RedisState } from "../../../../src/state/redisState.js";
 import type { AcceptedEvent, ResolvedRoute } from "../../../../src/streams/context.js";
-import { groupedEvent, groupedRoute } from "../../../helpers/groupedEvent.js";
+import { groupedEvent, groupedRoute, sharedRunOf as shared } from "../../../helpers/groupedEvent.js";
 import { redisPerFile } from "../../../helpers/redisPerFile.js";
 import { openTestRedisState } from "../../../helpers/testRedisState.js";
 
@@ -22,16 +21,6 @@ const under = (profile: string, deliveryId: string): AcceptedEvent => ({
   ...groupedEvent(GROUPED, deliveryId),
   profile,
   prompt: `grp ${profile} ${deliveryId}`,
-});
-
-const shared = (e: AcceptedEvent): SharedRun => ({
-  profile: e.profile,
-  routeName: e.routeName,
-  event: "push",
-  deliveryId: e.deliveryId,
-  prompt: e.prompt,
-  extra: {},
-  receivedAt: e.receivedAt,
 });
 
 const opened: RedisState[] = [];

@@ -5,11 +5,10 @@ import { silentLogger } from "../../../../src/io/log.js";
 import { createSharedCoalescing, type SharedCoalescing } from "../../../../src/io/state/redis/coalescing.js";
 import { createRedisHealth } from "../../../../src/io/state/redis/connection.js";
 import { type RedisKeys, redisKeys } from "../../../../src/io/state/redis/keys.js";
-import type { SharedRun } from "../../../../src/io/state/redis/sharedRun.js";
 import { LAST_DISPATCHED_MS } from "../../../../src/machines/coalesceGroup.js";
 import type { AcceptedEvent } from "../../../../src/streams/context.js";
 import { captureLogger } from "../../../fakes/logCapture.js";
-import { groupedEvent, groupedRoute } from "../../../helpers/groupedEvent.js";
+import { groupedEvent, groupedRoute, sharedRunOf as shared } from "../../../helpers/groupedEvent.js";
 import { redisPerFile } from "../../../helpers/redisPerFile.js";
 
 /**
@@ -22,16 +21,6 @@ const own = redisPerFile();
 
 // A quiet window the test's offers of one group fall well within.
 const SCRIPTED: Route = { ...groupedRoute(0.3, 60), script: "slow.sh" };
-
-const shared = (e: AcceptedEvent): SharedRun => ({
-  profile: e.profile,
-  routeName: e.routeName,
-  event: "push",
-  deliveryId: e.deliveryId,
-  prompt: e.prompt,
-  extra: {},
-  receivedAt: e.receivedAt,
-});
 
 const opened: SharedCoalescing[] = [];
 afterEach(async () => {
