@@ -10,13 +10,21 @@ import { describeTransportError } from "./transportErrors.js";
  */
 export type EraOutcome = { readonly answer: string } | { readonly unansweredMs: number };
 
-/** How a request of the sequence failed: its own wait ran out (the SDK's timeout, carrying it), or the answer. */
-export function eraOutcome(err: unknown, secrets: readonly string[]): EraOutcome {
+/**
+ * How a request of the sequence failed: its own wait ran out (the SDK's timeout, carrying it), or the answer,
+ * described as describeTransportError does (`shown` names a url a `${VAR}` gave as written before `secrets`
+ * are hidden, so a host `.env` gave is named, not hidden).
+ */
+export function eraOutcome(
+  err: unknown,
+  secrets: readonly string[],
+  shown?: (text: string) => string,
+): EraOutcome {
   const timeout =
     err instanceof McpError ? (err.data as { timeout?: unknown } | undefined)?.timeout : undefined;
   if (err instanceof McpError && err.code === ErrorCode.RequestTimeout && typeof timeout === "number")
     return { unansweredMs: timeout };
-  return { answer: describeTransportError(err, secrets) };
+  return { answer: describeTransportError(err, secrets, shown) };
 }
 
 /** A wait in seconds, to a tenth (`4`, `0.5`). */

@@ -873,7 +873,7 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
       // in, a refused or unreachable refresh) says nothing of the era: the retry would only repeat it.
       if (options.signal?.aborted || svcOwnError(options.name, probeError)) throw probeError;
       // A probe left unanswered is said so, with its wait (not the SDK's "Request timed out").
-      const probe = eraOutcome(probeError, secretsOf(options));
+      const probe = eraOutcome(probeError, secretsOf(options), options.shown);
       options.onEraFallback?.(probe);
       try {
         return await openHandshake(options);
@@ -903,7 +903,7 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
       const outcome = (quote: Quoting) =>
         probeError instanceof UnspokenVersionsError
           ? `found no version svc speaks (${probeError.message})`
-          : `failed too (${quotedOutcome(eraOutcome(probeError, secretsOf(options)), probeError, quote)}) — check that this is an MCP server`;
+          : `failed too (${quotedOutcome(eraOutcome(probeError, secretsOf(options), options.shown), probeError, quote)}) — check that this is an MCP server`;
       throw composed(
         options,
         (quote) => autoProbeFailed(quote.error(legacyError), outcome(quote)),

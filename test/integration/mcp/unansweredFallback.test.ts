@@ -2,6 +2,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { describe, expect, it, vi } from "vitest";
 import { SimulatedClock } from "xstate";
 import { stringify } from "yaml";
+import { loadConfig } from "../../../src/config/load.js";
+import type { McpServerEntry } from "../../../src/config/sections/mcp.js";
 import { tempHome } from "../../helpers/home.js";
 import { svc } from "../cli/svc.js";
 import { entry, readRpcRequest, useHubs, useLoopbackHttp } from "./harness.js";
@@ -28,7 +30,10 @@ const HTTP_CHECK =
  * A server that answers `answered` methods with a JSON-RPC -32601 (as a server without them does) and takes
  * every other request without answering it; `asked` lists the methods as they came.
  */
-async function server(answered: readonly string[]): Promise<{ url: string; asked: string[] }> {
+async function server(
+  answered: readonly string[],
+  refusal: (port: number) => string = () => "Method not found",
+): Promise<{ url: string; asked: string[] }> {
   const asked: string[] = [];
   const port = await serve(async (req: IncomingMessage, res: ServerResponse) => {
     const message = await readRpcRequest(req, res);
@@ -39,7 +44,7 @@ async function server(answered: readonly string[]): Promise<{ url: string; asked
       JSON.stringify({
         jsonrpc: "2.0",
         id: message.id,
-        error: { code: -32601, message: "Method not found" },
+        error: { code: -32601, message: refusal(port) },
       }),
     );
   });
@@ -104,6 +109,51 @@ describe("a connect given up while the era sequence waits on its second request"
       `connect timed out after 60 s (connect_timeout) — the server did not answer the handshake (server/discover, MCP's first request): ${HTTP_CHECK} — or, for a server slow to start, raise connect_timeout`,
     );
   });
+});
+
+describe("a stateless probe refused in words that quote the url, the host a variable gave", () => {
+  // The probe's refusal, told before the retry, was described with the entry's secrets hidden and nothing
+  // named: a host from .env read "[redacted]" in the timeout's message, where one from the environment was
+  // named as the host of the url config.yaml writes.
+  it.each(["the environment", ".env"])(
+    "from %s: the timeout's message names the host as written",
+    async (where) => {
+      const peer = await server(
+        ["server/discover"],
+        (port) => `Method not found at upstream http://127.0.0.1:${port}/x`,
+      );
+      const { host: hostPort, port } = new URL(peer.url);
+      ctx.home.write(
+        "config.yaml",
+        stringify({
+          mcp_servers: {
+            web: {
+              url: `http://$\{MCP_HOST}/mcp`,
+              protocol: "stateless",
+              connect_timeout: 4,
+              skip_preflight: true,
+            },
+          },
+        }),
+      );
+      const env = { PATH: process.env.PATH, ...(where === ".env" ? {} : { MCP_HOST: hostPort }) };
+      if (where === ".env") ctx.home.write(".env", `MCP_HOST=${hostPort}\n`);
+      const { config } = loadConfig({ home: ctx.home.dir, env });
+      const clock = new SimulatedClock();
+      const h = ctx.hub(
+        ctx.home,
+        { web: config.mcp_servers.web as McpServerEntry },
+        { clock, now: () => clock.now(), env },
+      );
+      await waitFor(() => expect(peer.asked).toEqual(["server/discover", "initialize"]));
+      clock.increment(4000);
+      const host = `<the host of "http://$\{MCP_HOST}/mcp" (the value it gives is not shown)>`;
+      expect(h.status()[0]).toMatchObject({
+        state: "failed",
+        lastError: `connect timed out after 4 s (connect_timeout) — server/discover failed (MCP error -32601: Method not found at upstream http://${host}:${port}/x) and the legacy initialize retry failed (got no answer within 4 s): check that this is an MCP server — or, for a server slow to answer, raise connect_timeout`,
+      });
+    },
+  );
 });
 
 describe("a stateless sequence that ends with an answer", () => {
