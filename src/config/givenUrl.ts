@@ -61,14 +61,26 @@ const HOST_PLACES =
  */
 function withHostNamed(text: string, hosts: readonly string[], shown: string): string {
   let named = text;
-  const names = new Set(hosts.flatMap((host) => [host, host.replace(/^\[(.*)\]$/, "$1")]));
-  for (const name of [...names].sort((a, b) => b.length - a.length))
+  for (const name of [...hostNames(hosts)].sort((a, b) => b.length - a.length))
     if (name !== "")
       named = named.replace(
         new RegExp(`${HOST_PLACES}${regexpEscaped(name)}(?![\\w-]|\\.[\\w-])`, "g"),
         () => shown,
       );
   return named;
+}
+
+/** The names `hosts` stand in the system's words as: each with and without an IPv6 address's brackets. */
+function hostNames(hosts: readonly string[]): Set<string> {
+  return new Set(hosts.flatMap((host) => [host, host.replace(/^\[(.*)\]$/, "$1")]));
+}
+
+/**
+ * `host`, a host the system's words name, taken out of them (a hint quotes it), as `withHostAsWritten` names it
+ * there: as config.yaml writes it when it is one of `hosts`, else as it is.
+ */
+export function hostAloneAsWritten(host: string, hosts: readonly string[], written: WrittenAs): string {
+  return host !== "" && hostNames(hosts).has(host) ? describe(written) : host;
 }
 
 /**

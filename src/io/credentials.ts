@@ -158,7 +158,7 @@ function echoesSourceLength(secrets: readonly string[]): number {
 }
 
 /** Shorter secrets are not looked for: they would match the text's own words. */
-const MIN_SCRUBBED = 4;
+export const MIN_SCRUBBED = 4;
 const REDACTED = "[redacted]";
 /** What `scrub` gives for a text it could not redact: never the text itself. */
 export const WITHHELD = "[withheld: redaction failed]";

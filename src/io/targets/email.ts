@@ -1,12 +1,11 @@
 import { createHash } from "node:crypto";
 import type { Transporter } from "nodemailer";
 import { timeoutSignal } from "../../clock.js";
-import { withHostAsWritten } from "../../config/givenUrl.js";
-import { dotenvValuesIn, givenBy, shownValue } from "../../config/givenValues.js";
+import { hostAloneAsWritten, withHostAsWritten } from "../../config/givenUrl.js";
+import { givenBy, shownValue } from "../../config/givenValues.js";
 import { bindHost, isLoopbackHost } from "../../config/host.js";
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { MAX_TIMER_MS } from "../../config/timerSeconds.js";
-import { scrub } from "../credentials.js";
 import { cutText } from "../cutText.js";
 import { UNKNOWN_HOST } from "../outbound/unreachable.js";
 import {
@@ -21,6 +20,7 @@ import { addressesOf, namesNoAddress, namesSeveralRecipients } from "./emailReci
 import { writtenDomainProblem } from "./emailWrittenDomain.js";
 import { homeChannelOf, shownRecipient } from "./givenRecipient.js";
 import { quoted } from "./httpJson.js";
+import { smtpHidden } from "./smtpHidden.js";
 import { wellFormed } from "./split.js";
 import {
   DeliveryError,
@@ -45,36 +45,40 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 const OTHER_LINE_BREAKS = /[\u0085\u2028\u2029]/g;
 
 /**
- * nodemailer's failure as a delivery's: its words, and the hint made from them, through `shown`
- * (`hostAsWritten`: a host a `${VAR}` gave is named as config.yaml writes it), then without `secrets` (the
- * password, and each value `.env` gave the settings, which `shown` names first where it knows their place).
+ * How a failure says what nodemailer and the server said: `shown` names `platforms.email.host` as config.yaml
+ * writes it where the words put a host (`hostAsWritten`), then `hidden` takes out the password and what `.env`
+ * gave the settings (`smtpHidden`), which `shown` names first where it knows their place. svc's own words
+ * around them are neither.
  */
-function asDeliveryError(
-  err: unknown,
-  secrets: readonly (string | undefined)[],
-  /** The connection started in plain text (`secure` false): a silent server may be one that expects TLS. */
-  plain = false,
-  shown: (text: string) => string = (text) => text,
-): DeliveryError {
-  return smtpFailure(err, secrets, plain, shown);
+interface SmtpWords {
+  /** The host, in a text of the system's words. */
+  readonly shown: (text: string) => string;
+  /** A host the system's words name, taken out of them. */
+  readonly host: (host: string) => string;
+  readonly hidden: (text: string) => string;
 }
 
 /**
- * A text's `platforms.email.host` named as config.yaml writes it when a `${VAR}` gave it (its value, and the
- * name the connect used for it: `smtpOptions`), else the text as it is.
+ * `platforms.email.host` named as config.yaml writes it when a `${VAR}` gave it (its value, and the name the
+ * connect used for it: `smtpOptions`), in a text and alone, else as it is.
  */
-function hostAsWritten(settings: PlatformConfig<"email">): (text: string) => string {
+function hostAsWritten(settings: PlatformConfig<"email">): Pick<SmtpWords, "shown" | "host"> {
   const given = givenBy(settings, "host");
-  if (given === undefined || settings.host === undefined) return (text) => text;
+  if (given === undefined || settings.host === undefined)
+    return { shown: (text) => text, host: (host) => host };
   const hosts = [settings.host, String(smtpOptions(settings).host)];
-  return (text) => withHostAsWritten(text, hosts, given);
+  return {
+    shown: (text) => withHostAsWritten(text, hosts, given),
+    host: (host) => hostAloneAsWritten(host, hosts, given),
+  };
 }
 
+/** nodemailer's failure as a delivery's: its words, and the hint made from them, said as `words` say. */
 function smtpFailure(
   err: unknown,
-  secrets: readonly (string | undefined)[],
+  words: SmtpWords,
+  /** The connection started in plain text (`secure` false): a silent server may be one that expects TLS. */
   plain: boolean,
-  shown: (text: string) => string,
 ): DeliveryError {
   const e = err as {
     code?: string;
@@ -88,7 +92,7 @@ function smtpFailure(
     TRANSIENT_CODES.has(e.code ?? "");
   // On one line and cut, as every platform's error: a server's multi-line reply (Gmail's 535-5.7.8 ...
   // 535 5.7.8 <link>) comes joined by line breaks.
-  const detail = quoted(shown(e.response ?? e.message ?? String(err)), secrets);
+  const detail = quoted(words.hidden(words.shown(e.response ?? e.message ?? String(err))), []);
   if (e.code === "ETLS" && e.response !== undefined) {
     // requireTLS (smtpOptions) met a server that refused STARTTLS: no login was sent.
     return new DeliveryError(
@@ -122,7 +126,7 @@ function smtpFailure(
       ? " — the server refused the login: check platforms.email.user and platforms.email.password"
       : "";
   return new DeliveryError(
-    `email: ${e.code ?? "SMTP"} — ${detail}${hint}${loginRefused}${scrub(shown(unreachableSmtp(e.message ?? "")), secrets)}`,
+    `email: ${e.code ?? "SMTP"} — ${detail}${hint}${loginRefused}${unreachableSmtp(e.message ?? "", (piece) => words.hidden(words.host(piece)))}`,
     transient,
   );
 }
@@ -130,15 +134,16 @@ function smtpFailure(
 /**
  * Where nothing could be connected to, said with what to check, as a platform's base_url is: nodemailer
  * says only `connect ECONNREFUSED 127.0.0.1:2525` (no server started there, the wrong port) or
- * `getaddrinfo ENOTFOUND smtp.exmaple.com` (a misspelt host).
+ * `getaddrinfo ENOTFOUND smtp.exmaple.com` (a misspelt host). The host and port it quotes of `text` are said
+ * through `quote`; the rest is svc's own words.
  */
-function unreachableSmtp(text: string): string {
+function unreachableSmtp(text: string, quote: (piece: string) => string): string {
   const refused = /\bconnect ECONNREFUSED (\S+):(\d+)\b/.exec(text);
   if (refused !== null)
-    return ` — nothing listens on port ${refused[2]} of ${refused[1]}: start the SMTP server there, or check platforms.email.host and platforms.email.port`;
+    return ` — nothing listens on port ${quote(refused[2] ?? "")} of ${quote(refused[1] ?? "")}: start the SMTP server there, or check platforms.email.host and platforms.email.port`;
   const unknown = UNKNOWN_HOST.exec(text);
   if (unknown !== null)
-    return ` — the host name ${unknown[1]} is not known (DNS): check platforms.email.host`;
+    return ` — the host name ${quote(unknown[1] ?? "")} is not known (DNS): check platforms.email.host`;
   return "";
 }
 
@@ -265,40 +270,23 @@ function stillNamed(recipients: readonly string[] | undefined, to: string): stri
   return recipients.every((recipient) => named.has(recipient.toLowerCase())) ? [...recipients] : undefined;
 }
 
-/** A server's reply as a log line quotes it: without credentials, on one line, at most 200 characters. */
-const oneLine = (reply: string, secrets: readonly (string | undefined)[]) =>
-  cutText(scrub(reply, secrets).replace(/\s+/g, " ").trim(), 200);
+/** A server's reply as a log line quotes it: `hidden` (without credentials), on one line, at most 200 characters. */
+const oneLine = (reply: string, hidden: (text: string) => string) =>
+  cutText(hidden(reply).replace(/\s+/g, " ").trim(), 200);
 
 /** A 4xx reply: the server may take the message for that recipient later. */
 const temporary = (refused: RefusedRecipient) =>
   refused.responseCode !== undefined && refused.responseCode >= 400 && refused.responseCode < 500;
 
-/**
- * The password as it may come back in a server's reply: as written, and as the base64 nodemailer sends
- * it in (`AUTH PLAIN <base64 of NUL user NUL password>`, or the password alone after `AUTH LOGIN`). A
- * server refusing the login may quote the command it refused (`535 5.7.8 ... AUTH PLAIN AHN2YwBTTVRQ...`),
- * and that base64 decodes to the password.
- */
-export function smtpCredentialForms(settings: PlatformConfig<"email">): string[] {
-  const { user, password } = settings;
-  if (password === undefined || password === "") return [];
-  const base64 = (text: string) => Buffer.from(text, "utf8").toString("base64");
-  return [
-    ...(user === undefined ? [] : [base64(`\u0000${user}\u0000${password}`)]),
-    base64(password),
-    password,
-  ];
-}
-
 export function emailTarget(settings: PlatformConfig<"email">, deps: TargetDeps): DeliveryTarget {
   // The password's forms, and what `.env` gave a setting (the host, the user, a recipient list): nodemailer's
   // words and a server's replies may quote them where no hint names them as written.
-  const secrets = [...smtpCredentialForms(settings), ...dotenvValuesIn(settings)];
+  const hidden = smtpHidden(settings);
   // The whole mail's time: the connect's and the greeting's own timeouts (timeout_seconds each) say which
   // step did not answer, so the deadline comes a little after them.
   const deadlineMs = Math.min(settings.timeout_seconds * 1000 + 2000, MAX_TIMER_MS);
   const plain = !smtpOptions(settings).secure;
-  const named = hostAsWritten(settings);
+  const words: SmtpWords = { ...hostAsWritten(settings), hidden };
   // `from: svc`, a name alone: nodemailer would send with no From header and a null sender (MAIL FROM:<>),
   // which a server may take while the receiving mailbox refuses or drops the mail, unseen.
   const fromProblem = namesNoAddress(settings.from ?? "")
@@ -318,7 +306,7 @@ export function emailTarget(settings: PlatformConfig<"email">, deps: TargetDeps)
       try {
         await (await transport()).verify();
       } catch (err) {
-        throw asDeliveryError(err, secrets, plain, named);
+        throw smtpFailure(err, words, plain);
       }
       return `${settings.host === undefined ? settings.host : shownValue(settings, "host", settings.host)}:${settings.port}`;
     },
@@ -368,7 +356,7 @@ export function emailTarget(settings: PlatformConfig<"email">, deps: TargetDeps)
       // Handed on by another instance that mailed the others: the recipients it was to retry. Until one of
       // them gets it here, each missed it, as a retry on that instance would have left them.
       let envelopeTo = stillNamed(options.recipients, to);
-      /** Recipients refused so far, with the server's reply. */
+      /** Recipients refused so far, with the server's reply (as a log line quotes it: `oneLine`), or svc's words. */
       const unreached = new Map<string, string>(
         (envelopeTo ?? []).map((recipient) => [recipient, "refused for now on an earlier attempt"]),
       );
@@ -393,7 +381,7 @@ export function emailTarget(settings: PlatformConfig<"email">, deps: TargetDeps)
             // A retry for the recipients refused for now, refused again: its reply is the one to name.
             const reply = (err as { response?: unknown }).response;
             if (envelopeTo !== undefined && typeof reply === "string")
-              for (const recipient of envelopeTo) unreached.set(recipient, reply);
+              for (const recipient of envelopeTo) unreached.set(recipient, oneLine(reply, hidden));
             // The stop's reason as it is. A retry it cut short while under way is why its recipients missed
             // the mail, not the server's reply to an earlier attempt: it may have taken the mail meanwhile.
             if (signal?.aborted === true) {
@@ -401,7 +389,7 @@ export function emailTarget(settings: PlatformConfig<"email">, deps: TargetDeps)
               lastFailure = undefined;
               throw err;
             }
-            const failure = err instanceof DeliveryError ? err : asDeliveryError(err, secrets, plain, named);
+            const failure = err instanceof DeliveryError ? err : smtpFailure(err, words, plain);
             // No reply to name (no connection, a timeout): the failure is.
             lastFailure = typeof reply === "string" ? undefined : failure.message;
             throw failure;
@@ -409,12 +397,13 @@ export function emailTarget(settings: PlatformConfig<"email">, deps: TargetDeps)
           for (const recipient of envelopeTo ?? []) unreached.delete(recipient);
           lastFailure = undefined;
           const refused = refusedRecipients(info);
-          for (const r of refused) unreached.set(r.recipient, r.response ?? "refused");
+          for (const r of refused)
+            unreached.set(r.recipient, r.response === undefined ? "refused" : oneLine(r.response, hidden));
           const later = refused.filter(temporary);
           if (later.length === 0) return;
           envelopeTo = later.map((r) => r.recipient);
           throw new RecipientsRefusedForNow(
-            `email: refused for now by the server for ${later.map((r) => `${r.recipient} (${oneLine(r.response ?? "", secrets)})`).join(", ")}`,
+            `email: refused for now by the server for ${later.map((r) => `${r.recipient} (${oneLine(r.response ?? "", hidden)})`).join(", ")}`,
             envelopeTo,
           );
         });
@@ -426,8 +415,10 @@ export function emailTarget(settings: PlatformConfig<"email">, deps: TargetDeps)
         if (envelopeTo === undefined || (signal?.aborted === true && options.handsOn === true)) throw err;
       }
       if (unreached.size > 0) {
-        const who = [...unreached].map(([recipient, reply]) => `${recipient} (${oneLine(reply, secrets)})`);
-        const last = lastFailure === undefined ? "" : ` (the last attempt: ${oneLine(lastFailure, secrets)})`;
+        const who = [...unreached].map(([recipient, reply]) => `${recipient} (${reply})`);
+        // A failure already says the server's words hidden, and its own as they are.
+        const last =
+          lastFailure === undefined ? "" : ` (the last attempt: ${oneLine(lastFailure, (text) => text)})`;
         deps.logger.warn(
           { route: message.route, delivery_id: message.deliveryId, platform: "email" },
           `[delivery] email: route "${message.route}": not delivered to ${who.join(", ")}${last}; the other recipients got it`,

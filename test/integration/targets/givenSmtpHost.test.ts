@@ -5,8 +5,9 @@ import { createTargets } from "../../../src/io/targets/registry.js";
 import type { DeliveryMessage } from "../../../src/io/targets/target.js";
 import { captureLogger } from "../../fakes/logCapture.js";
 import { startFakeSmtp } from "../../fakes/smtp.js";
+import { closedPort } from "../../helpers/closedPort.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { silentDns } from "../../helpers/silentDns.js";
+import { loopbackDns, silentDns } from "../../helpers/silentDns.js";
 
 const NOT_SHOWN = "(the value it gives is not shown)";
 const v = (name: string) => `$\{${name}}`;
@@ -112,6 +113,64 @@ describe("a value .env gave platforms.email, quoted back by the SMTP server", ()
         );
       expect(failure).toContain("5.1.1 <[redacted]>: Recipient address rejected");
       expect(failure).not.toContain("topsecret");
+    } finally {
+      await smtp.close();
+    }
+  });
+});
+
+/**
+ * A short value `.env` gave (`SMTP_HOST=mail`, a compose service's name) was cut out of svc's own words and out of
+ * the server's words wherever it stood inside one: `check platforms.e[redacted].host`, `550 [redacted]box`. It is
+ * hidden in the system's and the server's words alone, and there only as a whole word.
+ */
+describe("a short value .env gave platforms.email, inside words", () => {
+  const deliver = (config: ReturnType<typeof emailConfig>) =>
+    createTargets(config, { logger: captureLogger().logger })
+      .get("email")
+      ?.send(MESSAGE)
+      .then(
+        () => "sent",
+        (err: Error) => err.message,
+      );
+
+  it("the host (SMTP_HOST=mail): svc's hint keeps its words when nothing listens there", async () => {
+    undo = loopbackDns((host) => host === "mail");
+    const port = await closedPort();
+    const config = emailConfig(
+      `host: "${v("SMTP_HOST")}", port: ${port}, from: svc@example.org, home_channel: a@example.org`,
+      "SMTP_HOST=mail\n",
+    );
+    expect(await deliver(config)).toBe(
+      `email: ESOCKET — connect ECONNREFUSED 127.0.0.1:${port} — nothing listens on port ${port} of 127.0.0.1: start the SMTP server there, or check platforms.email.host and platforms.email.port`,
+    );
+  });
+
+  it("the user (SMTP_USER=mail): svc's hint keeps its words", async () => {
+    const port = await closedPort();
+    const config = emailConfig(
+      `host: 127.0.0.1, port: ${port}, user: "${v("SMTP_USER")}", password: pw-0123456789, from: svc@example.org, home_channel: a@example.org`,
+      "SMTP_USER=mail\n",
+    );
+    expect(await deliver(config)).toBe(
+      `email: ESOCKET — connect ECONNREFUSED 127.0.0.1:${port} — nothing listens on port ${port} of 127.0.0.1: start the SMTP server there, or check platforms.email.host and platforms.email.port`,
+    );
+  });
+
+  it("the host (SMTP_HOST=mail): a server's reply keeps a word it is part of, and hides it as a word", async () => {
+    undo = loopbackDns((host) => host === "mail");
+    const smtp = await startFakeSmtp({
+      received: [],
+      refuse: () => ({ code: 550, text: "5.2.1 mailbox full; relaying through mail denied" }),
+    });
+    try {
+      const config = emailConfig(
+        `host: "${v("SMTP_HOST")}", port: ${smtp.port}, from: svc@example.org, home_channel: a@example.org`,
+        "SMTP_HOST=mail\n",
+      );
+      const failure = await deliver(config);
+      expect(failure).toContain("550 5.2.1 mailbox full; relaying through [redacted] denied");
+      expect(failure).not.toMatch(/\bmail\b/);
     } finally {
       await smtp.close();
     }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { WrittenAs } from "../../../src/config/describe.js";
-import { withHostAsWritten, withUrlAsWritten } from "../../../src/config/givenUrl.js";
+import { hostAloneAsWritten, withHostAsWritten, withUrlAsWritten } from "../../../src/config/givenUrl.js";
 
 const NOT_SHOWN = "(the value it gives is not shown)";
 const v = (name: string) => `$\{${name}}`;
@@ -71,6 +71,15 @@ describe(`the host a $\{VAR} gave, named where the system's messages put it`, ()
     ).toBe(
       `email: ESOCKET — the SMTP server could not be reached: getaddrinfo ENOTFOUND ${shown} — the host name ${shown} is not known (DNS): check platforms.email.host`,
     );
+  });
+
+  it("a host taken out of the system's words (a hint quotes it) is named as it would be there", () => {
+    const written = new WrittenAs(v("SMTP_HOST"));
+    const hosts = ["[::1]", "::1"];
+    expect(hostAloneAsWritten("::1", hosts, written)).toBe(`"${v("SMTP_HOST")}" ${NOT_SHOWN}`);
+    expect(hostAloneAsWritten("[::1]", hosts, written)).toBe(`"${v("SMTP_HOST")}" ${NOT_SHOWN}`);
+    expect(hostAloneAsWritten("127.0.0.1", hosts, written)).toBe("127.0.0.1");
+    expect(hostAloneAsWritten("", [""], written)).toBe("");
   });
 
   it("a TLS check's IP: names the host a variable gave as an address", () => {
