@@ -106,6 +106,11 @@ export function dotenvValuesIn(holder: object | undefined): string[] {
   return fromDotenv === undefined ? [] : [...fromDotenv.values()].flat();
 }
 
+/** The values `.env` gave to `holder[key]` (noteGivenValues): none when no `${VAR}` there is set in `.env`. */
+export function dotenvValuesAt(holder: object | undefined, key: string): readonly string[] {
+  return (holder === undefined ? undefined : FROM_DOTENV.get(holder)?.get(key)) ?? [];
+}
+
 /** Notes on `copy` what `noteGivenValues` noted on `original`, but for the keys given another value. */
 export function keepGiven<T extends object>(original: object, copy: T, except: readonly string[] = []): T {
   const given = GIVEN.get(original);

@@ -14,22 +14,29 @@ export interface FakeSmtp {
 
 /**
  * A real `smtp-server` on loopback, no TLS nor login: it pushes the envelope recipients of each mail it takes
- * onto `received`, and refuses a recipient at RCPT TO when `refuse` answers a refusal for its address. A mail
- * taken is answered (its final 250) once what `hold` returns for its recipients has settled.
+ * onto `received`, refuses a recipient at RCPT TO when `refuse` answers a refusal for its address, and the
+ * sender at MAIL FROM when `refuseSender` does for its. A mail taken is answered (its final 250) once what
+ * `hold` returns for its recipients has settled.
  */
 export async function startFakeSmtp(options: {
   readonly received: string[][];
   readonly refuse?: (address: string) => SmtpRefusal | undefined;
+  readonly refuseSender?: (address: string) => SmtpRefusal | undefined;
   readonly hold?: (recipients: readonly string[]) => Promise<void> | undefined;
 }): Promise<FakeSmtp> {
-  const { received, refuse, hold } = options;
+  const { received, refuse, refuseSender, hold } = options;
+  const answer = (refusal: SmtpRefusal | undefined, callback: (err?: Error) => void) => {
+    if (refusal === undefined) callback();
+    else callback(Object.assign(new Error(refusal.text), { responseCode: refusal.code }));
+  };
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ["STARTTLS", "AUTH"],
+    onMailFrom(address, _session, callback) {
+      answer(refuseSender?.(address.address), callback);
+    },
     onRcptTo(address, _session, callback) {
-      const refusal = refuse?.(address.address);
-      if (refusal === undefined) callback();
-      else callback(Object.assign(new Error(refusal.text), { responseCode: refusal.code }));
+      answer(refuse?.(address.address), callback);
     },
     onData(stream, session, callback) {
       stream.resume();

@@ -1,6 +1,7 @@
-import { dotenvValuesIn } from "../../config/givenValues.js";
+import { dotenvValuesAt, dotenvValuesIn } from "../../config/givenValues.js";
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { MIN_SCRUBBED, scrub, secretTextForms } from "../credentials.js";
+import { addressesOf, namesSeveralRecipients } from "./emailRecipients.js";
 
 const REDACTED = "[redacted]";
 const regexpEscaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -41,13 +42,29 @@ function wholeWords(values: readonly string[]): (text: string) => string {
 }
 
 /**
+ * The addresses the values `.env` gave `from`, `user` and `home_channel` name (`Alerts <alerts@example.org>`:
+ * `alerts@example.org`), which a server quotes alone (`553 5.7.1 <alerts@example.org>: Sender address
+ * rejected`). Not those of a home_channel that names several recipients: the warning of recipients not
+ * reached names each of them.
+ */
+function addressesGiven(settings: PlatformConfig<"email">): string[] {
+  // nodemailer's address parser is loaded only for a value .env gave one of them.
+  const list = () => namesSeveralRecipients(settings.home_channel ?? "");
+  return ["from", "user", "home_channel"].flatMap((key) => {
+    const values = dotenvValuesAt(settings, key);
+    return values.length === 0 || (key === "home_channel" && list()) ? [] : values.flatMap(addressesOf);
+  });
+}
+
+/**
  * What the e-mail target hides of nodemailer's words and the server's replies, never of its own (its hints,
  * the keys they name): the password in each form it may come back in, wherever it stands, and each value `.env`
- * gave a setting (the host, the user, the from address, the home_channel) where it stands as a word of its own,
- * so `SMTP_HOST=mail` (a compose service's name) hides `mail` and keeps `mailbox`.
+ * gave a setting (the host, the user, the from address, the home_channel), and the address such a value names
+ * beside a display name (`addressesGiven`), where it stands as a word of its own, so `SMTP_HOST=mail` (a compose
+ * service's name) hides `mail` and keeps `mailbox`.
  */
 export function smtpHidden(settings: PlatformConfig<"email">): (text: string) => string {
   const credentials = smtpCredentialForms(settings);
-  const given = wholeWords(dotenvValuesIn(settings));
+  const given = wholeWords([...dotenvValuesIn(settings), ...addressesGiven(settings)]);
   return (text) => given(scrub(text, credentials));
 }

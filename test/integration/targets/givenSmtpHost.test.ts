@@ -177,6 +177,79 @@ describe("a short value .env gave platforms.email, inside words", () => {
   });
 });
 
+/**
+ * A value `.env` gave with a display name (`MAIL_FROM="Alerts <alerts-topsecret@example.org>"`) was hidden only
+ * whole, so a server's reply quoting the address alone (a sender refused at MAIL FROM, a recipient at RCPT TO)
+ * showed it.
+ */
+describe("an address a value .env gave names beside a display name, quoted back by the SMTP server", () => {
+  const delivered = async (
+    settings: string,
+    dotenv: string,
+    refusing: Parameters<typeof startFakeSmtp>[0],
+  ) => {
+    const smtp = await startFakeSmtp(refusing);
+    try {
+      const log = captureLogger();
+      const config = emailConfig(`host: 127.0.0.1, port: ${smtp.port}, ${settings}`, dotenv);
+      const failure = await createTargets(config, { logger: log.logger })
+        .get("email")
+        ?.send(MESSAGE)
+        .then(
+          () => "sent",
+          (err: Error) => err.message,
+        );
+      return { failure, log };
+    } finally {
+      await smtp.close();
+    }
+  };
+
+  it("from: the sender refused at MAIL FROM", async () => {
+    const { failure } = await delivered(
+      `from: "${v("MAIL_FROM")}", home_channel: a@example.org`,
+      `MAIL_FROM="Alerts <alerts-topsecret@example.org>"\n`,
+      {
+        received: [],
+        refuseSender: (from) => ({
+          code: 553,
+          text: `5.7.1 <${from}>: Sender address rejected: not owned by user`,
+        }),
+      },
+    );
+    expect(failure).toContain("553 5.7.1 <[redacted]>: Sender address rejected: not owned by user");
+    expect(failure).not.toContain("topsecret");
+  });
+
+  it("home_channel of one recipient: the recipient refused at RCPT TO", async () => {
+    const { failure } = await delivered(
+      `from: svc@example.org, home_channel: "${v("ONCALL")}"`,
+      `ONCALL="On call <oncall-topsecret@example.org>"\n`,
+      { received: [], refuse: (to) => ({ code: 550, text: `5.1.1 <${to}>: Recipient address rejected` }) },
+    );
+    expect(failure).toContain("550 5.1.1 <[redacted]>: Recipient address rejected");
+    expect(failure).not.toContain("topsecret");
+  });
+
+  it("home_channel naming several recipients: each address stays shown, as the warning names it", async () => {
+    const { failure, log } = await delivered(
+      `from: svc@example.org, home_channel: "${v("ONCALL")}"`,
+      `ONCALL="On call <oncall@example.org>, busy@example.org"\n`,
+      {
+        received: [],
+        refuse: (to) =>
+          to === "busy@example.org"
+            ? { code: 550, text: `5.1.1 <${to}>: Recipient address rejected` }
+            : undefined,
+      },
+    );
+    expect(failure).toBe("sent");
+    expect(log.messages()).toEqual([
+      `[delivery] email: route "r": not delivered to busy@example.org (550 5.1.1 <busy@example.org>: Recipient address rejected); the other recipients got it`,
+    ]);
+  });
+});
+
 describe(`platforms.email.from a $\{VAR} gave that names no address`, () => {
   // The check's log line and each delivery quoted it as the variable gave it (`from "svc-topsecret"`).
   it("is named as written", async () => {
