@@ -217,6 +217,45 @@ describe("redacted excerpts (spec 7)", () => {
     ])
       expect(redactedExcerpt(body as string)).toBe(shown);
   });
+  it("hides a quoted token after Bearer up to its closing quote, the quotes and the rest kept", () => {
+    // A quote opening the token could not start the token's match: the token was shown whole.
+    const single = '{"error":"invalid_request","error_description":"bad header: Bearer \'abcd1234secret\'"}';
+    expect(redactedExcerpt(single)).toBe(
+      '{"error":"invalid_request","error_description":"bad header: Bearer \'[redacted]\'"}',
+    );
+    // In JSON, a " is written \": the token was shown, and [redacted] put before it.
+    const escaped = JSON.stringify({
+      error: "invalid_request",
+      error_description: 'bad header: Bearer "abcd1234secret"',
+    });
+    const out = redactedExcerpt(escaped);
+    expect(out).toBe('{"error":"invalid_request","error_description":"bad header: Bearer \\"[redacted]\\""}');
+    expect(JSON.parse(out)).toEqual({
+      error: "invalid_request",
+      error_description: 'bad header: Bearer "[redacted]"',
+    });
+    for (const [body, shown] of [
+      // Inside its quotes, a , } or & is the token's.
+      ["refused Bearer 'ab,cd}e&f' here", "refused Bearer '[redacted]' here"],
+      ['refused Bearer "abcd1234secret", try again', 'refused Bearer "[redacted]", try again'],
+      // A quote that nothing closes: the token up to what ends an unquoted one.
+      ["refused Bearer 'abcd1234secret", "refused Bearer '[redacted]"],
+      // Form bodies: a space written + or %20, a quote %27 or %22.
+      [
+        "error=invalid_request&error_description=Bearer+abcd1234secret&state=s1",
+        "error=invalid_request&error_description=Bearer+[redacted]&state=s1",
+      ],
+      [
+        "error_description=bad+header%3A+Bearer%20%27abcd1234secret%27&error=invalid_request",
+        "error_description=bad+header%3A+Bearer%20%27[redacted]%27&error=invalid_request",
+      ],
+      [
+        "error_description=Bearer+%22abcd1234secret%22&error=invalid_request",
+        "error_description=Bearer+%22[redacted]%22&error=invalid_request",
+      ],
+    ])
+      expect(redactedExcerpt(body as string)).toBe(shown);
+  });
   it("a token endpoint's refusal quoting a Bearer token is printed whole but the token", async ({
     onTestFinished,
   }) => {
