@@ -175,12 +175,18 @@ export class ComposedError extends Error {
   /**
    * The same text with the errors it quotes as the system said them (no secret hidden, no url named as
    * written): read for what to check (`connect ECONNREFUSED <host>:<port>`, `getaddrinfo ENOTFOUND <host>`),
-   * never shown. The message itself when none was given.
+   * never shown. The message itself when none was given. Not enumerable: no serialisation of the error
+   * (JSON.stringify, the inspector relay's redactInspection, a spread) carries it.
    */
-  readonly systemsWords: string;
+  declare readonly systemsWords: string;
   constructor(message: string, options?: ErrorOptions & { readonly systemsWords?: string }) {
     super(message, options);
-    this.systemsWords = options?.systemsWords ?? message;
+    Object.defineProperty(this, "systemsWords", {
+      value: options?.systemsWords ?? message,
+      enumerable: false,
+      writable: false,
+      configurable: false,
+    });
   }
 }
 
