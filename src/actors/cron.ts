@@ -79,7 +79,8 @@ export interface CronStores {
   /**
    * Why `profile`'s store cannot be used as it stands (its directory or its `cron` directory a symbolic link to
    * nothing, a file in its place), if so: asked only when its store has no job of the name fired (or cannot be
-   * read), so not on every event.
+   * read), so not on every event, and by each check that finds the store without a file (its jobs are then not
+   * scheduled, said as for a store that cannot be read).
    */
   unusable?(profile: string): string | undefined;
 }
@@ -648,6 +649,14 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
   }
 
   /**
+   * Why `profile`'s store, read as having no file, cannot be used (`stores.unusable`): only a store whose
+   * `jobs.json` is not there can be one, so a store with a file (empty or not) is not looked at again.
+   */
+  function unusableStore(profile: string): string | undefined {
+    return checkedRecords.get(profile)?.revision === "" ? stores.unusable?.(profile) : undefined;
+  }
+
+  /**
    * `checkedSince`: when the scheduler last checked before this check (its start for the first one), if
    * ever: a job due after it is found on time.
    */
@@ -665,6 +674,10 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       store = stores.store(profile);
       path = store.path;
       records = currentRecords(profile, store);
+      // No jobs read through a `cron` directory (or a profile's) that is a link to nothing: not a store without
+      // jobs, one that cannot be read — said once, and the runs missed meanwhile are said as missed for it.
+      const unusable = records.length === 0 ? unusableStore(profile) : undefined;
+      if (unusable !== undefined) throw new Error(unusable);
       reportInvalid(profile, records);
       reportLastRuns(profile, records);
       reportTargets(profile, store.path, records);

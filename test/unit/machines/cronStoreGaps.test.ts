@@ -1,8 +1,9 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createCronScheduler } from "../../../src/actors/cron.js";
 import { type CronJob, cronStore } from "../../../src/io/stores/cronStore.js";
+import { unusableCronStore } from "../../../src/io/stores/unusableCronStore.js";
 import { captureLogger } from "../../fakes/logCapture.js";
 import { emptyInPlace } from "../../helpers/emptyInPlace.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
@@ -34,7 +35,11 @@ async function setup(ids: string[]) {
   const log = captureLogger();
   let now = T0;
   const scheduler = createCronScheduler({
-    stores: { profiles: () => ["default"], store: () => store },
+    stores: {
+      profiles: () => ["default"],
+      store: () => store,
+      unusable: (profile) => unusableCronStore(home.dir, profile),
+    },
     runJob: async () => "ok",
     logger: log.logger,
     clock: { now: () => now, setTimeout: () => 0, clearTimeout: () => {} },
@@ -62,6 +67,31 @@ describe("cron store gaps", () => {
     expect(await scheduler.tick()).toEqual(["a"]);
     await scheduler.idle();
     expect(log.messages().filter((m) => m.includes("not valid JSON"))).toHaveLength(1);
+    expect(missedLines(log.messages())).toEqual([
+      `[cron] job-a: 6 scheduled runs were missed since ${new Date(T0 + 3_600_000).toISOString()} while ${path} could not be read; they are not run one by one — one catch-up run now, then the schedule goes on`,
+    ]);
+  });
+
+  it("a cron directory that became a link to nothing is a store that cannot be read (ERROR, once), not one without jobs; the runs missed meanwhile are said as missed for it", async () => {
+    const { path, log, scheduler, checkFor } = await setup(["a"]);
+    expect(await scheduler.tick()).toEqual([]);
+    const cron = join(home.dir, "cron");
+    renameSync(cron, join(home.dir, "cron-real"));
+    symlinkSync(join(home.dir, "gone"), cron);
+    await checkFor(6);
+    const lines = log.lines().map((line) => JSON.parse(line) as { level: number; msg: string });
+    // Seen: nothing at all, the jobs read through the link as none.
+    expect(lines.filter(({ level }) => level >= 40)).toEqual([
+      expect.objectContaining({
+        level: 50,
+        msg: `[cron] ${cron}: a symbolic link to ${home.dir}/gone, which is not a directory (missing or moved) — the default profile's cron jobs cannot be kept there: restore the directory it points to, or remove the link (svc makes the directory)`,
+      }),
+    ]);
+    rmSync(cron);
+    renameSync(join(home.dir, "cron-real"), cron);
+    expect(await scheduler.tick()).toEqual(["a"]);
+    await scheduler.idle();
+    // Seen: "… were missed since <time> (the gateway was not running, or its clock stepped forward)".
     expect(missedLines(log.messages())).toEqual([
       `[cron] job-a: 6 scheduled runs were missed since ${new Date(T0 + 3_600_000).toISOString()} while ${path} could not be read; they are not run one by one — one catch-up run now, then the schedule goes on`,
     ]);
