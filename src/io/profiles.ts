@@ -1,8 +1,9 @@
-import { type Dirent, lstatSync, readdirSync, readlinkSync, statSync } from "node:fs";
+import { type Dirent, lstatSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { expandHome } from "../config/interpolate.js";
 import { nearMiss } from "../config/nearMiss.js";
 import { DEFAULT_PROFILE, PROFILE_NAME, profilesAmong } from "../config/paths.js";
+import { byWayOf, linkChain } from "./linkChain.js";
 import { openFilesFix } from "./openFiles.js";
 
 /**
@@ -94,14 +95,17 @@ export function unusableProfileEntry(home: string, profile: string | undefined):
 function unusableProfilesDir(dir: string, profile: string | undefined, err: unknown): string | undefined {
   const code = (err as NodeJS.ErrnoException).code;
   const cannot = `${profile === undefined ? "the named profiles'" : `profile ${profile}'s`} runs, cron jobs and MCP logins cannot use it (every named profile's directory is under it)`;
-  if (code === "ENOTDIR") return `${dir} is not a directory — ${cannot}: move the file away`;
-  if (code !== "ENOENT") return undefined;
+  if (code !== "ENOTDIR" && code !== "ENOENT") return undefined;
+  let link = false;
   try {
-    if (!lstatSync(dir).isSymbolicLink()) return undefined;
+    link = lstatSync(dir).isSymbolicLink();
   } catch {
-    return undefined;
+    // not there at all (ENOENT), or a file further up (ENOTDIR)
   }
-  return `${dir}: a symbolic link to ${linkTarget(dir)}, which is not a directory (missing or moved) — ${cannot}: restore the directory it points to, or remove the link`;
+  if (!link)
+    return code === "ENOTDIR" ? `${dir} is not a directory — ${cannot}: move the file away` : undefined;
+  const { said, fix } = linkToNoDirectory(dir);
+  return `${said} — ${cannot}: ${fix}, or remove the link`;
 }
 
 /**
@@ -125,22 +129,47 @@ export function unusableDir(dir: string, what: string): string | undefined {
   } catch {
     // a link to nothing
   }
-  return `${dir}: a symbolic link to ${linkTarget(dir)}, which is not a directory (missing or moved) — ${what} cannot be kept there: restore the directory it points to, or remove the link (svc makes the directory)`;
+  const { said, fix } = linkToNoDirectory(dir);
+  return `${said} — ${what} cannot be kept there: ${fix}, or remove the link (svc makes the directory)`;
 }
 
 function unusableEntryMessage(dir: string, entry: Dirent): string {
   const path = join(dir, entry.name);
-  if (entry.isSymbolicLink())
-    return `${path}: a symbolic link to ${linkTarget(path)}, which is not a directory (missing or moved) — profile ${entry.name}'s runs, cron jobs and MCP logins cannot use it: restore the directory it points to, or remove the link`;
+  if (entry.isSymbolicLink()) {
+    const { said, fix } = linkToNoDirectory(path);
+    return `${said} — profile ${entry.name}'s runs, cron jobs and MCP logins cannot use it: ${fix}, or remove the link`;
+  }
   return `${path} is not a directory — profile ${entry.name}'s runs, cron jobs and MCP logins cannot use it: move the file away (a profile is the directory ${path}/)`;
 }
 
-function linkTarget(path: string): string {
+/**
+ * A symbolic link `path` that leads to no directory: where it leads in the end (every link on the way followed,
+ * and named after it) and what is there, and what to do short of removing the link.
+ */
+function linkToNoDirectory(path: string): { readonly said: string; readonly fix: string } {
+  const pointAt = "point the link at a directory";
+  const chain = linkChain(path);
+  if (chain === undefined) return { said: `${path}: a symbolic link into a loop of links`, fix: pointAt };
+  const target = chain.at(-1);
+  if (target === undefined)
+    return {
+      said: `${path}: a symbolic link to (unreadable), which is not a directory (missing or moved)`,
+      fix: "restore the directory it points to",
+    };
+  const to = `${path}: a symbolic link to ${target}${byWayOf(chain)}`;
+  let found: ReturnType<typeof lstatSync> | undefined;
   try {
-    return resolve(join(path, ".."), readlinkSync(path));
+    found = lstatSync(target, { throwIfNoEntry: false });
   } catch {
-    return "(unreadable)";
+    found = undefined; // a file further up (ENOTDIR): not there
   }
+  if (found?.isFile() === true) return { said: `${to}, which is a file, not a directory`, fix: pointAt };
+  if (found !== undefined && !found.isDirectory())
+    return { said: `${to}, which is not a directory`, fix: pointAt };
+  return {
+    said: `${to}, which is not a directory (missing or moved)`,
+    fix: "restore the directory it points to",
+  };
 }
 
 /** `existingProfiles` for a warning: an unreadable `profiles/` counts as the default profile only. */

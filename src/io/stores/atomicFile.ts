@@ -9,18 +9,18 @@ import {
   open,
   openSync,
   readdirSync,
-  readlinkSync,
   realpathSync,
   renameSync,
   rmSync,
   statSync,
   write,
 } from "node:fs";
-import { basename, dirname, join, resolve } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { DEFAULT_PROFILE, svcPaths } from "../../config/paths.js";
 import { SvcError } from "../../errors.js";
 import { writeBytesSync } from "../batchedWriter.js";
+import { linkTarget } from "../linkChain.js";
 import { makeStoreDirs, refusingDir } from "../makeDirs.js";
 import { otherPidNamespace, pidNamespaceOfTag, pidNamespaceTag } from "../pidNamespace.js";
 import { processAlive } from "../processAlive.js";
@@ -277,6 +277,7 @@ export function resolveLink(path: string): string {
     // is there (a dotfiles checkout whose file the first write creates): written where it points, the
     // link stays. A link into a directory that is gone (an unmounted disk) is not followed: nothing is
     // created there.
+    // A loop of links (no target) is written as named.
     const target = linkTarget(path);
     return target !== undefined && isDirectory(dirname(target)) ? target : path;
   }
@@ -288,21 +289,6 @@ function isDirectory(path: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** Where a symbolic link leads whose final target does not exist (links followed, at most 32); undefined for no link. */
-function linkTarget(path: string): string | undefined {
-  let at = path;
-  for (let hops = 0; hops < 32; hops++) {
-    let target: string;
-    try {
-      target = readlinkSync(at);
-    } catch {
-      return at === path ? undefined : at;
-    }
-    at = resolve(dirname(at), target);
-  }
-  return undefined; // a loop of links: written as named
 }
 
 export function writeJsonAtomic(path: string, value: unknown, mode = 0o600): void {

@@ -1,6 +1,7 @@
-import { lstatSync, readlinkSync, statSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { lstatSync, statSync } from "node:fs";
+import { dirname } from "node:path";
 import { DEFAULT_PROFILE, svcPaths } from "../../config/paths.js";
+import { byWayOf, linkChain } from "../linkChain.js";
 import { unusableDir, unusableProfileEntry } from "../profiles.js";
 import { resolveLink } from "./atomicFile.js";
 
@@ -26,9 +27,10 @@ export function unusableCronStore(home: string, profile: string | undefined): st
 }
 
 /**
- * Why `file`, a symbolic link, leads into a directory that is not there (a disk not mounted, a checkout moved):
- * a write would replace the link rather than make the file it points to (`resolveLink`). A link to a file not
- * made yet in a directory that is there is none: the first write makes that file.
+ * Why `file`, a symbolic link, leads into a directory that is not there (a disk not mounted, a checkout moved),
+ * named with where it leads in the end, every link on the way followed: a write would replace the link rather
+ * than make the file it points to (`resolveLink`). A link to a file not made yet in a directory that is there
+ * is none: the first write makes that file.
  */
 function linkIntoNothing(file: string, whose: string): string | undefined {
   try {
@@ -38,11 +40,9 @@ function linkIntoNothing(file: string, whose: string): string | undefined {
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "ENOENT" || resolveLink(file) !== file) return undefined;
   }
-  let target: string;
-  try {
-    target = resolve(dirname(file), readlinkSync(file));
-  } catch {
-    return undefined;
-  }
-  return `${file}: a symbolic link to ${target}, in a directory that is not there (missing or moved) — ${whose} are kept in the file it points to: restore that directory, or remove the link (svc makes the file)`;
+  // Named where it leads in the end: the link it points to may be in a directory that is there.
+  const chain = linkChain(file);
+  const target = chain?.at(-1);
+  if (chain === undefined || target === undefined) return undefined;
+  return `${file}: a symbolic link to ${target}${byWayOf(chain)}, whose directory ${dirname(target)} is not there (missing or moved) — ${whose} are kept in the file it points to: restore that directory, or remove the link (svc makes the file)`;
 }

@@ -153,7 +153,7 @@ describe("svc webhook subscribe --route-profile while multiplexing is off", () =
     const linked = await svc(home, ["webhook", "subscribe", "sx", "--cron-job", "tick"]);
     expect(linked.code).toBe(2);
     expect(linked.stderr).toBe(
-      `svc: --cron-job tick: ${jobs} cannot be read: ${jobs}: a symbolic link to ${home.dir}/unmounted/jobs.json, in a directory that is not there (missing or moved) — the default profile's cron jobs are kept in the file it points to: restore that directory, or remove the link (svc makes the file); ${until}\n`,
+      `svc: --cron-job tick: ${jobs} cannot be read: ${jobs}: a symbolic link to ${home.dir}/unmounted/jobs.json, whose directory ${home.dir}/unmounted is not there (missing or moved) — the default profile's cron jobs are kept in the file it points to: restore that directory, or remove the link (svc makes the file); ${until}\n`,
     );
 
     // A link to a file its first write makes (a dotfiles checkout): the job is created there, the link kept.

@@ -1,0 +1,81 @@
+import { existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { svc } from "./svc.js";
+
+/** A cron store reached through a chain of symbolic links, or a `cron` link to a file: what svc cron names. */
+
+let home: TempHome;
+afterEach(() => home.cleanup());
+
+const create = ["cron", "create", "--name", "triage", "--schedule", "every 30s", "--prompt", "hi"];
+
+describe("svc cron with its store behind a chain of symbolic links", () => {
+  it("a jobs.json linked by way of another link into a directory that is not there names where it leads and the directory missing", async () => {
+    home = tempHome();
+    home.write("config.yaml", "");
+    mkdirSync(join(home.dir, "cron"));
+    mkdirSync(join(home.dir, "links"));
+    const unmounted = join(home.dir, "unmounted");
+    symlinkSync(join(unmounted, "jobs.json"), join(home.dir, "links", "j2"));
+    const jobs = join(home.dir, "cron", "jobs.json");
+    symlinkSync("../links/j2", jobs);
+    // Seen: "a symbolic link to …/links/j2, in a directory that is not there (missing or moved)", though
+    // links/ is there.
+    const said = `svc: ${jobs}: a symbolic link to ${unmounted}/jobs.json (by way of ${home.dir}/links/j2), whose directory ${unmounted} is not there (missing or moved) — the default profile's cron jobs are kept in the file it points to: restore that directory, or remove the link (svc makes the file)\n`;
+    for (const args of [["cron", "list"], create]) {
+      const refused = await svc(home, args);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toBe(said);
+    }
+    expect(existsSync(unmounted)).toBe(false);
+
+    // Back: the job is written where the chain leads, the links kept.
+    mkdirSync(unmounted);
+    expect((await svc(home, create)).code).toBe(0);
+    expect(readFileSync(join(unmounted, "jobs.json"), "utf8")).toContain('"name": "triage"');
+    expect((await svc(home, ["cron", "list"])).stdout).toContain("triage");
+  });
+
+  it("a cron directory linked by way of another link to nothing names where it leads", async () => {
+    home = tempHome();
+    home.write("config.yaml", "");
+    const cron = join(home.dir, "cron");
+    symlinkSync("l1", cron);
+    symlinkSync("nowhere", join(home.dir, "l1"));
+    const listed = await svc(home, ["cron", "list"]);
+    expect(listed.code).toBe(2);
+    // Seen: "a symbolic link to …/l1, which is not a directory (missing or moved)".
+    expect(listed.stderr).toBe(
+      `svc: ${cron}: a symbolic link to ${home.dir}/nowhere (by way of ${home.dir}/l1), which is not a directory (missing or moved) — the default profile's cron jobs cannot be kept there: restore the directory it points to, or remove the link (svc makes the directory)\n`,
+    );
+    expect(existsSync(join(home.dir, "nowhere"))).toBe(false);
+  });
+
+  it("a cron directory, or a profile's directory, linked to a file is said to be one, not missing", async () => {
+    home = tempHome();
+    home.write("config.yaml", "");
+    const notes = home.write("notes.txt", "a file, not a directory");
+    const cron = join(home.dir, "cron");
+    symlinkSync(notes, cron);
+    const direct = await svc(home, ["cron", "list"]);
+    expect(direct.code).toBe(2);
+    // Seen: "a symbolic link to …/notes.txt, which is not a directory (missing or moved) — …: restore the
+    // directory it points to", though the file is there.
+    expect(direct.stderr).toBe(
+      `svc: ${cron}: a symbolic link to ${notes}, which is a file, not a directory — the default profile's cron jobs cannot be kept there: point the link at a directory, or remove the link (svc makes the directory)\n`,
+    );
+
+    const work = join(home.dir, "profiles", "work");
+    mkdirSync(join(home.dir, "profiles"));
+    symlinkSync(join(home.dir, "l1"), work);
+    symlinkSync(notes, join(home.dir, "l1"));
+    const profiled = await svc(home, [...create, "--profile", "work"]);
+    expect(profiled.code).toBe(2);
+    expect(profiled.stderr).toBe(
+      `svc: ${work}: a symbolic link to ${notes} (by way of ${home.dir}/l1), which is a file, not a directory — profile work's runs, cron jobs and MCP logins cannot use it: point the link at a directory, or remove the link\n`,
+    );
+    expect(readFileSync(notes, "utf8")).toBe("a file, not a directory");
+  });
+});
