@@ -434,7 +434,8 @@ function emptiedStoreWarning(path: string, records: string, create: string): str
 }
 
 /**
- * The cron stores of every profile the gateway schedules: one it cannot read (its jobs are skipped) and
+ * The cron stores of every profile the gateway schedules: one it cannot read (its jobs are skipped; also one
+ * behind a `cron` directory that is a link to nothing, `unusableCronStore`) and
  * records edited by hand into invalid ones (never run nor fired), as the gateway's scheduler logs them.
  * The profiles that hold jobs are added to `withJobs`.
  */
@@ -457,6 +458,10 @@ function cronStoreWarnings(loaded: LoadedConfig, withJobs: Set<string>): string[
         warnings.push(emptiedStoreWarning(store.path, "cron jobs", `svc cron create${flag}`));
       const records = jobRecords(store.path, stored);
       if (records.length > 0) withJobs.add(name);
+      // Read through a cron directory that is a link to nothing: no job, though the store is only out of reach.
+      const unusable = records.length === 0 ? unusableCronStore(loaded.paths.home, name) : undefined;
+      if (unusable !== undefined)
+        warnings.push(`${unusable}; the gateway skips this profile's cron jobs until then`);
       for (const record of records) {
         if (!record.ok) {
           warnings.push(

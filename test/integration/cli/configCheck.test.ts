@@ -1,4 +1,4 @@
-import { chmodSync } from "node:fs";
+import { chmodSync, renameSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
@@ -385,5 +385,21 @@ describe("svc config check: the whole configuration, nothing started", { timeout
       expect(said).toContain(
         "; or, for a gateway without webhooks, store a cron job (svc cron create) or add an MCP server (svc mcp add)",
       );
+  });
+  it("counts a store behind a cron directory that is a link to nothing as something to run, and names the link as the gateway's scheduler does", async () => {
+    home = tempHome();
+    home.write("config.yaml", stringify({ platforms: { webhook: { enabled: false } } }));
+    const create = ["cron", "create", "--name", "triage", "--schedule", "every 30s", "--prompt", "hi"];
+    expect((await svc(home, create)).code).toBe(0);
+    const cron = join(home.dir, "cron");
+    renameSync(cron, join(home.dir, "cron-real"));
+    symlinkSync(join(home.dir, "gone"), cron);
+    const result = await svc(home, ["config", "check"]);
+    // Seen: "… no cron job is stored, so there is nothing to run." (exit 1): its job is only out of reach.
+    expect(result.stderr).not.toContain("nothing to run");
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain(
+      `Warning: ${cron}: a symbolic link to ${home.dir}/gone, which is not a directory (missing or moved) — the default profile's cron jobs cannot be kept there: restore the directory it points to, or remove the link (svc makes the directory); the gateway skips this profile's cron jobs until then\n`,
+    );
   });
 });
