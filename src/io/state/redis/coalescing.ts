@@ -64,6 +64,12 @@ end
  * superseded events (its `merged`), and the key's memory with it. One received once the group fired is never
  * superseded by its run, and neither is any while Redis's clock reads before the fire (set back since: a
  * step back would otherwise give every newer event an earlier time than the run's, for the memory's hour).
+ *
+ * Within a pending group alike: the group keeps when its latest event was offered (`offeredAt`, Redis's clock),
+ * and an event joining it while Redis's clock reads before that (set back since) is taken for the newer one,
+ * whatever the receive times say (a step back gives it an earlier time than the saved latest's, which would
+ * have the run use the older payload and the newer event, answered coalesced, never run). A group stored by an
+ * earlier version, without `offeredAt`, is judged by receive time alone, as before.
  */
 const OFFER_SCRIPT = `
 ${LAST_KEPT}
@@ -71,7 +77,8 @@ redis.call('SET', KEYS[3], '${JOINED}', 'EX', ARGV[6], 'XX')
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local receivedAt = now - tonumber(ARGV[2])
-local h = redis.call('HMGET', KEYS[1], 'gen', 'first', 'last', 'quiet', 'max', 'latestAt', 'keep', 'latestId')
+local h = redis.call('HMGET', KEYS[1], 'gen', 'first', 'last', 'quiet', 'max', 'latestAt', 'keep', 'latestId',
+  'offeredAt')
 local handed = 0
 if h[1] then
   local quietEnd = tonumber(h[3]) + tonumber(h[4])
@@ -98,15 +105,16 @@ if not h[1] then
   redis.call('DEL', KEYS[5])
   local gen = redis.call('INCR', KEYS[2])
   redis.call('HSET', KEYS[1], 'gen', gen, 'merged', merged, 'first', now, 'last', now, 'latest', ARGV[1],
-    'latestAt', receivedAt, 'quiet', ARGV[3], 'max', ARGV[4], 'keep', ARGV[9], 'latestId', ARGV[10])
+    'latestAt', receivedAt, 'offeredAt', now, 'quiet', ARGV[3], 'max', ARGV[4], 'keep', ARGV[9], 'latestId', ARGV[10])
   redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[4]) + tonumber(ARGV[5]))
   redis.call('ZADD', KEYS[4], now + math.min(tonumber(ARGV[3]), tonumber(ARGV[4])), gen .. ':' .. ARGV[7])
   return {gen, merged, handed}
 end
 local merged = redis.call('HINCRBY', KEYS[1], 'merged', 1)
-if receivedAt >= tonumber(h[6]) then
-  redis.call('HSET', KEYS[1], 'latest', ARGV[1], 'latestAt', receivedAt, 'last', now, 'keep', ARGV[9],
-    'latestId', ARGV[10])
+local offeredAt = tonumber(h[9])
+if receivedAt >= tonumber(h[6]) or (offeredAt and now < offeredAt) then
+  redis.call('HSET', KEYS[1], 'latest', ARGV[1], 'latestAt', receivedAt, 'offeredAt', now, 'last', now,
+    'keep', ARGV[9], 'latestId', ARGV[10])
 else
   redis.call('HSET', KEYS[1], 'last', now)
 end

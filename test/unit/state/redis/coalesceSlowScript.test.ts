@@ -145,6 +145,24 @@ describe("a shared group's event whose slower script let a newer event's group f
     expect(await offer(groupedEvent(plain, "A", Date.now() - 60_000))).toEqual({ supersededBy: "C" });
   });
 
+  it("a pending group whose latest was offered with Redis's clock ahead of what it reads now (set back since) takes an event joining it for the newer one", async () => {
+    const keys = redisKeys(`ss${randomUUID()}`);
+    const { coalescing, dispatched, offer } = recording(keys, () => performance.now());
+    const { script: _s, ...plain } = SCRIPTED;
+    coalescing.start();
+    expect(await offer({ ...groupedEvent(plain, "B"), receivedTick: performance.now() })).toBe("coalesced");
+    // The group as B's offer wrote it with Redis's clock 10 minutes ahead: B's receive time, the group's
+    // opening and when B was offered, all ahead of what Redis's clock reads now.
+    const group = keys.coalesceGroup("grp:1");
+    await own.redis.hincrbyfloat(group, "latestAt", 600_000);
+    await own.redis.hincrby(group, "first", 600_000);
+    await own.redis.hincrby(group, "offeredAt", 600_000);
+    // C, received now, joins the group: its receive time on Redis's clock is before B's, yet it is the newer.
+    expect(await offer({ ...groupedEvent(plain, "C"), receivedTick: performance.now() })).toBe("coalesced");
+    await vi.waitFor(() => expect(dispatched).toHaveLength(1), { timeout: 10_000, interval: 20 });
+    expect(dispatched).toEqual([{ id: "C", superseded: 1 }]);
+  });
+
   it("how long ago an event was received is read on the clock that is never set: a step forward of the instance's clock while it was in the pipeline does not make it superseded by a group that fired before it", async () => {
     const keys = redisKeys(`ss${randomUUID()}`);
     const { coalescing, dispatched, log, offer } = recording(keys, () => performance.now());
