@@ -63,13 +63,23 @@ function inside(dir: string, path: string): boolean {
 /** Symbolic links followed at most, as the system follows them in one path (Linux's MAXSYMLINKS). */
 const MAX_LINKS = 40;
 
+/** How many more symbolic links one resolution may follow (shared by every step of it, as the system counts). */
+interface LinkBudget {
+  left: number;
+}
+
+const linkBudget = (): LinkBudget => ({ left: MAX_LINKS });
+
 /**
  * Where `path` points when it is a symbolic link, else undefined. A relative link is resolved, as the system
  * resolves it, against the directory the link really is in: with `h -> real/home` and
  * `real/home/scripts -> ../disk/scripts`, `h/scripts` points to `real/disk/scripts`, not to `disk/scripts`
- * beside `h`. (`links`: how many were followed on the way here.)
+ * beside `h`. Its text is walked a name at a time, as the system walks it: a `..` goes up from where the path
+ * so far really leads, not from its text (with `real/lnk -> ../other/deep`, `lnk/../disk` in a link in `real/`
+ * is `other/disk`). Names without a `..` after them are kept as written. (`budget`: the links the resolution
+ * may still follow; none left, `path` is not followed.)
  */
-async function linkTarget(path: string, links = 0): Promise<string | undefined> {
+async function linkTarget(path: string, budget = linkBudget()): Promise<string | undefined> {
   let text: string;
   try {
     if (!(await lstat(path)).isSymbolicLink()) return undefined;
@@ -77,8 +87,23 @@ async function linkTarget(path: string, links = 0): Promise<string | undefined> 
   } catch {
     return undefined;
   }
-  if (isAbsolute(text)) return resolve(text);
-  return resolve((await realOrWouldBe(dirname(resolve(path)), links)).real, text);
+  if (budget.left <= 0) return undefined;
+  budget.left--;
+  let at = isAbsolute(text) ? resolve("/") : (await realOrWouldBe(dirname(resolve(path)), budget)).real;
+  // Whether `at` has names joined on since it was last resolved (a `..` must go up from where they lead).
+  let written = false;
+  for (const name of text.split(sep)) {
+    if (name === "" || name === ".") continue;
+    if (name === "..") {
+      if (written) at = (await realOrWouldBe(at, budget)).real;
+      at = dirname(at);
+      written = false;
+    } else {
+      at = join(at, name);
+      written = true;
+    }
+  }
+  return at;
 }
 
 /**
@@ -87,7 +112,10 @@ async function linkTarget(path: string, links = 0): Promise<string | undefined> 
  * nothing on the way (`scripts -> /disk/scripts`, the disk not mounted) is followed to where it points, as the
  * system would once its target is there, not taken for a directory of its own.
  */
-async function realOrWouldBe(path: string, links = 0): Promise<{ real: string; exists: boolean }> {
+async function realOrWouldBe(
+  path: string,
+  budget = linkBudget(),
+): Promise<{ real: string; exists: boolean }> {
   let parent = resolve(path);
   const rest: string[] = [];
   for (;;) {
@@ -95,9 +123,9 @@ async function realOrWouldBe(path: string, links = 0): Promise<{ real: string; e
       const real = await realpath(parent);
       return { real: rest.length === 0 ? real : join(real, ...rest.reverse()), exists: rest.length === 0 };
     } catch {
-      const target = links < MAX_LINKS ? await linkTarget(parent, links) : undefined;
+      const target = await linkTarget(parent, budget);
       if (target !== undefined) {
-        const there = await realOrWouldBe(target, links + 1);
+        const there = await realOrWouldBe(target, budget);
         return rest.length === 0 ? there : { real: join(there.real, ...rest.reverse()), exists: false };
       }
       const up = dirname(parent);

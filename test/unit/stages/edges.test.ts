@@ -282,6 +282,34 @@ describe("resolveScript", () => {
     expect(await resolveScript(dir, "x.sh")).toEqual({ path: real });
     expect(await resolveScript(dir, real)).toEqual({ path: real });
   });
+
+  it("a `..` in a scripts/ link's text after a name that is a link goes up from where that link leads, as the system resolves it", async () => {
+    home = tempHome();
+    // `ln -s real/home h2; ln -s ../other/deep real/lnk; ln -s ../lnk/../disk/scripts real/home/scripts`, other/disk
+    // not there yet: h2/scripts points to other/disk/scripts (lnk/.. is other/), not to real/disk/scripts.
+    mkdirSync(join(home.dir, "real", "home"), { recursive: true });
+    mkdirSync(join(home.dir, "other"));
+    symlinkSync(join(home.dir, "real", "home"), join(home.dir, "h2"));
+    symlinkSync(join("..", "other", "deep"), join(home.dir, "real", "lnk"));
+    // Written as is: path.join would collapse lnk/.. as the old resolution did.
+    symlinkSync("../lnk/../disk/scripts", join(home.dir, "real", "home", "scripts"));
+    const dir = join(home.dir, "h2", "scripts");
+    const pointsTo = join(home.dir, "other", "disk", "scripts");
+    const missing = {
+      why: `script not found: the scripts directory (a symbolic link to ${pointsTo}) is missing`,
+    };
+    expect(await resolveScript(dir, "x.sh")).toEqual(missing);
+    expect(await resolveScript(dir, join(pointsTo, "x.sh"))).toEqual(missing);
+    expect(await resolveScript(dir, join(home.dir, "real", "disk", "scripts", "x.sh"))).toEqual({
+      why: "path leaves the scripts directory",
+    });
+    // The disk there (and other/deep with it): the script by its name and by its path on the disk.
+    home.write("other/disk/scripts/x.sh", "");
+    mkdirSync(join(home.dir, "other", "deep"));
+    const real = join(pointsTo, "x.sh");
+    expect(await resolveScript(dir, "x.sh")).toEqual({ path: real });
+    expect(await resolveScript(dir, real)).toEqual({ path: real });
+  });
 });
 
 describe("runScript: why an event was ignored, for the delivery history", () => {
