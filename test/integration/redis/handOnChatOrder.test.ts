@@ -120,7 +120,11 @@ describe("state.backend: redis — two deliveries to one chat a stop hands on to
           { timeout: 10_000, interval: 20 },
         );
         expect(sentTo(chat)).toEqual([ten, ten, eleven]);
-        expect(linesSaying(b, "telegram: delivered for route ci")).toHaveLength(2);
+        // The platform has the message before the gateway has its answer and logs the delivery.
+        await vi.waitFor(() => expect(linesSaying(b, "telegram: delivered for route ci")).toHaveLength(2), {
+          timeout: 10_000,
+          interval: 20,
+        });
         // Neither agent ran again: the replies were delivered as stored.
         expect(agentRuns(route.log)).toEqual(["rl-10", "rl-11"]);
         for (const id of [route.id, jobIdOf(seenKey("ci", "rl-11"))])
