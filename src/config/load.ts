@@ -1,6 +1,3 @@
-import { existsSync, readFileSync, readlinkSync } from "node:fs";
-import { dirname, resolve } from "node:path";
-import { parse as parseEnv } from "dotenv";
 import {
   type Document,
   isMap,
@@ -16,7 +13,6 @@ import {
 } from "yaml";
 import type { z } from "zod";
 import { SvcError } from "../errors.js";
-import { notUtf8Text } from "../io/textEncoding.js";
 import { asWritten, asWrittenScope, noteAsWritten } from "./asWritten.js";
 import { isPresent, readUtf8 } from "./configFileRead.js";
 import { WrittenAs } from "./describe.js";

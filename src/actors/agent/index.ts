@@ -18,7 +18,7 @@ import { givenBy, keepGiven } from "../../config/givenValues.js";
 import { DEFAULT_PROFILE } from "../../config/paths.js";
 import type { AgentSettings } from "../../config/sections/agent.js";
 import { TOOLSETS_WITHOUT_TOOLS, type ToolsSettings, toolsSchema } from "../../config/sections/tools.js";
-import { RunFailedAtStop, RunKeptForRestart, SvcError } from "../../errors.js";
+import { RunFailedAtStop, RunKeptForRestart } from "../../errors.js";
 import { combinedSecrets } from "../../io/credentials.js";
 import { type Logger, silentLogger } from "../../io/log.js";
 import { modelAgentNotLoaded } from "../../io/openFiles.js";

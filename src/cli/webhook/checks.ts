@@ -1,14 +1,7 @@
 import { isLoopbackHost } from "../../config/host.js";
 import type { LoadedConfig } from "../../config/load.js";
 import { nearMiss } from "../../config/nearMiss.js";
-import {
-  DEFAULT_PROFILE,
-  inProfile,
-  nameCharNote,
-  nonAsciiNote,
-  profileFlag,
-  svcPaths,
-} from "../../config/paths.js";
+import { DEFAULT_PROFILE, inProfile, nameCharNote, profileFlag, svcPaths } from "../../config/paths.js";
 import { publicKeySecretProblem } from "../../config/secretWarnings.js";
 import type { PlatformName } from "../../config/sections/platforms.js";
 import {

@@ -20,7 +20,6 @@ import {
   type Implementation,
   LATEST_PROTOCOL_VERSION,
   McpError,
-  PrimitiveSchemaDefinitionSchema,
   type Progress,
   type ServerCapabilities,
   type Tool,

@@ -5,7 +5,6 @@ import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Dispatcher } from "undici";
 import { keptAsWrittenHint } from "../../config/interpolate.js";
 import type { McpServerEntry } from "../../config/sections/mcp.js";
-import { SvcError } from "../../errors.js";
 import { importExternal } from "../importExternal.js";
 import { outboundDispatcher } from "../outbound/dispatcher.js";
 import { notUtf8Text } from "../textEncoding.js";
