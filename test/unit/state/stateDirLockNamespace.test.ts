@@ -76,6 +76,18 @@ const openJournal = (dir: string) =>
     () => [],
   );
 
+/** A journal on `dir` with what it reports: its errors and its problems. */
+function watchedJournal(dir: string) {
+  const errors: unknown[] = [];
+  const problems: unknown[] = [];
+  const journal = new Journal(
+    { dir, onError: (err) => errors.push(err), onProblem: (problem) => problems.push(problem) },
+    () => {},
+    () => [],
+  );
+  return { journal, errors, problems };
+}
+
 describe("a state directory lock of another PID namespace", () => {
   it.runIf(process.platform === "linux")(
     "touched lately, is kept and refuses the open, naming the namespace, when it was touched and what to do",
@@ -220,12 +232,7 @@ describe("a state directory lock of another PID namespace", () => {
     async () => {
       const dir = stateDir();
       vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
-      const errors: unknown[] = [];
-      const journal = new Journal(
-        { dir, onError: (err) => errors.push(err) },
-        () => {},
-        () => [],
-      );
+      const { journal, errors } = watchedJournal(dir);
       const lock = join(dir, LOCK_FILE);
       vi.advanceTimersByTime(HEARTBEAT_MS);
       expect(errors).toEqual([]);
@@ -258,13 +265,7 @@ describe("a state directory lock of another PID namespace", () => {
       async () => {
         const dir = stateDir();
         vi.useFakeTimers({ toFake: ["setInterval", "clearInterval", "setTimeout", "clearTimeout", "Date"] });
-        const errors: unknown[] = [];
-        const problems: unknown[] = [];
-        const journal = new Journal(
-          { dir, onError: (err) => errors.push(err), onProblem: (problem) => problems.push(problem) },
-          () => {},
-          () => [],
-        );
+        const { journal, errors, problems } = watchedJournal(dir);
         const lock = join(dir, LOCK_FILE);
         await vi.advanceTimersByTimeAsync(HEARTBEAT_MS);
         // Paused: the other gateway takes the lock, rotates the journal into the segment past this one's.
@@ -311,13 +312,7 @@ describe("a state directory lock of another PID namespace", () => {
     async () => {
       const dir = stateDir();
       vi.useFakeTimers({ toFake: ["setInterval", "clearInterval", "setTimeout", "clearTimeout", "Date"] });
-      const errors: unknown[] = [];
-      const problems: unknown[] = [];
-      const journal = new Journal(
-        { dir, onError: (err) => errors.push(err), onProblem: (problem) => problems.push(problem) },
-        () => {},
-        () => [],
-      );
+      const { journal, errors, problems } = watchedJournal(dir);
       const lock = join(dir, LOCK_FILE);
       for (const name of readdirSync(dir)) rmSync(join(dir, name), { recursive: true });
       await vi.advanceTimersByTimeAsync(SEGMENT_CHECK_MS);
