@@ -128,10 +128,10 @@ function jsonUnitPattern(unit: string): string {
     .padStart(4, "0")
     .replace(/[a-f]/g, (h) => `[${h}${h.toUpperCase()}]`);
   const short = SHORT_ESCAPE_OF[unit];
-  const escape = `\\\\+u${hex}`;
+  const uEscape = `\\\\+u${hex}`;
   // A `\`'s `\u005c` first: written `\\u005c` (escaped again), its `\\` would otherwise end an echo of a secret
   // ending in `\` and leave the escape's `u005c` behind. No other unit's forms begin alike.
-  const either = unit === "\\" ? `${escape}|${itself}` : `${itself}|${escape}`;
+  const either = unit === "\\" ? `${uEscape}|${itself}` : `${itself}|${uEscape}`;
   return `(?:${either}${unit === "/" ? "|\\\\+/" : ""}${short === undefined ? "" : `|\\\\+${short}`})`;
 }
 
