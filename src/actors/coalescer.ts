@@ -112,7 +112,9 @@ export interface Coalescer {
   pendingEvents(): AcceptedEvent[];
   /**
    * Reopens a group saved before a restart (at startup). A group a request opened meanwhile for the same
-   * key takes the saved events in (one group, one run), instead of the saved one being dropped.
+   * key takes the saved events in (one group, one run), instead of the saved one being dropped; when that
+   * group fired already, its run superseded the saved events, and the saved group ends without a run
+   * (`observer.superseded` for its latest event, then `observer.fired`), counted by the key's next group.
    */
   restore(group: RestoredGroup): void;
 }
@@ -490,6 +492,32 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
     );
     options.observer?.superseded?.(id, event);
   }
+  /**
+   * Whether the key of the saved group `saved` has no group pending and its last group, fired since this
+   * start, dispatched an event received after the saved group's latest: a request the listener passed on
+   * before the group was reopened, whose group fired at once (`window_seconds: 0` or `max_wait_seconds: 0`). That run
+   * superseded the saved events, as it does an event that reaches the coalescer late (`countLate`): reopened,
+   * the saved group would run its older event after the newer one. It is ended (its record too, so no later
+   * start reopens it), and the key's next group counts its events among those superseded.
+   */
+  function supersededAtRestore(saved: RestoredGroup): boolean {
+    if (groups.has(saved.id)) return false;
+    const last = lastOf(saved.id);
+    if (last === undefined) return false;
+    // An event this process received is newer than any saved before it started, whatever the system clock
+    // says; a run of a group restored earlier is compared by receive time.
+    const older = last.receivedTick !== undefined || saved.latest.receivedAt < last.receivedAt;
+    if (!older) return false;
+    last.late += saved.merged;
+    const route = saved.latest.routeName;
+    options.logger?.info(
+      { route, delivery_id: saved.latest.deliveryId, superseded_by: last.deliveryId, events: saved.merged },
+      `[webhook] ${route}: saved coalescing group superseded by a run already dispatched — its latest event (${saved.latest.deliveryId}) was received before that run's event (${last.deliveryId}), whose group a request opened and fired before this one was reopened from the journal; the key's next group counts its ${saved.merged === 1 ? "event" : `${saved.merged} events`}`,
+    );
+    options.observer?.superseded?.(saved.id, saved.latest);
+    options.observer?.fired(saved.id);
+    return true;
+  }
   return {
     offer(event) {
       const policy = event.route.coalesce;
@@ -596,6 +624,7 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
       );
     },
     restore(saved) {
+      if (supersededAtRestore(saved)) return;
       const policy = saved.latest.route.coalesce;
       if (policy === undefined) {
         // Its route no longer coalesces: no window is left to wait for, and the group's run is owed now,

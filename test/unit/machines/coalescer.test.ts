@@ -229,6 +229,68 @@ describe.each<Mode>(["light", "actor", "mixed"])("coalescer (%s groups)", (mode)
     expect(fired).toHaveLength(1);
     expect(coalescer.pendingCount()).toBe(0);
   });
+
+  it("a saved group reopened after a request for its key opened a group that already fired (window_seconds: 0): that run superseded the saved events, which never run after it; the key's next group counts them", () => {
+    const ZERO: Route = {
+      ...ROUTE,
+      coalesce: { key: "pull_request.number", window_seconds: 0, max_wait_seconds: 300 },
+    };
+    const told: string[] = [];
+    const log = captureLogger();
+    const { clock, fired, coalescer } = harness(
+      mode,
+      {
+        updated: (id, latest, merged) => told.push(`updated ${id} ${latest.deliveryId} ${merged}`),
+        fired: (id) => told.push(`fired ${id}`),
+        superseded: (id, offered) => told.push(`superseded ${id} ${offered.deliveryId}`),
+      },
+      { logger: log.logger },
+    );
+    // Received by this process (the listener opened first), its group fired at the next tick, before the
+    // saved group of its key was reopened.
+    clock.increment(5);
+    expect(
+      coalescer.offer({ ...accepted("new", 1, ZERO), receivedAt: 5_000, receivedTick: clock.now() }),
+    ).toBe("coalesced");
+    clock.increment(1);
+    expect(fired).toEqual([{ id: "new", superseded: 0 }]);
+    told.length = 0;
+    // Saved before the restart, with time left of its windows (and with none: it would fire at once).
+    coalescer.restore({
+      id: "gh\u00001",
+      latest: { ...accepted("saved", 1, ZERO), receivedAt: 9_000 },
+      merged: 2,
+      quietLeftMs: 0,
+      maxLeftMs: 200_000,
+    });
+    expect(coalescer.pendingCount()).toBe(0);
+    clock.increment(300_000);
+    expect(fired).toEqual([{ id: "new", superseded: 0 }]);
+    // Its record ends (a later start does not reopen it) and its latest event is told superseded by that run.
+    expect(told).toEqual(["superseded gh\u00001 saved", "fired gh\u00001"]);
+    expect(log.messages()).toContain(
+      "[webhook] gh: saved coalescing group superseded by a run already dispatched — its latest event (saved) was received before that run's event (new), whose group a request opened and fired before this one was reopened from the journal; the key's next group counts its 2 events",
+    );
+    // Nothing lost from the count: the key's next group counts the saved group's two events.
+    expect(
+      coalescer.offer({ ...accepted("next", 1, ZERO), receivedAt: 400_000, receivedTick: clock.now() }),
+    ).toBe("coalesced");
+    clock.increment(1);
+    expect(fired).toEqual([
+      { id: "new", superseded: 0 },
+      { id: "next", superseded: 2 },
+    ]);
+    // A saved group of another key, and one of a key whose last run was of an older saved event, still run.
+    coalescer.restore({
+      id: "gh\u00002",
+      latest: { ...accepted("other", 2, ZERO), receivedAt: 9_000 },
+      merged: 1,
+      quietLeftMs: 0,
+      maxLeftMs: 0,
+    });
+    clock.increment(1);
+    expect(fired.at(-1)).toEqual({ id: "other", superseded: 0 });
+  });
   it("a saved group reopened after a restart with its event ahead of a clock set back while the gateway was down: an event received since is its latest, joined after the reopening or before it", () => {
     const { clock, fired, coalescer } = harness(mode);
     const savedAt = 1_000_000;

@@ -1,12 +1,16 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { SimulatedClock } from "xstate";
 import { type Coalescer, createCoalescer } from "../../../src/actors/coalescer.js";
 import type { QueuedRun } from "../../../src/actors/runs.js";
 import type { Route } from "../../../src/config/sections/webhook.js";
 import { type PendingRun, writePendingRuns } from "../../../src/io/stores/pendingRuns.js";
-import { GatewayState } from "../../../src/state/gatewayState.js";
+import { GatewayState, stateDir } from "../../../src/state/gatewayState.js";
+import { LocalStateStore } from "../../../src/state/localStore.js";
 import { memoryStateStore } from "../../../src/state/memoryStore.js";
 import type { Recovered } from "../../../src/state/store.js";
+import type { AcceptedEvent } from "../../../src/streams/context.js";
+import { seenKey } from "../../../src/streams/stages/idempotency.js";
 import { captureLogger } from "../../fakes/logCapture.js";
 import { tempHome } from "../../helpers/home.js";
 
@@ -110,6 +114,67 @@ describe("a start with the local journal", () => {
       expect(messages()).toContain(
         "[state] 2 agent run(s) left unfinished at the last shutdown queued again (from the journal)",
       );
+    } finally {
+      home.cleanup();
+    }
+  });
+
+  it("a saved group whose key's group a request opened and fired before the reopening (window_seconds: 0) is superseded by that run: its older event never runs after it, and the journal keeps no group for a later start", async () => {
+    const home = tempHome();
+    try {
+      const ZERO: Route = { ...ROUTE, coalesce: { key: "pr", window_seconds: 0, max_wait_seconds: 300 } };
+      const lookup = (name: string) =>
+        name === "co" ? { name, route: ZERO, secret: "s", profile: "default" } : undefined;
+      const dir = stateDir(home.dir);
+      // What a killed gateway left: a group of two events for key 5, 200 s of its max wait left.
+      const before = new LocalStateStore({ dir, now: () => 4000 });
+      before.groupUpdated({ id: "co\u00005", latest: saved, merged: 2, firstAt: 1000, lastAt: 2000 });
+      await before.durable();
+      await before.close();
+      const store = new LocalStateStore({ dir, now: () => 5000 });
+      const state = new GatewayState(store, () => 5000, captureLogger().logger);
+      expect(state.recoveredSeen()).toBe(1);
+      const clock = new SimulatedClock();
+      const dispatched: string[] = [];
+      const coalescer = createCoalescer({
+        dispatch: (event) => dispatched.push(event.deliveryId),
+        clock,
+        elapsed: () => clock.now(),
+        observer: state.coalesceObserver,
+      });
+      // A request the listener passed on before the journal's groups were reopened: its group fires at once.
+      const request: AcceptedEvent = {
+        ...saved,
+        deliveryId: "new",
+        route: ZERO,
+        payload: { pr: 5 },
+        headers: {},
+        receivedAt: 5000,
+        receivedTick: clock.now(),
+      };
+      expect(coalescer.offer(request)).toBe("coalesced");
+      clock.increment(1);
+      expect(dispatched).toEqual(["new"]);
+      await state.resume({
+        resumeRuns: () => {},
+        coalescer,
+        lookup,
+        pendingRunsFile: join(home.dir, "webhook-pending-runs.json"),
+        onPendingUnreadable: () => {},
+        onPendingEntriesKept: () => {},
+        onKept: () => {},
+      });
+      clock.increment(300_000);
+      expect(dispatched).toEqual(["new"]);
+      expect(coalescer.pendingCount()).toBe(0);
+      await store.durable();
+      await store.close();
+      // The next start reopens no group, and the saved latest's id is still a duplicate within the hour.
+      const after = new LocalStateStore({ dir, now: () => 6000 });
+      const recovered = after.recover();
+      await after.close();
+      expect(recovered.groups).toEqual([]);
+      expect(recovered.seen.map(([key]) => key)).toContain(seenKey("co", "saved"));
     } finally {
       home.cleanup();
     }
