@@ -1,5 +1,5 @@
-import { lstat, readlink, realpath, stat } from "node:fs/promises";
-import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { stat } from "node:fs/promises";
+import { dirname, extname, isAbsolute, relative, resolve, sep } from "node:path";
 import {
   extendObject,
   JsonTooDeep,
@@ -10,6 +10,7 @@ import {
 import { nonFiniteAsNull } from "../streams/jsonNumbers/pythonConstants.js";
 import type { ScriptResult } from "../streams/stages/script.js";
 import { envValue } from "./envValue.js";
+import { linkHop, realOrWouldBe } from "./linkChain.js";
 import { minimalEnv, runProcess } from "./process.js";
 import type { ProcessGroups } from "./processGroups.js";
 import { resolveProfilePath } from "./profiles.js";
@@ -60,82 +61,6 @@ function inside(dir: string, path: string): boolean {
   return rel !== "" && !rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel);
 }
 
-/** Symbolic links followed at most, as the system follows them in one path (Linux's MAXSYMLINKS). */
-const MAX_LINKS = 40;
-
-/** How many more symbolic links one resolution may follow (shared by every step of it, as the system counts). */
-interface LinkBudget {
-  left: number;
-}
-
-const linkBudget = (): LinkBudget => ({ left: MAX_LINKS });
-
-/**
- * Where `path` points when it is a symbolic link, else undefined. A relative link is resolved, as the system
- * resolves it, against the directory the link really is in: with `h -> real/home` and
- * `real/home/scripts -> ../disk/scripts`, `h/scripts` points to `real/disk/scripts`, not to `disk/scripts`
- * beside `h`. Its text is walked a name at a time, as the system walks it: a `..` goes up from where the path
- * so far really leads, not from its text (with `real/lnk -> ../other/deep`, `lnk/../disk` in a link in `real/`
- * is `other/disk`). Names without a `..` after them are kept as written. (`budget`: the links the resolution
- * may still follow; none left, `path` is not followed.)
- */
-async function linkTarget(path: string, budget = linkBudget()): Promise<string | undefined> {
-  let text: string;
-  try {
-    if (!(await lstat(path)).isSymbolicLink()) return undefined;
-    text = await readlink(path);
-  } catch {
-    return undefined;
-  }
-  if (budget.left <= 0) return undefined;
-  budget.left--;
-  let at = isAbsolute(text) ? resolve("/") : (await realOrWouldBe(dirname(resolve(path)), budget)).real;
-  // Whether `at` has names joined on since it was last resolved (a `..` must go up from where they lead).
-  let written = false;
-  for (const name of text.split(sep)) {
-    if (name === "" || name === ".") continue;
-    if (name === "..") {
-      if (written) at = (await realOrWouldBe(at, budget)).real;
-      at = dirname(at);
-      written = false;
-    } else {
-      at = join(at, name);
-      written = true;
-    }
-  }
-  return at;
-}
-
-/**
- * `path` with its symlinks resolved; when it does not exist, its nearest existing parent resolved and the rest
- * of it joined on (`<real scripts dir>/nope.sh`): where the file would be once it is made. A symbolic link to
- * nothing on the way (`scripts -> /disk/scripts`, the disk not mounted) is followed to where it points, as the
- * system would once its target is there, not taken for a directory of its own.
- */
-async function realOrWouldBe(
-  path: string,
-  budget = linkBudget(),
-): Promise<{ real: string; exists: boolean }> {
-  let parent = resolve(path);
-  const rest: string[] = [];
-  for (;;) {
-    try {
-      const real = await realpath(parent);
-      return { real: rest.length === 0 ? real : join(real, ...rest.reverse()), exists: rest.length === 0 };
-    } catch {
-      const target = await linkTarget(parent, budget);
-      if (target !== undefined) {
-        const there = await realOrWouldBe(target, budget);
-        return rest.length === 0 ? there : { real: join(there.real, ...rest.reverse()), exists: false };
-      }
-      const up = dirname(parent);
-      if (up === parent) return { real: resolve(path), exists: false };
-      rest.push(basename(parent));
-      parent = up;
-    }
-  }
-}
-
 /**
  * The script's real path when it exists inside `scriptsDir` (after following symlinks), else why not.
  * `scriptsDir` is `<profile root>/scripts`, so `~/.svc/scripts/x.sh` names `x.sh` in it. Both are judged by
@@ -178,7 +103,7 @@ export async function resolveScript(
  */
 async function notFound(scriptsDir: string, script: string): Promise<string> {
   // The directory is a link to nothing (a disk or volume not mounted): said, or "not found" reads as a typo.
-  const target = await linkTarget(scriptsDir);
+  const target = await linkHop(scriptsDir);
   if (target !== undefined && !(await realOrWouldBe(scriptsDir)).exists)
     return `script not found: the scripts directory (a symbolic link to ${target}) is missing`;
   const inner = /^(?:\.\/)?scripts[/\\](.+)$/.exec(script)?.[1];

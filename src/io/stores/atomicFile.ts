@@ -20,7 +20,7 @@ import { promisify } from "node:util";
 import { DEFAULT_PROFILE, svcPaths } from "../../config/paths.js";
 import { SvcError } from "../../errors.js";
 import { writeBytesSync } from "../batchedWriter.js";
-import { linkTarget } from "../linkChain.js";
+import { linkTargetSync } from "../linkChain.js";
 import { makeStoreDirs, refusingDir } from "../makeDirs.js";
 import { otherPidNamespace, pidNamespaceOfTag, pidNamespaceTag } from "../pidNamespace.js";
 import { processAlive } from "../processAlive.js";
@@ -278,7 +278,7 @@ export function resolveLink(path: string): string {
     // link stays. A link into a directory that is gone (an unmounted disk) is not followed: nothing is
     // created there.
     // A loop of links (no target) is written as named.
-    const target = linkTarget(path);
+    const target = linkTargetSync(path);
     return target !== undefined && isDirectory(dirname(target)) ? target : path;
   }
 }

@@ -1,7 +1,7 @@
 import { lstatSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { DEFAULT_PROFILE, svcPaths } from "../../config/paths.js";
-import { byWayOf, linkChain } from "../linkChain.js";
+import { byWayOf, linkChainSync } from "../linkChain.js";
 import { unusableDir, unusableProfileEntry } from "../profiles.js";
 import { resolveLink } from "./atomicFile.js";
 
@@ -41,7 +41,7 @@ function linkIntoNothing(file: string, whose: string): string | undefined {
     if ((err as NodeJS.ErrnoException).code !== "ENOENT" || resolveLink(file) !== file) return undefined;
   }
   // Named where it leads in the end: the link it points to may be in a directory that is there.
-  const chain = linkChain(file);
+  const chain = linkChainSync(file);
   const target = chain?.at(-1);
   if (chain === undefined || target === undefined) return undefined;
   return `${file}: a symbolic link to ${target}${byWayOf(chain)}, whose directory ${dirname(target)} is not there (missing or moved) — ${whose} are kept in the file it points to: restore that directory, or remove the link (svc makes the file)`;

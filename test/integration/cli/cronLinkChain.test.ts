@@ -78,4 +78,69 @@ describe("svc cron with its store behind a chain of symbolic links", () => {
     );
     expect(readFileSync(notes, "utf8")).toBe("a file, not a directory");
   });
+
+  it("a cron directory whose link goes up (`..`) after a name that is a link is judged, and written, where the system reads it", async () => {
+    home = tempHome();
+    home.write("config.yaml", "");
+    // `ln -s sub/deep lnk; ln -s lnk/../cron-data cron`: cron is sub/cron-data (lnk/.. is sub/), not a file
+    // cron-data beside it, which the link's text collapsed names.
+    mkdirSync(join(home.dir, "sub", "deep"), { recursive: true });
+    symlinkSync("sub/deep", join(home.dir, "lnk"));
+    home.write("cron-data", "a file the link does not lead to");
+    const cron = join(home.dir, "cron");
+    symlinkSync("lnk/../cron-data", cron);
+    const listed = await svc(home, ["cron", "list"]);
+    expect(listed.code).toBe(2);
+    // Seen: "a symbolic link to <home>/cron-data, which is a file, not a directory — …: point the link at a directory".
+    expect(listed.stderr).toBe(
+      `svc: ${cron}: a symbolic link to ${home.dir}/sub/cron-data, which is not a directory (missing or moved) — the default profile's cron jobs cannot be kept there: restore the directory it points to, or remove the link (svc makes the directory)\n`,
+    );
+    mkdirSync(join(home.dir, "sub", "cron-data"));
+    expect((await svc(home, create)).code).toBe(0);
+    expect(readFileSync(join(home.dir, "sub", "cron-data", "jobs.json"), "utf8")).toContain(
+      '"name": "triage"',
+    );
+  });
+
+  it("a profile directory whose link goes up (`..`) after a name that is a link names where the system reads it", async () => {
+    home = tempHome();
+    home.write("config.yaml", "");
+    // profiles/work -> ../lnk/../work, lnk -> elsewhere/deep: profiles/work is elsewhere/work, not <home>/work.
+    mkdirSync(join(home.dir, "elsewhere", "deep"), { recursive: true });
+    symlinkSync("elsewhere/deep", join(home.dir, "lnk"));
+    home.write("work", "a file the link does not lead to");
+    mkdirSync(join(home.dir, "profiles"));
+    const work = join(home.dir, "profiles", "work");
+    symlinkSync("../lnk/../work", work);
+    const refused = await svc(home, [...create, "--profile", "work"]);
+    expect(refused.code).toBe(2);
+    // Seen: "a symbolic link to <home>/work, which is a file, not a directory".
+    expect(refused.stderr).toBe(
+      `svc: ${work}: a symbolic link to ${home.dir}/elsewhere/work, which is not a directory (missing or moved) — profile work's runs, cron jobs and MCP logins cannot use it: restore the directory it points to, or remove the link\n`,
+    );
+    mkdirSync(join(home.dir, "elsewhere", "work"));
+    expect((await svc(home, [...create, "--profile", "work"])).code).toBe(0);
+    expect(readFileSync(join(home.dir, "elsewhere", "work", "cron", "jobs.json"), "utf8")).toContain(
+      '"triage"',
+    );
+  });
+
+  it("a jobs.json whose link goes up (`..`) after a name that is a link is written where the system reads it, not refused", async () => {
+    home = tempHome();
+    home.write("config.yaml", "");
+    // cron/jobs.json -> lnk/../store/jobs.json, cron/lnk -> ../else/deep: the file is else/store/jobs.json.
+    mkdirSync(join(home.dir, "cron"));
+    mkdirSync(join(home.dir, "else", "deep"), { recursive: true });
+    mkdirSync(join(home.dir, "else", "store"));
+    symlinkSync("../else/deep", join(home.dir, "cron", "lnk"));
+    const jobs = join(home.dir, "cron", "jobs.json");
+    symlinkSync("lnk/../store/jobs.json", jobs);
+    // Seen: refused, "a symbolic link to <home>/cron/store/jobs.json, whose directory <home>/cron/store is not there".
+    const created = await svc(home, create);
+    expect(created.stderr).toBe("");
+    expect(created.code).toBe(0);
+    expect(readFileSync(join(home.dir, "else", "store", "jobs.json"), "utf8")).toContain('"name": "triage"');
+    expect(existsSync(join(home.dir, "cron", "store"))).toBe(false);
+    expect((await svc(home, ["cron", "list"])).stdout).toContain("triage");
+  });
 });
