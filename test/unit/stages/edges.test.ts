@@ -310,6 +310,24 @@ describe("resolveScript", () => {
     expect(await resolveScript(dir, "x.sh")).toEqual({ path: real });
     expect(await resolveScript(dir, real)).toEqual({ path: real });
   });
+
+  it("scripts/ a link to another link to a disk not mounted: the message names where the chain leads, by way of the link between", async () => {
+    home = tempHome();
+    // `ln -s <disk>/scripts l1; ln -s l1 scripts`: l1 is there (a link); the disk is what is missing.
+    const disk = join(home.dir, "disk");
+    symlinkSync(join(disk, "scripts"), join(home.dir, "l1"));
+    const dir = join(home.dir, "scripts");
+    symlinkSync("l1", dir);
+    // Seen: "(a symbolic link to <home>/l1) is missing".
+    const missing = {
+      why: `script not found: the scripts directory (a symbolic link to ${join(disk, "scripts")} (by way of ${join(home.dir, "l1")})) is missing`,
+    };
+    expect(await resolveScript(dir, "x.sh")).toEqual(missing);
+    expect(await resolveScript(dir, join(disk, "scripts", "x.sh"))).toEqual(missing);
+    home.write("disk/scripts/x.sh", "");
+    const real = join(disk, "scripts", "x.sh");
+    expect(await resolveScript(dir, "x.sh")).toEqual({ path: real });
+  });
 });
 
 describe("runScript: why an event was ignored, for the delivery history", () => {
