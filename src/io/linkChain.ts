@@ -150,12 +150,6 @@ export function linkTargetSync(path: string): string | undefined {
   return linkChainSync(path)?.at(-1);
 }
 
-/** Where the symbolic link `path` points itself (its first link, read as `hop` reads it); undefined for no link. */
-export async function linkHop(path: string): Promise<string | undefined> {
-  const target = await run(hop(path, linkBudget()));
-  return typeof target === "string" ? target : undefined;
-}
-
 /**
  * `path` with its symbolic links resolved (one `realpath` when it is there); when it is not, where it would be:
  * its nearest existing parent resolved and the rest joined on, a link to nothing on the way followed to where it

@@ -10,7 +10,7 @@ import {
 import { nonFiniteAsNull } from "../streams/jsonNumbers/pythonConstants.js";
 import type { ScriptResult } from "../streams/stages/script.js";
 import { envValue } from "./envValue.js";
-import { byWayOf, linkChain, linkHop, realOrWouldBe } from "./linkChain.js";
+import { byWayOf, linkChain, realOrWouldBe } from "./linkChain.js";
 import { minimalEnv, runProcess } from "./process.js";
 import type { ProcessGroups } from "./processGroups.js";
 import { resolveProfilePath } from "./profiles.js";
@@ -104,10 +104,12 @@ export async function resolveScript(
 async function notFound(scriptsDir: string, script: string): Promise<string> {
   // The directory is a link to nothing (a disk or volume not mounted): said, or "not found" reads as a typo;
   // named where its chain of links leads in the end, each link on the way after it, as the cron store's is.
+  // A loop of links leads nowhere: said so, not named by a link in it as if that were what is missing.
   const chain = await linkChain(scriptsDir);
-  const target = chain === undefined ? await linkHop(scriptsDir) : chain.at(-1);
-  if (target !== undefined && !(await realOrWouldBe(scriptsDir)).exists)
-    return `script not found: the scripts directory (a symbolic link to ${target}${byWayOf(chain ?? [])}) is missing`;
+  if (chain?.length !== 0 && !(await realOrWouldBe(scriptsDir)).exists)
+    return chain === undefined
+      ? "script not found: the scripts directory is a symbolic link into a loop of links"
+      : `script not found: the scripts directory (a symbolic link to ${chain.at(-1)}${byWayOf(chain)}) is missing`;
   const inner = /^(?:\.\/)?scripts[/\\](.+)$/.exec(script)?.[1];
   if (inner === undefined || "why" in (await resolveScript(scriptsDir, inner))) return "script not found";
   return `script not found — relative paths start in the scripts directory: write ${inner}`;

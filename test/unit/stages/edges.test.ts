@@ -241,11 +241,18 @@ describe("resolveScript", () => {
         why: "path leaves the scripts directory",
       });
     }
-    // A link that leads to itself is not followed for ever.
+    // A link that leads to itself is not followed for ever, and is said to be a loop: it was said "(a symbolic
+    // link to <itself>) is missing".
     const loop = join(home.dir, "loop");
     symlinkSync(loop, loop);
     expect(await resolveScript(loop, "x.sh")).toEqual({
-      why: `script not found: the scripts directory (a symbolic link to ${loop}) is missing`,
+      why: "script not found: the scripts directory is a symbolic link into a loop of links",
+    });
+    const two = join(home.dir, "two");
+    symlinkSync("back", two);
+    symlinkSync("two", join(home.dir, "back"));
+    expect(await resolveScript(two, "x.sh")).toEqual({
+      why: "script not found: the scripts directory is a symbolic link into a loop of links",
     });
     // Mounted again: the same paths name the script.
     home.write("disk/scripts/x.sh", "");
