@@ -39,16 +39,12 @@ export interface WouldBe {
 }
 
 /**
- * Where `path` points when it is a symbolic link, its text walked a name at a time from the directory the link
- * really is in: a `..` goes up from where the names before it really lead, not from their text. Names without a
- * `..` after them are kept as written. Undefined for no link; `LOOP` when the budget is spent.
+ * `text` walked a name at a time from the real directory `from`, as the system walks a path: a `..` goes up from
+ * where the names before it really lead, not from their text. Names without a `..` after them are kept as
+ * written (no call is made for them).
  */
-function* hop(path: string, budget: LinkBudget): Walk<string | typeof LOOP | undefined> {
-  const text = yield { op: "readlink", path };
-  if (text === undefined) return undefined;
-  if (budget.left <= 0) return LOOP;
-  budget.left--;
-  let at = isAbsolute(text) ? resolve("/") : (yield* wouldBe(dirname(resolve(path)), budget)).real;
+function* follow(from: string, text: string, budget: LinkBudget): Walk<string> {
+  let at = from;
   // Whether `at` has names joined on since it was last resolved (a `..` must go up from where they lead).
   let written = false;
   for (const name of text.split(sep)) {
@@ -63,6 +59,19 @@ function* hop(path: string, budget: LinkBudget): Walk<string | typeof LOOP | und
     }
   }
   return at;
+}
+
+/**
+ * Where `path` points when it is a symbolic link, its text walked (`follow`) from the directory the link really
+ * is in. Undefined for no link; `LOOP` when the budget is spent.
+ */
+function* hop(path: string, budget: LinkBudget): Walk<string | typeof LOOP | undefined> {
+  const text = yield { op: "readlink", path };
+  if (text === undefined) return undefined;
+  if (budget.left <= 0) return LOOP;
+  budget.left--;
+  const from = isAbsolute(text) ? resolve("/") : (yield* wouldBe(dirname(resolve(path)), budget)).real;
+  return yield* follow(from, text, budget);
 }
 
 /**
@@ -153,10 +162,21 @@ export function linkTargetSync(path: string): string | undefined {
 /**
  * `path` with its symbolic links resolved (one `realpath` when it is there); when it is not, where it would be:
  * its nearest existing parent resolved and the rest joined on, a link to nothing on the way followed to where it
- * points (`scripts -> /disk/scripts`, the disk not mounted, is `/disk/scripts`).
+ * points (`scripts -> /disk/scripts`, the disk not mounted, is `/disk/scripts`). A `..` in `path` goes up from
+ * where the names before it lead (`asWritten`).
  */
 export function realOrWouldBe(path: string): Promise<WouldBe> {
-  return run(wouldBe(path, linkBudget()));
+  return run(asWritten(path, linkBudget()));
+}
+
+/**
+ * `path` as written, not collapsed by its text first: a `..` after a name that is a link goes up from where that
+ * link leads (with `scripts/sub -> /elsewhere/deep`, `scripts/sub/../x.sh` is `/elsewhere/x.sh`), as the system
+ * opens it.
+ */
+function* asWritten(path: string, budget: LinkBudget): Walk<WouldBe> {
+  const text = isAbsolute(path) ? path : `${process.cwd()}${sep}${path}`;
+  return yield* wouldBe(yield* follow(resolve("/"), text, budget), budget);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { type Dirent, lstatSync, readdirSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { isAbsolute, join, resolve, sep } from "node:path";
 import { expandHome } from "../config/interpolate.js";
 import { nearMiss } from "../config/nearMiss.js";
 import { DEFAULT_PROFILE, PROFILE_NAME, profilesAmong } from "../config/paths.js";
@@ -198,7 +198,16 @@ export function newProfileTypo(home: string, profile: string | undefined): strin
  * any other `~/...` is the user's home; an absolute path stays; a relative one resolves under `base`.
  */
 export function resolveProfilePath(path: string, profileRoot: string, base: string = profileRoot): string {
+  return resolve(profilePathAsWritten(path, profileRoot, base));
+}
+
+/**
+ * `resolveProfilePath` before its `..` are collapsed by their text (absolute, `~` expanded): what the system
+ * opens, where a `..` after a name that is a symbolic link goes up from where that link leads.
+ */
+export function profilePathAsWritten(path: string, profileRoot: string, base: string = profileRoot): string {
   if (path === "~/.svc" || path === "~/.svc/") return resolve(profileRoot);
-  if (path.startsWith("~/.svc/")) return resolve(profileRoot, path.slice("~/.svc/".length));
-  return resolve(base, expandHome(path));
+  if (path.startsWith("~/.svc/")) return `${resolve(profileRoot)}${sep}${path.slice("~/.svc/".length)}`;
+  const expanded = expandHome(path);
+  return isAbsolute(expanded) ? expanded : `${resolve(base)}${sep}${expanded}`;
 }

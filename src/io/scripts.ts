@@ -13,7 +13,7 @@ import { envValue } from "./envValue.js";
 import { byWayOf, linkChain, realOrWouldBe } from "./linkChain.js";
 import { minimalEnv, runProcess } from "./process.js";
 import type { ProcessGroups } from "./processGroups.js";
-import { resolveProfilePath } from "./profiles.js";
+import { profilePathAsWritten } from "./profiles.js";
 
 export interface ScriptRunOptions {
   /** The profile's `scripts/` directory (`<profile root>/scripts`). */
@@ -71,9 +71,11 @@ export async function resolveScript(
   scriptsDir: string,
   script: string,
 ): Promise<{ path: string } | { why: string }> {
-  const candidate = resolveProfilePath(script, dirname(resolve(scriptsDir)), scriptsDir);
+  const asWritten = profilePathAsWritten(script, dirname(resolve(scriptsDir)), scriptsDir);
+  const candidate = resolve(asWritten);
   const dir = await realOrWouldBe(scriptsDir);
-  const found = await realOrWouldBe(candidate);
+  // As the system opens it: `sub/../x.sh`, with `sub` a link out of the directory, is not `x.sh` in it.
+  const found = await realOrWouldBe(asWritten);
   if (!inside(dir.real, found.real)) {
     // Written as a path in the directory (by its own path or its real one): a symlink in it leads out.
     const written = inside(resolve(scriptsDir), candidate) || inside(dir.real, candidate);

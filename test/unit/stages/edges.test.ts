@@ -335,6 +335,29 @@ describe("resolveScript", () => {
     const real = join(disk, "scripts", "x.sh");
     expect(await resolveScript(dir, "x.sh")).toEqual({ path: real });
   });
+
+  it("a `..` in the script's path after a name that is a link goes up from where that link leads, as the system opens it", async () => {
+    home = tempHome();
+    const dir = join(home.dir, "scripts");
+    // `ln -s <home>/elsewhere/deep scripts/out; ln -s a/b scripts/in`: out/../x.sh is elsewhere/x.sh (out of the
+    // directory), in/../y.sh is scripts/a/y.sh; their text collapsed, they were scripts/x.sh and scripts/y.sh.
+    home.write("scripts/x.sh", "");
+    home.write("elsewhere/x.sh", "");
+    mkdirSync(join(home.dir, "elsewhere", "deep"));
+    symlinkSync(join(home.dir, "elsewhere", "deep"), join(dir, "out"));
+    home.write("scripts/a/y.sh", "");
+    mkdirSync(join(dir, "a", "b"));
+    symlinkSync(join("a", "b"), join(dir, "in"));
+    const out = { why: "script resolves outside the scripts directory (symlink)" };
+    // Seen: { path: <home>/scripts/x.sh }, a file the path does not name.
+    expect(await resolveScript(dir, "out/../x.sh")).toEqual(out);
+    expect(await resolveScript(dir, `${dir}/out/../x.sh`)).toEqual(out);
+    expect(await resolveScript(dir, "~/.svc/scripts/out/../x.sh")).toEqual(out);
+    // Seen: "script not found" (scripts/y.sh).
+    expect(await resolveScript(dir, "in/../y.sh")).toEqual({ path: join(dir, "a", "y.sh") });
+    // A `..` after a name that is no link is as written.
+    expect(await resolveScript(dir, "a/../x.sh")).toEqual({ path: join(dir, "x.sh") });
+  });
 });
 
 describe("runScript: why an event was ignored, for the delivery history", () => {
