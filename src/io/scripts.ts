@@ -108,13 +108,29 @@ async function notFound(scriptsDir: string, script: string): Promise<string> {
   // named where its chain of links leads in the end, each link on the way after it, as the cron store's is.
   // A loop of links leads nowhere: said so, not named by a link in it as if that were what is missing.
   const chain = await linkChain(scriptsDir);
-  if (chain?.length !== 0 && !(await realOrWouldBe(scriptsDir)).exists)
+  const dir = await realOrWouldBe(scriptsDir);
+  if (chain?.length !== 0 && !dir.exists)
     return chain === undefined
       ? "script not found: the scripts directory is a symbolic link into a loop of links"
       : `script not found: the scripts directory (a symbolic link to ${chain.at(-1)}${byWayOf(chain)}) is missing`;
+  // A file where the directory goes (itself, or where its link leads): no script is ever found under it.
+  const notDir = dir.exists ? await notADirectory(dir.real) : undefined;
+  if (notDir !== undefined)
+    return `script not found: the scripts directory ${chain === undefined || chain.length === 0 ? "" : `(a symbolic link to ${chain.at(-1)}${byWayOf(chain)}) `}${notDir}`;
   const inner = /^(?:\.\/)?scripts[/\\](.+)$/.exec(script)?.[1];
   if (inner === undefined || "why" in (await resolveScript(scriptsDir, inner))) return "script not found";
   return `script not found — relative paths start in the scripts directory: write ${inner}`;
+}
+
+/** What `path`, which is there, is when it is no directory (`is a file, not a directory`); undefined for a directory. */
+async function notADirectory(path: string): Promise<string | undefined> {
+  try {
+    const found = await stat(path);
+    if (found.isDirectory()) return undefined;
+    return found.isFile() ? "is a file, not a directory" : "is not a directory";
+  } catch {
+    return undefined; // gone since: not found, as said
+  }
 }
 
 /** `.sh` / `.bash` run under bash, everything else under python3. */

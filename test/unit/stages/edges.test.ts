@@ -358,6 +358,26 @@ describe("resolveScript", () => {
     // A `..` after a name that is no link is as written.
     expect(await resolveScript(dir, "a/../x.sh")).toEqual({ path: join(dir, "x.sh") });
   });
+
+  it("scripts/ a file, or a link to one, is said to be a file, not a directory, not just the script not found", async () => {
+    home = tempHome();
+    const notes = home.write("notes.txt", "a file, not a directory");
+    const linked = join(home.dir, "linked");
+    mkdirSync(linked);
+    symlinkSync(join(home.dir, "l1"), join(linked, "scripts"));
+    symlinkSync(notes, join(home.dir, "l1"));
+    // Seen: "script not found", as for a typo in the script's name.
+    expect(await resolveScript(join(linked, "scripts"), "x.sh")).toEqual({
+      why: `script not found: the scripts directory (a symbolic link to ${notes} (by way of ${join(home.dir, "l1")})) is a file, not a directory`,
+    });
+    const plain = home.write("plain/scripts", "a file where the directory goes");
+    expect(await resolveScript(plain, "x.sh")).toEqual({
+      why: "script not found: the scripts directory is a file, not a directory",
+    });
+    expect(await resolveScript(plain, join(plain, "x.sh"))).toEqual({
+      why: "script not found: the scripts directory is a file, not a directory",
+    });
+  });
 });
 
 describe("runScript: why an event was ignored, for the delivery history", () => {
