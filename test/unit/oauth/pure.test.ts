@@ -169,6 +169,26 @@ describe("an https MCP server's authorization server in clear text", () => {
   });
 });
 
+/** The error of a token exchange a real token endpoint on loopback refused with a 400 answering `body`. */
+async function refusalOf(
+  body: string,
+  onTestFinished: (fn: () => Promise<void>) => void,
+): Promise<{ endpoint: string; message: string }> {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => res.writeHead(400, { "content-type": "application/json" }).end(body));
+  });
+  await new Promise<void>((listening) => server.listen(0, "127.0.0.1", listening));
+  onTestFinished(() => new Promise<void>((closed) => server.close(() => closed())));
+  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}/token`;
+  const fetches = oauthFetches();
+  await fetches.token(endpoint, { method: "POST", body: "grant_type=authorization_code&code=c-1" });
+  return {
+    endpoint,
+    message: tokenEndpointError("s", "token exchange", fetches, endpoint, new Error("invalid_grant")).message,
+  };
+}
+
 describe("redacted excerpts (spec 7)", () => {
   it("removes tokens, codes and secrets from JSON and form bodies", () => {
     const body = JSON.stringify({
@@ -260,20 +280,68 @@ describe("redacted excerpts (spec 7)", () => {
     onTestFinished,
   }) => {
     const body = '{"error":"invalid_grant","error_description":"code expired Bearer abcdefghijklmnop1234"}';
-    const server = createServer((req, res) => {
-      req.resume();
-      req.on("end", () => res.writeHead(400, { "content-type": "application/json" }).end(body));
-    });
-    await new Promise<void>((listening) => server.listen(0, "127.0.0.1", listening));
-    onTestFinished(() => new Promise<void>((closed) => server.close(() => closed())));
-    const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}/token`;
-    const fetches = oauthFetches();
-    await fetches.token(endpoint, { method: "POST", body: "grant_type=authorization_code&code=c-1" });
-    const err = tokenEndpointError("s", "token exchange", fetches, endpoint, new Error("invalid_grant"));
-    expect(err.message).toBe(
+    const { endpoint, message } = await refusalOf(body, onTestFinished);
+    expect(message).toBe(
       `s: token exchange failed — ${endpoint} answered 400: {"error":"invalid_grant","error_description":"code expired Bearer [redacted]"}`,
     );
   });
+  it("hides a Bearer token a JSON encoder escaped: PHP's \\/ and Gson's \\u escapes, its \\u0027 and \\u0022 quotes", () => {
+    // The token ended at the first backslash: all after PHP's \/ was shown, and Gson's \u0027 opened no quote.
+    for (const [body, shown] of [
+      [
+        '{"error":"invalid_grant","error_description":"revoked: Bearer 9f8Kx2\\/Qw7LmZp+3RtYv0aBcD1eF2g=="}',
+        '{"error":"invalid_grant","error_description":"revoked: Bearer [redacted]"}',
+      ],
+      [
+        '{"error":"invalid_grant","error_description":"bad header: Bearer \\u0027abcd1234secret\\u0027"}',
+        '{"error":"invalid_grant","error_description":"bad header: Bearer \\u0027[redacted]\\u0027"}',
+      ],
+      [
+        '{"error_description":"bad header: Bearer \\u0022abcd1234secret\\u0022","error":"invalid_token"}',
+        '{"error_description":"bad header: Bearer \\u0022[redacted]\\u0022","error":"invalid_token"}',
+      ],
+      // Gson's = and + (\u003d, \u002b), their hex digits in either case.
+      [
+        '{"error_description":"Bearer 9f8Kx2Qw7LmZ\\u002Bp\\u003D\\u003d","error":"invalid_token"}',
+        '{"error_description":"Bearer [redacted]","error":"invalid_token"}',
+      ],
+      // A quote Gson nothing closes: the token up to what ends it.
+      ["refused Bearer \\u0027abcd1234secret rejected", "refused Bearer \\u0027[redacted] rejected"],
+      // An escape of what is no token character ends the token, as that character would.
+      [
+        '{"error_description":"got Bearer abcd1234\\u0027s token, \\u0026 refused"}',
+        '{"error_description":"got Bearer [redacted]\\u0027s token, \\u0026 refused"}',
+      ],
+      [
+        '{"error_description":"got Bearer abcd1234\\u0026state=x"}',
+        '{"error_description":"got Bearer [redacted]\\u0026state=x"}',
+      ],
+      [
+        '{"error_description":"got Bearer abcd1234\\nnext line"}',
+        '{"error_description":"got Bearer [redacted]\\nnext line"}',
+      ],
+    ])
+      expect(redactedExcerpt(body as string)).toBe(shown);
+  });
+  for (const [encoder, body, shown] of [
+    [
+      "PHP",
+      '{"error":"invalid_grant","error_description":"revoked: Bearer 9f8Kx2\\/Qw7LmZp+3RtYv0aBcD1eF2g=="}',
+      '{"error":"invalid_grant","error_description":"revoked: Bearer [redacted]"}',
+    ],
+    [
+      "Gson",
+      '{"error":"invalid_grant","error_description":"bad header: Bearer \\u0027abcd1234secret\\u0027"}',
+      '{"error":"invalid_grant","error_description":"bad header: Bearer \\u0027[redacted]\\u0027"}',
+    ],
+  ] as const)
+    it(`a token endpoint's refusal in ${encoder}'s JSON quoting a Bearer token is printed whole but the token`, async ({
+      onTestFinished,
+    }) => {
+      const { endpoint, message } = await refusalOf(body, onTestFinished);
+      expect(message).toBe(`s: token exchange failed — ${endpoint} answered 400: ${shown}`);
+      expect(message).not.toMatch(/Qw7LmZp|abcd1234secret/);
+    });
   it("a token endpoint error with no answer recorded has the held credentials redacted from the library's message", () => {
     const fetches = oauthFetches(undefined, undefined, undefined, () => ["at-HELD_1234", undefined]);
     const err = tokenEndpointError(
