@@ -33,13 +33,14 @@ const TOKEN_CHAR = String.raw`(?:[^\s"'\\,}&]|${ESCAPED_TOKEN_CHAR})`;
 /** A quote opening a token: `'`, `"`, a JSON string's `\"`, `\u0027` or `\u0022` (Gson's), a form's `%27` or `%22`. */
 const QUOTE = String.raw`\\?["']|\\u00(?:22|27)|%2[27]`;
 /**
- * A token after `Bearer` (and the space after it, in a form body `+` or `%20`). In quotes (`QUOTE`), up to the
- * same quote closing them, which stays with the opening one; otherwise up to what ends it in the body quoting it
- * (a JSON string's `"`, another backslash escape than `ESCAPED_TOKEN_CHAR`, the `,` or `}` after it, a form's
- * `&`, a quote). The rest of the body, the fields after the token, stays.
+ * A token after `Bearer` (and the space after it, in a form body `+` or `%20`). In quotes (`QUOTE`) with a
+ * token's character first, up to the same quote closing them, which stays with the opening one; otherwise up to
+ * what ends it in the body quoting it (a JSON string's `"`, another backslash escape than `ESCAPED_TOKEN_CHAR`,
+ * the `,` or `}` after it, a form's `&`, a quote). A quote with no token character after it (`"Bearer ",`) opens
+ * no token. The rest of the body, the fields after the token, stays.
  */
 const BEARER = new RegExp(
-  String.raw`(Bearer(?:\s|\+|%20)+)(?:(${QUOTE})(?:(?!\2)\S)*\2|(${QUOTE})?${TOKEN_CHAR}+)`,
+  String.raw`(Bearer(?:\s|\+|%20)+)(?:(${QUOTE})(?=${TOKEN_CHAR})(?:(?!\2)\S)+\2|(${QUOTE})?${TOKEN_CHAR}+)`,
   "gi",
 );
 

@@ -342,6 +342,28 @@ describe("redacted excerpts (spec 7)", () => {
       expect(message).toBe(`s: token exchange failed — ${endpoint} answered 400: ${shown}`);
       expect(message).not.toMatch(/Qw7LmZp|abcd1234secret/);
     });
+  it("a quote after Bearer with no token in it opens none: the fields after it stay", async ({
+    onTestFinished,
+  }) => {
+    // The quote ending the JSON string was taken for one opening a token, hidden up to the next field's.
+    const body =
+      '{"error":"invalid_token","error_description":"missing token after Bearer ","error_uri":"https://x/doc"}';
+    const { endpoint, message } = await refusalOf(body, onTestFinished);
+    expect(message).toBe(`s: token exchange failed — ${endpoint} answered 400: ${body}`);
+    for (const unchanged of [
+      '{"error_description":"missing Bearer \\"","error_uri":"https://x/doc"}',
+      '{"error_description":"missing Bearer \\u0022","error_uri":"https://x/doc"}',
+      '{"error_description":"Bearer \\"\\"","error_uri":"https://x/doc"}',
+      "{Bearer '}",
+      "refused Bearer '",
+      'refused Bearer ""',
+    ])
+      expect(redactedExcerpt(unchanged)).toBe(unchanged);
+    // A token in them is hidden, a , } or & inside its quotes too.
+    expect(redactedExcerpt('{"error_description":"Bearer \\"a,b}\\"","error_uri":"https://x/doc"}')).toBe(
+      '{"error_description":"Bearer \\"[redacted]\\"","error_uri":"https://x/doc"}',
+    );
+  });
   it("a token endpoint error with no answer recorded has the held credentials redacted from the library's message", () => {
     const fetches = oauthFetches(undefined, undefined, undefined, () => ["at-HELD_1234", undefined]);
     const err = tokenEndpointError(
