@@ -97,16 +97,10 @@ export function givenBy(holder: object | undefined, key: string | number): Writt
 }
 
 /**
- * The values `.env` gave to the text values `holder` holds (noteGivenValues): a message about them names them as
- * written where it knows their place, and hides these wherever else its words (a server's, a library's)
- * may quote them. `.env` is where secrets live: none of its values may reach a log.
+ * The values `.env` gave to `holder[key]` (noteGivenValues): none when no `${VAR}` there is set in `.env`. A
+ * message about a setting names it as written where it knows its place, and hides these wherever else its words
+ * (a server's, a library's) may quote them.
  */
-export function dotenvValuesIn(holder: object | undefined): string[] {
-  const fromDotenv = holder === undefined ? undefined : FROM_DOTENV.get(holder);
-  return fromDotenv === undefined ? [] : [...fromDotenv.values()].flat();
-}
-
-/** The values `.env` gave to `holder[key]` (noteGivenValues): none when no `${VAR}` there is set in `.env`. */
 export function dotenvValuesAt(holder: object | undefined, key: string): readonly string[] {
   return (holder === undefined ? undefined : FROM_DOTENV.get(holder)?.get(key)) ?? [];
 }

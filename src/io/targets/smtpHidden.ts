@@ -1,4 +1,4 @@
-import { dotenvValuesAt, dotenvValuesIn } from "../../config/givenValues.js";
+import { dotenvValuesAt } from "../../config/givenValues.js";
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { MIN_SCRUBBED, scrub, secretTextForms } from "../credentials.js";
 import { addressesOf, namesSeveralRecipients } from "./emailRecipients.js";
@@ -57,14 +57,23 @@ function addressesGiven(settings: PlatformConfig<"email">): string[] {
 }
 
 /**
+ * The settings whose values `.env` gave are hidden in the server's words: those that say where and as whom svc
+ * sends. Not the others (`subject`, `secure`): `SUBJECT=Alerts` would hide the word `Alerts` in every reply.
+ */
+const HIDDEN_SETTINGS = ["host", "user", "password", "from", "home_channel"] as const;
+
+/**
  * What the e-mail target hides of nodemailer's words and the server's replies, never of its own (its hints,
  * the keys they name): the password in each form it may come back in, wherever it stands, and each value `.env`
- * gave a setting (the host, the user, the from address, the home_channel), and the address such a value names
- * beside a display name (`addressesGiven`), where it stands as a word of its own, so `SMTP_HOST=mail` (a compose
- * service's name) hides `mail` and keeps `mailbox`.
+ * gave one of `HIDDEN_SETTINGS` (the host, the user, the password, the from address, the home_channel), and the
+ * address such a value names beside a display name (`addressesGiven`), where it stands as a word of its own, so
+ * `SMTP_HOST=mail` (a compose service's name) hides `mail` and keeps `mailbox`.
  */
 export function smtpHidden(settings: PlatformConfig<"email">): (text: string) => string {
   const credentials = smtpCredentialForms(settings);
-  const given = wholeWords([...dotenvValuesIn(settings), ...addressesGiven(settings)]);
+  const given = wholeWords([
+    ...HIDDEN_SETTINGS.flatMap((key) => dotenvValuesAt(settings, key)),
+    ...addressesGiven(settings),
+  ]);
   return (text) => given(scrub(text, credentials));
 }

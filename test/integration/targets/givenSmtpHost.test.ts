@@ -46,6 +46,16 @@ function emailConfig(settings: string, dotenv: string, env: Record<string, strin
   return loadConfig({ home: home.dir, env }).config;
 }
 
+/** A delivery's failure through the e-mail target of `config` ("sent" when it went). */
+const deliver = (config: ReturnType<typeof emailConfig>) =>
+  createTargets(config, { logger: captureLogger().logger })
+    .get("email")
+    ?.send(MESSAGE)
+    .then(
+      () => "sent",
+      (err: Error) => err.message,
+    );
+
 /** Settles `work` with nodemailer's timers moved on a simulated clock, a second at a time. */
 async function onSimulatedClock<T>(work: () => Promise<T>): Promise<PromiseSettledResult<T>> {
   vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
@@ -125,15 +135,6 @@ describe("a value .env gave platforms.email, quoted back by the SMTP server", ()
  * hidden in the system's and the server's words alone, and there only as a whole word.
  */
 describe("a short value .env gave platforms.email, inside words", () => {
-  const deliver = (config: ReturnType<typeof emailConfig>) =>
-    createTargets(config, { logger: captureLogger().logger })
-      .get("email")
-      ?.send(MESSAGE)
-      .then(
-        () => "sent",
-        (err: Error) => err.message,
-      );
-
   it("the host (SMTP_HOST=mail): svc's hint keeps its words when nothing listens there", async () => {
     undo = loopbackDns((host) => host === "mail");
     const port = await closedPort();
@@ -263,5 +264,29 @@ describe(`platforms.email.from a $\{VAR} gave that names no address`, () => {
     const failure = `email: platforms.email.from "${v("MAIL_FROM")}" ${NOT_SHOWN} names no e-mail address — nothing sent (a mail without a From address is refused or dropped by the receiving mailbox); write it as svc@example.com or "svc <svc@example.com>"`;
     expect(log.messages()).toEqual([`[delivery] email: credentials check failed — ${failure}`]);
     await expect(targets.get("email")?.send(MESSAGE)).rejects.toThrow(failure);
+  });
+});
+
+describe("a value .env gave a setting that is neither where nor as whom svc sends", () => {
+  // Every value .env gave under platforms.email was hidden: SUBJECT=Alerts hid the word in the server's reply.
+  it("the subject stays in a server's reply, the user is hidden", async () => {
+    const smtp = await startFakeSmtp({
+      received: [],
+      refuse: (to) => ({
+        code: 550,
+        text: `5.7.1 <${to}>: relaying for ops-topsecret denied; message Alerts rejected by policy`,
+      }),
+    });
+    try {
+      const config = emailConfig(
+        `host: 127.0.0.1, port: ${smtp.port}, user: "${v("SMTP_USER")}", password: pw-0123456789, subject: "${v("SUBJECT")}", from: svc@example.org, home_channel: a@example.org`,
+        "SMTP_USER=ops-topsecret\nSUBJECT=Alerts\n",
+      );
+      expect(await deliver(config)).toBe(
+        "email: EENVELOPE — 550 5.7.1 <a@example.org>: relaying for [redacted] denied; message Alerts rejected by policy",
+      );
+    } finally {
+      await smtp.close();
+    }
   });
 });
