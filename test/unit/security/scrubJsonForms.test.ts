@@ -124,6 +124,20 @@ describe("scrub: a secret quoted back inside a JSON answer", () => {
     }
   });
 
+  it("and when it ends in \\ in JSON quoted in JSON: half its last backslashes are left, wherever it stands (docs/agent.md)", () => {
+    // Its form as JSON quoted once matches the first half of the four backslashes: the same text is that form
+    // followed by an escaped \\ in JSON quoted once, so the rest is left as it is, there as here.
+    const secret = "pw-1234567890ab\\";
+    const twice = (e: string) => JSON.stringify(JSON.stringify({ e }));
+    expect(scrub(twice(secret), [secret])).toBe('"{\\"e\\":\\"[redacted]\\\\\\"}"');
+    // Mid-string: before a letter the JSON quoted inside no longer parses; a line break after it reads \ and n.
+    expect(scrub(twice(`${secret}dir`), [secret])).toBe('"{\\"e\\":\\"[redacted]\\\\dir\\"}"');
+    expect(() => JSON.parse(JSON.parse(scrub(twice(`${secret}dir`), [secret])))).toThrow();
+    const newline = scrub(twice(`${secret}\n`), [secret]);
+    expect(newline).toBe('"{\\"e\\":\\"[redacted]\\\\\\\\n\\"}"');
+    expect(JSON.parse(JSON.parse(newline))).toEqual({ e: "[redacted]\\n" });
+  });
+
   it("the forms it had are still cut out", () => {
     const secret = "a b/c&d";
     expect(scrub(`raw ${secret} path a%20b%2Fc%26d form a+b%2Fc%26d`, [secret])).toBe(
