@@ -7,6 +7,7 @@ import {
   shownSeconds,
   statelessRetryFailed,
 } from "../../io/mcp/eraSequence.js";
+import { SVC_SPEAKS } from "../../io/mcp/eras.js";
 
 /**
  * What a connect given up (`connect_timeout`, or `svc mcp list`'s `--timeout`, named in `given`) adds when
@@ -92,7 +93,9 @@ export function noAnswer(
  * The era sequence went on to its next request (`auto`'s server/discover probe, `stateless`'s legacy
  * initialize retry), which was left unanswered: both requests are named, as the error of a sequence whose
  * second request failed names them, with the wait the last one got no answer within. A server that answered
- * the first (refused it) takes requests on this transport, so what to check is whether it is an MCP server.
+ * the first (refused it) takes requests on this transport, so what to check is whether it is an MCP server;
+ * one whose `server/discover` listed only versions svc does not speak is an MCP server of another revision,
+ * so the message ends, as the sequence's error does, with the versions svc speaks.
  */
 function afterFallback(
   entry: Pick<McpServerEntry, "protocol">,
@@ -107,6 +110,8 @@ function afterFallback(
       ? "its event stream did not open: the server did not answer the GET of its url that opens it, so it was never sent"
       : `got no answer within ${shownSeconds(reached.waitedMs ?? 0)} s`;
   const answered = "answer" in before;
+  if (answered && before.unspokenVersions === true)
+    return `${statelessRetryFailed(outcomeText(before), last)} — ${SVC_SPEAKS}`;
   const check = answered ? "check that this is an MCP server" : CHECK[kind];
   const slow = `or, for a server slow to ${answered ? "answer" : "start"}, raise ${bound(given)}`;
   return entry.protocol === "stateless"

@@ -1,14 +1,17 @@
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { STATELESS_VERSION } from "./eras.js";
+import { STATELESS_VERSION, UnspokenVersionsError } from "./eras.js";
 import { describeTransportError } from "./transportErrors.js";
 
 /**
  * What became of a request of an opening's era sequence that another follows (`auto`'s `initialize`
  * refused as modern-only, before its `server/discover` probe; `stateless`'s failed `server/discover`,
  * before its legacy `initialize` retry): the server's answer, quoted as an error is, or the wait it got no
- * answer within.
+ * answer within. `unspokenVersions` marks a `server/discover` answer that lists no version svc speaks (an
+ * MCP server of another revision): what follows it advises the versions svc speaks, not "is this MCP?".
  */
-export type EraOutcome = { readonly answer: string } | { readonly unansweredMs: number };
+export type EraOutcome =
+  | { readonly answer: string; readonly unspokenVersions?: true }
+  | { readonly unansweredMs: number };
 
 /**
  * How a request of the sequence failed: its own wait ran out (the SDK's timeout, carrying it), or the answer,
@@ -24,7 +27,8 @@ export function eraOutcome(
     err instanceof McpError ? (err.data as { timeout?: unknown } | undefined)?.timeout : undefined;
   if (err instanceof McpError && err.code === ErrorCode.RequestTimeout && typeof timeout === "number")
     return { unansweredMs: timeout };
-  return { answer: describeTransportError(err, secrets, shown) };
+  const answer = describeTransportError(err, secrets, shown);
+  return err instanceof UnspokenVersionsError ? { answer, unspokenVersions: true } : { answer };
 }
 
 /** A wait in seconds, to a tenth (`4`, `0.5`). */

@@ -51,6 +51,35 @@ async function server(
   return { url: `http://127.0.0.1:${port}/mcp`, asked };
 }
 
+/**
+ * A server of another revision: its server/discover lists only 2099-01-01, and it takes every other request
+ * without answering it (the legacy initialize retry too).
+ */
+async function futureServer(): Promise<{ url: string; asked: string[] }> {
+  const asked: string[] = [];
+  const port = await serve(async (req: IncomingMessage, res: ServerResponse) => {
+    const message = await readRpcRequest(req, res);
+    if (message === undefined) return;
+    asked.push(message.method);
+    if (message.method !== "server/discover") return;
+    res.writeHead(200, { "content-type": "application/json" }).end(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: message.id,
+        result: {
+          supportedVersions: ["2099-01-01"],
+          capabilities: {},
+          serverInfo: { name: "x", version: "1" },
+        },
+      }),
+    );
+  });
+  return { url: `http://127.0.0.1:${port}/mcp`, asked };
+}
+
+const SPEAKS =
+  "svc speaks 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05, 2024-10-07 (and 2026-07-28 through server/discover): configure the server to offer one of them, or update svc";
+
 /** A hub whose connects are given up, and whose waits are measured, on `clock`. */
 function hubOn(clock: SimulatedClock, servers: Record<string, ReturnType<typeof entry>>) {
   return ctx.hub(ctx.home, servers, { clock, now: () => clock.now() });
@@ -96,6 +125,18 @@ describe("a connect given up while the era sequence waits on its second request"
     expect(h.status()[0]).toMatchObject({
       state: "failed",
       lastError: `connect timed out after 4 s (connect_timeout) — server/discover failed (${REFUSED}) and the legacy initialize retry failed (got no answer within 4 s): check that this is an MCP server — or, for a server slow to answer, raise connect_timeout`,
+    });
+  });
+
+  it("stateless: a probe listing only versions svc does not speak gets the versions svc speaks, not 'is this MCP?'", async () => {
+    const peer = await futureServer();
+    const clock = new SimulatedClock();
+    const h = hubOn(clock, { h7: entry({ url: peer.url, protocol: "stateless", connect_timeout: 4 }) });
+    await waitFor(() => expect(peer.asked).toEqual(["server/discover", "initialize"]));
+    clock.increment(4000);
+    expect(h.status()[0]).toMatchObject({
+      state: "failed",
+      lastError: `connect timed out after 4 s (connect_timeout) — server/discover failed (server/discover lists 2099-01-01, not 2026-07-28) and the legacy initialize retry failed (got no answer within 4 s) — ${SPEAKS}`,
     });
   });
 
