@@ -1,4 +1,14 @@
-import { type Document, isMap, isScalar, isSeq, type LineCounter, Scalar, type YAMLMap } from "yaml";
+import {
+  type Document,
+  isAlias,
+  isMap,
+  isScalar,
+  isSeq,
+  type LineCounter,
+  Pair,
+  Scalar,
+  type YAMLMap,
+} from "yaml";
 import { SvcError } from "../errors.js";
 import { isTextField } from "../streams/filters.js";
 import { inexactFilterNumber } from "./inexactFilterNumber.js";
@@ -31,7 +41,8 @@ import { CREDENTIALS_LEFT_OUT, textWithoutUrlCredentials } from "./urlCredential
  *   `04915112345678` loses its 0;
  * - and the values a filter on a header or the event type compares (`equals`, `not_equals`, `contains`,
  *   `in` items): those are text, so `{field: headers.X-Version, equals: 1.0}` means the text `1.0`, not 1, and
- *   `equals: True` the text `True` (Python's `str(True)`), not the boolean whose text is `true`;
+ *   `equals: True` the text `True` (Python's `str(True)`), not the boolean whose text is `true`; a filter
+ *   whose field (or value) a merge key gives (`{<<: *hf, equals: False}`) is read by its field as well;
  * - a filter value on a payload field that YAML reads as something else than written is refused: `equals: no`
  *   (text in YAML 1.2), `equals: True` or `contains: ~` (a boolean or null whose text is another),
  *   `contains: 2.0` (the number 2, whose text is searched for), `equals: 1234567890123456789.0` (a float past
@@ -66,8 +77,8 @@ export function prepareConfigDocument(doc: Document, text: string, file: string,
     if (!isMap(node)) return;
     if (node.flow && !takesText(path)) refused(() => refuseUnspacedFlowKeys(node, path, file, lines));
     if (path.includes("filters")) {
-      keepTextFilterValues(node, text);
-      refused(() => refuseMisreadFilterValues(node, path, text, file, lines));
+      keepTextFilterValues(node, doc, text);
+      refused(() => refuseMisreadFilterValues(node, doc, path, text, file, lines));
     }
     const names = new Set<string>();
     for (const pair of node.items) {
@@ -202,12 +213,14 @@ const TEXT_OPERATORS = new Set(["equals", "not_equals", "contains"]);
  */
 function refuseMisreadFilterValues(
   node: YAMLMap,
+  doc: Document,
   path: readonly string[],
   text: string,
   file: string,
   lines: LineCounter,
 ): void {
-  const field = node.items.find((pair) => isScalar(pair.key) && pair.key.value === "field")?.value;
+  const pairs = filterPairs(node, doc);
+  const field = pairs.get("field")?.value;
   if (!isScalar(field) || typeof field.value !== "string" || isTextField(field.value)) return;
   const check = (value: unknown, at: readonly string[]) => {
     if (!isScalar(value) || value.type !== Scalar.PLAIN || value.range === undefined || value.range === null)
@@ -224,12 +237,49 @@ function refuseMisreadFilterValues(
     if (problem !== undefined)
       throw new SvcError("config_invalid", `${file}: line ${lines.linePos(start).line}: ${problem}`);
   };
-  for (const pair of node.items) {
-    const key = isScalar(pair.key) ? pair.key.value : undefined;
-    if (key === "equals" || key === "not_equals" || key === "contains") check(pair.value, [...path, key]);
-    else if (key === "in" && isSeq(pair.value))
-      for (const [i, item] of pair.value.items.entries()) check(item, [...path, "in", String(i)]);
+  // A value a merge gives (`{<<: *pf, field: payload.x}`) is named where it is written, under this filter.
+  for (const [key, { value }] of pairs) {
+    if (TEXT_OPERATORS.has(key)) check(value, [...path, key]);
+    else if (key === "in" && isSeq(value))
+      for (const [i, item] of value.items.entries()) check(item, [...path, "in", String(i)]);
   }
+}
+
+/**
+ * A filter's keys as the configuration reads them: its own, then those a merge key gives (`{<<: *hf,
+ * equals: False}` takes `field` from the mapping `&hf` names; of a merged list, `<<: [*a, *b]`, the first
+ * mapping that has a key gives it), own keys winning, as YAML merges them. `inherited` marks a value a merge
+ * gave: its node is the merged mapping's, shared with the filter that anchors it.
+ */
+function filterPairs(
+  node: YAMLMap,
+  doc: Document,
+): Map<string, { readonly value: unknown; readonly inherited: boolean }> {
+  const pairs = new Map<string, { readonly value: unknown; readonly inherited: boolean }>();
+  const seen = new Set<YAMLMap>();
+  const take = (map: YAMLMap, inherited: boolean): void => {
+    // An alias inside the value its own anchor names is refused elsewhere; never read a mapping twice.
+    if (seen.has(map)) return;
+    seen.add(map);
+    const merges: unknown[] = [];
+    for (const pair of map.items) {
+      if (isMergeKey(pair.key)) merges.push(pair.value);
+      else if (isScalar(pair.key) && typeof pair.key.value === "string" && !pairs.has(pair.key.value))
+        pairs.set(pair.key.value, { value: pair.value, inherited });
+    }
+    for (const merge of merges)
+      for (const source of isSeq(merge) ? merge.items : [merge]) {
+        const merged = isAlias(source) ? source.resolve(doc) : source;
+        if (isMap(merged)) take(merged, true);
+      }
+  };
+  take(node, false);
+  return pairs;
+}
+
+/** The merge key `<<` (a symbol as parsed, the text written once keepKeyText has read it). */
+function isMergeKey(key: unknown): boolean {
+  return isScalar(key) && (key.value === "<<" || (typeof key.value === "symbol" && key.source === "<<"));
 }
 
 /**
@@ -237,21 +287,47 @@ function refuseMisreadFilterValues(
  * text written in the file (`equals: 1.0` is `1.0`, `in: [2.10]` is `2.10`), which a number would lose, and
  * so does a boolean or null written otherwise than `true`, `false`, `null` (`equals: True` is `True`, what a
  * Python sender's `str(True)` sends; `in: [~]` is `~`), which would be compared as `true` or match nothing.
+ * A value a merge key gives (`{<<: *pf, field: headers.X-Version}`) is the merged mapping's node, read as
+ * that mapping's own field reads it: this filter takes a copy as its own key, read as its field reads it
+ * (the text written for a header, the value YAML read for a payload field, which refuseMisreadFilterValues
+ * then judges).
  */
-function keepTextFilterValues(node: YAMLMap, text: string): void {
-  const field = node.items.find((pair) => isScalar(pair.key) && pair.key.value === "field")?.value;
-  if (!isScalar(field) || typeof field.value !== "string" || !isTextField(field.value)) return;
+function keepTextFilterValues(node: YAMLMap, doc: Document, text: string): void {
+  const pairs = filterPairs(node, doc);
+  const field = pairs.get("field")?.value;
+  if (!isScalar(field) || typeof field.value !== "string") return;
+  const asText = isTextField(field.value);
   const keep = (value: unknown): void => {
     keepNumberText(value, text);
     keepWordText(value, text);
   };
-  for (const pair of node.items) {
-    const key = isScalar(pair.key) ? pair.key.value : undefined;
-    if (typeof key !== "string") continue;
-    if (TEXT_OPERATORS.has(key)) keep(pair.value);
-    else if (key === "in" && isSeq(pair.value)) for (const item of pair.value.items) keep(item);
+  for (const [key, { value, inherited }] of pairs) {
+    if (!TEXT_OPERATORS.has(key) && !(key === "in" && isSeq(value))) continue;
+    if (!inherited) {
+      if (!asText) continue;
+      if (isSeq(value)) for (const item of value.items) keep(item);
+      else keep(value);
+      continue;
+    }
+    if (!isScalar(value) && !isSeq(value)) continue;
+    const copy = value.clone();
+    const items = isSeq(copy) ? copy.items : [copy];
+    const merged = isSeq(value) ? value.items : [value];
+    let changed = false;
+    for (const [i, item] of items.entries()) {
+      if (!isScalar(item)) continue;
+      const before = item.value;
+      const original = merged[i];
+      if (asText) keep(item);
+      else if (isScalar(original) && parsedAs.has(original)) item.value = parsedAs.get(original);
+      changed ||= item.value !== before;
+    }
+    if (changed) node.items.push(new Pair(new Scalar(key), copy));
   }
 }
+
+/** What YAML read a scalar as, before keepNumberText or keepWordText made it the text written. */
+const parsedAs = new WeakMap<Scalar, unknown>();
 
 /**
  * A plain boolean or null scalar written otherwise than its JSON text (`True`, `FALSE`, `Null`, `~`; `yes` under
@@ -262,7 +338,9 @@ function keepWordText(node: unknown, text: string): void {
     return;
   if (typeof node.value !== "boolean" && node.value !== null) return;
   const written = text.slice(node.range[0], node.range[1]);
-  if (written !== "" && written !== String(node.value)) node.value = written;
+  if (written === "" || written === String(node.value)) return;
+  if (!parsedAs.has(node)) parsedAs.set(node, node.value);
+  node.value = written;
 }
 
 /**
@@ -375,5 +453,6 @@ function keepNumberText(node: unknown, text: string): void {
   if (!isScalar(node) || node.type !== Scalar.PLAIN || node.range === undefined || node.range === null)
     return;
   if (typeof node.value !== "number" && typeof node.value !== "bigint") return;
+  if (!parsedAs.has(node)) parsedAs.set(node, node.value);
   node.value = text.slice(node.range[0], node.range[1]);
 }

@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGatewayInHome, startTestGateway, type TestGateway } from "../../helpers/gateway.js";
@@ -181,7 +182,7 @@ describe("True, Null and ~ written unquoted in a filter, over HTTP", () => {
     expect(await post("payload_quoted", { s: "untrue" })).toEqual(IGNORED);
   });
 
-  it("unquoted on a payload field they are refused by svc config check and the gateway's start, each route named", async () => {
+  it("unquoted on a payload field they are refused by svc config check and the gateway's start, each route named, a field merged in too", async () => {
     const home = tempHome();
     try {
       home.write(
@@ -194,6 +195,8 @@ describe("True, Null and ~ written unquoted in a filter, over HTTP", () => {
       story: {secret: ${OPEN}, filters: [{field: s, contains: True}]}
       draft: {secret: ${OPEN}, filters: [{field: pull_request.draft, equals: FALSE}]}
       closed: {secret: ${OPEN}, filters: [{field: closed_at, in: [~]}]}
+      merged: {secret: ${OPEN}, filters: [&pf {field: pull_request.merged, equals: false}]}
+      unmerged: {secret: ${OPEN}, filters: [{<<: *pf, equals: FALSE}]}
 `,
         0o600,
       );
@@ -202,6 +205,8 @@ describe("True, Null and ~ written unquoted in a filter, over HTTP", () => {
         `${file}: line 6: platforms.webhook.routes.story.filters[0].contains: YAML reads True as the boolean true, so contains looks for the text "true" in a string, not "True" — put it in quotes to look for that text: contains: 'True' (write true to find the boolean in a list)`,
         `${file}: line 7: platforms.webhook.routes.draft.filters[0].equals: YAML reads FALSE as the boolean false, not as text — write false to compare with a true/false field, or 'FALSE' in quotes to compare with that text`,
         `${file}: line 8: platforms.webhook.routes.closed.filters[0].in[0]: YAML reads ~ as null, not as text — write null to compare with a null field, or '~' in quotes to compare with that text`,
+        // The field a merge key gives is the route's as much as one written with the value.
+        `${file}: line 10: platforms.webhook.routes.unmerged.filters[0].equals: YAML reads FALSE as the boolean false, not as text — write false to compare with a true/false field, or 'FALSE' in quotes to compare with that text`,
       ];
       const check = await svc(home, ["config", "check"]);
       expect(check.code).toBe(1);
@@ -211,4 +216,46 @@ describe("True, Null and ~ written unquoted in a filter, over HTTP", () => {
       home.cleanup();
     }
   }, 60_000);
+});
+
+describe("a header filter written through a merge key, over HTTP (signed POSTs)", () => {
+  const SECRET = "merge-key-secret";
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({
+      config: `platforms:
+  webhook:
+    enabled: true
+    host: 127.0.0.1
+    rate_limit: 1000
+    secret: ${SECRET}
+    routes:
+      a: {filters: [&hf {field: headers.X-Flag, equals: True}]}
+      b: {filters: [{<<: *hf, equals: False}]}
+      c: {filters: [{<<: *hf, equals: 1.0}]}
+`,
+    });
+  }, 60_000);
+  afterAll(() => gw.stop());
+
+  let deliveries = 0;
+  const post = async (route: string, flag: string) => {
+    const text = JSON.stringify({ action: "opened" });
+    const res = await postJson(gw.url(`/webhooks/${route}`), text, {
+      "X-Hub-Signature-256": `sha256=${createHmac("sha256", SECRET).update(text).digest("hex")}`,
+      "X-GitHub-Event": "issues",
+      "X-GitHub-Delivery": `merge-${++deliveries}`,
+      "X-Flag": flag,
+    });
+    return { status: res.status, body: res.status === 202 ? { status: res.body.status } : res.body };
+  };
+  const ACCEPTED = { status: 202, body: { status: "accepted" } };
+
+  it("compares the text written with the header the route merges its field from: False is not false, 1.0 not 1", async () => {
+    expect(await post("a", "True")).toEqual(ACCEPTED);
+    expect(await post("b", "False")).toEqual(ACCEPTED);
+    expect(await post("b", "false")).toEqual(IGNORED);
+    expect(await post("c", "1.0")).toEqual(ACCEPTED);
+    expect(await post("c", "1")).toEqual(IGNORED);
+  });
 });

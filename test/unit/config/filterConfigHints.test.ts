@@ -306,3 +306,92 @@ describe("filter values on headers and the event type are text", () => {
     ).toBe(true);
   });
 });
+
+describe("filters written through a merge key", () => {
+  const deps = { readList: () => new Set<string>() };
+  /** Routes, one line each under `routes:` (line 5 is the first). */
+  function loadRoutes(...routes: string[]) {
+    home = tempHome();
+    const lines = routes.map((route) => `      ${route}\n`).join("");
+    home.write("config.yaml", `platforms:\n  webhook:\n    secret: s\n    routes:\n${lines}`);
+    return loadConfig({ home: home.dir, env: {} }).config.platforms.webhook.routes;
+  }
+  const problems = (...routes: string[]): string[] => {
+    try {
+      loadRoutes(...routes);
+    } catch (err) {
+      return (err as Error).message.split("\n").map((line) => line.replace(/^.*config\.yaml: /, ""));
+    }
+    throw new Error("loaded");
+  };
+
+  it("take field from the mapping merged: a header's True, False and 1.0 are the text written", () => {
+    const routes = loadRoutes(
+      "a: {filters: [&hf {field: headers.X-Flag, equals: True}, &ht {field: headers.X-Tier, in: [x]}]}",
+      "b: {filters: [{<<: *hf, equals: False}]}",
+      "c: {filters: [{<<: [*hf], equals: 1.0}]}",
+      "d: {filters: [{<<: *ht, in: [FALSE, 2.10, ~]}]}",
+    );
+    expect(routes.a?.filters).toEqual([
+      { field: "headers.X-Flag", equals: "True" },
+      { field: "headers.X-Tier", in: ["x"] },
+    ]);
+    expect(routes.b?.filters).toEqual([{ field: "headers.X-Flag", equals: "False" }]);
+    expect(routes.c?.filters).toEqual([{ field: "headers.X-Flag", equals: "1.0" }]);
+    expect(routes.d?.filters).toEqual([{ field: "headers.X-Tier", in: ["FALSE", "2.10", "~"] }]);
+    const subject = (flag: string) => ({ payload: {}, event: "x", headers: { "x-flag": flag } });
+    expect(matchesAll(routes.b?.filters ?? [], subject("False"), deps)).toBe(true);
+    expect(matchesAll(routes.b?.filters ?? [], subject("false"), deps)).toBe(false);
+    expect(matchesAll(routes.c?.filters ?? [], subject("1.0"), deps)).toBe(true);
+  });
+
+  it("a merged sequence's first mapping with a field gives it, and the filter's own field wins", () => {
+    const routes = loadRoutes(
+      "a: {filters: [&hf {field: headers.X-Flag, equals: x}, &pf {field: version, equals: 2}]}",
+      "b: {filters: [{<<: [*hf, *pf], equals: True}]}",
+      "c: {filters: [{<<: [*pf, *hf], equals: 1.0}]}",
+      "e: {filters: [{<<: [*pf, *hf], field: headers.X-Other, equals: 1.0}]}",
+    );
+    expect(routes.b?.filters).toEqual([{ field: "headers.X-Flag", equals: "True" }]);
+    expect(routes.c?.filters).toEqual([{ field: "version", equals: 1 }]);
+    expect(routes.e?.filters).toEqual([{ field: "headers.X-Other", equals: "1.0" }]);
+  });
+
+  it("a value the merged mapping gives is read as the field of the filter that takes it, the anchor's own as its field reads it", () => {
+    const routes = loadRoutes(
+      "a: {filters: [&pf {field: version, equals: 1.0}, &hv {field: headers.X-Version, in: [1.0]}]}",
+      "b: {filters: [{<<: *pf, field: headers.X-Version}]}",
+      "c: {filters: [{<<: *hv, field: version}]}",
+    );
+    expect(routes.a?.filters).toEqual([
+      { field: "version", equals: 1 },
+      { field: "headers.X-Version", in: ["1.0"] },
+    ]);
+    expect(routes.b?.filters).toEqual([{ field: "headers.X-Version", equals: "1.0" }]);
+    expect(routes.c?.filters).toEqual([{ field: "version", in: [1] }]);
+  });
+
+  it("a payload field merged in refuses a value YAML misreads, at its line, as one written with the field does", () => {
+    expect(
+      problems(
+        "a: {filters: [&pf {field: pull_request.draft, equals: false}, &ps {field: title, contains: x}]}",
+        "b: {filters: [{<<: *pf, equals: FALSE}]}",
+        "c: {filters: [{<<: *ps, contains: 2.0}]}",
+      ),
+    ).toEqual([
+      "line 6: platforms.webhook.routes.b.filters[0].equals: YAML reads FALSE as the boolean false, not as text — write false to compare with a true/false field, or 'FALSE' in quotes to compare with that text",
+      `line 7: platforms.webhook.routes.c.filters[0].contains: YAML reads 2.0 as the number 2, so contains looks for the text "2" in a string, not "2.0" — put it in quotes to look for that text: contains: '2.0' (write 2 to find the number in a list)`,
+    ]);
+  });
+
+  it("a misread value a header's mapping gives a payload filter is refused at the line it is written on, named under that filter", () => {
+    expect(
+      problems(
+        "a: {filters: [&hv {field: headers.X-Flag, contains: True}]}",
+        "b: {filters: [{<<: *hv, field: draft}]}",
+      ),
+    ).toEqual([
+      `line 5: platforms.webhook.routes.b.filters[0].contains: YAML reads True as the boolean true, so contains looks for the text "true" in a string, not "True" — put it in quotes to look for that text: contains: 'True' (write true to find the boolean in a list)`,
+    ]);
+  });
+});
