@@ -96,16 +96,26 @@ const numberOrBoolean = (value: unknown): boolean =>
 /**
  * What to do about the numbers and booleans of a refused `include` / `exclude`. config.yaml's reach the
  * schema as the text written (yamlNodes.ts), so these come from JSON (an install link's entry), where that
- * text is not known: `1.50` is the number 1.5 there, so the name is not guessed.
+ * text is not known: `1.50` is the number 1.5 there, so the name is not guessed. And of its nulls: an entry
+ * left empty or written `~` in config.yaml (a `Null` there is its text), or JSON's null.
  */
 function quoteHint(input: unknown): string {
   if (numberOrBoolean(input)) return " — put it in quotes if it is meant as text";
   const values = Array.isArray(input) ? input.filter(numberOrBoolean) : [];
-  if (values.length === 0) return "";
-  const named = values.slice(0, 3).map(describe);
-  if (values.length > 3) named.push(`${values.length - 3} more`);
-  const shown = named.length === 1 ? named[0] : `${named.slice(0, -1).join(", ")} and ${named.at(-1)}`;
-  return ` — put ${shown} in quotes if ${values.length === 1 ? "it is" : "they are"} meant as text`;
+  const nulls = Array.isArray(input) ? input.filter((value) => value === null).length : 0;
+  const hints: string[] = [];
+  if (values.length > 0) {
+    const named = values.slice(0, 3).map(describe);
+    if (values.length > 3) named.push(`${values.length - 3} more`);
+    const shown = named.length === 1 ? named[0] : `${named.slice(0, -1).join(", ")} and ${named.at(-1)}`;
+    hints.push(`put ${shown} in quotes if ${values.length === 1 ? "it is" : "they are"} meant as text`);
+  }
+  // config.yaml's `Null` in a list is its text (yamlNodes.ts): a null left is an entry left empty or `~`.
+  if (nulls > 0)
+    hints.push(
+      `${nulls === 1 ? "an entry" : `${nulls} entries`} left empty or written ~ (null to YAML) ${nulls === 1 ? "names" : "name"} no tool: remove ${nulls === 1 ? "it" : "them"}, or put '~' in quotes if it is meant as text`,
+    );
+  return hints.map((hint) => ` — ${hint}`).join("");
 }
 
 /** Tool names: a name or a list of them; a number or boolean written in config.yaml is its text (yamlNodes.ts). */

@@ -1,4 +1,4 @@
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { bundledFixture } from "../../helpers/bundledFixture.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
@@ -53,3 +53,41 @@ it("tools.include and tools.exclude written with unquoted numbers and booleans n
 function serverTools(stdout: string): string[] {
   return [...stdout.matchAll(/^mcp__\w+ +(\S+)/gm)].map((m) => m[1] as string);
 }
+
+it("a Null written unquoted in a tool list names the tool Null; an entry left empty or written ~ is refused with the fix", {
+  timeout: 60_000,
+}, async () => {
+  const tools = ["Null", "null", "7", "other"];
+  const server = (name: string, filter: string) => [
+    `  ${name}:`,
+    `    command: ${JSON.stringify(process.execPath)}`,
+    `    args: [${JSON.stringify(NAMED_TOOLS)}, ${tools.map((t) => JSON.stringify(t)).join(", ")}]`,
+    `    tools: ${filter}`,
+  ];
+  home.write("config.yaml", ["mcp_servers:", ...server("inc", "{include: [Null, 7]}"), ""].join("\n"));
+  const check = await svc(home, ["config", "check"]);
+  expect(check.code).toBe(0);
+  expect(check.stdout).toMatch(/^ok: .* 1 MCP server,/);
+  const included = await svc(home, ["mcp", "tools", "inc"]);
+  expect(included.code).toBe(0);
+  expect(serverTools(included.stdout).sort()).toEqual(["7", "Null"]);
+
+  home.write(
+    "config.yaml",
+    [
+      "mcp_servers:",
+      ...server("a", "{include: [~]}"),
+      ...server("b", "{exclude: [other, ~, 7]}"),
+      ...server("c", "\n      include:\n        - Null\n        -\n        - ~"),
+      "",
+    ].join("\n"),
+  );
+  const refused = await svc(home, ["config", "check"]);
+  expect(refused.code).toBe(1);
+  const file = join(home.dir, "config.yaml");
+  expect(refused.stderr.trimEnd().split("\n")).toEqual([
+    `${file}: mcp_servers.a.tools.include: expected a tool name, a glob, or a list of them, got [null] — an entry left empty or written ~ (null to YAML) names no tool: remove it, or put '~' in quotes if it is meant as text`,
+    `${file}: mcp_servers.b.tools.exclude: expected a tool name, a glob, or a list of them, got ["other",null,"7"] — an entry left empty or written ~ (null to YAML) names no tool: remove it, or put '~' in quotes if it is meant as text`,
+    `${file}: mcp_servers.c.tools.include: expected a tool name, a glob, or a list of them, got ["Null",null,null] — 2 entries left empty or written ~ (null to YAML) name no tool: remove them, or put '~' in quotes if it is meant as text`,
+  ]);
+});

@@ -270,9 +270,13 @@ describe("mcp_servers schema (spec 2.1, 2.2, 2.4)", () => {
     ]);
     expect(config.mcp_servers.b?.tools).toMatchObject({ include: ["7"], exclude: ["1.50", "FALSE"] });
     expect(config.mcp_servers.c?.tools.exclude).toEqual(["3.10"]);
-    // A null entry names no tool: still refused.
+    // A null word in a list is its text, as True is; an entry written ~ (or left empty) names no tool: refused.
+    expect(
+      load("mcp_servers:\n  a:\n    command: x\n    tools: {include: [Null, null, 7]}\n").config.mcp_servers.a
+        ?.tools.include,
+    ).toEqual(["Null", "null", "7"]);
     expect(() => load("mcp_servers:\n  a:\n    command: x\n    tools: {include: [a, ~]}\n")).toThrow(
-      'mcp_servers.a.tools.include: expected a tool name, a glob, or a list of them, got ["a",null]',
+      `mcp_servers.a.tools.include: expected a tool name, a glob, or a list of them, got ["a",null] — an entry left empty or written ~ (null to YAML) names no tool: remove it, or put '~' in quotes if it is meant as text`,
     );
   });
 
