@@ -93,10 +93,11 @@ export interface Coalescer {
   offer(event: AcceptedEvent): Coalesced;
   /**
    * `offer` for an event whose route a reload retired while it was in the pipeline (the reload flushed the
-   * groups): it opens no group, which would keep the replaced route's windows past the reload, and is
-   * `not_grouped` (it runs at once) unless a run its key's group already dispatched was of an event received
-   * after it. Then, as `offer` would, it joins the group the reloaded route opened for its key since
-   * (`coalesced`), or is counted superseded by that run (`{supersededBy}`: it never runs).
+   * groups): it opens no group, which would keep the replaced route's windows past the reload. It joins the
+   * group the reloaded route opened for its key since (`coalesced`), is counted superseded (`{supersededBy}`:
+   * it never runs) when a run its key's group already dispatched, or another such event run at once, was of
+   * an event received after it, and is `not_grouped` otherwise: it runs at once, and its key remembers it as
+   * a fired group's event, so an earlier event of the key reaching the coalescer after it is superseded too.
    */
   offerRetired(event: AcceptedEvent): Coalesced;
   /**
@@ -183,8 +184,11 @@ interface LastDispatched {
   /** The delivery id of the event the group dispatched. */
   readonly deliveryId: string;
   readonly until: number;
-  /** Events that came late since, not yet counted by a group: the key's next group counts them superseded. */
-  late: number;
+  /**
+   * Events that came late since, not yet counted by a group: the key's next group counts them superseded.
+   * Passed on to the memory of an event `offerRetired` runs at once (that run is no group's, and counts none).
+   */
+  readonly late: { count: number };
 }
 
 /**
@@ -381,7 +385,7 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
   /** A group's late events carried from its key's `lastDispatched`: counted superseded beside its own. */
   const carriedOf = new WeakMap<Group, number>();
   /** The key each late event was counted under (by the event object the pipeline holds), for `withdraw`. */
-  const lateOf = new WeakMap<AcceptedEvent, { readonly id: string; readonly last: LastDispatched }>();
+  const lateOf = new WeakMap<AcceptedEvent, { readonly id: string; readonly late: LastDispatched["late"] }>();
   /** The latest event of `group` and how many earlier ones it replaced, its carried late events included. */
   const peek = (group: Group) => {
     const { latest, superseded } = group.peek();
@@ -404,8 +408,11 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
     lastDispatched.delete(id);
     return undefined;
   }
-  /** Remembers what group `id` dispatched, for an earlier event of its key still on its way. */
-  function remember(id: string, latest: AcceptedEvent): void {
+  /**
+   * Remembers what group `id` dispatched (or the event `offerRetired` runs at once), for an earlier event of
+   * its key still on its way; `late`: the events that came late before it, not yet counted by a group.
+   */
+  function remember(id: string, latest: AcceptedEvent, late = { count: 0 }): void {
     const now = elapsed();
     lapse(now);
     lastDispatched.delete(id);
@@ -419,7 +426,7 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
       firedTick: now,
       deliveryId: latest.deliveryId,
       until: now + LAST_DISPATCHED_MS,
-      late: 0,
+      late,
     });
   }
   /**
@@ -484,8 +491,8 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
   }
   /** `event`, superseded by the run `last` remembers with no group pending for its key: the key's next group counts it. */
   function countLate(id: string, last: LastDispatched, event: AcceptedEvent): void {
-    last.late += 1;
-    lateOf.set(event, { id, last });
+    last.late.count += 1;
+    lateOf.set(event, { id, late: last.late });
     options.logger?.info(
       { route: event.routeName, delivery_id: event.deliveryId, superseded_by: last.deliveryId },
       `[webhook] ${event.routeName}: coalesced event superseded by a run already dispatched — it was received before that run's event (${last.deliveryId}), whose group fired before this one was through the pipeline; the key's next group counts it`,
@@ -508,7 +515,7 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
     // says; a run of a group restored earlier is compared by receive time.
     const older = last.receivedTick !== undefined || saved.latest.receivedAt < last.receivedAt;
     if (!older) return false;
-    last.late += saved.merged;
+    last.late.count += saved.merged;
     const route = saved.latest.routeName;
     options.logger?.info(
       { route, delivery_id: saved.latest.deliveryId, superseded_by: last.deliveryId, events: saved.merged },
@@ -574,8 +581,8 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
       groups.set(id, group);
       joined.set(event, { id, group });
       // The events that came late since the key's last group fired are counted by this one.
-      const carried = last?.late ?? 0;
-      if (last !== undefined) last.late = 0;
+      const carried = last?.late.count ?? 0;
+      if (last !== undefined) last.late.count = 0;
       if (carried > 0) carriedOf.set(group, carried);
       options.observer?.updated(id, group.peek().latest, 1 + carried, event);
       return "coalesced";
@@ -586,22 +593,30 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
       const key = renderCoalesceKey(policy.key, event.payload, event.event);
       if (key === undefined) return "not_grouped";
       const id = localGroupId(event.routeName, event.profile, key);
-      const last = lastOf(id);
-      if (last === undefined || !receivedBefore(event, last)) return "not_grouped";
+      // A group the reloaded route opened for its key since takes it in, whether it came before or after
+      // that group's events (its latest stays the newest): run at once, it would act on its payload before
+      // the group's run, of an older event when one of those came before it.
       const existing = groups.get(id);
       if (existing !== undefined) {
         join(id, existing, event);
         return "coalesced";
       }
-      countLate(id, last, event);
-      return { supersededBy: last.deliveryId };
+      const last = lastOf(id);
+      if (last !== undefined && receivedBefore(event, last)) {
+        countLate(id, last, event);
+        return { supersededBy: last.deliveryId };
+      }
+      // It runs at once: remembered as a fired group's event is, so an earlier event of its key still on its
+      // way (retired too, or a body still coming in) is superseded by this run rather than run after it.
+      remember(id, event, last?.late);
+      return "not_grouped";
     },
     withdraw(event) {
       const late = lateOf.get(event);
       if (late !== undefined) {
         lateOf.delete(event);
         // Not counted after all (unless a group took the count in meanwhile, or the key's memory lapsed).
-        if (lastDispatched.get(late.id) === late.last && late.last.late > 0) late.last.late -= 1;
+        if (lastDispatched.get(late.id)?.late === late.late && late.late.count > 0) late.late.count -= 1;
         return;
       }
       const taken = joined.get(event);

@@ -119,7 +119,8 @@ export function dispatchStage(deps: DispatchDeps): MaybeAsyncStage {
         : keptAt(deps, event, fired(event, result));
     }
     // Retired: the reload flushed the groups of the table that resolved it; it runs at once, as they did,
-    // unless a run its key's group dispatched (at the flush, or before) was of an event received after it.
+    // unless a group of the reloaded route takes it in, or a run of its key dispatched since it was received
+    // (a group's, or another retired event's run at once) was of an event received after it.
     const retired = deps.reloadFlushesGroups === true && ctx.route?.standing?.retired === true;
     if (route.coalesce !== undefined && retired) {
       const grouped = deps.modes.coalesceRetired?.(event) ?? "not_grouped";

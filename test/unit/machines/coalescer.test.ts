@@ -521,7 +521,8 @@ describe.each<Mode>(["light", "actor", "mixed"])(
       expect(fired).toEqual([{ id: "B", superseded: 0 }]);
       expect(coalescer.offerRetired(at("later", 400))).toBe("not_grouped");
       expect(coalescer.offerRetired(at("other-key", 0, SCRIPTED, 2))).toBe("not_grouped");
-      expect(coalescer.offerRetired(at("A", 0))).toEqual({ supersededBy: "B" });
+      // "later" ran at once, after B's run: the latest run of the key supersedes A.
+      expect(coalescer.offerRetired(at("A", 0))).toEqual({ supersededBy: "later" });
       expect(superseded).toEqual(["A"]);
       expect(coalescer.pendingCount()).toBe(0);
       // The key's next group counts it.
@@ -531,6 +532,58 @@ describe.each<Mode>(["light", "actor", "mixed"])(
       expect(coalescer.pendingCount()).toBe(1);
       clock.increment(1_000);
       expect(fired.at(-1)).toEqual({ id: "C", superseded: 2 });
+    });
+
+    it("two events of a key a reload retired in their scripts: the newer, through first, runs at once; the older, through after it, is superseded by that run (it ran after it) and counted by the key's next group", () => {
+      const superseded: string[] = [];
+      const { clock, fired, coalescer } = scripted({
+        updated: () => {},
+        fired: () => {},
+        superseded: (_id, offered) => superseded.push(offered.deliveryId),
+      });
+      // A received at 0 (3 s in its script), B at 300 (1 s): the reload at 600 retired both.
+      clock.increment(1_300);
+      expect(coalescer.offerRetired({ ...at("B", 300), receivedTick: 300 })).toBe("not_grouped");
+      clock.increment(1_700);
+      expect(coalescer.offerRetired({ ...at("A", 0), receivedTick: 0 })).toEqual({ supersededBy: "B" });
+      expect(superseded).toEqual(["A"]);
+      expect(coalescer.pendingCount()).toBe(0);
+      // An event of the key whose body came in slowly since before B (offered as the reloaded route's) too.
+      expect(coalescer.offer({ ...at("C", 100), receivedTick: 100 })).toEqual({ supersededBy: "B" });
+      // The key's next group counts both; no group ran either.
+      expect(coalescer.offer({ ...at("D", 5_000), receivedTick: clock.now() })).toBe("coalesced");
+      clock.increment(1_000);
+      expect(fired).toEqual([{ id: "D", superseded: 2 }]);
+    });
+
+    it("a retired event joins the group the reloaded route opened for its key, received before that group's event or after it, and the group runs the newest once", () => {
+      const { clock, fired, coalescer } = scripted();
+      // C's head came at 0 and its body after the reload: it opened the key's group of the reloaded route.
+      clock.increment(700);
+      expect(coalescer.offer({ ...at("C", 0), receivedTick: 0 })).toBe("coalesced");
+      // A, received at 300, out of its script after that: it joins, and is the group's latest.
+      clock.increment(100);
+      expect(coalescer.offerRetired({ ...at("A", 300), receivedTick: 300 })).toBe("coalesced");
+      clock.increment(1_000);
+      expect(fired).toEqual([{ id: "A", superseded: 1 }]);
+      // The other way round: the group's event is the newer one, and stays its latest.
+      expect(coalescer.offer({ ...at("N", 1_750), receivedTick: 1_750 })).toBe("coalesced");
+      expect(coalescer.offerRetired({ ...at("O", 1_700), receivedTick: 1_700 })).toBe("coalesced");
+      clock.increment(1_000);
+      expect(fired.at(-1)).toEqual({ id: "N", superseded: 1 });
+    });
+
+    it("an event superseded before a retired event ran at once, then answered 503 after all, is not counted by the next group", () => {
+      const { clock, fired, coalescer } = scripted();
+      coalescer.offer({ ...at("B", 300), receivedTick: 300 });
+      clock.increment(1_000);
+      const refused = { ...at("A", 0), receivedTick: 0 };
+      expect(coalescer.offer(refused)).toEqual({ supersededBy: "B" });
+      expect(coalescer.offerRetired({ ...at("R", 1_200), receivedTick: 1_200 })).toBe("not_grouped");
+      coalescer.withdraw(refused);
+      coalescer.offer({ ...at("C", 2_000), receivedTick: clock.now() });
+      clock.increment(1_000);
+      expect(fired.at(-1)).toEqual({ id: "C", superseded: 0 });
     });
 
     it("one answered 503 after all (its record not durable) is not counted by the next group", () => {
