@@ -199,10 +199,16 @@ interface LastDispatched {
  */
 function receivedBefore(event: AcceptedEvent, last: LastDispatched): boolean {
   const tick = event.receivedTick;
-  if (tick === undefined) return event.receivedAt < last.receivedAt;
+  if (tick === undefined) return wholeMs(event.receivedAt) < wholeMs(last.receivedAt);
   if (tick >= last.firedTick || last.receivedTick === undefined) return false;
-  return tick < last.receivedTick;
+  return wholeMs(tick) < wholeMs(last.receivedTick);
 }
+
+/**
+ * The millisecond a receive time falls in: the clock that is never set reads fractions of one, and two events
+ * received in the same millisecond are ordered by when they reach the coalescer, not by those fractions.
+ */
+const wholeMs = Math.floor;
 
 /** The first line of a coalesced run's prompt (only when more than one event merged). */
 export function coalesceNote(superseded: number): string {
@@ -224,13 +230,13 @@ function newer(current: AcceptedEvent, next: AcceptedEvent): AcceptedEvent {
   // set back between them (NTP) would make the newer look older and keep the stale event.
   const was = current.receivedTick;
   const is = next.receivedTick;
-  if (was !== undefined && is !== undefined) return is < was ? current : next;
+  if (was !== undefined && is !== undefined) return wholeMs(is) < wholeMs(was) ? current : next;
   // One received by this process, the other saved before it started (a restored group's): the one received
   // here is the newer, whatever the system clock said (set back while the gateway was down, it gives it the
   // earlier time).
   if (is !== undefined) return next;
   if (was !== undefined) return current;
-  return next.receivedAt < current.receivedAt ? current : next;
+  return wholeMs(next.receivedAt) < wholeMs(current.receivedAt) ? current : next;
 }
 
 /**
@@ -513,7 +519,8 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
     if (last === undefined) return false;
     // An event this process received is newer than any saved before it started, whatever the system clock
     // says; a run of a group restored earlier is compared by receive time.
-    const older = last.receivedTick !== undefined || saved.latest.receivedAt < last.receivedAt;
+    const older =
+      last.receivedTick !== undefined || wholeMs(saved.latest.receivedAt) < wholeMs(last.receivedAt);
     if (!older) return false;
     last.late.count += saved.merged;
     const route = saved.latest.routeName;

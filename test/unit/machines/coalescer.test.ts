@@ -390,6 +390,24 @@ describe.each<Mode>(["light", "actor", "mixed"])(
       expect(fired.map((f) => f.id).sort()).toEqual(["B", "other-key", "other-route", "same-ms"]);
     });
 
+    it("receive times are compared in whole milliseconds: an event received in the same millisecond as the dispatched one, a fraction of one before it, opens a group; within a group the one offered last is the latest", () => {
+      const { clock, fired, coalescer } = scripted();
+      clock.increment(1_001);
+      coalescer.offer({ ...at("B", 1_000), receivedTick: 1_000.6 });
+      clock.increment(1_000);
+      expect(fired).toEqual([{ id: "B", superseded: 0 }]);
+      // Received in the millisecond before B's: superseded (the key's next group counts it).
+      expect(coalescer.offer({ ...at("A0", 999), receivedTick: 999.9 })).toEqual({ supersededBy: "B" });
+      expect(coalescer.offer({ ...at("A", 1_000), receivedTick: 1_000.2 })).toBe("coalesced");
+      clock.increment(1_000);
+      expect(fired.at(-1)).toEqual({ id: "A", superseded: 1 });
+      // In one group: received in the same millisecond, the one offered last wins, whatever the fractions.
+      coalescer.offer({ ...at("C", 3_000), receivedTick: 3_000.7 });
+      coalescer.offer({ ...at("D", 3_000), receivedTick: 3_000.1 });
+      clock.increment(1_000);
+      expect(fired.at(-1)).toEqual({ id: "D", superseded: 1 });
+    });
+
     it("the receive times are compared on the clock that is never set, when both events have it", () => {
       const { clock, fired, coalescer } = scripted();
       // The system clock was set back between A and B: B's receivedAt is the smaller.

@@ -39,7 +39,8 @@ end
  * generation of the group it handed to firing (0 when none). Times are
  * Redis's own clock, so every instance measures the windows alike. The latest event wins by receive
  * time, as in memory; that time is Redis's too: now less how long ago (ARGV[2], ms, on the instance's
- * clock that is never set) the instance received it, so an instance whose clock is ahead does not keep a
+ * clock that is never set) the instance received it, in whole milliseconds (the millisecond it falls in: two
+ * events received in the same one are ordered by when they are offered), so an instance whose clock is ahead does not keep a
  * newer event of another instance from replacing its own, nor a step of its clock while the event was in
  * the pipeline move when it was received. A group expires its max wait plus `ORPHAN_GRACE_MS` after
  * it opened (its firing key, a rename, keeps that time): one whose timer job was never stored, and that no
@@ -76,7 +77,7 @@ ${LAST_KEPT}
 redis.call('SET', KEYS[3], '${JOINED}', 'EX', ARGV[6], 'XX')
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local receivedAt = now - tonumber(ARGV[2])
+local receivedAt = math.floor(tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000 - tonumber(ARGV[2]))
 local h = redis.call('HMGET', KEYS[1], 'gen', 'first', 'last', 'quiet', 'max', 'latestAt', 'keep', 'latestId',
   'offeredAt')
 local handed = 0

@@ -163,6 +163,20 @@ describe("a shared group's event whose slower script let a newer event's group f
     expect(dispatched).toEqual([{ id: "C", superseded: 1 }]);
   });
 
+  it("receive times on Redis's clock are whole milliseconds, as in memory: the fraction of one the instance's clock reads is not compared", async () => {
+    const keys = redisKeys(`ss${randomUUID()}`);
+    // The clock that is never set reads 0.4 ms since each event was received.
+    const { coalescing, dispatched, offer } = recording(keys, () => 5_000.6);
+    const { script: _s, ...plain } = SCRIPTED;
+    expect(await offer({ ...groupedEvent(plain, "B"), receivedTick: 5_000.2 })).toBe("coalesced");
+    const latestAt = await own.redis.hget(keys.coalesceGroup("grp:1"), "latestAt");
+    expect(latestAt).toMatch(/^\d+$/);
+    coalescing.start();
+    await vi.waitFor(() => expect(dispatched).toHaveLength(1), { timeout: 10_000, interval: 20 });
+    // The key's memory keeps that whole millisecond.
+    expect(await own.redis.hget(keys.coalesceLast("grp:1"), "at")).toBe(latestAt);
+  });
+
   it("how long ago an event was received is read on the clock that is never set: a step forward of the instance's clock while it was in the pipeline does not make it superseded by a group that fired before it", async () => {
     const keys = redisKeys(`ss${randomUUID()}`);
     const { coalescing, dispatched, log, offer } = recording(keys, () => performance.now());
