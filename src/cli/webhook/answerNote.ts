@@ -93,7 +93,7 @@ export function coalescedNote(
   return terminalText(
     backend === "redis"
       ? `Note: ${name} coalesces events (coalesce.key ${policy.key}), and a 202 coalesced does not say whether this one is held in its key's group in Redis (opened by it when none was pending), which runs once, with the group's latest event, when no event of that key came for the windows the group was opened with (in this config.yaml: ${windows}), ${superseded} — svc webhook deliveries ${name} shows which; the group's run is in the delivery history of the instance that runs the group\n`
-      : `Note: ${name} coalesces events (coalesce.key ${policy.key}), and a 202 coalesced does not say whether this one is held in its key's group (opened by it when none was pending), which runs once, with the group's latest event, when no event of that key came for ${windows}, ${superseded} — svc webhook deliveries ${name} shows which, and the run\n`,
+      : `Note: ${name} coalesces events (coalesce.key ${policy.key}), and a 202 coalesced does not say whether this one is held in its key's group (opened by it when none was pending), which runs once, with the group's latest event, when no event of that key came for ${windows}, ${superseded} — svc webhook deliveries ${name} shows which, and the group's run\n`,
   );
 }
 const COALESCED = /^\{"status":"coalesced"\}$/;

@@ -27,7 +27,7 @@ describe("svc webhook test (and redeliver) of a coalescing route", { timeout: 90
     );
     const port = String(gw.gateway.port);
     const note =
-      "Note: prs coalesces events (coalesce.key pr.number), and a 202 coalesced does not say whether this one is held in its key's group (opened by it when none was pending), which runs once, with the group's latest event, when no event of that key came for 45 s, at the latest 120 s after the group's first event, or was superseded by a run its key's group had already dispatched, of an event received after this one (it then never runs) — svc webhook deliveries prs shows which, and the run\n";
+      "Note: prs coalesces events (coalesce.key pr.number), and a 202 coalesced does not say whether this one is held in its key's group (opened by it when none was pending), which runs once, with the group's latest event, when no event of that key came for 45 s, at the latest 120 s after the group's first event, or was superseded by a run its key's group had already dispatched, of an event received after this one (it then never runs) — svc webhook deliveries prs shows which, and the group's run\n";
 
     const grouped = await svc(gw.home, [
       "webhook",

@@ -48,7 +48,7 @@ describe("the note of svc webhook test after a 202 coalesced", () => {
       "local",
     );
     expect(note).toBe(
-      "Note: r coalesces events (coalesce.key id), and a 202 coalesced does not say whether this one is held in its key's group (opened by it when none was pending), which runs once, with the group's latest event, when no event of that key came for 3 s, at the latest 300 s after the group's first event, or was superseded by a run its key's group had already dispatched, of an event received after this one (it then never runs) — svc webhook deliveries r shows which, and the run\n",
+      "Note: r coalesces events (coalesce.key id), and a 202 coalesced does not say whether this one is held in its key's group (opened by it when none was pending), which runs once, with the group's latest event, when no event of that key came for 3 s, at the latest 300 s after the group's first event, or was superseded by a run its key's group had already dispatched, of an event received after this one (it then never runs) — svc webhook deliveries r shows which, and the group's run\n",
     );
   });
 });
