@@ -367,9 +367,17 @@ export const SHARED_COALESCED_NOTE = `${COALESCED_NOTE}, in the history of the i
 /**
  * The NOTE of a coalesced event that joined no group: a run its key's group already dispatched superseded it.
  * `reason` is the record's (`superseded by a run already dispatched (<delivery id of that run>)`), as shown.
+ * `elsewhere`: that run may be in another instance's history (`state.backend: redis`, and this history does
+ * not hold it).
  */
-export function supersededNote(reason: string, shared: boolean): string {
-  return `${reason}: its key's group had run an event received after this one, so it joined no group and never runs${shared ? " (that run is in the history of the instance that ran it, state.backend: redis)" : ""}`;
+export function supersededNote(reason: string, elsewhere: boolean): string {
+  return `${reason}: its key's group had run an event received after this one, so it joined no group and never runs${elsewhere ? " (that run is in the history of the instance that ran it, state.backend: redis)" : ""}`;
+}
+
+/** The delivery id of the run a superseded event's recorded reason names (`… (<delivery id>)`). */
+function supersedingId(reason: string): string | undefined {
+  const prefix = `${SUPERSEDED_REASON} (`;
+  return reason.startsWith(prefix) && reason.endsWith(")") ? reason.slice(prefix.length, -1) : undefined;
 }
 
 /**
@@ -403,6 +411,8 @@ function requestNote(
   notEnded = false,
   /** keptFrom: the first record of a history whose older generation was rotated out. */
   from: string | undefined = undefined,
+  /** Whether this history shows the run of a delivery id of the request's route. */
+  ranHere: (id: string) => boolean = () => false,
 ): string {
   const redelivery =
     request.redelivery_of === undefined ? undefined : `redelivery of ${text(request.redelivery_of)}`;
@@ -412,7 +422,7 @@ function requestNote(
   if (request.outcome === "coalesced" && !ran)
     return withRedelivery(
       request.reason?.startsWith(SUPERSEDED_REASON) === true
-        ? supersededNote(text(request.reason), shared)
+        ? supersededNote(text(request.reason), shared && !ranHere(supersedingId(request.reason) ?? ""))
         : shared
           ? SHARED_COALESCED_NOTE
           : COALESCED_NOTE,
@@ -481,6 +491,8 @@ export function deliveriesTable(
         : [],
     ),
   );
+  // The runs this history shows: the run that superseded an event, when this instance made it, is among them.
+  const ran = new Set(shown.filter((s) => s.run !== undefined).map(key));
   const rows = shown.map((summary) => {
     const { id, at, route: name, request, run, delivery, notRecorded } = summary;
     // A fire dropped at its turn in the queue made no run: its why goes to the NOTE (withFailures).
@@ -510,6 +522,7 @@ export function deliveriesTable(
                   ranUnanswered.get(key(summary)),
                   runNotEnded(summary, shared),
                   from,
+                  (by) => ran.has(`${name}\u0000${by}`),
                 ),
             { run, delivery },
             text,

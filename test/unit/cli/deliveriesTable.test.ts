@@ -213,6 +213,21 @@ describe("svc webhook deliveries: the NOTE of a coalesced event", () => {
     const shared = deliveriesTable(summarizeHistory([late]), SHARED_NO_REQUEST_NOTE, true).split("\n")[1];
     expect(shared?.endsWith(supersededNote(`${SUPERSEDED_REASON} (e-2)`, true))).toBe(true);
     expect(shared).toContain("in the history of the instance that ran it");
+    // On the instance that ran it, that run is in this history, on its own row: nothing to send the reader on to.
+    const ranHere = deliveriesTable(summaries, SHARED_NO_REQUEST_NOTE, true)
+      .split("\n")
+      .find((r) => /\se-1\s/.test(r));
+    expect(ranHere?.endsWith(supersededNote(`${SUPERSEDED_REASON} (e-2)`, false))).toBe(true);
+    expect(ranHere).not.toContain("in the history of the instance that ran it");
+    // A run of that id on another route is not it.
+    const otherRoute = deliveriesTable(
+      summarizeHistory([late, { kind: "run", id: "e-2", at: AT, route: "other", outcome: "ok" }]),
+      SHARED_NO_REQUEST_NOTE,
+      true,
+    )
+      .split("\n")
+      .find((r) => /\se-1\s/.test(r));
+    expect(otherRoute).toContain("in the history of the instance that ran it");
     // Its delivery id as sent is shown escaped, as any sender text.
     const odd = { ...coalesced("e-3"), reason: `${SUPERSEDED_REASON} (e\u202e4)` };
     expect(deliveriesTable(summarizeHistory([odd]), "request not in this history")).not.toContain("\u202e");
