@@ -1,26 +1,33 @@
-import { readlinkSync, realpathSync } from "node:fs";
-import { readlink, realpath } from "node:fs/promises";
+import { readlinkSync, realpathSync, statSync } from "node:fs";
+import { readlink, realpath, stat } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
 
 /**
  * The one walker of symbolic links that svc follows by hand, where the system's own resolution (`realpath`)
  * cannot: a link to nothing (a disk not mounted, a checkout moved), whose target is named or made. It resolves a
  * link as the system does: relative text from the directory the link really is in, a `..` after a name from
- * where that name leads (with `x -> sub/deep`, `x/../d` is `sub/d`, not `d`), and at most 40 links in one
- * resolution. Written once as a walk that asks for `readlink` and `realpath`, run with the sync calls (the
+ * where that name leads (with `x -> sub/deep`, `x/../d` is `sub/d`, not `d`; after a name not there, or a file,
+ * nowhere), and at most 40 links in one resolution, the system's own count (ELOOP) taken where it answers. Written once as a walk that asks for `readlink` and `realpath`, run with the sync calls (the
  * stores, the profile checks) or the promise ones (a route's script, judged per request).
  */
 
 /** Symbolic links followed at most in one resolution, as the system follows them in one path (Linux's MAXSYMLINKS). */
 const MAX_LINKS = 40;
 
-/** What the walk asks of the file system: the answer is undefined where the call fails (no link, not there). */
+/** What the walk asks of the file system (`directory`: whether `path` is one). */
 interface Ask {
-  readonly op: "realpath" | "readlink";
+  readonly op: "realpath" | "readlink" | "directory";
   readonly path: string;
 }
 
-type Walk<T> = Generator<Ask, T, string | undefined>;
+/**
+ * The call's answer (for `directory`, `path` itself when it is one); `LOOP` where it fails with ELOOP (the path
+ * crosses a loop of links, or more than the system follows, in a name on the way too); undefined where it fails
+ * otherwise (no link, not there, no directory).
+ */
+type Answer = string | typeof LOOP | undefined;
+
+type Walk<T> = Generator<Ask, T, Answer>;
 
 /** How many more links one resolution may follow (shared by every step of it, as the system counts). */
 interface LinkBudget {
@@ -29,28 +36,51 @@ interface LinkBudget {
 
 const linkBudget = (): LinkBudget => ({ left: MAX_LINKS });
 
-/** A link met with no budget left: the resolution is in a loop of links (or one longer than the system follows). */
+/**
+ * A link met with no budget left, or a call that failed with ELOOP: the resolution is in a loop of links (or one
+ * longer than the system follows).
+ */
 const LOOP = Symbol("loop");
 
-/** Where a path is, or would be once made: its real path, and whether there is something there. */
+/**
+ * Where a path is, or would be once made: its real path, whether there is something there, and whether its
+ * resolution is a loop of links (more than the system follows): nothing is there, nor will be.
+ */
 export interface WouldBe {
   readonly real: string;
   readonly exists: boolean;
+  readonly loop: boolean;
+}
+
+/**
+ * Where a path's text leads (`follow`): `at`, and whether the system gets there. A `..` after a name that is not
+ * there (ENOENT) or is a file (ENOTDIR) gets it nowhere: `at` is then where that name leads with the rest of the
+ * text as written after it (`<home>/gone/../x.sh`), which names no file.
+ */
+interface Reached {
+  readonly at: string;
+  readonly reachable: boolean;
 }
 
 /**
  * `text` walked a name at a time from the real directory `from`, as the system walks a path: a `..` goes up from
- * where the names before it really lead, not from their text. Names without a `..` after them are kept as
- * written (no call is made for them).
+ * where the names before it really lead, not from their text, and only from a directory. Names without a `..`
+ * after them are kept as written (no call is made for them).
  */
-function* follow(from: string, text: string, budget: LinkBudget): Walk<string> {
+function* follow(from: string, text: string, budget: LinkBudget): Walk<Reached | typeof LOOP> {
+  const names = text.split(sep).filter((name) => name !== "" && name !== ".");
   let at = from;
   // Whether `at` has names joined on since it was last resolved (a `..` must go up from where they lead).
   let written = false;
-  for (const name of text.split(sep)) {
-    if (name === "" || name === ".") continue;
+  for (const [i, name] of names.entries()) {
     if (name === "..") {
-      if (written) at = (yield* wouldBe(at, budget)).real;
+      if (written) {
+        const there = yield* wouldBe(at, budget);
+        if (there.loop) return LOOP;
+        if (!there.exists || (yield { op: "directory", path: there.real }) === undefined)
+          return { at: [there.real, ...names.slice(i)].join(sep), reachable: false };
+        at = there.real;
+      }
       at = dirname(at);
       written = false;
     } else {
@@ -58,20 +88,21 @@ function* follow(from: string, text: string, budget: LinkBudget): Walk<string> {
       written = true;
     }
   }
-  return at;
+  return { at, reachable: true };
 }
 
 /**
  * Where `path` points when it is a symbolic link, its text walked (`follow`) from the directory the link really
- * is in. Undefined for no link; `LOOP` when the budget is spent.
+ * is in. Undefined for no link; `LOOP` when the budget is spent, or a name on the way is in a loop.
  */
-function* hop(path: string, budget: LinkBudget): Walk<string | typeof LOOP | undefined> {
+function* hop(path: string, budget: LinkBudget): Walk<Reached | typeof LOOP | undefined> {
   const text = yield { op: "readlink", path };
-  if (text === undefined) return undefined;
+  if (text === undefined || text === LOOP) return text;
   if (budget.left <= 0) return LOOP;
   budget.left--;
-  const from = isAbsolute(text) ? resolve("/") : (yield* wouldBe(dirname(resolve(path)), budget)).real;
-  return yield* follow(from, text, budget);
+  if (isAbsolute(text)) return yield* follow(resolve("/"), text, budget);
+  const from = yield* wouldBe(dirname(resolve(path)), budget);
+  return from.loop ? LOOP : yield* follow(from.real, text, budget);
 }
 
 /**
@@ -81,25 +112,37 @@ function* hop(path: string, budget: LinkBudget): Walk<string | typeof LOOP | und
  */
 function* wouldBe(path: string, budget: LinkBudget): Walk<WouldBe> {
   let parent = resolve(path);
+  // The names below `parent` on the way to `path`, the nearest last.
   const rest: string[] = [];
+  const below = (at: string) => (rest.length === 0 ? at : join(at, ...[...rest].reverse()));
   for (;;) {
     const real = yield { op: "realpath", path: parent };
-    if (real !== undefined)
-      return { real: rest.length === 0 ? real : join(real, ...rest.reverse()), exists: rest.length === 0 };
+    // The first ELOOP ends the walk: no name below a loop is reached, nor would be.
+    if (real === LOOP) return { real: below(parent), exists: false, loop: true };
+    if (real !== undefined) return { real: below(real), exists: rest.length === 0, loop: false };
     const target = yield* hop(parent, budget);
-    if (typeof target === "string") {
-      const there = yield* wouldBe(target, budget);
-      return rest.length === 0 ? there : { real: join(there.real, ...rest.reverse()), exists: false };
+    if (target === LOOP) return { real: below(parent), exists: false, loop: true };
+    if (target !== undefined) {
+      // Kept as written: joined, the `..` in it would be taken by its text.
+      if (!target.reachable)
+        return { real: [target.at, ...rest.reverse()].join(sep), exists: false, loop: false };
+      const there = yield* wouldBe(target.at, budget);
+      return rest.length === 0 ? there : { ...there, real: below(there.real), exists: false };
     }
     const up = dirname(parent);
-    if (up === parent) return { real: resolve(path), exists: false };
+    if (up === parent) return { real: resolve(path), exists: false, loop: false };
     rest.push(basename(parent));
     parent = up;
   }
 }
 
-/** The links `path` leads through, each where its link points (`hop`); undefined for a loop. */
+/**
+ * The links `path` leads through, each where its link points (`hop`); undefined for a loop. The system's own
+ * answer for the whole path is asked first: it counts the links crossed in a name on the way (`lnk/..`, a
+ * directory that is a loop) that the walk does not read one by one.
+ */
 function* chain(path: string): Walk<string[] | undefined> {
+  if ((yield { op: "realpath", path }) === LOOP) return undefined;
   const budget = linkBudget();
   const hops: string[] = [];
   let at = path;
@@ -107,24 +150,32 @@ function* chain(path: string): Walk<string[] | undefined> {
     const next = yield* hop(at, budget);
     if (next === LOOP) return undefined;
     if (next === undefined) return hops;
-    hops.push(next);
-    at = next;
+    hops.push(next.at);
+    if (!next.reachable) return hops;
+    at = next.at;
   }
 }
 
-function askSync({ op, path }: Ask): string | undefined {
+/** A failed call's answer: `LOOP` for ELOOP, undefined for the rest. */
+function failed(err: unknown): typeof LOOP | undefined {
+  return (err as NodeJS.ErrnoException).code === "ELOOP" ? LOOP : undefined;
+}
+
+function askSync({ op, path }: Ask): Answer {
   try {
+    if (op === "directory") return statSync(path).isDirectory() ? path : undefined;
     return op === "realpath" ? realpathSync.native(path) : readlinkSync(path);
-  } catch {
-    return undefined;
+  } catch (err) {
+    return failed(err);
   }
 }
 
-async function ask({ op, path }: Ask): Promise<string | undefined> {
+async function ask({ op, path }: Ask): Promise<Answer> {
   try {
+    if (op === "directory") return (await stat(path)).isDirectory() ? path : undefined;
     return op === "realpath" ? await realpath(path) : await readlink(path);
-  } catch {
-    return undefined;
+  } catch (err) {
+    return failed(err);
   }
 }
 
@@ -142,8 +193,9 @@ async function run<T>(walk: Walk<T>): Promise<T> {
 
 /**
  * The paths the symbolic link `path` leads through, in order, each where its link points as the system reads it:
- * the last is the first that is no link (not there, or a file or directory). Empty when `path` is no link;
- * undefined for a loop of links (more than 40 on the way).
+ * the last is the first that is no link (not there, or a file or directory; or a path the system cannot get to,
+ * `<home>/gone/../env`, kept as written). Empty when `path` is no link; undefined for a loop of links (more than
+ * 40 on the way, counted as the system does: ELOOP).
  */
 export function linkChainSync(path: string): string[] | undefined {
   return runSync(chain(path));
@@ -176,7 +228,10 @@ export function realOrWouldBe(path: string): Promise<WouldBe> {
  */
 function* asWritten(path: string, budget: LinkBudget): Walk<WouldBe> {
   const text = isAbsolute(path) ? path : `${process.cwd()}${sep}${path}`;
-  return yield* wouldBe(yield* follow(resolve("/"), text, budget), budget);
+  const reached = yield* follow(resolve("/"), text, budget);
+  if (reached === LOOP) return { real: resolve(path), exists: false, loop: true };
+  if (!reached.reachable) return { real: reached.at, exists: false, loop: false };
+  return yield* wouldBe(reached.at, budget);
 }
 
 /**

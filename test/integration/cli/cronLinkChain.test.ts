@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type TempHome, tempHome } from "../../helpers/home.js";
@@ -51,6 +51,31 @@ describe("svc cron with its store behind a chain of symbolic links", () => {
       `svc: ${cron}: a symbolic link to ${home.dir}/nowhere (by way of ${home.dir}/l1), which is not a directory (missing or moved) — the default profile's cron jobs cannot be kept there: restore the directory it points to, or remove the link (svc makes the directory)\n`,
     );
     expect(existsSync(join(home.dir, "nowhere"))).toBe(false);
+  });
+
+  it("a cron directory in a loop of links reached through a name on the way, or past the system's 40 links by a `..` in a link's text, is said to be a loop, not missing", async () => {
+    home = tempHome();
+    home.write("config.yaml", "");
+    const cron = join(home.dir, "cron");
+    const loop = `svc: ${cron}: a symbolic link into a loop of links — the default profile's cron jobs cannot be kept there: point the link at a directory, or remove the link (svc makes the directory)\n`;
+    // `ln -s loopdir loopdir; ln -s loopdir/cron cron`. Seen: "a symbolic link to <home>/loopdir/cron, which is
+    // not a directory (missing or moved) — …: restore the directory it points to".
+    symlinkSync("loopdir", join(home.dir, "loopdir"));
+    symlinkSync("loopdir/cron", cron);
+    expect(await svc(home, ["cron", "list"])).toMatchObject({ code: 2, stderr: loop });
+    // cron -> links/l2 -> … -> l40 -> lnk/../../cron-data, lnk -> sub: 41 links as the system counts them
+    // (ELOOP), cron-data there or not. Seen: "… (missing or moved) — …: restore the directory it points to", and
+    // once made, the same.
+    unlinkSync(cron);
+    mkdirSync(join(home.dir, "links", "sub"), { recursive: true });
+    symlinkSync("sub", join(home.dir, "links", "lnk"));
+    symlinkSync("lnk/../../cron-data", join(home.dir, "links", "l40"));
+    for (let i = 39; i >= 2; i--) symlinkSync(`l${i + 1}`, join(home.dir, "links", `l${i}`));
+    symlinkSync("links/l2", cron);
+    expect(await svc(home, ["cron", "list"])).toMatchObject({ code: 2, stderr: loop });
+    mkdirSync(join(home.dir, "cron-data"));
+    expect(await svc(home, create)).toMatchObject({ code: 2, stderr: loop });
+    expect(existsSync(join(home.dir, "cron-data", "jobs.json"))).toBe(false);
   });
 
   it("a cron directory, or a profile's directory, linked to a file is said to be one, not missing", async () => {

@@ -295,7 +295,7 @@ describe("resolveScript", () => {
     // `ln -s real/home h2; ln -s ../other/deep real/lnk; ln -s ../lnk/../disk/scripts real/home/scripts`, other/disk
     // not there yet: h2/scripts points to other/disk/scripts (lnk/.. is other/), not to real/disk/scripts.
     mkdirSync(join(home.dir, "real", "home"), { recursive: true });
-    mkdirSync(join(home.dir, "other"));
+    mkdirSync(join(home.dir, "other", "deep"), { recursive: true });
     symlinkSync(join(home.dir, "real", "home"), join(home.dir, "h2"));
     symlinkSync(join("..", "other", "deep"), join(home.dir, "real", "lnk"));
     // Written as is: path.join would collapse lnk/.. as the old resolution did.
@@ -310,9 +310,8 @@ describe("resolveScript", () => {
     expect(await resolveScript(dir, join(home.dir, "real", "disk", "scripts", "x.sh"))).toEqual({
       why: "path leaves the scripts directory",
     });
-    // The disk there (and other/deep with it): the script by its name and by its path on the disk.
+    // The disk there: the script by its name and by its path on the disk.
     home.write("other/disk/scripts/x.sh", "");
-    mkdirSync(join(home.dir, "other", "deep"));
     const real = join(pointsTo, "x.sh");
     expect(await resolveScript(dir, "x.sh")).toEqual({ path: real });
     expect(await resolveScript(dir, real)).toEqual({ path: real });
@@ -377,6 +376,55 @@ describe("resolveScript", () => {
     expect(await resolveScript(plain, join(plain, "x.sh"))).toEqual({
       why: "script not found: the scripts directory is a file, not a directory",
     });
+  });
+
+  it("scripts/ in a loop of links reached through a name on the way, or past the system's 40 links by a `..` in a link's text, is said to be a loop, not missing", async () => {
+    home = tempHome();
+    const loop = { why: "script not found: the scripts directory is a symbolic link into a loop of links" };
+    // `ln -s loopdir loopdir; ln -s loopdir/scripts scripts`: the loop is a directory on the way, not a link read
+    // one by one. Seen: "(a symbolic link to <home>/loopdir/scripts) is missing".
+    symlinkSync("loopdir", join(home.dir, "loopdir"));
+    symlinkSync(join("loopdir", "scripts"), join(home.dir, "scripts"));
+    expect(await resolveScript(join(home.dir, "scripts"), "x.sh")).toEqual(loop);
+    // 40 links read one by one (long, l2 … l40), the last `lnk/../../disk/scripts` with lnk a link: the system
+    // crosses 41 (ELOOP), the disk there or not. Seen: "(a symbolic link to <home>/disk/scripts (by way of …)) is
+    // missing", and once the disk was there, "script not found".
+    mkdirSync(join(home.dir, "links", "sub"), { recursive: true });
+    symlinkSync("sub", join(home.dir, "links", "lnk"));
+    symlinkSync("lnk/../../disk/scripts", join(home.dir, "links", "l40"));
+    for (let i = 39; i >= 2; i--) symlinkSync(`l${i + 1}`, join(home.dir, "links", `l${i}`));
+    const long = join(home.dir, "long");
+    symlinkSync(join(home.dir, "links", "l2"), long);
+    expect(await resolveScript(long, "x.sh")).toEqual(loop);
+    home.write("disk/scripts/x.sh", "");
+    expect(await resolveScript(long, "x.sh")).toEqual(loop);
+    // One link fewer on the way: the script runs.
+    const shorter = join(home.dir, "shorter");
+    symlinkSync(join(home.dir, "links", "l3"), shorter);
+    expect(await resolveScript(shorter, "x.sh")).toEqual({ path: join(home.dir, "disk", "scripts", "x.sh") });
+  });
+
+  it("a `..` after a name that is not there, or is a file, leads nowhere, as the system opens the path (ENOENT, ENOTDIR)", async () => {
+    home = tempHome();
+    const dir = join(home.dir, "scripts");
+    home.write("scripts/x.sh", "");
+    const notFound = { why: "script not found" };
+    // Seen: { path: <home>/scripts/x.sh } for both.
+    expect(await resolveScript(dir, "sub/../x.sh")).toEqual(notFound);
+    expect(await resolveScript(dir, "x.sh/../x.sh")).toEqual(notFound);
+    mkdirSync(join(dir, "sub"));
+    expect(await resolveScript(dir, "sub/../x.sh")).toEqual({ path: join(dir, "x.sh") });
+    // In a link's text too: with lnk -> gone, `lnk/../disk/scripts` is no directory until gone/ is made, and the
+    // link is named as the system reads it.
+    symlinkSync("gone", join(home.dir, "lnk"));
+    const linked = join(home.dir, "linked");
+    symlinkSync("lnk/../disk/scripts", linked);
+    home.write("disk/scripts/y.sh", "");
+    expect(await resolveScript(linked, "y.sh")).toEqual({
+      why: `script not found: the scripts directory (a symbolic link to ${join(home.dir, "gone")}/../disk/scripts) is missing`,
+    });
+    mkdirSync(join(home.dir, "gone"));
+    expect(await resolveScript(linked, "y.sh")).toEqual({ path: join(home.dir, "disk", "scripts", "y.sh") });
   });
 });
 
