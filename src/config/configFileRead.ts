@@ -1,6 +1,6 @@
-import { existsSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { existsSync, readFileSync, readlinkSync } from "node:fs";
 import { SvcError } from "../errors.js";
+import { byWayOf, linkChainSync } from "../io/linkChain.js";
 import { permissionFix } from "../io/permissionFix.js";
 import { notUtf8Text } from "../io/textEncoding.js";
 
@@ -39,25 +39,22 @@ export function readUtf8(file: string): string {
  */
 export function isPresent(path: string, withoutIt: string | undefined): boolean {
   if (existsSync(path)) return true;
-  let target: string;
   try {
-    target = readlinkSync(path);
+    readlinkSync(path);
   } catch {
     return false; // not there at all
   }
-  const pointsAt = resolve(dirname(path), target);
-  // A link whose chain of links comes back to itself (ELOOP) points at no file either, but exists in a way.
-  const loop = (() => {
-    try {
-      realpathSync(path);
-      return false;
-    } catch (err) {
-      return (err as NodeJS.ErrnoException).code === "ELOOP";
-    }
-  })();
+  // Named where the system reads it, every link on the way followed; a loop of links (ELOOP) points at no file
+  // either, but no target of it is missing.
+  const chain = linkChainSync(path);
+  const target = chain?.at(-1);
+  const said =
+    chain === undefined || target === undefined
+      ? "is a symbolic link into a loop of links (no file at its end)"
+      : `is a symbolic link to ${target}${byWayOf(chain)}, which does not exist`;
   throw new SvcError(
     "config_unreadable",
-    `${path}: is a symbolic link to ${pointsAt}, ${loop ? "a chain of links that comes back to itself (no file at its end)" : "which does not exist"} — ${
+    `${path}: ${said} — ${
       withoutIt === undefined
         ? "the running config came from this file: restore its target or point the link at the file, and reload again"
         : `restore its target or point the link at the file, or remove the link (${withoutIt})`

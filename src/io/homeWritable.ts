@@ -2,6 +2,7 @@ import { accessSync, constants, readlinkSync, type Stats, statfsSync, statSync }
 import { dirname, join } from "node:path";
 import { describeError, SvcError } from "../errors.js";
 import { dataDirsProblem, START_MAX_ENTRIES, userName } from "./dataDirsWritable.js";
+import { byWayOf, linkChainSync } from "./linkChain.js";
 import { makeDirs } from "./makeDirs.js";
 
 /**
@@ -25,6 +26,27 @@ export function homeNotWritable(home: string, err: unknown): SvcError {
 }
 
 /**
+ * What `path`, which is not there, is when it is a symbolic link, and what makes it a directory: `a symbolic link
+ * to <target>, which does not exist`, named where the system reads it, each link on the way after it
+ * (`linkChainSync`), or `a symbolic link into a loop of links`. Undefined for no link.
+ */
+function linkTo(path: string): { readonly said: string; readonly fix: string } | undefined {
+  try {
+    readlinkSync(path);
+  } catch {
+    return undefined;
+  }
+  const chain = linkChainSync(path);
+  const target = chain?.at(-1);
+  if (chain === undefined || target === undefined)
+    return { said: "a symbolic link into a loop of links", fix: "point the link at a directory" };
+  return {
+    said: `a symbolic link to ${target}${byWayOf(chain)}, which does not exist`,
+    fix: "create that directory",
+  };
+}
+
+/**
  * Why SVC_HOME cannot be the gateway's data directory as it stands, without creating anything: a file in
  * its place, a symbolic link to nothing (a dotfiles checkout moved away), a directory this user cannot
  * write. Undefined when it can be used, or is missing and will be made.
@@ -35,13 +57,9 @@ export function homeProblem(home: string): string | undefined {
     isDirectory = statSync(home).isDirectory();
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "ENOENT") return homeNotWritable(home, err).message;
-    let target: string;
-    try {
-      target = readlinkSync(home);
-    } catch {
-      return missingHomeProblem(home); // missing: the gateway makes it, where it can
-    }
-    return `${home}: SVC_HOME is a symbolic link to ${target}, which does not exist — create that directory, or set SVC_HOME to another one`;
+    const to = linkTo(home);
+    if (to === undefined) return missingHomeProblem(home); // missing: the gateway makes it, where it can
+    return `${home}: SVC_HOME is ${to.said} — ${to.fix}, or set SVC_HOME to another one`;
   }
   if (!isDirectory)
     return `${home}: SVC_HOME is not a directory — move that file away (the gateway makes the directory), or set SVC_HOME to a directory`;
@@ -120,13 +138,9 @@ export function gatewayDirProblem(
     try {
       const found = statSync(dir, { throwIfNoEntry: false });
       if (found === undefined) {
-        let target: string;
-        try {
-          target = readlinkSync(dir);
-        } catch {
-          continue; // missing: the gateway makes it
-        }
-        return `${dir}: a symbolic link to ${target}, which does not exist — the gateway keeps ${holds} there: create that directory, or remove the link (the gateway makes the directory)`;
+        const to = linkTo(dir);
+        if (to === undefined) continue; // missing: the gateway makes it
+        return `${dir}: ${to.said} — the gateway keeps ${holds} there: ${to.fix}, or remove the link (the gateway makes the directory)`;
       }
       if (!found.isDirectory())
         return `${dir}: not a directory — the gateway keeps ${holds} there: move that file away (the gateway makes the directory)`;

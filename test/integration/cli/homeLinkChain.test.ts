@@ -1,0 +1,84 @@
+import { mkdirSync, symlinkSync, unlinkSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { svc } from "./svc.js";
+
+/** A `.env`, a `logs` directory or SVC_HOME itself that is a link to nothing: named where the system reads it. */
+
+let home: TempHome;
+afterEach(() => home.cleanup());
+
+const setup = ["gateway", "setup", "--enable", "--generate-secret", "--non-interactive"];
+const withoutEnv =
+  "restore its target or point the link at the file, or remove the link (svc then reads no .env)";
+
+describe("a link to nothing in SVC_HOME is named where the system reads it", () => {
+  it("a .env linked relatively under an SVC_HOME that is a link, by way of a `..` or another link, names its end", async () => {
+    home = tempHome();
+    // real/home, other/h -> ../real/home: .env -> ../dotfiles/env is real/dotfiles/env.
+    const real = join(home.dir, "real", "home");
+    mkdirSync(real, { recursive: true });
+    mkdirSync(join(home.dir, "real", "dotfiles", "deep"), { recursive: true });
+    mkdirSync(join(home.dir, "other"));
+    symlinkSync("../real/home", join(home.dir, "other", "h"));
+    const h = join(home.dir, "other", "h");
+    const run = () => svc(home, setup, { env: { SVC_HOME: h } });
+    const env = join(h, ".env");
+    const dotEnv = join(home.dir, "real", "dotfiles", "env");
+    symlinkSync("../dotfiles/env", join(real, ".env"));
+    // Seen: "is a symbolic link to <home>/other/dotfiles/env", the link's text read beside the path as written.
+    expect(await run()).toMatchObject({
+      code: 1,
+      stderr: `svc: ${env}: is a symbolic link to ${dotEnv}, which does not exist — ${withoutEnv}\n`,
+    });
+    // lnk -> ../dotfiles/deep, .env -> lnk/../env: real/dotfiles/env. Seen: "… to <home>/real/home/env".
+    unlinkSync(join(real, ".env"));
+    symlinkSync("../dotfiles/deep", join(real, "lnk"));
+    symlinkSync("lnk/../env", join(real, ".env"));
+    expect(await run()).toMatchObject({
+      code: 1,
+      stderr: `svc: ${env}: is a symbolic link to ${dotEnv}, which does not exist — ${withoutEnv}\n`,
+    });
+    // .env -> l1 -> <home>/unmounted/env. Seen: "a symbolic link to <home>/real/home/l1, which does not exist".
+    unlinkSync(join(real, ".env"));
+    const unmounted = join(home.dir, "unmounted", "env");
+    symlinkSync(unmounted, join(real, "l1"));
+    symlinkSync("l1", join(real, ".env"));
+    expect(await run()).toMatchObject({
+      code: 1,
+      stderr: `svc: ${env}: is a symbolic link to ${unmounted} (by way of ${join(real, "l1")}), which does not exist — ${withoutEnv}\n`,
+    });
+    // A loop: no target of it is named as missing.
+    unlinkSync(join(real, ".env"));
+    symlinkSync(".env", join(real, ".env"));
+    expect(await run()).toMatchObject({
+      code: 1,
+      stderr: `svc: ${env}: is a symbolic link into a loop of links (no file at its end) — ${withoutEnv}\n`,
+    });
+  });
+
+  it("a logs directory, or SVC_HOME, linked by way of another link to nothing names where it leads", async () => {
+    home = tempHome();
+    mkdirSync(join(home.dir, "sub"));
+    symlinkSync("../l1", join(home.dir, "sub", "logs"));
+    symlinkSync("nowhere", join(home.dir, "l1"));
+    const h = join(home.dir, "sub");
+    home.write("sub/config.yaml", "");
+    const check = await svc(home, ["config", "check"], { env: { SVC_HOME: h } });
+    expect(check.code).toBe(1);
+    // Seen: "<h>/logs: a symbolic link to ../l1, which does not exist", the link's text as it stands.
+    expect(check.stderr).toContain(
+      `${join(h, "logs")}: a symbolic link to ${join(home.dir, "nowhere")} (by way of ${join(home.dir, "l1")}), which does not exist — the gateway keeps its log (gateway.log) there: create that directory, or remove the link (the gateway makes the directory)`,
+    );
+
+    // SVC_HOME -> l2 -> moved-away. Seen: "SVC_HOME is a symbolic link to l2, which does not exist".
+    symlinkSync("l2", join(home.dir, "svc-home"));
+    symlinkSync("moved-away", join(home.dir, "l2"));
+    const linked = await svc(home, ["config", "check"], { env: { SVC_HOME: join(home.dir, "svc-home") } });
+    expect(linked.code).toBe(1);
+    expect(linked.stderr).toContain(
+      `${join(home.dir, "svc-home")}: SVC_HOME is a symbolic link to ${join(home.dir, "moved-away")} (by way of ${join(home.dir, "l2")}), which does not exist — create that directory, or set SVC_HOME to another one`,
+    );
+  });
+});
