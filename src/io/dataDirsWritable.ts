@@ -87,7 +87,16 @@ function dataDirs(home: string): (readonly [dir: string, deep: boolean])[] {
   } catch {}
   const dirs: (readonly [string, boolean])[] = HOME_DIRS.map(([name, deep]) => [join(home, name), deep]);
   for (const root of roots) for (const name of PROFILE_DIRS) dirs.push([join(root, name), true]);
-  return dirs.filter(([dir]) => statSync(dir, { throwIfNoEntry: false })?.isDirectory() === true);
+  return dirs.filter(([dir]) => isDirectory(dir));
+}
+
+/** Whether `dir` is a directory: a link into a loop of links (ELOOP) is none, named by the checks of what it holds. */
+function isDirectory(dir: string): boolean {
+  try {
+    return statSync(dir, { throwIfNoEntry: false })?.isDirectory() === true;
+  } catch {
+    return false;
+  }
 }
 
 /**

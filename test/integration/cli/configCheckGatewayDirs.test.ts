@@ -77,6 +77,19 @@ describe("svc config check and the gateway's own directories in SVC_HOME", () =>
     expect(setup.stdout).not.toContain("Start the gateway with");
   });
 
+  it("a data directory in a loop of links is left to the check of what it holds, not a bare ELOOP", async () => {
+    home = tempHome();
+    home.write("config.yaml", "");
+    // `ln -s loopdir loopdir; ln -s loopdir/cron cron`. Seen: "svc: ELOOP: too many symbolic links encountered,
+    // stat '<home>/cron'" (exit 1), nothing else checked.
+    symlinkSync("loopdir", join(home.dir, "loopdir"));
+    symlinkSync("loopdir/cron", join(home.dir, "cron"));
+    const check = await svc(home, ["config", "check"]);
+    expect(check.stderr).not.toContain("svc: ELOOP");
+    expect(check.stderr).toContain(`${join(home.dir, "cron", "jobs.json")}: cannot be read (ELOOP`);
+    expect(check.code).toBe(0);
+  });
+
   it("a symbolic link to nothing in state's place names its target", async () => {
     home = tempHome();
     symlinkSync(join(home.dir, "moved-away"), join(home.dir, "state"));
