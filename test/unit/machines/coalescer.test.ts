@@ -280,7 +280,7 @@ describe.each<Mode>(["light", "actor", "mixed"])("coalescer (%s groups)", (mode)
       { id: "new", superseded: 0 },
       { id: "next", superseded: 2 },
     ]);
-    // A saved group of another key, and one of a key whose last run was of an older saved event, still run.
+    // A saved group of another key still runs (one of key 1 after a run of a saved event: the next test).
     coalescer.restore({
       id: "gh\u00002",
       latest: { ...accepted("other", 2, ZERO), receivedAt: 9_000 },
@@ -291,6 +291,39 @@ describe.each<Mode>(["light", "actor", "mixed"])("coalescer (%s groups)", (mode)
     clock.increment(1);
     expect(fired.at(-1)).toEqual({ id: "other", superseded: 0 });
   });
+  it("a saved group of a key whose last run was of a saved event received before it still runs after that run; one received before that run's event does not", () => {
+    const ZERO: Route = {
+      ...ROUTE,
+      coalesce: { key: "pull_request.number", window_seconds: 0, max_wait_seconds: 0 },
+    };
+    const { clock, fired, coalescer } = harness(mode);
+    const saved = (deliveryId: string, receivedAt: number) =>
+      coalescer.restore({
+        id: "gh\u00001",
+        latest: { ...accepted(deliveryId, 1, ZERO), receivedAt },
+        merged: 1,
+        quietLeftMs: 0,
+        maxLeftMs: 0,
+      });
+    // Two saved groups of key 1 (two journals taken in, a pending-runs file after the journal): the first fires
+    // at once, its event received by no request of this process.
+    saved("first", 5_000);
+    clock.increment(1);
+    expect(fired).toEqual([{ id: "first", superseded: 0 }]);
+    // Received after it: newer data, its run owed.
+    saved("later", 9_000);
+    clock.increment(1);
+    expect(fired).toEqual([
+      { id: "first", superseded: 0 },
+      { id: "later", superseded: 0 },
+    ]);
+    // Received before that run's event: superseded by it, never run after it.
+    saved("earlier", 7_000);
+    clock.increment(300_000);
+    expect(fired).toHaveLength(2);
+    expect(coalescer.pendingCount()).toBe(0);
+  });
+
   it("a saved group reopened after a restart with its event ahead of a clock set back while the gateway was down: an event received since is its latest, joined after the reopening or before it", () => {
     const { clock, fired, coalescer } = harness(mode);
     const savedAt = 1_000_000;
