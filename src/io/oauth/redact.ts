@@ -24,40 +24,175 @@ const FORM_PAIR = new RegExp(`(\\b(?:${KEY_ALT})=)[^&\\s"]+`, "gi");
 /** JWTs and long opaque strings that look like credentials. */
 const TOKENISH = /\b(?:eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*|[A-Za-z0-9_~+/-]{32,}={0,2})/g;
 /**
- * A JSON string's escape of a token68 character: `\/` (PHP's json_encode escapes every `/`, which base64
- * holds), or `\u00XX` of a letter, a digit, `-`, `.`, `_`, `~`, `+`, `/` or `=` (Gson writes `=` as `\u003d`).
+ * The hex of a token68 character's code (a letter, a digit, `-`, `.`, `_`, `~`, `+`, `/` or `=`), as a JSON
+ * `\u00XX` escape, a form's `%XX` or an HTML `&#xXX;` writes it (Gson writes `=` as `\u003d`), and its decimal,
+ * as an HTML `&#NN;` writes it (Go's html/template writes `+` as `&#43;`).
  */
-const ESCAPED_TOKEN_CHAR = String.raw`\\/|\\u00(?:2[bdef]|3[\dd]|[46][1-9a-f]|[57][\da]|5f|7e)`;
-/** One character of a token not in quotes: not what ends it, or one of the token's characters escaped. */
-const TOKEN_CHAR = String.raw`(?:[^\s"'\\,}&]|${ESCAPED_TOKEN_CHAR})`;
-/** A quote opening a token: `'`, `"`, a JSON string's `\"`, `\u0027` or `\u0022` (Gson's), a form's `%27` or `%22`. */
-const QUOTE = String.raw`\\?["']|\\u00(?:22|27)|%2[27]`;
+const HEX68 = String.raw`2[bdef]|3[\dd]|[46][1-9a-f]|[57][\da]|5f|7e`;
+const DEC68 = String.raw`4[35-9]|5[0-7]|61|6[5-9]|[78]\d|9[057-9]|1[01]\d|12[0-26]`;
+/** `Bearer` and the space after it (in a form body `+` or `%20`). */
+const BEARER = /Bearer(?:\s|\+|%20)+/gi;
 /**
- * A token after `Bearer` (and the space after it, in a form body `+` or `%20`). In quotes (`QUOTE`) with a
- * token's character first, up to the same quote closing them, which stays with the opening one; otherwise up to
- * what ends it in the body quoting it (a JSON string's `"`, another backslash escape than `ESCAPED_TOKEN_CHAR`,
- * the `,` or `}` after it, a form's `&`, a quote). A quote with no token character after it (`"Bearer ",`) opens
- * no token. The rest of the body, the fields after the token, stays.
+ * A quote as a body may write it (sticky): after a run of backslashes (JSON's `\"`, `\\\"`, `\u0027`), a `"`,
+ * `'`, `u0022` or `u0027` (`QUOTE_CHAR`); else a `"` or `'`, a form's `%22` or `%27`, HTML's `&quot;`, `&apos;`,
+ * `&#34;`, `&#39;`, `&#x22;` or `&#x27;`, leading zeros too (PHP's `&#039;`) (`QUOTE_CODED`).
  */
-const BEARER = new RegExp(
-  String.raw`(Bearer(?:\s|\+|%20)+)(?:(${QUOTE})(?=${TOKEN_CHAR})(?:(?!\2)\S)+\2|(${QUOTE})?${TOKEN_CHAR}+)`,
-  "gi",
+const QUOTE_CHAR = /["']|u00(?:22|27)/iy;
+const QUOTE_CODED = /["']|%2[27]|&(?:quot|apos|#0*3[49]|#x0*2[27]);/iy;
+/** The same quotes ending a text (the one before `Bearer`), without the backslashes before them. */
+const QUOTE_ENDING = /(?:["']|u00(?:22|27)|%2[27]|&(?:quot|apos|#0{0,8}3[49]|#x0{0,8}2[27]);)$/i;
+/** What may follow a run of backslashes and end a token: a quote, or a line break, tab or space escaped. */
+const ESCAPE_ENDING = /["'nrt]|u00(?:2[027]|0[9ad])/iy;
+/** A form's or HTML's quote, or a form's space, tab or line break: each ends a token. */
+const CODED_ENDING = /%(?:2[027]|0[9ad])|&(?:quot|apos|#0*3[49]|#x0*2[27]);/iy;
+/** A form's space, tab or line break. */
+const CODED_SPACE = /%(?:20|0[9ad])/iy;
+/** What ends a token past whitespace and quotes: the closer of what holds it (JSON, a list, markup). */
+const CLOSERS = new Set([..."\"',}])<>"].map((c) => c.charCodeAt(0)));
+/** A token68 character, or one escaped (JSON's `\/` and `\u00XX`, a form's `%XX`, HTML's entities). */
+const TOKEN68_CHAR = new RegExp(
+  String.raw`[A-Za-z0-9._~+/-]|\\+(?:/|u00(?:${HEX68}))|%(?:${HEX68})|&(?:#x0*(?:${HEX68})|#0*(?:${DEC68})|sol|plus|equals|period|lowbar);`,
+  "iy",
 );
+/** A `WWW-Authenticate` challenge's auth-param (`realm="mcp"`, `error=\"invalid_token\"`): no token. */
+const AUTH_PARAM = /(?:realm|scope|error|error_description|error_uri|resource_metadata)=/iy;
+const BACKSLASH = 0x5c;
+const REDACTED = "[redacted]";
 
-const bearerHidden = (
-  _match: string,
-  bearer: string,
-  quote: string | undefined,
-  opening: string | undefined,
-): string =>
-  quote === undefined ? `${bearer}${opening ?? ""}[redacted]` : `${bearer}${quote}[redacted]${quote}`;
+const isSpace = (text: string, at: number) => /\s/.test(text[at] as string);
+
+function stickyAt(pattern: RegExp, text: string, at: number): string | undefined {
+  pattern.lastIndex = at;
+  return pattern.exec(text)?.[0];
+}
+
+/** Past a run of backslashes starting at `at` (`at` itself when none). */
+function pastBackslashes(text: string, at: number): number {
+  let end = at;
+  while (text.charCodeAt(end) === BACKSLASH) end++;
+  return end;
+}
+
+/** The quote starting at `at`, the backslashes before its `"`, `'`, `u0022` or `u0027` with it. */
+function quoteAt(text: string, at: number): string | undefined {
+  const end = pastBackslashes(text, at);
+  const quote = end > at ? stickyAt(QUOTE_CHAR, text, end) : stickyAt(QUOTE_CODED, text, at);
+  return quote === undefined ? undefined : text.slice(at, end + quote.length);
+}
+
+/** The quote ending at `at`, the backslashes before its `"`, `'`, `u0022` or `u0027` with it. */
+function quoteEndingAt(text: string, at: number): string | undefined {
+  const quote = QUOTE_ENDING.exec(text.slice(Math.max(0, at - 16), at))?.[0];
+  if (quote === undefined) return undefined;
+  let start = at - quote.length;
+  if (!/^["'u]/i.test(quote)) return quote;
+  while (start > 0 && text.charCodeAt(start - 1) === BACKSLASH) start--;
+  return /^u/i.test(quote) && start === at - quote.length ? undefined : text.slice(start, at);
+}
+
+/** Where a token not in quotes starting at `at` ends: at whitespace or a closer (a quote in any form, `,`…). */
+function unquotedEnd(text: string, at: number): number {
+  let i = at;
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    if (c === BACKSLASH) {
+      const end = pastBackslashes(text, i);
+      if (stickyAt(ESCAPE_ENDING, text, end) !== undefined) return i;
+      i = end;
+    } else if (
+      CLOSERS.has(c) ||
+      isSpace(text, i) ||
+      ((c === 0x25 || c === 0x26) && stickyAt(CODED_ENDING, text, i) !== undefined)
+    )
+      return i;
+    else i++;
+  }
+  return i;
+}
+
+/**
+ * Where a token in quotes starting at `at` ends: at the same `quote` closing it (`closed`), else at whitespace
+ * or the end. Another quote (`\"` in a token between `"`) is the token's.
+ */
+function quotedEnd(text: string, at: number, quote: string): { end: number; closed: boolean } {
+  const first = quote.charCodeAt(0);
+  const closing = quote.toLowerCase();
+  let i = at;
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    if (c === BACKSLASH) {
+      const end = pastBackslashes(text, i);
+      const after = stickyAt(ESCAPE_ENDING, text, end);
+      if (after === undefined) {
+        i = end;
+        continue;
+      }
+      if (!/^["']|^u00(?:22|27)$/i.test(after)) return { end: i, closed: false };
+      if (text.slice(i, end + after.length).toLowerCase() === closing) return { end: i, closed: true };
+      i = end + after.length;
+    } else if (isSpace(text, i) || (c === 0x25 && stickyAt(CODED_SPACE, text, i) !== undefined))
+      return { end: i, closed: false };
+    else if (c === first && text.slice(i, i + quote.length).toLowerCase() === closing)
+      return { end: i, closed: true };
+    else i++;
+  }
+  return { end: i, closed: false };
+}
+
+/**
+ * Each token after `Bearer` hidden. Not in quotes, it ends only at whitespace (also escaped: `\n`, `%20`) or
+ * at a closer: a quote in any form `quoteAt` reads, `,`, `}`, `]`, `)`, `<` or `>`; every other character is
+ * the token's (`&` and `;` of an HTML entity, `%` of a form's escape, `\` of a JSON one). A quote with a
+ * token68 character (`TOKEN68_CHAR`) right after it opens a token that the same quote closes (or whitespace,
+ * or the end), the quotes kept. A quote after `Bearer` the same as the one before it (`'Bearer '`,
+ * `\"Bearer \"`) closes that phrase and opens nothing, and so does any quote before no token character; an
+ * auth-param (`Bearer realm="mcp"`) is no token. Read left to right once, each part of the text looked at a
+ * bounded number of times: no input makes it slow.
+ */
+function bearerTokensHidden(text: string): string {
+  let out = "";
+  let from = 0;
+  BEARER.lastIndex = 0;
+  for (let found = BEARER.exec(text); found !== null; found = BEARER.exec(text)) {
+    const at = found.index + found[0].length;
+    const quote = quoteAt(text, at);
+    let start = at;
+    let end = at;
+    let resume = at;
+    if (quote !== undefined) {
+      const opened = at + quote.length;
+      resume = opened;
+      const before = quoteEndingAt(text, found.index);
+      if (
+        before?.toLowerCase() !== quote.toLowerCase() &&
+        stickyAt(TOKEN68_CHAR, text, opened) !== undefined
+      ) {
+        const quoted = quotedEnd(text, opened, quote);
+        start = opened;
+        end = quoted.end;
+        resume = quoted.closed ? end + quote.length : end;
+      }
+    } else {
+      const param = stickyAt(AUTH_PARAM, text, at);
+      if (param === undefined || quoteAt(text, at + param.length) === undefined) {
+        end = unquotedEnd(text, at);
+        resume = end;
+      }
+    }
+    if (end > start) {
+      out += `${text.slice(from, start)}${REDACTED}`;
+      from = end;
+    }
+    BEARER.lastIndex = Math.max(resume, BEARER.lastIndex);
+  }
+  return from === 0 ? text : out + text.slice(from);
+}
 
 /** A short, single-line excerpt of an authorization server's error body with credentials removed. */
 export function redactedExcerpt(body: string, max = 200): string {
-  const cleaned = body
-    .replace(JSON_PAIR, '$1"[redacted]"')
-    .replace(FORM_PAIR, "$1[redacted]")
-    .replace(BEARER, bearerHidden)
+  const cleaned = bearerTokensHidden(
+    body.replace(JSON_PAIR, '$1"[redacted]"').replace(FORM_PAIR, "$1[redacted]"),
+  )
     .replace(TOKENISH, "[redacted]")
     .replace(/\s+/g, " ")
     .trim();

@@ -173,10 +173,11 @@ describe("an https MCP server's authorization server in clear text", () => {
 async function refusalOf(
   body: string,
   onTestFinished: (fn: () => Promise<void>) => void,
+  type = "application/json",
 ): Promise<{ endpoint: string; message: string }> {
   const server = createServer((req, res) => {
     req.resume();
-    req.on("end", () => res.writeHead(400, { "content-type": "application/json" }).end(body));
+    req.on("end", () => res.writeHead(400, { "content-type": type }).end(body));
   });
   await new Promise<void>((listening) => server.listen(0, "127.0.0.1", listening));
   onTestFinished(() => new Promise<void>((closed) => server.close(() => closed())));
@@ -225,10 +226,8 @@ describe("redacted excerpts (spec 7)", () => {
       '{"error_description":"Bearer [redacted]","error":"invalid_grant"}',
     );
     for (const [body, shown] of [
-      [
-        "error_description=Bearer abc123&error=invalid_token",
-        "error_description=Bearer [redacted]&error=invalid_token",
-      ],
+      // An & is a token's (an HTML entity's in one, &#x2f;): in a form body the fields after it go with it.
+      ["error_description=Bearer abc123&error=invalid_token", "error_description=Bearer [redacted]"],
       ["sent 'Bearer abc123', refused", "sent 'Bearer [redacted]', refused"],
       ["{Bearer abc123}", "{Bearer [redacted]}"],
       // What it hid before: a token68 whole (its = padding too), up to the space after it.
@@ -263,7 +262,7 @@ describe("redacted excerpts (spec 7)", () => {
       // Form bodies: a space written + or %20, a quote %27 or %22.
       [
         "error=invalid_request&error_description=Bearer+abcd1234secret&state=s1",
-        "error=invalid_request&error_description=Bearer+[redacted]&state=s1",
+        "error=invalid_request&error_description=Bearer+[redacted]",
       ],
       [
         "error_description=bad+header%3A+Bearer%20%27abcd1234secret%27&error=invalid_request",
@@ -307,14 +306,15 @@ describe("redacted excerpts (spec 7)", () => {
       ],
       // A quote Gson nothing closes: the token up to what ends it.
       ["refused Bearer \\u0027abcd1234secret rejected", "refused Bearer \\u0027[redacted] rejected"],
-      // An escape of what is no token character ends the token, as that character would.
+      // An escaped quote ends the token, as the quote would; an escaped line break, as whitespace does.
       [
         '{"error_description":"got Bearer abcd1234\\u0027s token, \\u0026 refused"}',
         '{"error_description":"got Bearer [redacted]\\u0027s token, \\u0026 refused"}',
       ],
+      // An escaped & is a token's, as an & is.
       [
         '{"error_description":"got Bearer abcd1234\\u0026state=x"}',
-        '{"error_description":"got Bearer [redacted]\\u0026state=x"}',
+        '{"error_description":"got Bearer [redacted]"}',
       ],
       [
         '{"error_description":"got Bearer abcd1234\\nnext line"}',
@@ -363,6 +363,122 @@ describe("redacted excerpts (spec 7)", () => {
     expect(redactedExcerpt('{"error_description":"Bearer \\"a,b}\\"","error_uri":"https://x/doc"}')).toBe(
       '{"error_description":"Bearer \\"[redacted]\\"","error_uri":"https://x/doc"}',
     );
+  });
+  for (const [what, type, body, shown] of [
+    [
+      "an HTML page's &quot;",
+      "text/html",
+      "<html><body><h1>400</h1><p>Invalid Authorization header: Bearer &quot;abcd1234secret&quot;</p></body></html>",
+      "<html><body><h1>400</h1><p>Invalid Authorization header: Bearer &quot;[redacted]&quot;</p></body></html>",
+    ],
+    [
+      "an HTML page's &#39;",
+      "text/html",
+      "<p>Invalid Authorization header: Bearer &#39;abcd1234secret&#39;</p>",
+      "<p>Invalid Authorization header: Bearer &#39;[redacted]&#39;</p>",
+    ],
+    [
+      "an HTML page's entities of /, + and = (OWASP ESAPI's)",
+      "text/html",
+      "<p>Token revoked: Bearer 9f8Kx2&#x2f;Qw7LmZp&#x2b;3RtYv&#x3d;&#x3d;</p>",
+      "<p>Token revoked: Bearer [redacted]</p>",
+    ],
+    [
+      'JSON quoted in JSON (\\\\\\")',
+      "application/json",
+      String.raw`{"error":"invalid_grant","error_description":"upstream said {\"detail\":\"bad header: Bearer \\\"abcd1234secret\\\"\"}"}`,
+      String.raw`{"error":"invalid_grant","error_description":"upstream said {\"detail\":\"bad header: Bearer \\\"[redacted]\\\"\"}"}`,
+    ],
+  ] as const)
+    it(`a token endpoint's refusal quoting a Bearer token in ${what} is printed whole but the token`, async ({
+      onTestFinished,
+    }) => {
+      // The token ended at the & of an entity, or was not taken for quoted: it was shown, whole or after the &.
+      const { endpoint, message } = await refusalOf(body, onTestFinished, type);
+      expect(message).toBe(`s: token exchange failed — ${endpoint} answered 400: ${shown}`);
+      expect(message).not.toMatch(/abcd1234secret|Qw7LmZp|3RtYv/);
+    });
+  it("a token endpoint's refusal naming the Bearer scheme in quotes, or with no token after it, is printed as it came", async ({
+    onTestFinished,
+  }) => {
+    // The quote closing 'Bearer ' (or the string after Bearer) was taken for one opening a token, hidden up to
+    // the next quote of its kind, and a ] was a token's.
+    for (const body of [
+      `{"error":"invalid_request","error_description":"Authorization header must start with 'Bearer '.","hint":"it's case-sensitive"}`,
+      String.raw`{"error":"invalid_request","error_description":"Authorization header must start with \"Bearer \".","error_uri":"https://x/doc"}`,
+      '{"error":"invalid_request","errors":["missing token after Bearer "],"error_uri":"https://x/doc"}',
+      '{"error":"invalid_request","errors":["missing token after Bearer "]}',
+    ]) {
+      const { endpoint, message } = await refusalOf(body, onTestFinished);
+      expect(message).toBe(`s: token exchange failed — ${endpoint} answered 400: ${body}`);
+    }
+  });
+  it("a token after Bearer ends only at whitespace or a closer: an entity's & and ;, a % or a \\ escape are its", () => {
+    for (const [body, shown] of [
+      // Go's html/template writes + as &#43; and = as &#61;.
+      ["<p>revoked: Bearer 9f8Kx2/Qw7LmZp&#43;3RtYv&#61;</p>", "<p>revoked: Bearer [redacted]</p>"],
+      ["Bearer ab&cd;ef#gh%2Fij\\u002Bkl\\/mn rest", "Bearer [redacted] rest"],
+      [
+        "(Bearer abc123) [Bearer abc123] <b>Bearer abc123</b>",
+        "(Bearer [redacted]) [Bearer [redacted]] <b>Bearer [redacted]</b>",
+      ],
+      // Quotes in each form end it, and open a token when a token's character follows them.
+      [
+        "Bearer abc%22 x Bearer abc%27 x Bearer abc&#x27; x",
+        "Bearer [redacted]%22 x Bearer [redacted]%27 x Bearer [redacted]&#x27; x",
+      ],
+      [
+        "Bearer &#X27;abc&#X27; Bearer &#x22;abc&#x22; Bearer &#039;abc&#039;",
+        "Bearer &#X27;[redacted]&#X27; Bearer &#x22;[redacted]&#x22; Bearer &#039;[redacted]&#039;",
+      ],
+      ['Bearer &quot;&#x2f;abc&quot; Bearer "%2Fabc"', 'Bearer &quot;[redacted]&quot; Bearer "[redacted]"'],
+      // A quote nothing closes: the token up to whitespace or the end.
+      ["Bearer &quot;abc,def}x y", "Bearer &quot;[redacted] y"],
+      // Inside \" quotes, a " alone is the token's, and the other way round.
+      [
+        String.raw`Bearer \"ab"c\" x Bearer "ab\"c" x`,
+        String.raw`Bearer \"[redacted]\" x Bearer "[redacted]" x`,
+      ],
+      // A quote before and after it closes the phrase in any form: &quot;Bearer &quot;.
+      ["say &quot;Bearer &quot;abc then", "say &quot;Bearer &quot;abc then"],
+      // A bare word may be a token: hidden.
+      ["Invalid Bearer token", "Invalid Bearer [redacted]"],
+    ])
+      expect(redactedExcerpt(body as string, 10_000)).toBe(shown);
+  });
+  it("a WWW-Authenticate challenge's auth-params after Bearer are kept: no token68 is followed by =\"", () => {
+    // realm= was taken for a token and hidden, its value left after [redacted].
+    for (const challenge of [
+      'Bearer realm="x", error="invalid_token"',
+      String.raw`{"www_authenticate":"Bearer realm=\"mcp\", error=\"invalid_token\""}`,
+      "Bearer error=&quot;invalid_token&quot;",
+      'Bearer resource_metadata="https://mcp.example.com/prm"',
+    ])
+      expect(redactedExcerpt(challenge, 10_000)).toBe(challenge);
+    // A token with = padding at a JSON string's end is still one.
+    expect(redactedExcerpt('{"e":"Bearer YWJjZA==","f":1}')).toBe('{"e":"Bearer [redacted]","f":1}');
+  });
+  it("reads adversarial bodies of 200 KB in one pass (no backtracking blows up)", () => {
+    // Each is read in milliseconds (see the commit); what it returns shows it was read through to its end.
+    const size = 200_000;
+    // `piece` repeated to 200 KB; `shown` as many times, as the excerpt ends (no trailing space).
+    const many = (piece: string, shown = piece) => shown.repeat(Math.ceil(size / piece.length)).trimEnd();
+    for (const [body, shown] of [
+      // Each quote closes the phrase the one before Bearer opened.
+      [`'${many("Bearer '")}`, `'${many("Bearer '")}`],
+      [`\\"${many('Bearer \\"')}`, `\\"${many('Bearer \\"')}`],
+      // The first opens a token, up to the space after it: the rest are phrases as above.
+      [many("Bearer '"), `Bearer '[redacted] '${many("Bearer '").slice("Bearer 'Bearer '".length)}`],
+      [`Bearer ${many("&#")}`, "Bearer [redacted]"],
+      [`Bearer '${many("a&#\\")}`, "Bearer '[redacted]"],
+      [`Bearer ${"\\".repeat(size)}"]`, `Bearer ${"\\".repeat(size)}"]`],
+      [`Bearer ${"\\".repeat(size)}x`, "Bearer [redacted]"],
+      [`Bearer ${many("\\")}"a${many("\\")}'`, `Bearer ${many("\\")}"[redacted]`],
+      [many("Bearer &quot;a "), many("Bearer &quot;a ", "Bearer &quot;[redacted] ")],
+      [many("Bearer &#000 "), many("Bearer &#000 ", "Bearer [redacted] ")],
+      [`Bearer &quot;a${many("&#000")}`, "Bearer &quot;[redacted]"],
+    ] as const)
+      expect(redactedExcerpt(body, 2 * size)).toBe(shown);
   });
   it("a token endpoint error with no answer recorded has the held credentials redacted from the library's message", () => {
     const fetches = oauthFetches(undefined, undefined, undefined, () => ["at-HELD_1234", undefined]);
