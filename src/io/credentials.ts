@@ -83,12 +83,46 @@ export function secretTextForms(secret: string): string[] {
   ].sort((a, b) => b.length - a.length);
 }
 
+/** The characters HTML escapers write as entities (`&`, `<`, `>`, quotes, and `+`, `/`, `=` and a backtick). */
+const HTML_ESCAPED = /[+/=&<>"'`]/;
+const HTML_ESCAPED_ALL = /[+/=&<>"'`]/g;
+const HTML_MARKUP = /[&<>"']/g;
+const HTML_NAMED: Readonly<Record<string, string>> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+};
+const htmlDecimal = (c: string) => `&#${c.charCodeAt(0)};`;
+const htmlHex = (c: string) => `&#x${c.charCodeAt(0).toString(16)};`;
+
 /**
- * A secret as it may be echoed back: its `secretTextForms`, and in base64 or base64url, alone or inside a
- * longer run (`base64Forms`), as a process may print it encoded.
+ * A secret as an HTML page may quote it, its characters written as entities the way escapers write them: `&`,
+ * `<`, `>` and `"` named, `'` as `&#39;` (Ruby, lodash, Spring), `&#x27;` (Python's html.escape) or `&#039;`
+ * (PHP's htmlspecialchars); as Go's html/template also `+`, `=` and a backtick (`&#43;`, `&#61;`, `&#96;`, `"` and
+ * `'` as `&#34;` and `&#39;`); each of them decimal, or hex in either case (`&#x2f;`, OWASP ESAPI's, which names
+ * `&`, `<`, `>` and `"`). None for a secret without such a character, the most common.
+ */
+function htmlEntityForms(secret: string): string[] {
+  if (!HTML_ESCAPED.test(secret)) return [];
+  const named = (apos: string) => (c: string) => (c === "'" ? apos : (HTML_NAMED[c] as string));
+  return [
+    ...["&#39;", "&#x27;", "&#039;"].map((apos) => secret.replace(HTML_MARKUP, named(apos))),
+    secret.replace(/[+=&<>"'`]/g, (c) => (c === '"' ? "&#34;" : (HTML_NAMED[c] ?? htmlDecimal(c)))),
+    secret.replace(HTML_ESCAPED_ALL, htmlDecimal),
+    secret.replace(HTML_ESCAPED_ALL, htmlHex),
+    secret.replace(HTML_ESCAPED_ALL, (c) => htmlHex(c).toUpperCase().replace("&#X", "&#x")),
+    secret.replace(HTML_ESCAPED_ALL, (c) => HTML_NAMED[c] ?? htmlHex(c)),
+  ];
+}
+
+/**
+ * A secret as it may be echoed back: its `secretTextForms`, its HTML entity forms (`htmlEntityForms`: an error
+ * page quoting a refused refresh token), and in base64 or base64url, alone or inside a longer run
+ * (`base64Forms`), as a process may print it encoded.
  */
 export function secretForms(secret: string): string[] {
-  const forms = new Set([...secretTextForms(secret), ...base64Forms(secret)]);
+  const forms = new Set([...secretTextForms(secret), ...htmlEntityForms(secret), ...base64Forms(secret)]);
   return [...forms].sort((a, b) => b.length - a.length);
 }
 
