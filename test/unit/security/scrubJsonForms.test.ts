@@ -130,9 +130,22 @@ describe("scrub: a secret quoted back inside a JSON answer", () => {
     const secret = "pw-1234567890ab\\";
     const twice = (e: string) => JSON.stringify(JSON.stringify({ e }));
     expect(scrub(twice(secret), [secret])).toBe('"{\\"e\\":\\"[redacted]\\\\\\"}"');
-    // Mid-string: before a letter the JSON quoted inside no longer parses; a line break after it reads \ and n.
+    // Mid-string: before a character that begins no escape (a d, a digit, a space) the JSON quoted inside no
+    // longer parses; before one that does, it parses with another value: \n of "name" a line break, \t of "tmp"
+    // a tab, \/ a /; a line break after it reads \ and n.
     expect(scrub(twice(`${secret}dir`), [secret])).toBe('"{\\"e\\":\\"[redacted]\\\\dir\\"}"');
-    expect(() => JSON.parse(JSON.parse(scrub(twice(`${secret}dir`), [secret])))).toThrow();
+    for (const after of ["dir", "1x", " x"])
+      expect(() => JSON.parse(JSON.parse(scrub(twice(`${secret}${after}`), [secret])))).toThrow();
+    for (const [after, read] of [
+      ["name", "\name"],
+      ["tmp", "\tmp"],
+      ["/x", "/x"],
+      ["u00e9x", "éx"],
+    ])
+      expect(JSON.parse(JSON.parse(scrub(twice(`${secret}${after}`), [secret])))).toEqual({
+        e: `[redacted]${read}`,
+      });
+    expect(scrub(twice(`${secret}name`), [secret])).toBe('"{\\"e\\":\\"[redacted]\\\\name\\"}"');
     const newline = scrub(twice(`${secret}\n`), [secret]);
     expect(newline).toBe('"{\\"e\\":\\"[redacted]\\\\\\\\n\\"}"');
     expect(JSON.parse(JSON.parse(newline))).toEqual({ e: "[redacted]\\n" });
