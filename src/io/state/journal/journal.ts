@@ -397,7 +397,9 @@ export class Journal {
         }
         if (restating) this.restateAtBytes = this.writer.fileBytes() + this.snapshotBytes;
         else this.retryAtBytes = this.writer.fileBytes() + limit / 4;
-        if (!(err instanceof RotationStopped))
+        // Failed because another gateway took the state directory over (its start removed the temp file):
+        // said once already, or now (StateDirTakenOver), not as a failed rotation.
+        if (!(err instanceof RotationStopped) && !this.foundTakenOver(false))
           this.options.onError?.(restating ? new RestateFailed(err) : new RotationFailed(err));
       })
       .finally(() => {
@@ -439,8 +441,12 @@ export class Journal {
   }
 
   private async rotate(rotation: SegmentRotation): Promise<void> {
+    // Taken over (the lock looked at after the snapshot and again just before the rename): the other gateway
+    // replayed this journal and writes its own segments, one of them under this rotation's number, maybe.
+    const takenOver = () => this.foundTakenOver(false);
     try {
-      await rotation.build(() => this.closing);
+      await rotation.build(() => this.closing || this.takenOver);
+      if (takenOver()) throw new RotationStopped();
     } catch (err) {
       // Only the temp file exists: what cleaning it up might leave, the next start removes.
       await rotation.discard(closeRawFd).catch(() => {});
@@ -451,10 +457,12 @@ export class Journal {
     await this.writer.exclusive(async () => {
       let built: SegmentBuilt;
       try {
-        built = await rotation.commit();
+        built = await rotation.commit(takenOver);
       } catch (err) {
         // Cleaned up before the writer takes appends again: the new segment may have its name already.
         await rotation.discard(closeRawFd).catch((cleanup: unknown) => {
+          // Taken over: the writer refuses every batch already, and the segment is the other gateway's concern.
+          if (takenOver()) return;
           const left = new RotationLeftSegment(cleanup, rotation.segmentPath);
           this.writer.fail(left);
           this.options.onError?.(left);

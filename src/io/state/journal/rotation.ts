@@ -52,10 +52,13 @@ class ByteQueue {
   }
 }
 
-/** Thrown out of `build` when the journal closes mid-rotation: the temp file goes, nothing is reported. */
+/**
+ * Thrown out of `build` or `commit` when the journal closes mid-rotation, or when another gateway took the
+ * state directory over: the temp file goes, nothing is reported.
+ */
 export class RotationStopped extends Error {
   constructor() {
-    super("the journal closed during a rotation");
+    super("the rotation stopped (the journal closed, or another gateway took the state directory over)");
   }
 }
 
@@ -131,6 +134,8 @@ export class SegmentRotation {
   private readonly tail = new ByteQueue();
   private written = 0;
   private snapshotBytes = 0;
+  /** `commit` gave the file its segment name: only then is the file at `segmentPath` this rotation's. */
+  private renamed = false;
 
   constructor(
     private readonly dir: string,
@@ -182,12 +187,16 @@ export class SegmentRotation {
   /**
    * Copies the last batches, makes the file durable and gives it its segment name. Run while no flush is
    * in flight (nothing is added to the tail meanwhile); from then on the new segment takes the appends.
+   * `stopped` is asked just before the rename (another gateway took the state directory over while the
+   * file was synced: the name is that gateway's to give, and may be its segment's already).
    */
-  async commit(): Promise<SegmentBuilt> {
+  async commit(stopped: () => boolean): Promise<SegmentBuilt> {
     const fd = this.openFd();
     await this.copyTail();
     await this.fs.fdatasync(fd);
+    if (stopped()) throw new RotationStopped();
     await this.fs.rename(this.tempPath, this.segmentPath);
+    this.renamed = true;
     await this.fs.syncDir(this.dir);
     return { fd, bytes: this.written, snapshotBytes: this.snapshotBytes };
   }
@@ -198,16 +207,18 @@ export class SegmentRotation {
   }
 
   /**
-   * After a failure or a stop: the file goes, under either name (a commit may fail after its rename: a
+   * After a failure or a stop: the file goes, under the name it has (a commit may fail after its rename: a
    * segment left behind would supersede the current one, which keeps taking the appends), and the
    * directory is synced so that the removal outlives a crash (a directory removed meanwhile took the file with
-   * it). Run before the writer takes appends again.
+   * it). The segment's name is removed only when this rotation's rename gave it: a file there otherwise is
+   * another's (a gateway that took the state directory over, removed the temp file at its start and wrote
+   * its own segment under that number). Run before the writer takes appends again.
    */
   async discard(close: (fd: number) => Promise<void>): Promise<void> {
     this.tail.take();
     if (this.fd !== undefined) await close(this.fd);
     await rm(this.tempPath, { force: true });
-    await rm(this.segmentPath, { force: true });
+    if (this.renamed) await rm(this.segmentPath, { force: true });
     await this.fs.syncDir(this.dir).catch((err: unknown) => {
       // The directory itself is gone (removed while the gateway ran): so is the file, under either name.
       if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
