@@ -5,7 +5,8 @@ import { nearMiss } from "../../config/nearMiss.js";
 import { SvcError } from "../../errors.js";
 import { carryKept, keepWhereUnchanged } from "../../streams/jsonNumbers/changed.js";
 import { extendObject, parseJson, stringifyJson } from "../../streams/jsonNumbers/index.js";
-import { nestingDepth } from "../../streams/nestedDepth.js";
+import { stringifyPlain } from "../../streams/jsonNumbers/write.js";
+import { nestedDeeperThan, nestingDepth } from "../../streams/nestedDepth.js";
 import { jsonErrorLocation } from "../jsonErrorLocation.js";
 import { NotRegularFile, readRegularFile } from "../regularFile.js";
 import { zeroFilledProblem } from "../zeroFilled.js";
@@ -86,14 +87,23 @@ function parseProblem(err: unknown): string {
     : message;
 }
 
-/** A walk on the call stack (JSON.stringify's included) that ran out of it: a value nested some thousands deep. */
+/** A walk on the call stack that ran out of it: a value nested some thousands deep. */
 const stackOverflow = (err: unknown): boolean =>
   err instanceof RangeError && err.message.includes("Maximum call stack size exceeded");
 
 /**
- * The store holds a value nested deeper than svc can write back (JSON.parse reads any depth; writing one
- * out, JSON.stringify included, walks it on the call stack, which runs out some thousands of levels down):
- * said so, naming the record nesting deepest, rather than as a syntax error at a made-up line and column.
+ * The most levels of objects and arrays a record may nest for a change of the store to write it back. The
+ * reads and the write-back walk a record with stacks of their own (JSON.stringify's walk on the call stack
+ * runs out at about 4,500 levels in Node 20, and is then done without it), so any depth could be written; but the
+ * file is written indented, two spaces a level, and a value nested this deep as `[[[…]]]` is written back as
+ * ~50 MB (20,000 levels: ~800 MB, past the longest string V8 makes).
+ */
+export const MAX_WRITTEN_DEPTH = 5000;
+
+/**
+ * The store holds a value nested deeper than svc writes back (MAX_WRITTEN_DEPTH; JSON.parse reads any
+ * depth): said so, naming the record nesting deepest, rather than as a syntax error at a made-up line and
+ * column.
  */
 function nestedTooDeep(path: string, records?: Record<string, unknown>): SvcError {
   let deepest: { name: string; depth: number } | undefined;
@@ -107,7 +117,7 @@ function nestedTooDeep(path: string, records?: Record<string, unknown>): SvcErro
       : `the record ${JSON.stringify(deepest.name)} nests objects or arrays ${deepest.depth} levels deep, more than svc can write back`;
   return new SvcError(
     "store_unwritable",
-    `${path}: nested too deep: ${which} (a few thousand levels at most) — flatten or remove that value by hand (the file is unchanged)`,
+    `${path}: nested too deep: ${which} (${MAX_WRITTEN_DEPTH.toLocaleString("en-US")} levels at most) — flatten or remove that value by hand (the file is unchanged)`,
   );
 }
 
@@ -136,7 +146,10 @@ function directoryIsAFile(path: string, cause: string): SvcError | undefined {
 }
 
 /** A field of a record the read gave otherwise than it is written (`filters`' numbers): as read, and as written. */
-type ReadOtherwise = Map<string, Map<string, { readonly read: string; readonly written: unknown }>>;
+type ReadOtherwise = Map<
+  string,
+  Map<string, { readonly read: string | undefined; readonly written: unknown }>
+>;
 
 /** The fields of `records` that `asWritten` (the same records, as they are written back) holds otherwise. */
 function readOtherwise(records: Record<string, unknown>, asWritten?: Record<string, unknown>): ReadOtherwise {
@@ -146,8 +159,8 @@ function readOtherwise(records: Record<string, unknown>, asWritten?: Record<stri
     const written = Object.hasOwn(asWritten, name) ? asWritten[name] : undefined;
     if (!isObject(record) || !isObject(written)) continue;
     for (const [key, value] of Object.entries(record)) {
-      const read = JSON.stringify(value);
-      if (!Object.hasOwn(written, key) || read === JSON.stringify(written[key])) continue;
+      const read = stringifyPlain(value);
+      if (!Object.hasOwn(written, key) || read === stringifyPlain(written[key])) continue;
       const fields = found.get(name) ?? new Map();
       fields.set(key, { read, written: written[key] });
       found.set(name, fields);
@@ -167,7 +180,7 @@ function writeBackAsWritten(records: Record<string, unknown>, readAs: ReadOtherw
     if (!isObject(record)) continue;
     let copy: Record<string, unknown> | undefined;
     for (const [key, { read, written }] of fields) {
-      if (!Object.hasOwn(record, key) || JSON.stringify(record[key]) !== read) continue;
+      if (!Object.hasOwn(record, key) || stringifyPlain(record[key]) !== read) continue;
       copy ??= { ...record };
       copy[key] = written;
     }
@@ -338,6 +351,9 @@ export function createVersionedStore<T>(path: string, layout: StoreLayout): Vers
             field === undefined
               ? records
               : extendObject(current.others ?? {}, { revision: current.counter + 1, [field]: records });
+          // Refused before anything is written: the file would be many megabytes, and longer than a string can be.
+          for (const record of Object.values(records))
+            if (nestedDeeperThan(record, MAX_WRITTEN_DEPTH)) throw nestedTooDeep(path, records);
           // Every record the change left alone is written as it is in the file (`1.50`, an id past 2^53).
           keepWhereUnchanged(doc);
           const text = `${stringifyJson(doc, 2)}\n`;

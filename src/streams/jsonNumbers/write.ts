@@ -4,80 +4,136 @@ import { firstCharacters } from "../firstCharacters.js";
 import { isTainted, Keeps, Kept, keptText } from "./kept.js";
 import { numberText } from "./parse.js";
 
-/** `writeTree` met a value JSON.parse does not build (undefined, a function, a class instance, `toJSON`). */
-class NotParsed extends Error {}
+/** A container `writeTree` is inside: what is left of it to write. */
+interface Open {
+  readonly node: object;
+  /** An object's keys in the order written; undefined for an array. */
+  readonly keys: readonly string[] | undefined;
+  readonly size: number;
+  readonly kept: Kept | undefined;
+  /** Whether its kept texts are by key (an object's numbers as written). */
+  readonly named: boolean;
+  /** What goes before its first item, and between two. */
+  readonly first: string;
+  readonly separator: string;
+  /** What closes it once it wrote an item (an object whose every value JSON leaves out is `{}`). */
+  readonly close: string;
+  readonly inner: string;
+  next: number;
+  wrote: boolean;
+}
+
+/** What `JSON.stringify` leaves out of an object, and writes as null in an array. */
+const unwritten = (item: unknown): boolean =>
+  item === undefined || typeof item === "function" || typeof item === "symbol";
 
 /**
  * `JSON.stringify(value, null, indent)` of a tree of what JSON.parse builds (plain objects and arrays,
- * strings, numbers, booleans, null), with the numbers and key orders kept for it, written directly: a
- * marker per number and a pass to swap them back cost ten to twenty times `JSON.stringify` on a body of
- * many numbers like `1.0`. Undefined for any other tree, which `stringifyJson` serializes the general way.
+ * strings, numbers, booleans, null; an undefined value of a change, which JSON leaves out), with the numbers and key orders kept for it (none with `plain`),
+ * written directly: a marker per number and a pass to swap them back cost ten to twenty times
+ * `JSON.stringify` on a body of many numbers like `1.0`. Undefined for any other tree, which
+ * `stringifyJson` serializes the general way. Walked with a stack of its own, not the call stack: a tree
+ * nested thousands of levels deep (which JSON.parse reads) is written as any other.
  */
-function writeTree(value: object, indent: number | undefined): string | undefined {
+function writeTree(value: object, indent: number | undefined, plain = false): string | undefined {
   // JSON.stringify's gap: at most 10 spaces, none for 0 or less (V8 breaks lines for a fraction: left to it).
   if (indent !== undefined && !Number.isInteger(indent)) return undefined;
   const gap = indent === undefined ? "" : " ".repeat(Math.min(10, Math.max(0, indent)));
   const colon = gap === "" ? ":" : ": ";
   let out = "";
+  const stack: Open[] = [];
   /** Writes `node`; `kept`: the text kept for it when it is a number. */
-  const write = (node: unknown, kept: string | undefined, pad: string): void => {
+  const write = (node: unknown, kept: string | undefined, pad: string): boolean => {
     if (typeof node === "string") out += JSON.stringify(node);
     else if (typeof node === "number") out += kept ?? JSON.stringify(node);
     else if (typeof node === "boolean") out += node ? "true" : "false";
     else if (node === null) out += "null";
-    else if (typeof node !== "object") throw new NotParsed();
-    else container(node, pad);
+    else if (typeof node !== "object") return false;
+    else return open(node, pad);
+    return true;
   };
-  const container = (node: object, pad: string): void => {
+  /** Writes the start of a container (all of an empty one) and puts it on the stack. */
+  const open = (node: object, pad: string): boolean => {
     const prototype = Object.getPrototypeOf(node);
     const array = Array.isArray(node);
     if (
       (array ? prototype !== Array.prototype : prototype !== Object.prototype && prototype !== null) ||
       typeof (node as { toJSON?: unknown }).toJSON === "function"
     )
-      throw new NotParsed();
-    const nodeKept = Keeps.get(node);
+      return false;
+    const kept = plain ? undefined : Keeps.get(node);
+    const keys = array ? undefined : (kept?.order ?? Object.keys(node));
+    const size = keys === undefined ? (node as unknown[]).length : keys.length;
+    if (size === 0) {
+      out += array ? "[]" : "{}";
+      return true;
+    }
     const inner = pad + gap;
-    const open = gap === "" ? "" : `\n${inner}`;
-    const separator = gap === "" ? "," : `,\n${inner}`;
-    if (array) {
-      const items = node as unknown[];
-      if (items.length === 0) {
-        out += "[]";
-        return;
-      }
-      const texts = nodeKept?.items;
-      out += `[${open}`;
-      for (let i = 0; i < items.length; i++) {
-        if (i > 0) out += separator;
-        write(items[i], texts?.[i], inner);
-      }
-      out += gap === "" ? "]" : `\n${pad}]`;
-      return;
-    }
-    const keys = nodeKept?.order ?? Object.keys(node);
-    const named = nodeKept?.named !== undefined;
-    if (keys.length === 0) {
-      out += "{}";
-      return;
-    }
-    out += `{${open}`;
-    for (let k = 0; k < keys.length; k++) {
-      const key = keys[k] as string;
-      if (k > 0) out += separator;
-      out += JSON.stringify(key) + colon;
-      const item = (node as Record<string, unknown>)[key];
-      write(item, named && typeof item === "number" ? nodeKept?.text(key) : undefined, inner);
-    }
-    out += gap === "" ? "}" : `\n${pad}}`;
+    out += array ? "[" : "{";
+    stack.push({
+      node,
+      keys,
+      size,
+      kept,
+      named: kept?.named !== undefined,
+      first: gap === "" ? "" : `\n${inner}`,
+      separator: gap === "" ? "," : `,\n${inner}`,
+      close: (gap === "" ? "" : `\n${pad}`) + (array ? "]" : "}"),
+      inner,
+      next: 0,
+      wrote: false,
+    });
+    return true;
   };
-  try {
-    container(value, "");
-  } catch (err) {
-    if (err instanceof NotParsed) return undefined;
-    throw err;
+  if (!open(value, "")) return undefined;
+  for (let top = stack.at(-1); top !== undefined; top = stack.at(-1)) {
+    if (top.next === top.size) {
+      out += top.wrote ? top.close : "}";
+      stack.pop();
+      continue;
+    }
+    const i = top.next++;
+    const key = top.keys?.[i] as string;
+    const item =
+      top.keys === undefined ? (top.node as unknown[])[i] : (top.node as Record<string, unknown>)[key];
+    if (top.keys !== undefined && unwritten(item)) continue;
+    out += top.wrote ? top.separator : top.first;
+    top.wrote = true;
+    let written = true;
+    if (top.keys === undefined) {
+      if (unwritten(item)) out += "null";
+      else written = write(item, top.kept?.items?.[i], top.inner);
+    } else {
+      out += JSON.stringify(key) + colon;
+      written = write(
+        item,
+        top.named && typeof item === "number" ? top.kept?.text(key) : undefined,
+        top.inner,
+      );
+    }
+    if (!written) return undefined;
   }
   return out;
+}
+
+/** A walk on the call stack that ran out of it (`JSON.stringify` of a value nested some thousands of levels deep). */
+const outOfStack = (err: unknown): boolean =>
+  err instanceof RangeError && err.message.includes("Maximum call stack size exceeded");
+
+/**
+ * `JSON.stringify(value)` of a tree JSON.parse built, the numbers as JavaScript writes them (nothing kept is
+ * used), at any depth: `JSON.stringify` walks the call stack, which runs out some thousands of levels down
+ * (about 4,500 in Node 20 with its default stack), and such a tree is then written with a stack of its own.
+ */
+export function stringifyPlain(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value);
+  } catch (err) {
+    if (!outOfStack(err) || typeof value !== "object" || value === null) throw err;
+    const written = writeTree(value, undefined, true);
+    if (written === undefined) throw err;
+    return written;
+  }
 }
 
 const NONCE = randomBytes(12).toString("hex");
@@ -90,8 +146,17 @@ const MARKER = new RegExp(`"${NONCE}:(\\d+)"`, "g");
  * serialized through a view that lists them in the sender's.
  */
 export function stringifyJson(value: unknown, indent?: number): string | undefined {
-  if (typeof value !== "object" || value === null || !isTainted(value)) {
-    return JSON.stringify(value, null, indent);
+  if (typeof value !== "object" || value === null) return JSON.stringify(value, null, indent);
+  if (!isTainted(value)) {
+    try {
+      return JSON.stringify(value, null, indent);
+    } catch (err) {
+      // Nested deeper than JSON.stringify's walk on the call stack goes: written with a stack of its own.
+      if (!outOfStack(err)) throw err;
+      const written = writeTree(value, indent, true);
+      if (written === undefined) throw err;
+      return written;
+    }
   }
   const written = writeTree(value, indent);
   if (written !== undefined) return written;

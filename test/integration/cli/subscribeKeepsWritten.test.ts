@@ -68,4 +68,28 @@ describe("svc webhook subscribe on a hand-written record (spec 2.6)", { timeout:
     expect(clean.code).toBe(0);
     expect(clean.stderr).not.toContain("Warning: ok: toolsets");
   });
+
+  // Written back through svc's own walks, which went on the call stack: refused as "nested too deep" from
+  // ~2,500 levels once the file kept any number as written (a deliver_extra id, 1.50), ~4,000 with none.
+  for (const [depth, leaf] of [
+    [4000, "1"],
+    [3500, "1.50"],
+  ] as const)
+    it(`writes back a hand-written record nested ${depth} levels deep around ${leaf}, beside a numeric deliver_extra id`, async () => {
+      home = tempHome();
+      home.write("config.yaml", stringify(cliConfig()));
+      const deep = `${"[".repeat(depth)}${leaf}${"]".repeat(depth)}`;
+      home.write(
+        "webhook_subscriptions.json",
+        `{\n"s0": {"secret": "${"a".repeat(64)}", "deliver": "log", "x": ${deep}},\n"s1": {"secret": "${"b".repeat(64)}", "deliver": "telegram", "deliver_extra": {"chat_id": 123456789012345678901}}\n}\n`,
+        0o600,
+      );
+      const res = await svc(home, ["webhook", "subscribe", "s2", "--prompt", "hi"]);
+      expect(res.stderr).not.toContain("nested too deep");
+      expect(res.code).toBe(0);
+      const text = readFileSync(join(home.dir, "webhook_subscriptions.json"), "utf8").replace(/\s+/g, "");
+      expect(text).toContain(`"x":${deep}`);
+      expect(text).toContain('"deliver_extra":{"chat_id":"123456789012345678901"}');
+      expect(Object.keys(stored())).toEqual(["s0", "s1", "s2"]);
+    });
 });

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { subscriptionStore } from "../../../src/io/stores/subscriptions.js";
-import { createVersionedStore } from "../../../src/io/stores/versionedJson.js";
+import { createVersionedStore, MAX_WRITTEN_DEPTH } from "../../../src/io/stores/versionedJson.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
 let home: TempHome | undefined;
@@ -356,6 +356,48 @@ describe("a store holding a value nested thousands of levels deep (written by ha
     expect(JSON.stringify(deep.meta)).toBe(meta);
   });
 
+  // The write-back's own walks (what is kept brought in line with the change, and the writing with the numbers
+  // as written) went on the call stack: ~4,000 levels with a plain number, ~2,500 once a number is kept as
+  // written anywhere in the file (a 1.50, an id past 2^53, a numeric deliver_extra id).
+  for (const [depth, leaf, beside, kept] of [
+    [4000, "1", "", "a plain number"],
+    [3500, "1.50", "", "its number kept as written"],
+    [3500, "1", '"big": 12345678901234567890, ', "a number kept as written beside it"],
+    [
+      3500,
+      "1",
+      '"deliver_extra": {"chat_id": 123456789012345678901}, ',
+      "a numeric deliver_extra id beside it",
+    ],
+  ] as const)
+    it(`${depth} levels deep with ${kept}: a change of another record writes it back as it is`, async () => {
+      home = tempHome();
+      const text = `{\n"deep": {${beside}"prompt": "p", "meta": ${"[".repeat(depth)}${leaf}${"]".repeat(depth)}}\n}\n`;
+      const path = home.write("webhook_subscriptions.json", text);
+      const store = subscriptionStore(path);
+      await store.update((records) => {
+        records.added = { prompt: "q" };
+      });
+      expect(Object.keys(store.read().records)).toEqual(["deep", "added"]);
+      const written = readFileSync(path, "utf8").replace(/\s+/g, "");
+      expect(written).toContain(`"meta":${"[".repeat(depth)}${leaf}${"]".repeat(depth)}`);
+      // A deliver_extra id is written back as the id it delivers to (docs/coalescing-and-cron.md).
+      const kept = beside.replace(/\s+/g, "").replace(/"chat_id":(\d+)/, '"chat_id":"$1"');
+      if (beside !== "") expect(written).toContain(kept);
+    });
+
+  it("one record past MAX_WRITTEN_DEPTH levels is refused before anything is written, naming its depth", async () => {
+    home = tempHome();
+    const text = `{\n"deep": {"prompt": "p", "ticket": 1.50, "meta": ${nested(MAX_WRITTEN_DEPTH)}}\n}\n`;
+    const path = home.write("webhook_subscriptions.json", text);
+    await expect(
+      subscriptionStore(path).update((records) => {
+        records.added = { prompt: "q" };
+      }),
+    ).rejects.toThrow(`the record "deep" nests objects or arrays ${MAX_WRITTEN_DEPTH + 1} levels deep`);
+    expect(readFileSync(path, "utf8")).toBe(text);
+  });
+
   it("one nested deeper than svc can write back is named so, with its record and depth, and the file is left as it was", async () => {
     home = tempHome();
     const text = `{\n"shallow": {"prompt": "p"},\n"deep": {"prompt": "p", "meta": ${nested(20_000)}}\n}\n`;
@@ -367,7 +409,7 @@ describe("a store holding a value nested thousands of levels deep (written by ha
         records.added = { prompt: "q" };
       }),
     ).rejects.toThrow(
-      `${path}: nested too deep: the record "deep" nests objects or arrays 20001 levels deep, more than svc can write back (a few thousand levels at most) — flatten or remove that value by hand (the file is unchanged)`,
+      `${path}: nested too deep: the record "deep" nests objects or arrays 20001 levels deep, more than svc can write back (5,000 levels at most) — flatten or remove that value by hand (the file is unchanged)`,
     );
     expect(readFileSync(path, "utf8")).toBe(text);
   });

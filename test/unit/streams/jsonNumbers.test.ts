@@ -282,3 +282,31 @@ describe("stringifyJsonHead: the first characters of an indented serialization, 
     expect(codePoints(head, 4000)).toBe(codePoints(stringifyJson(long, 2) as string, 4000));
   });
 });
+
+describe("stringifyJson of a tree nested deeper than JSON.stringify's walk on the call stack goes", () => {
+  const nested = (depth: number, leaf: string) => `${"[".repeat(depth)}${leaf}${"]".repeat(depth)}`;
+
+  it("is written with a stack of its own, the numbers as written, at 20,000 levels (JSON.stringify runs out at about 4,500)", () => {
+    for (const leaf of ["1", "1.50"]) {
+      const text = `{"big":12345678901234567890,"x":${nested(20_000, leaf)}}`;
+      expect(stringifyJson(parseJson(text, Number.POSITIVE_INFINITY))).toBe(text);
+    }
+    // With nothing kept: JSON.stringify first, then the same writing once it ran out of stack.
+    expect(stringifyJson(JSON.parse(nested(20_000, "1")))).toBe(nested(20_000, "1"));
+  });
+
+  it("leaves out what JSON leaves out (an undefined field a change set, in any order of keys) and writes null for it in an array, as JSON.stringify does", () => {
+    const tree = parseJson('{"2": 1.50, "a": {"b": 1.0}, "c": [1.0]}') as Record<string, unknown>;
+    const a = tree.a as Record<string, unknown>;
+    a.gone = undefined;
+    a.fn = () => 1;
+    tree.only = { none: undefined };
+    (tree.c as unknown[]).push(undefined);
+    expect(stringifyJson(tree, 2)).toBe(
+      JSON.stringify(tree, null, 2)
+        .replace('"2": 1.5', '"2": 1.50')
+        .replace('"b": 1', '"b": 1.0')
+        .replace("[\n    1,", "[\n    1.0,"),
+    );
+  });
+});
