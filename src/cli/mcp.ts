@@ -41,7 +41,14 @@ import { inexactArguments, inexactNumber } from "../streams/jsonNumbers/inexact.
 import { cliLogger } from "./cliLogger.js";
 import { refuseCurlFile } from "./curlFileArgument.js";
 import { formatTable } from "./format.js";
-import { cannotSignal, elsewhereSilence, findGateway, runningGateway } from "./gatewayLookup.js";
+import {
+  cannotSignal,
+  elsewhereSilence,
+  findGateway,
+  notRecordedYet,
+  runningGateway,
+  stillStarting,
+} from "./gatewayLookup.js";
 import { listenForInterrupt, raiseAgain } from "./interrupt.js";
 import { callFailure } from "./mcp/callFailure.js";
 import { literalVariablesWarning } from "./mcp/check.js";
@@ -651,7 +658,17 @@ async function reloadGateway(options: { wait?: string }): Promise<void> {
   const waitFrom = performance.now();
   // Named profiles with connections of their own are reloaded too: their reports are waited for as well.
   const profiles = liveProfileHubs(loaded.paths.home, pid);
+  // Still starting (waiting for the state directory's lock, for Redis): it takes the SIGHUP and reloads once
+  // its start is done, which no --wait can be sure to see; said so, as svc gateway status says it (exit 4).
+  const starting = stillStarting(loaded.paths, pid);
   process.kill(pid, "SIGHUP");
+  if (starting) {
+    process.stderr.write(
+      `svc: sent SIGHUP to the gateway (pid ${pid}), which is still starting: ${notRecordedYet(gatewayStateFile(loaded.paths), "the gateway")} — it applies the reload once its start is done (reading ${loaded.paths.config} as it is then), and its log says how it went (${loaded.paths.gatewayLog}); svc gateway status says when it has started, and svc mcp list then shows the servers it runs\n`,
+    );
+    process.exitCode = 4;
+    return;
+  }
   // The gateway reports the reload in its status file: where a directory stands, no report ever comes.
   const noReport = statusFileIsDirectory(loaded.paths.mcpCache);
   if (noReport !== undefined) {

@@ -1,12 +1,11 @@
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import type { ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { pidNamespace } from "../../../src/io/pidNamespace.js";
-import { LOCK_FILE } from "../../../src/io/state/journal/dirLock.js";
-import { SVC_ARGV } from "../../helpers/cliEntry.js";
 import { closedPort } from "../../helpers/closedPort.js";
+import { heldAtStart } from "../../helpers/heldAtStart.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { cliConfig, svc } from "./svc.js";
 
@@ -31,27 +30,6 @@ afterEach(async () => {
   home = undefined;
 });
 
-/** `svc gateway run <args>`, held at its start by a state/LOCK a gateway of another namespace touched just now. */
-async function heldAtStart(at: TempHome, args: readonly string[]): Promise<ChildProcess> {
-  const dir = join(at.dir, "state");
-  mkdirSync(dir, { recursive: true });
-  const gone = spawnSync("true").pid as number;
-  writeFileSync(join(dir, LOCK_FILE), `${gone} 12345 their-token pid:[4026530000]\n`, { mode: 0o600 });
-  const child = spawn(process.execPath, [...SVC_ARGV, "gateway", "run", ...args], {
-    env: { PATH: process.env.PATH ?? "", HOME: at.dir, SVC_HOME: at.dir },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  children.push(child);
-  let out = "";
-  child.stdout?.on("data", (d) => (out += d));
-  child.stderr?.on("data", (d) => (out += d));
-  await vi.waitFor(
-    () => expect(out).toMatch(/\[state\] .* names a gateway of another PID namespace .*waiting up to/),
-    { timeout: 30_000, interval: 50 },
-  );
-  return child;
-}
-
 describe.runIf(pidNamespace() !== undefined)(
   "svc gateway status of a gateway still starting, in its own PID namespace",
   { timeout: 60_000 },
@@ -68,7 +46,7 @@ describe.runIf(pidNamespace() !== undefined)(
         stringify({ platforms: { webhook: { ...config.platforms.webhook, port: await port() } } }),
         0o600,
       );
-      const gateway = await heldAtStart(home, args);
+      const gateway = await heldAtStart(home, args, children);
       const stateFile = join(home.dir, "gateway.json");
       // Its claim alone: the rest is written once it listens.
       expect(JSON.parse(readFileSync(stateFile, "utf8"))).toEqual({
