@@ -25,7 +25,7 @@ import {
   pidFileTouched,
   readGatewayState,
   recordedGatewayOn,
-  recordedPid,
+  recordsPidHere,
   removeLeftElsewhere,
   runningPid,
 } from "../io/gatewayState.js";
@@ -495,9 +495,10 @@ async function stop(options: { timeout?: string }): Promise<void> {
     }
     await sleep(100);
   }
-  // Only the stopped gateway's record: a gateway started since (by another `svc gateway start`) wrote its own.
+  // Only the stopped gateway's record: a gateway started since (by another `svc gateway start`, or one of
+  // another PID namespace, maybe with the same pid there, that took this home over) wrote its own.
   const stateFile = gatewayStateFile(paths);
-  if (recordedPid(stateFile) === pid) rmSync(stateFile, { force: true });
+  if (recordsPidHere(stateFile, pid)) rmSync(stateFile, { force: true });
   process.stdout.write("Gateway stopped\n");
 }
 

@@ -322,9 +322,18 @@ export function readGatewayState(stateFile: string): GatewayState | undefined {
   }
 }
 
-/** The pid `gateway.json` describes (its claim or its whole record), if it can be read. */
-export function recordedPid(stateFile: string): number | undefined {
-  return readGatewayClaim(stateFile)?.pid;
+/**
+ * Whether `gateway.json` records the gateway `pid` of this process's PID namespace (or of none it names, as a
+ * gateway of an older svc, or one without /proc, wrote it). Pids of two namespaces often collide (two
+ * containers' gateways are both pid 1): a record of `pid` in another namespace is another gateway's, one
+ * that took this home over (`recordsThisProcess` asks the same of the gateway itself).
+ */
+export function recordsPidHere(stateFile: string, pid: number): boolean {
+  const recorded = readGatewayClaim(stateFile);
+  return (
+    recorded?.pid === pid &&
+    (recorded.pid_namespace === undefined || recorded.pid_namespace === pidNamespace())
+  );
 }
 
 /** Host and port of the running gateway: from `gateway.json` when it describes this pid, else the configuration. */
