@@ -190,8 +190,12 @@ export function mcpAgentTool(hub: McpToolSource, tool: RegisteredTool): AgentToo
 export interface McpWaitReports {
   /** Which servers the run waits for, before it waits (a run that times out meanwhile names them). */
   readonly onWait?: (servers: readonly string[]) => void;
-  /** Which of them were still connecting when the wait ended (the run goes on without their tools). */
-  readonly onGaveUp?: (servers: readonly string[]) => void;
+  /**
+   * Which of them were still connecting when the wait ended (the run goes on without their tools), and how
+   * long the run waited: up to `waitMs`, less when a reload that changed a server's entry was still
+   * replacing its connection when the wait ended otherwise.
+   */
+  readonly onGaveUp?: (servers: readonly string[], waitedMs: number) => void;
   /**
    * Which are down with none of their tools registered once any wait is over (failed, or reconnecting after
    * a lost connection): the run goes on without their tools.
@@ -200,8 +204,15 @@ export interface McpWaitReports {
 }
 
 /**
+ * Whether a server with no tools registered is making a connect the run can wait for: its first, or the one
+ * a reload that changed its entry makes (`stopped`: the reload is replacing the runtime that had it).
+ */
+const comingUp = (state: string): boolean => state === "connecting" || state === "stopped";
+
+/**
  * The registered tools of `servers` as agent tools. A server still making its first connect is waited
- * for (bounded), so a run that starts with the gateway is offered its tools; lazy servers are offered
+ * for (bounded), so a run that starts with the gateway is offered its tools — through a reload that changes
+ * its entry meanwhile, whose new connect is waited for in what is left of the wait; lazy servers are offered
  * their cached tools and connect on the first call, and a server reconnecting with its tools registered
  * (a recycled process respawning) holds no run up.
  */
@@ -216,22 +227,30 @@ export async function mcpAgentTools(
   const wanted = new Set(servers);
   // Only a first connect is waited for: a server whose tools are registered already (a lazy one from its
   // cache, a recycled process respawning) is offered them at once, and its call waits for the connect.
-  const known = new Set(hub.tools().map((tool) => tool.server));
-  const connecting = hub
-    .status()
-    .filter((s) => wanted.has(s.name) && s.state === "connecting" && !known.has(s.name));
+  const withoutTools = () => {
+    const known = new Set(hub.tools().map((tool) => tool.server));
+    return hub.status().filter((s) => wanted.has(s.name) && comingUp(s.state) && !known.has(s.name));
+  };
+  const connecting = withoutTools();
   if (connecting.length > 0) {
     reports.onWait?.(connecting.map((s) => s.name));
+    const started = performance.now();
     let timer: NodeJS.Timeout | undefined;
     const giveUp = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, waitMs);
       signal.addEventListener("abort", () => resolve(), { once: true });
     });
+    // (hub.settled goes on with the connect of a runtime a reload put in place of the one it waited on.)
     await Promise.race([Promise.allSettled(connecting.map((s) => hub.settled(s.name))), giveUp]);
     clearTimeout(timer);
-    const waited = new Set(connecting.map((s) => s.name));
-    const still = hub.status().filter((s) => waited.has(s.name) && s.state === "connecting");
-    if (still.length > 0 && !signal.aborted) reports.onGaveUp?.(still.map((s) => s.name));
+    // Any selected server still coming up with no tools registered, whether the run waited for it or a
+    // reload during the wait changed its entry: the run goes on without its tools, and says so.
+    const still = withoutTools();
+    if (still.length > 0 && !signal.aborted)
+      reports.onGaveUp?.(
+        still.map((s) => s.name),
+        Math.min(waitMs, performance.now() - started),
+      );
   }
   const registered = hub.tools();
   // A server that is down has no tools to offer: the run is told, as it is of one still connecting.

@@ -6,7 +6,6 @@ import { isPlaceholderKey, scrub } from "../io/credentials.js";
 import type { Logger } from "../io/log.js";
 import { warmModelPool } from "../io/modelFetch.js";
 import { askAboutImage } from "./imageQuestion.js";
-import { FIRST_CONNECT_WAIT_MS } from "./mcpTools.js";
 import { describeModelError, type GivenBaseUrl, quotedModel } from "./modelError.js";
 import { unsendablePauseFailure } from "./pausedTurns.js";
 import { languageModel, modelEndpoint } from "./provider.js";
@@ -219,17 +218,12 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
           onWait: (servers) => {
             connecting = servers;
           },
-          onGaveUp: (servers, warning) => {
+          onGaveUp: (servers, warning, waitedMs) => {
             withoutTools.push(...servers.map((server) => ({ server, state: "connecting" as const })));
             if (warning.servers.length > 0)
               logger.warn(
                 { route: request.route, delivery_id: request.deliveryId },
-                stillConnectingLine(
-                  request.route,
-                  warning.servers,
-                  deps.firstConnectWaitMs ?? FIRST_CONNECT_WAIT_MS,
-                  warning.unasked,
-                ),
+                stillConnectingLine(request.route, warning.servers, waitedMs, warning.unasked),
               );
           },
           onDown: (servers, warning) => {

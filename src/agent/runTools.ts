@@ -53,7 +53,12 @@ export interface WithoutToolsWarning<T> {
  */
 export interface RunToolsReports {
   readonly onWait?: (servers: readonly string[]) => void;
-  readonly onGaveUp?: (servers: readonly string[], warning: WithoutToolsWarning<string>) => void;
+  /** `waitedMs`: how long the run waited for them (`McpWaitReports.onGaveUp`). */
+  readonly onGaveUp?: (
+    servers: readonly string[],
+    warning: WithoutToolsWarning<string>,
+    waitedMs: number,
+  ) => void;
   readonly onDown?: (
     servers: readonly ServerWithoutTools[],
     warning: WithoutToolsWarning<ServerWithoutTools>,
@@ -87,10 +92,11 @@ export async function runTools(
     ...(deps.builtins?.(selection.builtinToolsets) ?? []),
     ...(await mcpAgentTools(hub, selection.mcpServers, signal, deps.firstConnectWaitMs, {
       ...(reports.onWait === undefined ? {} : { onWait: reports.onWait }),
-      onGaveUp: (servers) =>
+      onGaveUp: (servers, waitedMs) =>
         reports.onGaveUp?.(
           servers,
           warning(servers, (s) => [s, undefined]),
+          waitedMs,
         ),
       onDown: (servers) =>
         reports.onDown?.(

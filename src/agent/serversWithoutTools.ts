@@ -57,14 +57,17 @@ export function downServersLine(
   return `[agent] ${route}: ${each.join(", ")} — ${goesOnWithout(servers.length, unasked)}`;
 }
 
-/** The WARN a run logs for the servers still making their first connect when its wait for them ended. */
+/**
+ * The WARN a run logs for the servers still making their first connect when its wait for them ended, after
+ * `waitedMs` (to the millisecond).
+ */
 export function stillConnectingLine(
   route: string,
   servers: readonly string[],
-  waitMs: number,
+  waitedMs: number,
   unasked = false,
 ): string {
-  return `[agent] ${route}: ${servers.map((name) => `mcp_servers.${name}`).join(", ")} still connecting after ${waitMs / 1000} s — ${goesOnWithout(servers.length, unasked)}`;
+  return `[agent] ${route}: ${servers.map((name) => `mcp_servers.${name}`).join(", ")} still connecting after ${Math.round(waitedMs) / 1000} s — ${goesOnWithout(servers.length, unasked)}`;
 }
 
 const goesOnWithout = (count: number, unasked: boolean): string => {

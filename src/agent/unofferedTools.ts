@@ -23,11 +23,12 @@ export function unofferedServerTools(
   const withTools = new Set(hub.tools().flatMap((t) => (offeredNames.has(t.name) ? [t.server] : [])));
   const prefix = (server: string) => `mcp__${sanitize(server)}__`;
   // Connected servers that offer no tool (none listed, or all filtered out) are no such case: only those
-  // whose connect failed or had not ended when the run began.
+  // whose connect failed or had not ended when the run began (`stopped`: a reload that changed the server's
+  // entry was replacing its connection).
   const down = new Set(
     hub
       .status()
-      .filter((s) => s.state === "failed" || s.state === "connecting")
+      .filter((s) => s.state === "failed" || s.state === "connecting" || s.state === "stopped")
       .map((s) => s.name),
   );
   const unoffered = selected.filter((server) => !withTools.has(server) && down.has(server));
@@ -40,7 +41,11 @@ export function unofferedServerTools(
     if (longest === undefined || withTools.has(longest)) return undefined;
     const status = hub.status().find((s) => s.name === longest);
     const why =
-      status?.lastError ?? (status === undefined ? "no longer configured" : `still ${status.state}`);
+      status === undefined
+        ? "no longer configured"
+        : status.state === "stopped"
+          ? "a reload that changed its entry was connecting it again"
+          : (status.lastError ?? `still ${status.state}`);
     return `mcp_servers.${longest} was not connected when this run began (${why}), so the run was not offered its tools; "${name}" was not run`;
   };
 }

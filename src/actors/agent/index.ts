@@ -1,5 +1,5 @@
 import type { McpEndpointHost } from "../../agent/mcpEndpoint/index.js";
-import { FIRST_CONNECT_WAIT_MS, type McpToolSource } from "../../agent/mcpTools.js";
+import type { McpToolSource } from "../../agent/mcpTools.js";
 import type { ModelRunnerDeps } from "../../agent/modelRunner.js";
 import type { Sleep } from "../../agent/retry.js";
 import {
@@ -127,12 +127,11 @@ function withoutToolsWarnings(
   deps: RunnerDeps,
   request: AgentRequest,
   scrubbed: (text: string) => string,
-  waitedMs: number,
 ): RunToolsReports {
   const logger = deps.logger ?? silentLogger();
   const fields = { route: request.route, delivery_id: request.deliveryId };
   return {
-    onGaveUp: (_, warning) => {
+    onGaveUp: (_, warning, waitedMs) => {
       if (warning.servers.length > 0)
         logger.warn(fields, stillConnectingLine(request.route, warning.servers, waitedMs, warning.unasked));
     },
@@ -180,12 +179,7 @@ export function createRunner(agent: AgentSettings, deps: RunnerDeps = {}): Agent
                   toolDeps,
                   request,
                   signal,
-                  withoutToolsWarnings(
-                    deps,
-                    request,
-                    scrubbed,
-                    toolDeps.firstConnectWaitMs ?? FIRST_CONNECT_WAIT_MS,
-                  ),
+                  withoutToolsWarnings(deps, request, scrubbed),
                 );
                 return {
                   tools,

@@ -244,7 +244,9 @@ export class McpHub {
 
   /**
    * Waits until a server is connected, failed or skipped (eager connects run in the background).
-   * `connect: true` first wakes a lazy or recycled server (the CLI's `svc mcp tools`).
+   * `connect: true` first wakes a lazy or recycled server (the CLI's `svc mcp tools`). A reload that changes
+   * the server's entry stops the runtime waited on and makes a new one: the wait goes on with the new one's
+   * connect (a run waiting for the server's first connect must not go on without its tools because of it).
    */
   async settled(server: string, options: { connect?: boolean } = {}): Promise<ServerStatus> {
     const rt = this.runtime(server);
@@ -252,6 +254,17 @@ export class McpHub {
     if (options.connect === true && (state === "lazy" || state === "recycled"))
       rt.actor.send({ type: "CONNECT" });
     await waitFor(rt.actor, (s) => SETTLED.has(connectionState(s)));
+    if (connectionState(rt.actor.getSnapshot()) === "stopped") {
+      await this.reloading;
+      const next = this.runtimes.get(server);
+      // (A lazy replacement connects at its first call: only `connect: true` waits for it.)
+      if (
+        next !== undefined &&
+        next !== rt &&
+        (options.connect === true || connectionState(next.actor.getSnapshot()) !== "lazy")
+      )
+        return this.settled(server, options);
+    }
     return this.status().find((s) => s.name === server) as ServerStatus;
   }
 

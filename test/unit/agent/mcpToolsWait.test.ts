@@ -2,6 +2,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { RegisteredTool } from "../../../src/actors/mcp/toolNames.js";
 import { type McpToolSource, mcpAgentTools } from "../../../src/agent/mcpTools.js";
+import { unofferedServerTools } from "../../../src/agent/unofferedTools.js";
 
 /**
  * A run waits for a server's first connect only (docs/agent.md, Tools in a run): a server that is
@@ -142,5 +143,39 @@ describe("a run's MCP tools while a selected server is down", () => {
     );
     expect(offered.map((t) => t.name)).toEqual(["mcp__lost__lookup"]);
     expect(reported).toEqual([]);
+  });
+});
+
+describe("a run's MCP tools while a reload replaces a selected server's connection", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  // The reload has stopped the server's runtime and not yet put the new one in its place.
+  const replacing = (): McpToolSource => ({
+    tools: () => [],
+    status: () => [{ name: "z", state: "stopped", lastError: "mcp_servers.z: an earlier connect's error" }],
+    settled: () => new Promise(() => undefined),
+    callRegistered: () => Promise.resolve({ content: [] } as CallToolResult),
+  });
+
+  it("waits for it as for a first connect, and names it when the wait ends with it not yet connected", async () => {
+    vi.useFakeTimers();
+    const gaveUp: unknown[] = [];
+    const offered = mcpAgentTools(replacing(), ["z"], new AbortController().signal, 30_000, {
+      onGaveUp: (servers, waitedMs) => gaveUp.push([servers, waitedMs]),
+    });
+    await vi.advanceTimersByTimeAsync(29_999);
+    expect(gaveUp).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await offered).toEqual([]);
+    expect(gaveUp).toEqual([[["z"], 30_000]]);
+  });
+
+  it("a call of its tool names the server rather than listing the tools there are", () => {
+    const why = unofferedServerTools(replacing(), ["z"], []);
+    expect(why("mcp__z__echo")).toBe(
+      'mcp_servers.z was not connected when this run began (a reload that changed its entry was connecting it again), so the run was not offered its tools; "mcp__z__echo" was not run',
+    );
   });
 });
