@@ -48,9 +48,10 @@ export function stillConnecting(reload: ReloadSummary, statuses: readonly Server
   const servers = asFirstOutcomes(reload, statuses);
   const started = new Set([...reload.added, ...reload.changed, ...(reload.enabled ?? [])]);
   const retried = new Set(reload.retried ?? []);
+  // (`stopped`: a later reload replacing its entry ended the connect; that reload connects it again.)
   return servers.some(
     (s) =>
-      ((started.has(s.name) || retried.has(s.name)) && s.state === "connecting") ||
+      ((started.has(s.name) || retried.has(s.name)) && (s.state === "connecting" || s.state === "stopped")) ||
       (retried.has(s.name) && s.state === "reconnecting"),
   );
 }
@@ -88,7 +89,7 @@ export function endedByStop(
   const retried = new Set(reload.retried ?? []);
   const connecting = (name: string) => {
     const state = servers.find((s) => s.name === name)?.state;
-    return state === "connecting" || (retried.has(name) && state === "reconnecting");
+    return state === "connecting" || state === "stopped" || (retried.has(name) && state === "reconnecting");
   };
   const own = [...reload.added, ...reload.changed, ...(reload.enabled ?? []), ...retried];
   return own.filter((name) => reported.has(name) || (stopping && connecting(name)));

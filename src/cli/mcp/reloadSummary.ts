@@ -29,7 +29,9 @@ export function asFirstOutcomes(reload: ReloadSummary, servers: readonly ServerS
  * server that had not connected yet and is connected now is listed as such, not as reconnected. An
  * unchanged server that was not connected (failed, reconnecting, or connecting in a backoff retry) is tried
  * again by the reload: it is listed apart from the unchanged ones, with the outcome of that try. Each connect
- * the reload waited for is listed by how it first ended (`asFirstOutcomes`). A server
+ * the reload waited for is listed by how it first ended (`asFirstOutcomes`); one a later reload ended as it
+ * replaced the server's entry by how that reload's connect ended (the command waits for it), or as still
+ * connecting, never as connected. A server
  * the gateway's stop ended before it connected (`reload.endedByStop`) is listed as not connected, with why.
  */
 export function reloadSummaryText(
@@ -63,8 +65,14 @@ export function reloadSummaryText(
     const why = detail(status);
     return `failed to connect: ${name} (${how})${why === "" ? "" : ` — ${why}`}`;
   });
-  // Still connecting when the command stopped waiting (--wait): said, not taken for connected.
-  const connecting = (name: string) => (stateOf(name) === "connecting" ? `${name} (still connecting)` : name);
+  // Still connecting when the command stopped waiting (--wait): said, not taken for connected. So is one
+  // whose connect a later reload ended as it replaced the server's entry (stopped), which connects it again.
+  const connecting = (name: string) =>
+    stateOf(name) === "connecting"
+      ? `${name} (still connecting)`
+      : stateOf(name) === "stopped"
+        ? `${name} (still connecting: a later reload changed its entry before it connected, and connects it again)`
+        : name;
   // Tried again: connected now, or still at it (one still closing its lost session shows reconnecting).
   const tried = retried
     .filter((name) => !notOk(name))

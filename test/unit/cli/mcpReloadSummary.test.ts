@@ -56,6 +56,24 @@ describe("svc mcp reload's summary", () => {
     );
   });
 
+  it("says of a server whose connect a later reload ended (stopped, being replaced) that it is still connecting, and waits for it", () => {
+    const reload = {
+      added: ["bh7"],
+      removed: [],
+      changed: [],
+      disabled: [],
+      unchanged: [],
+      outcomes: { bh7: { state: "connecting" as const } },
+    };
+    const servers = [status("bh7", "stopped")];
+    expect(stillConnecting(reload, servers)).toBe(true);
+    expect(reloadSummaryText(7, reload, servers)).toBe(
+      "Gateway (pid 7) reloaded mcp_servers:\n  added: bh7 (still connecting: a later reload changed its entry before it connected, and connects it again)\n",
+    );
+    // The gateway's stop: not connected.
+    expect(endedByStop(reload, servers, true)).toEqual(["bh7"]);
+  });
+
   it("says of an added server that is disabled or lazy that it did not connect", () => {
     const text = reloadSummaryText(
       7,

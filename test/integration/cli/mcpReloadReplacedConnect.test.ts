@@ -1,0 +1,70 @@
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { readStatusFile } from "../../../src/io/mcp/statusFile.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { STDIO_FIXTURE } from "../mcp/harness.js";
+import { cliConfig, type Foreground, killIfRunning, runForeground, svc, waitFor } from "./svc.js";
+
+let home: TempHome | undefined;
+let gateway: Foreground | undefined;
+afterEach(async () => {
+  await killIfRunning(gateway);
+  home?.cleanup();
+});
+
+// A stdio server that never answers, and whose stop takes the grace periods (it ignores stdin's end and
+// SIGTERM): the connect a reload ends stays `stopped` for seconds while that reload replaces it.
+const SILENT = ["-e", "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)"];
+
+const config = (servers: Record<string, unknown>) =>
+  stringify(
+    cliConfig(
+      {},
+      { mcp_servers: { ok: { command: process.execPath, args: [STDIO_FIXTURE, "legacy"] }, ...servers } },
+    ),
+  );
+
+/**
+ * svc mcp reload printed `added: bh7` (exit 0) of a server whose connect a later SIGHUP ended as it changed
+ * the server's entry, while svc mcp list showed it connecting: the stopped connect was taken for one that
+ * had ended well. The command waits for the later reload's connect of the server (within --wait) and lists
+ * the server by how that ended; here its new connect_timeout of 1 s fails it.
+ */
+describe("svc mcp reload of an added server whose connect a later reload ended", { timeout: 90_000 }, () => {
+  it("waits for the later reload's connect and lists the server by how it ended, not as added", async () => {
+    home = tempHome();
+    const dir = home.dir;
+    home.write("config.yaml", config({}), 0o600);
+    gateway = await runForeground(home, ["--port", "0"]);
+    const live = gateway;
+    await waitFor(
+      () => readStatusFile(join(dir, "mcp-cache"))?.servers?.some((s) => s.state === "connected") === true,
+      "ok connected",
+    );
+    home.write(
+      "config.yaml",
+      config({ bh7: { command: process.execPath, args: SILENT, connect_timeout: 600 } }),
+      0o600,
+    );
+    const reloading = svc(home, ["mcp", "reload", "--wait", "20"]);
+    await waitFor(
+      () =>
+        readStatusFile(join(dir, "mcp-cache"))?.lastReload?.added.includes("bh7") === true &&
+        readStatusFile(join(dir, "mcp-cache"))?.servers?.find((s) => s.name === "bh7")?.state ===
+          "connecting",
+      "bh7 added and connecting",
+    );
+    home.write(
+      "config.yaml",
+      config({ bh7: { command: process.execPath, args: SILENT, connect_timeout: 1 } }),
+      0o600,
+    );
+    process.kill(live.child.pid as number, "SIGHUP");
+    const result = await reloading;
+    expect(result.stdout).not.toMatch(/ {2}added: bh7\n/);
+    expect(result.stdout).toMatch(
+      /\n {2}failed to connect: bh7 \(added\) — mcp_servers\.bh7: connect timed out after 1 s \(connect_timeout\)/,
+    );
+  });
+});
