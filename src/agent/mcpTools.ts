@@ -1,4 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { serverGone } from "../actors/mcp/runtime.js";
 import type { RegisteredTool } from "../actors/mcp/toolNames.js";
 import { describeError, isSvcError } from "../errors.js";
 import { imageLine } from "./imageLine.js";
@@ -180,7 +181,10 @@ export function mcpAgentTool(hub: McpToolSource, tool: RegisteredTool): AgentToo
         const result = await hub.callRegistered(tool.name, input, context.signal, context.sent);
         return { ...outcomeOf(result), mcpResult: result };
       } catch (err) {
-        return { ok: false, error: callError(err, context) };
+        // Its turn (behind the server's earlier call) came after a reload disabled or removed the server: the
+        // run is told so as of a call made after that reload.
+        const gone = serverGone(err) ? noLongerListed(hub, tool) : undefined;
+        return { ok: false, error: gone ?? callError(err, context) };
       }
     },
   };

@@ -34,6 +34,7 @@ import {
   type Runtime,
   RuntimeStoppedError,
   SETTLED,
+  ServerGoneError,
   serverScoped,
   stderrSoFar,
   withConnectSoFar,
@@ -423,7 +424,8 @@ export class McpHub {
     const current = this.runtimes.get(server);
     if (current !== undefined && current !== stopped)
       return this.call(server, toolName, args, signal, onSent);
-    throw new SvcError(
+    // (A reload that removed the server, or the hub's stop, which leaves it configured.)
+    throw new (Object.hasOwn(this.servers, server) ? SvcError : ServerGoneError)(
       "mcp_call",
       `mcp_servers.${server}: "${toolName}" was not called: the server was stopped or removed from mcp_servers before the call's turn came`,
     );

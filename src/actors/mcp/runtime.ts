@@ -455,6 +455,19 @@ export class RuntimeStoppedError extends SvcError {
   }
 }
 
+/**
+ * A call never sent because its server is disabled (`enabled: false`) or no longer configured when its turn
+ * came (a reload while it waited behind the server's earlier call): a run's call says so as one made after
+ * that reload does (src/agent/mcpTools.ts), `svc mcp call` by this message.
+ */
+export class ServerGoneError extends SvcError {}
+
+/** Whether `err` (or an error it wraps) is a `ServerGoneError`. */
+export function serverGone(err: unknown): boolean {
+  for (let e = err; e instanceof Error; e = e.cause) if (e instanceof ServerGoneError) return true;
+  return false;
+}
+
 /** The runtime's live session: waits for (or starts) a connect; throws the connect error. */
 export async function ensureConnected(
   rt: Runtime,
@@ -470,7 +483,7 @@ export async function ensureConnected(
   const state = connectionState(current);
   if (state === "stopped") throw new RuntimeStoppedError(rt.name);
   if (state === "skipped") {
-    throw new SvcError(
+    throw new ServerGoneError(
       "mcp_connect",
       `mcp_servers.${rt.name} is disabled (enabled: false) — set enabled: true to use it`,
     );

@@ -1,4 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
+import { mcpAgentTools } from "../../../src/agent/mcpTools.js";
+import { toolContext } from "../../helpers/toolContext.js";
 import { entry, ownHubs, pendingElicitation, stdioEntry, text, useHubs } from "./harness.js";
 
 const ctx = useHubs();
@@ -64,6 +66,37 @@ describe("calls while a reload replaces a server", () => {
       'mcp_servers.fx: "write-note" was not called: the server was stopped or removed from mcp_servers before the call\'s turn came',
     );
   });
+
+  // A run's call of the server's echo, queued behind the server's earlier call (one at a time), when a reload
+  // takes the server away: told as a call made after that reload is (docs/mcp.md).
+  for (const [how, servers, said] of [
+    [
+      "disables",
+      { fx: stdioEntry("legacy", { enabled: false }) },
+      'mcp_servers.fx is disabled (a reload during this run set enabled: false); "echo" was not run',
+    ],
+    [
+      "removes",
+      { other: stdioEntry() },
+      'mcp_servers.fx is no longer configured (a reload during this run removed it); "echo" was not run',
+    ],
+  ] as const) {
+    it.concurrent(`a run's call queued for a server the reload ${how} is told so, never sent`, async ({
+      onTestFinished,
+    }) => {
+      const { asked, approvals } = pendingElicitation();
+      const h = ownHubs(onTestFinished).hub({ fx: stdioEntry(), other: stdioEntry() }, { approvals });
+      await h.settled("fx");
+      const tools = await mcpAgentTools(h, ["fx"], new AbortController().signal);
+      const echo = tools.find((t) => t.name === "mcp__fx__echo");
+      const running = h.call("fx", "ask", {});
+      await asked;
+      const queued = echo?.execute({ text: "x" }, toolContext({ route: "r", deliveryId: "d" }));
+      await h.reload(servers);
+      await expect(running).rejects.toThrow(/cut off/);
+      expect(await queued).toEqual({ ok: false, error: said });
+    });
+  }
 
   it("a call waiting for a connect that a stop ends says it was not called, not the bare state", async () => {
     // A process that never answers the handshake (it waits for something, as a bridge waiting on a login).
