@@ -96,14 +96,23 @@ export interface Coalescer {
    * groups): it opens no group, which would keep the replaced route's windows past the reload. It joins the
    * group the reloaded route opened for its key since (`coalesced`), is counted superseded (`{supersededBy}`:
    * it never runs) when a run its key's group already dispatched, or another such event run at once, was of
-   * an event received after it, and is `not_grouped` otherwise: it runs at once, and its key remembers it as
-   * a fired group's event, so an earlier event of the key reaching the coalescer after it is superseded too.
+   * an event received after it, and is `not_grouped` otherwise: it runs at once. Its key remembers it only
+   * once the run queue has taken its run (`retiredQueued`).
    */
   offerRetired(event: AcceptedEvent): Coalesced;
   /**
-   * `event`, which `offer` grouped, was answered 503 after all (its record could not be made durable): the
-   * sender retries it. Its group no longer counts it, and a group left with no event answered 202 ends
+   * The run queue took the run of `event`, which `offerRetired` answered `not_grouped`, in the same turn: its
+   * key remembers it as a fired group's event, so an earlier event of the key reaching the coalescer after it
+   * is superseded by that run rather than run after it. Not called when the queue refused it (503, full), so
+   * a run never made supersedes nothing.
+   */
+  retiredQueued(event: AcceptedEvent): void;
+  /**
+   * `event` was answered 503 after all (its record could not be made durable): the sender retries it. One
+   * `offer` grouped: its group no longer counts it, and a group left with no event answered 202 ends
    * without a run — nothing is owed to a sender told to retry, and the retry would run it a second time.
+   * One counted superseded: the key's next group does not count it. One `retiredQueued` remembered (its run
+   * is withdrawn): the key's memory is what it was before, so it supersedes nothing.
    */
   withdraw(event: AcceptedEvent): void;
   /** Dispatches every pending group now (adapter stop or reload); returns how many fired. */
@@ -165,6 +174,10 @@ export function currentGroupId(id: string, routeName: string, profile: string): 
   if (profile === DEFAULT_PROFILE || !id.startsWith(prefix)) return id;
   return localGroupId(routeName, profile, id.slice(prefix.length));
 }
+
+/** A retired event's run, by its route, profile and delivery id (a route and a profile name have no NUL). */
+const retiredKey = (event: AcceptedEvent) =>
+  `${event.routeName}\u0000${event.profile}\u0000${event.deliveryId}`;
 
 /** The rendered key a group id names (after its first NUL). */
 const keyOfGroupId = (id: string) => id.slice(id.indexOf("\u0000") + 1);
@@ -392,6 +405,17 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
   const carriedOf = new WeakMap<Group, number>();
   /** The key each late event was counted under (by the event object the pipeline holds), for `withdraw`. */
   const lateOf = new WeakMap<AcceptedEvent, { readonly id: string; readonly late: LastDispatched["late"] }>();
+  /** The key of each event `offerRetired` answered `not_grouped`, until the run queue takes it (`retiredQueued`). */
+  const retiredIds = new WeakMap<AcceptedEvent, string>();
+  /**
+   * The memories `retiredQueued` made that are still the key's, with the one each replaced, by the event's
+   * route, profile and delivery id (`withdraw` is given a copy of the event without its payload): a run
+   * withdrawn after all (its record not durable) gives the key its previous memory back.
+   */
+  const retiredRuns = new Map<
+    string,
+    { readonly id: string; readonly mine: LastDispatched; readonly previous: LastDispatched | undefined }
+  >();
   /** The latest event of `group` and how many earlier ones it replaced, its carried late events included. */
   const peek = (group: Group) => {
     const { latest, superseded } = group.peek();
@@ -418,7 +442,7 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
    * Remembers what group `id` dispatched (or the event `offerRetired` runs at once), for an earlier event of
    * its key still on its way; `late`: the events that came late before it, not yet counted by a group.
    */
-  function remember(id: string, latest: AcceptedEvent, late = { count: 0 }): void {
+  function remember(id: string, latest: AcceptedEvent, late = { count: 0 }): LastDispatched {
     const now = elapsed();
     lapse(now);
     lastDispatched.delete(id);
@@ -426,14 +450,16 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
       const oldest = lastDispatched.keys().next();
       if (oldest.done !== true) lastDispatched.delete(oldest.value);
     }
-    lastDispatched.set(id, {
+    const last: LastDispatched = {
       receivedAt: latest.receivedAt,
       receivedTick: latest.receivedTick,
       firedTick: now,
       deliveryId: latest.deliveryId,
       until: now + LAST_DISPATCHED_MS,
       late,
-    });
+    };
+    lastDispatched.set(id, last);
+    return last;
   }
   /**
    * A group as a `coalesceGroup` actor under `options.parent`, named `coalesce-<n>:<route>:<key>`
@@ -613,12 +639,39 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
         countLate(id, last, event);
         return { supersededBy: last.deliveryId };
       }
-      // It runs at once: remembered as a fired group's event is, so an earlier event of its key still on its
-      // way (retired too, or a body still coming in) is superseded by this run rather than run after it.
-      remember(id, event, last?.late);
+      // It runs at once, once the run queue takes it: remembered then (`retiredQueued`, in this turn).
+      retiredIds.set(event, id);
       return "not_grouped";
     },
+    retiredQueued(event) {
+      const id = retiredIds.get(event);
+      if (id === undefined) return;
+      retiredIds.delete(event);
+      // Remembered as a fired group's event is, so an earlier event of its key still on its way (retired too,
+      // or a body still coming in) is superseded by this run rather than run after it; the key's late events
+      // not yet counted are passed on.
+      const previous = lastOf(id);
+      const mine = remember(id, event, previous?.late);
+      // Memories no longer in place (replaced, lapsed) are not withdrawn: dropped as this one is made.
+      for (const [key, ran] of retiredRuns)
+        if (lastDispatched.get(ran.id) !== ran.mine) retiredRuns.delete(key);
+      retiredRuns.set(retiredKey(event), { id, mine, previous });
+    },
     withdraw(event) {
+      if (retiredRuns.size > 0) {
+        const key = retiredKey(event);
+        const ran = retiredRuns.get(key);
+        if (ran !== undefined) {
+          retiredRuns.delete(key);
+          // Its run is withdrawn: the key's memory is the one it replaced (its late events' box included),
+          // unless another run of the key has been remembered since.
+          if (lastDispatched.get(ran.id) !== ran.mine) return;
+          lastDispatched.delete(ran.id);
+          if (ran.previous !== undefined && ran.previous.until > elapsed())
+            lastDispatched.set(ran.id, ran.previous);
+          return;
+        }
+      }
       const late = lateOf.get(event);
       if (late !== undefined) {
         lateOf.delete(event);

@@ -152,7 +152,12 @@ export async function startIngress(deps: IngressDeps): Promise<Ingress> {
     dispatch: {
       modes: (deps.modes ?? ((modes) => modes))({
         coalesce: shared === undefined ? (event) => deps.coalescer.offer(event) : shared.coalesce,
-        ...(shared === undefined ? { coalesceRetired: (event) => deps.coalescer.offerRetired(event) } : {}),
+        ...(shared === undefined
+          ? {
+              coalesceRetired: (event) => deps.coalescer.offerRetired(event),
+              retiredQueued: (event) => deps.coalescer.retiredQueued(event),
+            }
+          : {}),
         fireCronJob: (jobRef, event) => deps.cron.fire(jobRef, event),
         ...deps.eventModes,
       }),

@@ -197,6 +197,11 @@ export interface EventModes {
    * run its key's group already dispatched was of an event received after it (`Coalescer.offerRetired`).
    */
   coalesceRetired?: (event: AcceptedEvent) => Coalesced;
+  /**
+   * The run queue took the run of an event `coalesceRetired` answered `not_grouped` (called in the same turn):
+   * its key remembers it (`Coalescer.retiredQueued`). Not called for one refused (503).
+   */
+  retiredQueued?: (event: AcceptedEvent) => void;
   /** `queue_full`: the run queue is at its cap; the event is answered 503 like an agent event. */
   fireCronJob?: (jobRef: string, event: AcceptedEvent) => CronFireResult | Promise<CronFireResult>;
 }

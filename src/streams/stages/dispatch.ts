@@ -17,7 +17,10 @@ export interface DispatchDeps {
   enqueueRun(event: AcceptedEvent): MaybePromise<boolean>;
   /** Forgets a recorded delivery id (a 503 must not make the sender's retry a duplicate). */
   forget(key: string): void;
-  /** A grouped event (202 coalesced) answered 503 after all: its group no longer counts it (`Coalescer.withdraw`). */
+  /**
+   * An event answered 202 then 503 after all (its record not durable): a group that took it no longer counts
+   * it, and a key that remembered its run forgets it (`Coalescer.withdraw`).
+   */
   withdraw?(event: AcceptedEvent): void;
   /**
    * A direct delivery of `key` begins (the deliver stage ends it). True when the store keeps the id itself
@@ -125,6 +128,16 @@ export function dispatchStage(deps: DispatchDeps): MaybeAsyncStage {
     if (route.coalesce !== undefined && retired) {
       const grouped = deps.modes.coalesceRetired?.(event) ?? "not_grouped";
       if (grouped !== "not_grouped") return groupedOutcome(event, grouped);
+      // Its key remembers it once the queue has taken its run (in this turn: no other event is judged by a
+      // memory of a run that may yet be refused); one answered 503 (queue full) supersedes nothing.
+      const queued = deps.modes.retiredQueued;
+      const ran = agentRun(ctx, event);
+      if (queued === undefined) return ran;
+      const taken = (answer: PipelineCtx | Outcome) => {
+        if (isOutcome(answer) && answer.status === 202) queued(event);
+        return answer;
+      };
+      return isPromise(ran) ? ran.then(taken) : taken(ran);
     } else if (route.coalesce !== undefined) {
       if (deps.modes.coalesce === undefined) deps.onCoalesceUnavailable?.(event);
       else {

@@ -13,8 +13,9 @@ export interface DurableDeps {
   /** Forgets a recorded delivery id (the sender's retry of a 503 must not be a duplicate). */
   forget(key: string): void;
   /**
-   * An event the dispatch stage grouped (202 coalesced) is answered 503 here instead: its coalescing group
-   * no longer counts it (a group left with none answered 202 owes no run).
+   * An event the dispatch stage answered 202 is answered 503 here instead: a coalescing group that took it no
+   * longer counts it (a group left with none answered 202 owes no run), and a key that remembered its run
+   * (a retired event run at once, whose run is withdrawn) forgets it (`Coalescer.withdraw`).
    */
   withdrawn?(event: AcceptedEvent): void;
   /**
@@ -60,7 +61,7 @@ export function durableOperator(deps: DurableDeps): MonoTypeOperatorFunction<Pip
   const failed = (ctx: PipelineCtx): PipelineCtx => {
     if (ctx.accepted !== undefined) {
       deps.forget(seenKey(ctx.accepted.routeName, ctx.accepted.deliveryId));
-      if (ctx.outcome?.body.status === "coalesced") deps.withdrawn?.(ctx.accepted);
+      if (ctx.outcome?.status === 202) deps.withdrawn?.(ctx.accepted);
     }
     return withCtx(ctx, { outcome: STATE_UNAVAILABLE });
   };

@@ -11,7 +11,7 @@ import {
 } from "../../../src/actors/coalescer.js";
 import type { Route } from "../../../src/config/sections/webhook.js";
 import { LAST_DISPATCHED_MS } from "../../../src/machines/coalesceGroup.js";
-import type { AcceptedEvent } from "../../../src/streams/context.js";
+import { type AcceptedEvent, renderedOnly } from "../../../src/streams/context.js";
 import { captureLogger } from "../../fakes/logCapture.js";
 
 const ROUTE: Route = {
@@ -375,6 +375,12 @@ describe.each<Mode>(["light", "actor", "mixed"])(
     });
     const scripted = (observer?: CoalesceObserver, extra: Partial<CoalescerOptions> = {}) =>
       harness(mode, observer, extra);
+    /** `offerRetired`, and when it runs the event at once, the run queue taking its run (`retiredQueued`). */
+    const runRetired = (coalescer: Coalescer, event: AcceptedEvent) => {
+      const grouped = coalescer.offerRetired(event);
+      if (grouped === "not_grouped") coalescer.retiredQueued(event);
+      return grouped;
+    };
 
     it("is answered coalesced and superseded, never run after the newer one; the key's next group counts it", () => {
       const superseded: string[] = [];
@@ -565,21 +571,21 @@ describe.each<Mode>(["light", "actor", "mixed"])(
         fired: () => {},
         superseded: (_id, offered) => superseded.push(offered.deliveryId),
       });
-      expect(coalescer.offerRetired(at("alone", 0))).toBe("not_grouped");
+      expect(runRetired(coalescer, at("alone", 0))).toBe("not_grouped");
       expect(coalescer.pendingCount()).toBe(0);
       coalescer.offer(at("B", 300));
       coalescer.flushAll();
       expect(fired).toEqual([{ id: "B", superseded: 0 }]);
-      expect(coalescer.offerRetired(at("later", 400))).toBe("not_grouped");
-      expect(coalescer.offerRetired(at("other-key", 0, SCRIPTED, 2))).toBe("not_grouped");
+      expect(runRetired(coalescer, at("later", 400))).toBe("not_grouped");
+      expect(runRetired(coalescer, at("other-key", 0, SCRIPTED, 2))).toBe("not_grouped");
       // "later" ran at once, after B's run: the latest run of the key supersedes A.
-      expect(coalescer.offerRetired(at("A", 0))).toEqual({ supersededBy: "later" });
+      expect(runRetired(coalescer, at("A", 0))).toEqual({ supersededBy: "later" });
       expect(superseded).toEqual(["A"]);
       expect(coalescer.pendingCount()).toBe(0);
       // The key's next group counts it.
       coalescer.offer(at("C", 2_000));
       // One more, with that group pending: it joins it, as offer has it join.
-      expect(coalescer.offerRetired(at("A2", 100))).toBe("coalesced");
+      expect(runRetired(coalescer, at("A2", 100))).toBe("coalesced");
       expect(coalescer.pendingCount()).toBe(1);
       clock.increment(1_000);
       expect(fired.at(-1)).toEqual({ id: "C", superseded: 2 });
@@ -594,9 +600,9 @@ describe.each<Mode>(["light", "actor", "mixed"])(
       });
       // A received at 0 (3 s in its script), B at 300 (1 s): the reload at 600 retired both.
       clock.increment(1_300);
-      expect(coalescer.offerRetired({ ...at("B", 300), receivedTick: 300 })).toBe("not_grouped");
+      expect(runRetired(coalescer, { ...at("B", 300), receivedTick: 300 })).toBe("not_grouped");
       clock.increment(1_700);
-      expect(coalescer.offerRetired({ ...at("A", 0), receivedTick: 0 })).toEqual({ supersededBy: "B" });
+      expect(runRetired(coalescer, { ...at("A", 0), receivedTick: 0 })).toEqual({ supersededBy: "B" });
       expect(superseded).toEqual(["A"]);
       expect(coalescer.pendingCount()).toBe(0);
       // An event of the key whose body came in slowly since before B (offered as the reloaded route's) too.
@@ -614,12 +620,12 @@ describe.each<Mode>(["light", "actor", "mixed"])(
       expect(coalescer.offer({ ...at("C", 0), receivedTick: 0 })).toBe("coalesced");
       // A, received at 300, out of its script after that: it joins, and is the group's latest.
       clock.increment(100);
-      expect(coalescer.offerRetired({ ...at("A", 300), receivedTick: 300 })).toBe("coalesced");
+      expect(runRetired(coalescer, { ...at("A", 300), receivedTick: 300 })).toBe("coalesced");
       clock.increment(1_000);
       expect(fired).toEqual([{ id: "A", superseded: 1 }]);
       // The other way round: the group's event is the newer one, and stays its latest.
       expect(coalescer.offer({ ...at("N", 1_750), receivedTick: 1_750 })).toBe("coalesced");
-      expect(coalescer.offerRetired({ ...at("O", 1_700), receivedTick: 1_700 })).toBe("coalesced");
+      expect(runRetired(coalescer, { ...at("O", 1_700), receivedTick: 1_700 })).toBe("coalesced");
       clock.increment(1_000);
       expect(fired.at(-1)).toEqual({ id: "N", superseded: 1 });
     });
@@ -630,11 +636,59 @@ describe.each<Mode>(["light", "actor", "mixed"])(
       clock.increment(1_000);
       const refused = { ...at("A", 0), receivedTick: 0 };
       expect(coalescer.offer(refused)).toEqual({ supersededBy: "B" });
-      expect(coalescer.offerRetired({ ...at("R", 1_200), receivedTick: 1_200 })).toBe("not_grouped");
+      expect(runRetired(coalescer, { ...at("R", 1_200), receivedTick: 1_200 })).toBe("not_grouped");
       coalescer.withdraw(refused);
       coalescer.offer({ ...at("C", 2_000), receivedTick: clock.now() });
       clock.increment(1_000);
       expect(fired.at(-1)).toEqual({ id: "C", superseded: 0 });
+    });
+
+    it("a retired event whose run the run queue refused (503, full) supersedes nothing: an older event of its key, through after it, runs", () => {
+      const superseded: string[] = [];
+      const { clock, coalescer } = scripted({
+        updated: () => {},
+        fired: () => {},
+        superseded: (_id, offered) => superseded.push(offered.deliveryId),
+      });
+      clock.increment(1_300);
+      // B is answered 503: retiredQueued is not called.
+      expect(coalescer.offerRetired({ ...at("B", 300), receivedTick: 300 })).toBe("not_grouped");
+      clock.increment(1_700);
+      const older = { ...at("A", 100), receivedTick: 100 };
+      expect(coalescer.offerRetired(older)).toBe("not_grouped");
+      coalescer.retiredQueued(older);
+      expect(superseded).toEqual([]);
+      // A's run is remembered: an event received before it, through after it, is superseded by it.
+      expect(coalescer.offer({ ...at("S", 50), receivedTick: 50 })).toEqual({ supersededBy: "A" });
+      // B's retry, received since, opens the key's next group (counting S).
+      expect(coalescer.offer({ ...at("B", 3_000), receivedTick: clock.now() })).toBe("coalesced");
+    });
+
+    it("a retired event's run withdrawn after all (its record not durable, a copy without its payload given): the key's memory is the one that run replaced, its late count included", () => {
+      const superseded: string[] = [];
+      const { clock, fired, coalescer } = scripted({
+        updated: () => {},
+        fired: () => {},
+        superseded: (_id, offered) => superseded.push(offered.deliveryId),
+      });
+      coalescer.offer({ ...at("B", 300), receivedTick: 300 });
+      clock.increment(1_000);
+      const retired = { ...at("R", 1_200), receivedTick: 1_200 };
+      expect(runRetired(coalescer, retired)).toBe("not_grouped");
+      // Withdrawn by the event the durable stage holds (its payload dropped): R's run never runs.
+      coalescer.withdraw(renderedOnly(retired));
+      // E, received before B: still superseded by B's run. M, received after B (before R): not superseded.
+      expect(coalescer.offer({ ...at("E", 0), receivedTick: 0 })).toEqual({ supersededBy: "B" });
+      expect(coalescer.offer({ ...at("M", 800), receivedTick: 800 })).toBe("coalesced");
+      expect(superseded).toEqual(["E"]);
+      clock.increment(1_000);
+      expect(fired).toEqual([
+        { id: "B", superseded: 0 },
+        { id: "M", superseded: 1 },
+      ]);
+      // A withdraw of an event with no such memory (or a second one) changes nothing.
+      coalescer.withdraw(renderedOnly(retired));
+      expect(coalescer.offer({ ...at("F", 100), receivedTick: 100 })).toEqual({ supersededBy: "M" });
     });
 
     it("one answered 503 after all (its record not durable) is not counted by the next group", () => {

@@ -32,6 +32,7 @@ function harness(
 ) {
   const served = options.route ?? route;
   const forgotten: string[] = [];
+  const withdrawn: string[] = [];
   const seen = createSeenCache({ ttlMs: 3_600_000, maxEntries: 100, now: () => 0 });
   const deps: PipelineDeps = {
     routes: { lookup: (name) => (name === "r" ? served : undefined), multiplexProfiles: () => false },
@@ -49,12 +50,13 @@ function harness(
         forgotten.push(key);
         seen.delete(key);
       },
+      withdraw: (event) => withdrawn.push(event.deliveryId),
     },
     deliver: { deliverDirect: async () => true, forget: () => {} },
     onFailure: () => {},
     durable,
   };
-  return { pipeline: createPipeline(deps), forgotten };
+  return { pipeline: createPipeline(deps), forgotten, withdrawn };
 }
 
 const inbound = (id: string): Inbound => ({
@@ -145,6 +147,15 @@ describe("the durability wait after dispatch", () => {
       headers: { "Retry-After": "30" },
     });
     expect(forgotten).toEqual(["r:c"]);
+  });
+
+  it("a failed sync withdraws an accepted agent run's event too, not only a coalesced one (a key that remembered its run forgets it)", async () => {
+    const sync = deferred();
+    const { pipeline, withdrawn } = harness(() => sync.promise);
+    const answer = pipeline.submit(inbound("d"));
+    sync.reject(new Error("EIO"));
+    expect((await answer).status).toBe(503);
+    expect(withdrawn).toEqual(["d"]);
   });
 
   it("a request waiting for its sync no longer holds its parsed payload, only what its answer needs", async () => {
