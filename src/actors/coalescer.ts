@@ -202,6 +202,8 @@ interface LastDispatched {
    * Passed on to the memory of an event `offerRetired` runs at once (that run is no group's, and counts none).
    */
   readonly late: { count: number };
+  /** False for an event `offerRetired` ran at once: its run was no group's. */
+  readonly grouped: boolean;
 }
 
 /**
@@ -442,7 +444,7 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
    * Remembers what group `id` dispatched (or the event `offerRetired` runs at once), for an earlier event of
    * its key still on its way; `late`: the events that came late before it, not yet counted by a group.
    */
-  function remember(id: string, latest: AcceptedEvent, late = { count: 0 }): LastDispatched {
+  function remember(id: string, latest: AcceptedEvent, late = { count: 0 }, grouped = true): LastDispatched {
     const now = elapsed();
     lapse(now);
     lastDispatched.delete(id);
@@ -457,6 +459,7 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
       deliveryId: latest.deliveryId,
       until: now + LAST_DISPATCHED_MS,
       late,
+      grouped,
     };
     lastDispatched.set(id, last);
     return last;
@@ -525,9 +528,12 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
   function countLate(id: string, last: LastDispatched, event: AcceptedEvent): void {
     last.late.count += 1;
     lateOf.set(event, { id, late: last.late });
+    const dispatched = last.grouped
+      ? "whose group fired"
+      : "whose run (its own, a reload having kept it from grouping) was dispatched";
     options.logger?.info(
       { route: event.routeName, delivery_id: event.deliveryId, superseded_by: last.deliveryId },
-      `[webhook] ${event.routeName}: coalesced event superseded by a run already dispatched — it was received before that run's event (${last.deliveryId}), whose group fired before this one was through the pipeline; the key's next group counts it`,
+      `[webhook] ${event.routeName}: coalesced event superseded by a run already dispatched — it was received before that run's event (${last.deliveryId}), ${dispatched} before this one was through the pipeline; the key's next group counts it`,
     );
     options.observer?.superseded?.(id, event);
   }
@@ -651,7 +657,7 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
       // or a body still coming in) is superseded by this run rather than run after it; the key's late events
       // not yet counted are passed on.
       const previous = lastOf(id);
-      const mine = remember(id, event, previous?.late);
+      const mine = remember(id, event, previous?.late, false);
       // Memories no longer in place (replaced, lapsed) are not withdrawn: dropped as this one is made.
       for (const [key, ran] of retiredRuns)
         if (lastDispatched.get(ran.id) !== ran.mine) retiredRuns.delete(key);

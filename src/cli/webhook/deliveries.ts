@@ -365,13 +365,37 @@ function runNotEnded({ request, run }: DeliverySummary, shared: boolean): boolea
 export const SHARED_COALESCED_NOTE = `${COALESCED_NOTE}, in the history of the instance that runs the group (state.backend: redis)`;
 
 /**
- * The NOTE of a coalesced event that joined no group: a run its key's group already dispatched superseded it.
+ * The NOTE of a coalesced event that joined no group: a run of its key already dispatched superseded it.
  * `reason` is the record's (`superseded by a run already dispatched (<delivery id of that run>)`), as shown.
  * `elsewhere`: that run may be in another instance's history (`state.backend: redis`, and this history does
- * not hold it).
+ * not hold it). `run`: whether that run was a group's, the event's own (one a reload kept from grouping),
+ * or not known (its request is not shown).
  */
-export function supersededNote(reason: string, elsewhere: boolean): string {
-  return `${reason}: its key's group had run an event received after this one, so it joined no group and never runs${elsewhere ? " (that run is in the history of the instance that ran it, state.backend: redis)" : ""}`;
+/** What the run that superseded an event was: its key's group's, an event's own, or not known. */
+export type SupersedingRun = "group" | "own" | "unknown";
+
+export function supersededNote(reason: string, elsewhere: boolean, run: SupersedingRun = "group"): string {
+  const ran =
+    run === "group"
+      ? "its key's group had run an event received after this one"
+      : `a run of its key had been made of an event received after this one${run === "own" ? " (that event's own run: a reload kept it from grouping)" : ""}`;
+  return `${reason}: ${ran}, so it joined no group and never runs${elsewhere ? " (that run is in the history of the instance that ran it, state.backend: redis)" : ""}`;
+}
+
+/**
+ * The NOTE of a superseded event whose record's reason is `reason`: with `state.backend: redis` the run was a
+ * group's (an event a reload kept from grouping is run at once only with groups in memory); otherwise as the
+ * request of that run, when shown, was answered.
+ */
+function supersededBy(
+  reason: string,
+  text: (value: string) => string,
+  shared: boolean,
+  ranHere: (id: string) => boolean,
+  runOf: (id: string) => SupersedingRun,
+): string {
+  const by = supersedingId(reason) ?? "";
+  return supersededNote(text(reason), shared && !ranHere(by), shared ? "group" : runOf(by));
 }
 
 /** The delivery id of the run a superseded event's recorded reason names (`… (<delivery id>)`). */
@@ -413,6 +437,11 @@ function requestNote(
   from: string | undefined = undefined,
   /** Whether this history shows the run of a delivery id of the request's route. */
   ranHere: (id: string) => boolean = () => false,
+  /**
+   * Whether the run of a delivery id of the request's route was a group's (its request answered coalesced)
+   * or the event's own (accepted); unknown when its request is not shown.
+   */
+  runOf: (id: string) => SupersedingRun = () => "unknown",
 ): string {
   const redelivery =
     request.redelivery_of === undefined ? undefined : `redelivery of ${text(request.redelivery_of)}`;
@@ -422,7 +451,7 @@ function requestNote(
   if (request.outcome === "coalesced" && !ran)
     return withRedelivery(
       request.reason?.startsWith(SUPERSEDED_REASON) === true
-        ? supersededNote(text(request.reason), shared && !ranHere(supersedingId(request.reason) ?? ""))
+        ? supersededBy(request.reason, text, shared, ranHere, runOf)
         : shared
           ? SHARED_COALESCED_NOTE
           : COALESCED_NOTE,
@@ -493,6 +522,11 @@ export function deliveriesTable(
   );
   // The runs this history shows: the run that superseded an event, when this instance made it, is among them.
   const ran = new Set(shown.filter((s) => s.run !== undefined).map(key));
+  // How each request shown was answered: a run's request answered coalesced was its group's latest event,
+  // one answered accepted ran on its own.
+  const answered = new Map(
+    shown.flatMap((s) => (s.request === undefined ? [] : [[key(s), s.request.outcome] as const])),
+  );
   const rows = shown.map((summary) => {
     const { id, at, route: name, request, run, delivery, notRecorded } = summary;
     // A fire dropped at its turn in the queue made no run: its why goes to the NOTE (withFailures).
@@ -523,6 +557,10 @@ export function deliveriesTable(
                   runNotEnded(summary, shared),
                   from,
                   (by) => ran.has(`${name}\u0000${by}`),
+                  (by) => {
+                    const outcome = answered.get(`${name}\u0000${by}`);
+                    return outcome === "coalesced" ? "group" : outcome === "accepted" ? "own" : "unknown";
+                  },
                 ),
             { run, delivery },
             text,

@@ -5,6 +5,7 @@ import { stringify } from "yaml";
 import { RECORDER_AGENT, readRun, recorderAgent, webhookConfig } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
+import { runInProcess } from "../../helpers/inProcessCli.js";
 import { signalProcess } from "../../helpers/process.js";
 import { type Foreground, killIfRunning, runForeground } from "../cli/svc.js";
 
@@ -83,9 +84,20 @@ describe("a reload while two events of a coalescing route's key are in its scrip
       home.write("release-a", "");
       expect((await older).body).toEqual({ status: "coalesced" });
       await vi.waitFor(() => expect(readRun(home as TempHome, "R1B")?.prompt).toBe("sl B-new"), SLOW);
+      // R1B's run was its own (the reload kept it from grouping), not a group's: said so in the log and the history.
       expect(log()).toMatch(
-        /\[webhook\] sl: coalesced event superseded by a run already dispatched — it was received before that run's event \(R1B\)/,
+        /\[webhook\] sl: coalesced event superseded by a run already dispatched — it was received before that run's event \(R1B\), whose run \(its own, a reload having kept it from grouping\) was dispatched before this one was through the pipeline/,
       );
+      await vi.waitFor(async () => {
+        const listed = await runInProcess(["webhook", "deliveries", "sl"], {
+          SVC_HOME: dir,
+          PATH: process.env.PATH ?? "",
+        });
+        const row = listed.stdout.split("\n").find((line) => /\sR1A\s/.test(line));
+        expect(row).toMatch(
+          /\s202 coalesced\s+-\s+-\s+superseded by a run already dispatched \(R1B\): a run of its key had been made of an event received after this one \(that event's own run: a reload kept it from grouping\), so it joined no group and never runs$/,
+        );
+      }, SLOW);
       // Its answer settled it: no run of it is coming, and no group was opened that could run it later.
       expect(readRun(home, "R1A")).toBeUndefined();
       expect(log()).not.toContain("coalesced group dispatched");

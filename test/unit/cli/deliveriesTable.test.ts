@@ -233,6 +233,30 @@ describe("svc webhook deliveries: the NOTE of a coalesced event", () => {
     expect(deliveriesTable(summarizeHistory([odd]), "request not in this history")).not.toContain("\u202e");
   });
 
+  it("one superseded by the run of an event a reload kept from grouping (answered accepted, run on its own) says that run was no group's", () => {
+    const late: RequestRecord = { ...coalesced("e-1"), reason: `${SUPERSEDED_REASON} (e-2)` };
+    const own: RequestRecord = { ...coalesced("e-2"), outcome: "accepted" };
+    const row = (records: Parameters<typeof summarizeHistory>[0]) =>
+      deliveriesTable(summarizeHistory(records), "request not in this history")
+        .split("\n")
+        .find((r) => /\se-1\s/.test(r));
+    const solo = row([late, { kind: "run", id: "e-2", at: AT, route: "prs", outcome: "ok" }, own]);
+    expect(solo?.endsWith(supersededNote(`${SUPERSEDED_REASON} (e-2)`, false, "own"))).toBe(true);
+    expect(supersededNote(`${SUPERSEDED_REASON} (e-2)`, false, "own")).toBe(
+      "superseded by a run already dispatched (e-2): a run of its key had been made of an event received after this one (that event's own run: a reload kept it from grouping), so it joined no group and never runs",
+    );
+    expect(solo).not.toContain("group had run");
+    // That run's request not shown (rotated out, or left out by a filter): which it was is not said.
+    const unknown = row([late]);
+    expect(unknown?.endsWith(supersededNote(`${SUPERSEDED_REASON} (e-2)`, false, "unknown"))).toBe(true);
+    expect(unknown).toMatch(
+      /: a run of its key had been made of an event received after this one, so it joined no group and never runs$/,
+    );
+    // An accepted request of that id on another route is not it.
+    const otherRoute = row([late, { ...own, route: "other" }]);
+    expect(otherRoute?.endsWith(supersededNote(`${SUPERSEDED_REASON} (e-2)`, false, "unknown"))).toBe(true);
+  });
+
   it("a pending group's events all say it, a redelivery naming what it repeats too", () => {
     const redelivered: RequestRecord = { ...coalesced("r-1"), redelivery_of: "e-1" };
     const rows = deliveriesTable(summarizeHistory([redelivered]), "request not in this history").split("\n");

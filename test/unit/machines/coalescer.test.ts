@@ -663,6 +663,23 @@ describe.each<Mode>(["light", "actor", "mixed"])(
       ]);
     });
 
+    it("the log line of an event superseded by a retired event's run at once says that run was its own, not a group's; one superseded by a group's run says the group fired", () => {
+      const log = captureLogger();
+      const { clock, coalescer } = scripted(undefined, { logger: log.logger });
+      clock.increment(1_300);
+      expect(runRetired(coalescer, { ...at("B", 300), receivedTick: 300 })).toBe("not_grouped");
+      expect(coalescer.offer({ ...at("A", 0), receivedTick: 0 })).toEqual({ supersededBy: "B" });
+      // C's group fires; D, received before C, comes late.
+      coalescer.offer({ ...at("C", 1_400), receivedTick: clock.now() });
+      clock.increment(1_000);
+      expect(coalescer.offer({ ...at("D", 1_250), receivedTick: 1_250 })).toEqual({ supersededBy: "C" });
+      const superseded = log.messages().filter((m) => m.includes("superseded by a run already dispatched"));
+      expect(superseded).toEqual([
+        "[webhook] gh: coalesced event superseded by a run already dispatched — it was received before that run's event (B), whose run (its own, a reload having kept it from grouping) was dispatched before this one was through the pipeline; the key's next group counts it",
+        "[webhook] gh: coalesced event superseded by a run already dispatched — it was received before that run's event (C), whose group fired before this one was through the pipeline; the key's next group counts it",
+      ]);
+    });
+
     it("a retired event whose run the run queue refused (503, full) supersedes nothing: an older event of its key, through after it, runs", () => {
       const superseded: string[] = [];
       const { clock, coalescer } = scripted({
