@@ -1,5 +1,6 @@
 import { base64Forms } from "./base64Forms.js";
-import { containsAnyOf, occurringOf } from "./containsAny.js";
+import { containsAnyOf, type Occurring, occurringOf } from "./containsAny.js";
+import { composed, type DecodedView, htmlView, jsonUnitsView, spansReplaced } from "./decodedView.js";
 
 /**
  * `Bearer <token>` / `Basic <credentials>` as an Authorization header value reads (RFC 9110 token68), the
@@ -83,46 +84,13 @@ export function secretTextForms(secret: string): string[] {
   ].sort((a, b) => b.length - a.length);
 }
 
-/** The characters HTML escapers write as entities (`&`, `<`, `>`, quotes, and `+`, `/`, `=` and a backtick). */
-const HTML_ESCAPED = /[+/=&<>"'`]/;
-const HTML_ESCAPED_ALL = /[+/=&<>"'`]/g;
-const HTML_MARKUP = /[&<>"']/g;
-const HTML_NAMED: Readonly<Record<string, string>> = {
-  "&": "&amp;",
-  "<": "&lt;",
-  ">": "&gt;",
-  '"': "&quot;",
-};
-const htmlDecimal = (c: string) => `&#${c.charCodeAt(0)};`;
-const htmlHex = (c: string) => `&#x${c.charCodeAt(0).toString(16)};`;
-
 /**
- * A secret as an HTML page may quote it, its characters written as entities the way escapers write them: `&`,
- * `<`, `>` and `"` named, `'` as `&#39;` (Ruby, lodash, Spring), `&#x27;` (Python's html.escape) or `&#039;`
- * (PHP's htmlspecialchars); as Go's html/template also `+`, `=` and a backtick (`&#43;`, `&#61;`, `&#96;`, `"` and
- * `'` as `&#34;` and `&#39;`); each of them decimal, or hex in either case (`&#x2f;`, OWASP ESAPI's, which names
- * `&`, `<`, `>` and `"`). None for a secret without such a character, the most common.
- */
-function htmlEntityForms(secret: string): string[] {
-  if (!HTML_ESCAPED.test(secret)) return [];
-  const named = (apos: string) => (c: string) => (c === "'" ? apos : (HTML_NAMED[c] as string));
-  return [
-    ...["&#39;", "&#x27;", "&#039;"].map((apos) => secret.replace(HTML_MARKUP, named(apos))),
-    secret.replace(/[+=&<>"'`]/g, (c) => (c === '"' ? "&#34;" : (HTML_NAMED[c] ?? htmlDecimal(c)))),
-    secret.replace(HTML_ESCAPED_ALL, htmlDecimal),
-    secret.replace(HTML_ESCAPED_ALL, htmlHex),
-    secret.replace(HTML_ESCAPED_ALL, (c) => htmlHex(c).toUpperCase().replace("&#X", "&#x")),
-    secret.replace(HTML_ESCAPED_ALL, (c) => HTML_NAMED[c] ?? htmlHex(c)),
-  ];
-}
-
-/**
- * A secret as it may be echoed back: its `secretTextForms`, its HTML entity forms (`htmlEntityForms`: an error
- * page quoting a refused refresh token), and in base64 or base64url, alone or inside a longer run
- * (`base64Forms`), as a process may print it encoded.
+ * A secret as it may be echoed back: its `secretTextForms`, and in base64 or base64url, alone or inside a longer
+ * run (`base64Forms`), as a process may print it encoded. Written with HTML entities, it is found by reading the
+ * text's entities (`entitiesHidden`), not by a form of its own.
  */
 export function secretForms(secret: string): string[] {
-  const forms = new Set([...secretTextForms(secret), ...htmlEntityForms(secret), ...base64Forms(secret)]);
+  const forms = new Set([...secretTextForms(secret), ...base64Forms(secret)]);
   return [...forms].sort((a, b) => b.length - a.length);
 }
 
@@ -458,6 +426,51 @@ function endingInEscape(form: string): RegExp {
 }
 
 /**
+ * A text with the secrets it writes with HTML entities hidden, whichever characters the page escaped and however
+ * (`&#43;`, `&#x2B;`, `&#X2F;`, `&#x002f;`, `&plus;`, `&sol;`, `&equals;`, `&apos;`, `&quot;`, `&amp;`…): the
+ * text is read once with its entities decoded (`htmlView`) and that reading searched for every form of every
+ * secret in one pass (`occurringOf`), each one found hidden where the text writes it, its entities whole. A
+ * text with a `\` is also read as the units of its JSON strings first and that reading as HTML, for the secrets
+ * themselves (their `\` left out, as that reading leaves it out): an HTML page quoted in JSON (`\u0026#x2f;` as
+ * Go's encoding/json writes `&`, `\/` as PHP's json_encode writes `/`). Only a text with `&` (or `\u0026`) is
+ * read so; `forms` are the scrubber's, `kept` its secrets.
+ */
+function entitiesHidden(
+  forms: readonly string[],
+  kept: readonly string[],
+): (text: string, escaped: boolean) => string {
+  let formsIn: Occurring | undefined;
+  let secretsIn: Occurring | undefined;
+  const spans: Array<readonly [number, number]> = [];
+  const collect = (view: DecodedView, found: readonly string[]) => {
+    for (const needle of found)
+      for (let at = view.text.indexOf(needle); at >= 0; at = view.text.indexOf(needle, at + needle.length))
+        spans.push(view.spanOf(at, at + needle.length));
+  };
+  return (text, escaped) => {
+    spans.length = 0;
+    if (text.includes("&")) {
+      const html = htmlView(text);
+      if (html.text !== text) {
+        formsIn ??= occurringOf(forms);
+        collect(html, formsIn(html.text));
+      }
+    }
+    if (escaped) {
+      const units = jsonUnitsView(text);
+      const html = units.text.includes("&") ? htmlView(units.text) : units;
+      if (html !== units && html.text !== units.text) {
+        secretsIn ??= occurringOf(
+          kept.map((secret) => secret.replaceAll("\\", "")).filter((bare) => bare.length >= MIN_SCRUBBED),
+        );
+        collect(composed(units, html), secretsIn(html.text));
+      }
+    }
+    return spansReplaced(text, spans, REDACTED);
+  };
+}
+
+/**
  * `scrub` for one list of secrets, their forms worked out once and looked for longest first (a token whose
  * part is a secret too is hidden whole). A text is first checked for any form in one pass (`containsAnyOf`):
  * most hold none, and a search for each of a secret's forms (six for a 40-hex token, with its base64) took
@@ -507,6 +520,17 @@ function scrubberOf(secrets: readonly (string | undefined)[]): Scrubber {
       }
     return out;
   };
+  const hideEntities = entitiesHidden(forms, kept);
+  /**
+   * The forms hidden, then the secrets written with entities (only in a text with `&`, or with `\u0026`: a
+   * text without costs one search for `&` more); whether the text holds a `\` (an escape).
+   */
+  const redactFormsAndEntities = (text: string): { out: string; escaped: boolean } => {
+    const out = redactForms(text);
+    const escaped = out.includes("\\");
+    if (!out.includes("&") && !(escaped && out.includes("\\u0026"))) return { out, escaped };
+    return { out: hideEntities(out, escaped), escaped };
+  };
   const mayHoldEscapes = escapeCheck(kept);
   let found: Echoes | undefined;
   const echoesFound = (text: string) => {
@@ -524,8 +548,8 @@ function scrubberOf(secrets: readonly (string | undefined)[]): Scrubber {
     let allEchoes: Echoes | undefined;
     let failed = false;
     return scrubbing((text) => {
-      const out = redactForms(text);
-      if (!out.includes("\\") || (out === text && !mayHoldEscapes(text))) return out;
+      const { out, escaped } = redactFormsAndEntities(text);
+      if (!escaped || (out === text && !mayHoldEscapes(text))) return out;
       if (!failed)
         try {
           allEchoes ??= echoesOf(kept);
@@ -536,8 +560,8 @@ function scrubberOf(secrets: readonly (string | undefined)[]): Scrubber {
     });
   }
   return scrubbing((text) => {
-    const out = redactForms(text);
-    if (!out.includes("\\") || (out === text && !mayHoldEscapes(text))) return out;
+    const { out, escaped } = redactFormsAndEntities(text);
+    if (!escaped || (out === text && !mayHoldEscapes(text))) return out;
     return echoesFound(out);
   });
 }

@@ -1,0 +1,246 @@
+/**
+ * A text read with its escapes decoded (HTML's entities, JSON's `\` escapes), and where each part of that reading
+ * came from in the text: a secret found in the reading is hidden where the text writes it, whichever characters
+ * the writer chose to escape and however (`&#43;`, `&#x2B;`, `&plus;`, `\u0026#x2f;`).
+ */
+export interface DecodedView {
+  /** The text read. */
+  readonly text: string;
+  /** Where `text`'s units `[start, end)` are written in the text they were read from: `[from, to)`. */
+  readonly spanOf: (start: number, end: number) => readonly [from: number, to: number];
+}
+
+/**
+ * Each escape decoded, in the order of the text: where its units start and end in the reading (none for an
+ * escape left out) and where it is written. Between two escapes the text is read as it is.
+ */
+class Escapes {
+  readonly readAt: number[] = [];
+  readonly readEnd: number[] = [];
+  readonly writtenAt: number[] = [];
+  readonly writtenEnd: number[] = [];
+
+  add(readAt: number, units: number, writtenAt: number, writtenEnd: number): void {
+    this.readAt.push(readAt);
+    this.readEnd.push(readAt + units);
+    this.writtenAt.push(writtenAt);
+    this.writtenEnd.push(writtenEnd);
+  }
+
+  /** The last escape whose units start at or before `at` in the reading; -1 for none. */
+  private before(at: number): number {
+    let low = 0;
+    let high = this.readAt.length - 1;
+    let found = -1;
+    while (low <= high) {
+      const middle = (low + high) >>> 1;
+      if ((this.readAt[middle] as number) <= at) {
+        found = middle;
+        low = middle + 1;
+      } else high = middle - 1;
+    }
+    return found;
+  }
+
+  /** Where the unit at `at` of the reading is written: an escape's whole text, or one character. */
+  private written(at: number): readonly [number, number] {
+    const k = this.before(at);
+    if (k < 0) return [at, at + 1];
+    if (at < (this.readEnd[k] as number)) return [this.writtenAt[k] as number, this.writtenEnd[k] as number];
+    const from = (this.writtenEnd[k] as number) + at - (this.readEnd[k] as number);
+    return [from, from + 1];
+  }
+
+  spanOf = (start: number, end: number): readonly [number, number] => [
+    (this.written(start) as readonly [number, number])[0],
+    (this.written(end - 1) as readonly [number, number])[1],
+  ];
+}
+
+/** `inner`'s reading read again (`outer`): a span of the second reading, where the first text writes it. */
+export function composed(inner: DecodedView, outer: DecodedView): DecodedView {
+  return {
+    text: outer.text,
+    spanOf: (start, end) => {
+      const [from, to] = outer.spanOf(start, end);
+      return inner.spanOf(from, to);
+    },
+  };
+}
+
+/**
+ * The characters HTML names that a secret may hold (ASCII punctuation, in HTML5's names, the uppercase
+ * spellings HTML keeps for `&AMP;`, `&LT;`, `&GT;` and `&QUOT;` too).
+ */
+const NAMED: Readonly<Record<string, string>> = {
+  amp: "&",
+  AMP: "&",
+  lt: "<",
+  LT: "<",
+  gt: ">",
+  GT: ">",
+  quot: '"',
+  QUOT: '"',
+  apos: "'",
+  sol: "/",
+  plus: "+",
+  equals: "=",
+  excl: "!",
+  num: "#",
+  dollar: "$",
+  percnt: "%",
+  lpar: "(",
+  rpar: ")",
+  ast: "*",
+  midast: "*",
+  comma: ",",
+  period: ".",
+  colon: ":",
+  semi: ";",
+  quest: "?",
+  commat: "@",
+  lsqb: "[",
+  lbrack: "[",
+  bsol: "\\",
+  rsqb: "]",
+  rbrack: "]",
+  Hat: "^",
+  lowbar: "_",
+  UnderBar: "_",
+  grave: "`",
+  DiacriticalGrave: "`",
+  lcub: "{",
+  lbrace: "{",
+  verbar: "|",
+  vert: "|",
+  VerticalLine: "|",
+  rcub: "}",
+  rbrace: "}",
+  Tab: "\t",
+  NewLine: "\n",
+};
+const LONGEST_NAME = 16;
+const HASH = 0x23;
+const SEMICOLON = 0x3b;
+
+const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
+const isHexDigit = (c: number) => isDigit(c) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46);
+const isLetter = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a);
+
+/**
+ * The numeric entity at `at` (`&#43;`, `&#x2B;`, `&#X2f;`, `&#x002f;`: decimal or hex in either case, any
+ * number of leading zeros, ending in `;`): its character and where it ends; undefined for none, or one naming
+ * no character (0, a surrogate, past U+10FFFF).
+ */
+function numericAt(text: string, at: number): { unit: string; end: number } | undefined {
+  let i = at + 2;
+  const hex = (text.charCodeAt(i) | 0x20) === 0x78;
+  if (hex) i++;
+  const digits = i;
+  let value = 0;
+  for (let c = text.charCodeAt(i); hex ? isHexDigit(c) : isDigit(c); c = text.charCodeAt(++i))
+    if (value <= 0x10ffff) value = value * (hex ? 16 : 10) + (c <= 0x39 ? c - 0x30 : (c | 0x20) - 0x57);
+  if (i === digits || text.charCodeAt(i) !== SEMICOLON) return undefined;
+  if (value === 0 || value > 0x10ffff || (value >= 0xd800 && value <= 0xdfff)) return undefined;
+  return { unit: String.fromCodePoint(value), end: i + 1 };
+}
+
+/** The named entity at `at` of those `NAMED` lists, ending in `;`; undefined for another. */
+function namedAt(text: string, at: number): { unit: string; end: number } | undefined {
+  let i = at + 1;
+  while (i - at <= LONGEST_NAME && isLetter(text.charCodeAt(i))) i++;
+  if (text.charCodeAt(i) !== SEMICOLON) return undefined;
+  const unit = NAMED[text.slice(at + 1, i)];
+  return unit === undefined ? undefined : { unit, end: i + 1 };
+}
+
+/**
+ * A text as an HTML page shows it: each numeric entity (decimal or hex, either case, zero-padded or not) and
+ * each named one of ASCII punctuation (`NAMED`) read as its character; any other `&` as it is. One pass, from
+ * one `&` to the next.
+ */
+export function htmlView(text: string): DecodedView {
+  const escapes = new Escapes();
+  const parts: string[] = [];
+  let length = 0;
+  let from = 0;
+  for (let at = text.indexOf("&"); at >= 0; at = text.indexOf("&", at + 1)) {
+    const entity = text.charCodeAt(at + 1) === HASH ? numericAt(text, at) : namedAt(text, at);
+    if (entity === undefined) continue;
+    length += at - from;
+    escapes.add(length, entity.unit.length, at, entity.end);
+    if (at > from) parts.push(text.slice(from, at));
+    parts.push(entity.unit);
+    length += entity.unit.length;
+    from = entity.end;
+    at = entity.end - 1;
+  }
+  if (from === 0) return { text, spanOf: (start, end) => [start, end] };
+  parts.push(text.slice(from));
+  return { text: parts.join(""), spanOf: escapes.spanOf };
+}
+
+const BACKSLASH = 0x5c;
+const LETTER_U = 0x75;
+const HEX4 = /^[0-9a-fA-F]{4}$/;
+/** The control characters JSON writes with a short escape (`\n`), by the letter of that escape. */
+const SHORT_ESCAPES: Readonly<Record<string, string>> = { b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
+
+/**
+ * A text as the units of its JSON strings, read as credentials.ts's `textUnits` reads them (a `\u` escape as
+ * its unit, `\\u005c` left out; a short escape as its control character, however many backslashes precede
+ * either; every other run of backslashes left out), with where each unit is written: HTML quoted in JSON
+ * (`\u0026#x2f;` as Go's encoding/json writes `&`, `\/` as PHP's json_encode writes `/`) is read as HTML again.
+ */
+export function jsonUnitsView(text: string): DecodedView {
+  const escapes = new Escapes();
+  let at = text.indexOf("\\");
+  if (at < 0) return { text, spanOf: (start, end) => [start, end] };
+  let out = "";
+  let from = 0;
+  while (at >= 0) {
+    out += text.slice(from, at);
+    let end = at + 1;
+    while (text.charCodeAt(end) === BACKSLASH) end++;
+    let unit = "";
+    if (text.charCodeAt(end) === LETTER_U && HEX4.test(text.slice(end + 1, end + 5))) {
+      unit = String.fromCharCode(Number.parseInt(text.slice(end + 1, end + 5), 16));
+      if (unit === "\\") unit = "";
+      end += 5;
+    } else {
+      const short = SHORT_ESCAPES[text[end] as string];
+      if (short !== undefined) {
+        unit = short;
+        end++;
+      }
+    }
+    escapes.add(out.length, unit.length, at, end);
+    out += unit;
+    from = end;
+    at = text.indexOf("\\", end);
+  }
+  return { text: out + text.slice(from), spanOf: escapes.spanOf };
+}
+
+/** `text` with each of `spans` (`[from, to)` pairs, in any order, overlapping or not) replaced by `replacement`. */
+export function spansReplaced(
+  text: string,
+  spans: ReadonlyArray<readonly [number, number]>,
+  replacement: string,
+): string {
+  if (spans.length === 0) return text;
+  const sorted = [...spans].sort((a, b) => a[0] - b[0] || b[1] - a[1]);
+  let out = "";
+  let from = 0;
+  for (const [start, end] of sorted) {
+    if (end <= from) continue;
+    if (start < from) {
+      // Overlapping the span before: that span grows to take it whole.
+      from = end;
+      continue;
+    }
+    out += `${text.slice(from, start)}${replacement}`;
+    from = end;
+  }
+  return out + text.slice(from);
+}
