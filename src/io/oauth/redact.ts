@@ -43,8 +43,11 @@ const QUOTE_CODED = /["']|%2[27]|&(?:quot|apos|#0*3[49]|#x0*2[27]);/iy;
 const QUOTE_ENDING = /(?:["']|u00(?:22|27)|%2[27]|&(?:quot|apos|#0{0,8}3[49]|#x0{0,8}2[27]);)$/i;
 /** What may follow a run of backslashes and end a token: a quote, or a line break, tab or space escaped. */
 const ESCAPE_ENDING = /["'nrt]|u00(?:2[027]|0[9ad])/iy;
-/** A form's or HTML's quote, or a form's space, tab or line break: each ends a token. */
-const CODED_ENDING = /%(?:2[027]|0[9ad])|&(?:quot|apos|#0*3[49]|#x0*2[27]);/iy;
+/**
+ * A form's or HTML's quote, HTML's `<` or `>` (`&lt;`, `&#60;`, `&#x3e;`, leading zeros too), or a form's space,
+ * tab or line break: each ends a token.
+ */
+const CODED_ENDING = /%(?:2[027]|0[9ad])|&(?:quot|apos|lt|gt|#0*(?:3[49]|6[02])|#x0*(?:2[27]|3[ce]));/iy;
 /** A form's space, tab or line break. */
 const CODED_SPACE = /%(?:20|0[9ad])/iy;
 /** What ends a token past whitespace and quotes: the closer of what holds it (JSON, a list, markup). */
@@ -54,9 +57,25 @@ const TOKEN68_CHAR = new RegExp(
   String.raw`[A-Za-z0-9._~+/-]|\\+(?:/|u00(?:${HEX68}))|%(?:${HEX68})|&(?:#x0*(?:${HEX68})|#0*(?:${DEC68})|sol|plus|equals|period|lowbar);`,
   "iy",
 );
+/**
+ * An inline HTML tag a page may wrap a token in right after `Bearer ` (`<code>`, `<b>`, `<tt>`, `<kbd>`,
+ * `<span class="x">`…), written or escaped (`&lt;code&gt;`), its attributes at most 200 characters.
+ */
+const TAG_NAMES = "code|b|tt|kbd|samp|var|i|em|strong|mark|q|span";
+const INLINE_TAG = new RegExp(String.raw`<(?:${TAG_NAMES})(?:\s[^<>]{0,200})?>`, "iy");
+const INLINE_TAG_CODED = new RegExp(
+  String.raw`(?:&lt;|&#0*60;|&#x0*3c;)(?:${TAG_NAMES})(?:\s[^<>]{0,200}?)?(?:&gt;|&#0*62;|&#x0*3e;)`,
+  "iy",
+);
+/** A `<` written or escaped: before a token, one wrapping it (`Bearer <abcd1234>`). */
+const ANGLE_OPEN = /<|&(?:lt|#0*60|#x0*3c);/iy;
+/** The most inline tags after `Bearer ` skipped (`<b><code>`). */
+const MAX_TAGS = 4;
 /** A `WWW-Authenticate` challenge's auth-param (`realm="mcp"`, `error=\"invalid_token\"`): no token. */
 const AUTH_PARAM = /(?:realm|scope|error|error_description|error_uri|resource_metadata)=/iy;
 const BACKSLASH = 0x5c;
+const LESS_THAN = 0x3c;
+const AMPERSAND = 0x26;
 const REDACTED = "[redacted]";
 
 const isSpace = (text: string, at: number) => /\s/.test(text[at] as string);
@@ -111,6 +130,27 @@ function unquotedEnd(text: string, at: number): number {
 }
 
 /**
+ * Where the token after `Bearer ` starting at `at` begins past the markup wrapping it: past inline tags
+ * (`INLINE_TAG`, escaped too), or past a lone `<` (or `&lt;`) with a token's character after it whose token
+ * ends at no whitespace (`<abcd1234>`, not `<a href=…>`); `at` itself when none.
+ */
+function pastMarkup(text: string, at: number): number {
+  const c = text.charCodeAt(at);
+  if (c !== LESS_THAN && c !== AMPERSAND) return at;
+  let start = at;
+  for (let tags = 0; tags < MAX_TAGS; tags++) {
+    const tag = stickyAt(text.charCodeAt(start) === LESS_THAN ? INLINE_TAG : INLINE_TAG_CODED, text, start);
+    if (tag === undefined) break;
+    start += tag.length;
+  }
+  if (start > at) return start;
+  const open = stickyAt(ANGLE_OPEN, text, at);
+  if (open === undefined || stickyAt(TOKEN68_CHAR, text, at + open.length) === undefined) return at;
+  const end = unquotedEnd(text, at + open.length);
+  return end < text.length && isSpace(text, end) ? at : at + open.length;
+}
+
+/**
  * Where a token in quotes starting at `at` ends: at the same `quote` closing it (`closed`), else at whitespace
  * or the end. Another quote (`\"` in a token between `"`) is the token's.
  */
@@ -140,8 +180,9 @@ function quotedEnd(text: string, at: number, quote: string): { end: number; clos
 }
 
 /**
- * Each token after `Bearer` hidden. Not in quotes, it ends only at whitespace (also escaped: `\n`, `%20`) or
- * at a closer: a quote in any form `quoteAt` reads, `,`, `}`, `]`, `)`, `<` or `>`; every other character is
+ * Each token after `Bearer` hidden, past the inline tags or the lone `<` wrapping it (`pastMarkup`). Not in
+ * quotes, it ends only at whitespace (also escaped: `\n`, `%20`) or at a closer: a quote in any form `quoteAt`
+ * reads, `,`, `}`, `]`, `)`, `<` or `>` (also as HTML's entities, `&lt;`, `&#62;`); every other character is
  * the token's (`&` and `;` of an HTML entity, `%` of a form's escape, `\` of a JSON one). A quote with a
  * token68 character (`TOKEN68_CHAR`) right after it opens a token that the same quote closes (or whitespace,
  * or the end), the quotes kept. A quote after `Bearer` the same as the one before it (`'Bearer '`,
@@ -154,7 +195,7 @@ function bearerTokensHidden(text: string): string {
   let from = 0;
   BEARER.lastIndex = 0;
   for (let found = BEARER.exec(text); found !== null; found = BEARER.exec(text)) {
-    const at = found.index + found[0].length;
+    const at = pastMarkup(text, found.index + found[0].length);
     const quote = quoteAt(text, at);
     let start = at;
     let end = at;

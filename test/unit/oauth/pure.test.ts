@@ -446,6 +446,67 @@ describe("redacted excerpts (spec 7)", () => {
     ])
       expect(redactedExcerpt(body as string, 10_000)).toBe(shown);
   });
+  it("a token after Bearer wrapped in an inline tag or a lone <…> is hidden up to the closing <, the markup kept", () => {
+    // < ends a token: one right after Bearer ended it before it began, and the token was shown.
+    for (const [body, shown] of [
+      ["<p>Bearer <code>abcd1234secret</code></p>", "<p>Bearer <code>[redacted]</code></p>"],
+      ["<p>Bearer <b>abcd1234secret</b></p>", "<p>Bearer <b>[redacted]</b></p>"],
+      [
+        "<p>Bearer <tt>abcd1234secret</tt> or <kbd>x</kbd></p>",
+        "<p>Bearer <tt>[redacted]</tt> or <kbd>x</kbd></p>",
+      ],
+      [
+        '<p>Bearer <span class="tok">abcd1234secret</span></p>',
+        '<p>Bearer <span class="tok">[redacted]</span></p>',
+      ],
+      ["<p>Bearer <b><CODE>abcd1234secret</CODE></b></p>", "<p>Bearer <b><CODE>[redacted]</CODE></b></p>"],
+      ["Bearer <abcd1234secret> rejected", "Bearer <[redacted]> rejected"],
+      ["Bearer <abc>", "Bearer <[redacted]>"],
+      ['Bearer <code>"abcd1234secret"</code>', 'Bearer <code>"[redacted]"</code>'],
+      // Escaped markup alike.
+      [
+        "&lt;p&gt;Bearer &lt;code&gt;abcd1234secret&lt;/code&gt;&lt;/p&gt;",
+        "&lt;p&gt;Bearer &lt;code&gt;[redacted]&lt;/code&gt;&lt;/p&gt;",
+      ],
+      ["Bearer &lt;abcd1234secret&gt; rejected", "Bearer &lt;[redacted]&gt; rejected"],
+      // A tag of another kind, its attributes after a space, wraps no token; nor does an empty tag.
+      ['see Bearer <a href="/doc">the docs</a>', 'see Bearer <a href="/doc">the docs</a>'],
+      ["Bearer <code></code> missing", "Bearer <code></code> missing"],
+    ])
+      expect(redactedExcerpt(body as string, 10_000)).toBe(shown);
+  });
+  it("HTML's &lt; and &gt; (&#60;, &#x3E;, zero-padded) end a token: the escaped markup after it stays", () => {
+    // Every other character was the token's: &lt;/error&gt; went with it.
+    for (const [body, shown] of [
+      [
+        "&lt;error&gt;Bearer abcd1234secret&lt;/error&gt; more text",
+        "&lt;error&gt;Bearer [redacted]&lt;/error&gt; more text",
+      ],
+      ["Bearer abcd1234secret&#60;/e&#62; x", "Bearer [redacted]&#60;/e&#62; x"],
+      ["Bearer abcd1234secret&#x3C;/e&#x3e; x", "Bearer [redacted]&#x3C;/e&#x3e; x"],
+      [
+        "Bearer abcd1234secret&#0060;/e x Bearer abc&#x003e; y",
+        "Bearer [redacted]&#0060;/e x Bearer [redacted]&#x003e; y",
+      ],
+    ])
+      expect(redactedExcerpt(body as string, 10_000)).toBe(shown);
+  });
+  for (const [body, shown] of [
+    [
+      "<p>Invalid authorization header: Bearer <code>abcd1234secret</code></p>",
+      "<p>Invalid authorization header: Bearer <code>[redacted]</code></p>",
+    ],
+    [
+      "&lt;error&gt;Bearer abcd1234secret&lt;/error&gt; &lt;hint&gt;re-login&lt;/hint&gt;",
+      "&lt;error&gt;Bearer [redacted]&lt;/error&gt; &lt;hint&gt;re-login&lt;/hint&gt;",
+    ],
+  ] as const)
+    it(`a token endpoint's HTML refusal ${body.slice(0, 20)}… shows the Bearer token [redacted], the markup kept`, async ({
+      onTestFinished,
+    }) => {
+      const { endpoint, message } = await refusalOf(body, onTestFinished, "text/html");
+      expect(message).toBe(`s: token exchange failed — ${endpoint} answered 400: ${shown}`);
+    });
   it("a WWW-Authenticate challenge's auth-params after Bearer are kept: no token68 is followed by =\"", () => {
     // realm= was taken for a token and hidden, its value left after [redacted].
     for (const challenge of [
