@@ -31,6 +31,8 @@ const noDisk: JournalFs = {
   grow: async () => {},
   fdatasync: async () => {},
   truncate: async () => {},
+  link: async () => {},
+  unlink: async () => {},
   rename: async () => {},
   syncDir: async () => {},
 };

@@ -191,6 +191,8 @@ export function crashImages(path: string, base: JournalFs) {
     grow: after(base.grow),
     fdatasync: after(base.fdatasync),
     truncate: after(base.truncate),
+    link: after(base.link),
+    unlink: after(base.unlink),
     rename: after(base.rename),
     syncDir: after(base.syncDir),
   };

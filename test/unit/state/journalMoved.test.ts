@@ -105,15 +105,15 @@ describe("the state directory removed during a rotation", () => {
     let now = 0;
     const live: unknown[] = [];
     const errors: unknown[] = [];
-    let removeOnRename = true;
+    let removeOnName = true;
     const fs: JournalFs = {
       ...nodeJournalFs,
-      async rename(from, to) {
-        if (removeOnRename) {
-          removeOnRename = false;
+      async link(from, to) {
+        if (removeOnName) {
+          removeOnName = false;
           rmSync(dir, { recursive: true, force: true });
         }
-        return nodeJournalFs.rename(from, to);
+        return nodeJournalFs.link(from, to);
       },
     };
     const { journal } = openJournal(dir, {
@@ -127,7 +127,7 @@ describe("the state directory removed during a rotation", () => {
     for (const record of records) live.push(record);
     await appendAll(journal, records);
     await journal.rotated();
-    expect(removeOnRename).toBe(false);
+    expect(removeOnName).toBe(false);
     expect(errors.some((err) => err instanceof RotationLeftSegment)).toBe(false);
 
     now += SEGMENT_CHECK_MS;

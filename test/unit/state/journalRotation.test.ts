@@ -183,6 +183,30 @@ describe("rotation and compaction", () => {
     }
   });
 
+  it("a crash between the new segment's link and the temp name's removal (both names on its file): the start removes the temp name only and replays every acknowledged record", async () => {
+    const path = dir();
+    const crash = crashImages(path, nodeJournalFs);
+    const live = keyed("live", 20, 100);
+    const { journal } = open(path, { fs: crash.fs, maxSegmentBytes: 2048, live });
+    const records = keyed("r", 10, 300);
+    await appendAll(journal, records);
+    crash.acknowledged = records.length;
+    await journal.rotated();
+    expect(journal.currentSegment().n).toBe(2);
+    const bothNames = crash.images.filter(
+      (shot) => shot.files.includes(segmentName(2)) && shot.files.includes(tempSegmentName(2)),
+    );
+    expect(bothNames).not.toHaveLength(0);
+    for (const shot of bothNames) {
+      const problems: SegmentProblem[] = [];
+      const { replayed } = open(shot.dir, { problems, live: [] });
+      expect(problems).toEqual([]);
+      expect(readdirSync(shot.dir).some((name) => name.endsWith(".tmp"))).toBe(false);
+      const keys = new Set(replayed.map(key));
+      expect(live.map(key).filter((k) => !keys.has(k))).toEqual([]);
+    }
+  });
+
   it("a stop during a rotation removes its temp file; every record appended is in the current segment", async () => {
     const path = dir();
     const { journal, gate } = rotationHeldMidSnapshot(path, keyed("live", 3000));

@@ -19,15 +19,15 @@ cleanUpJournals();
 const journalFiles = (path: string) => readdirSync(path).filter((name) => name !== "LOCK");
 
 /** node:fs whose `call` fails the first `times` times it is made. */
-function failingFs(call: "rename" | "syncDir", times: number, message: string): JournalFs {
+function failingFs(call: "link" | "syncDir", times: number, message: string): JournalFs {
   let left = times;
   const fail = () => left-- > 0;
   return {
     ...nodeJournalFs,
-    ...(call === "rename"
+    ...(call === "link"
       ? {
-          rename: (from: string, to: string) =>
-            fail() ? Promise.reject(new Error(message)) : nodeJournalFs.rename(from, to),
+          link: (from: string, to: string) =>
+            fail() ? Promise.reject(new Error(message)) : nodeJournalFs.link(from, to),
         }
       : {
           syncDir: (where: string) =>
@@ -48,13 +48,13 @@ describe("a rotation that fails", () => {
     const path = dir();
     const errors: unknown[] = [];
     const live = [{ t: "s", k: "live", at: 0 }];
-    const fs = failingFs("rename", 1, "EIO: rename failed");
+    const fs = failingFs("link", 1, "EIO: link failed");
     const { journal } = open(path, { fs, maxSegmentBytes: 4096, live, errors });
     await appendAll(journal, keyed("first", 60, 40));
     await journal.rotated();
     expect(errors).toHaveLength(1);
     expect(errors[0]).toBeInstanceOf(RotationFailed);
-    expect((errors[0] as RotationFailed).message).toBe("rotating the journal failed (EIO: rename failed)");
+    expect((errors[0] as RotationFailed).message).toBe("rotating the journal failed (EIO: link failed)");
     expect(journal.currentSegment().n).toBe(1);
     expect(journalFiles(path)).toEqual([segmentName(1)]);
 
@@ -69,7 +69,7 @@ describe("a rotation that fails", () => {
 
     // The log tells it apart from a failed write (which answers 503) and names the cause.
     const line = journalErrorLine(path, errors[0]);
-    expect(line.cause).toContain("EIO: rename failed");
+    expect(line.cause).toContain("EIO: link failed");
     expect(line.message).toContain(
       `rotating the journal in ${path} failed; the current segment keeps every record`,
     );
@@ -89,13 +89,13 @@ describe("a rotation that fails", () => {
       return journal.currentSegment().n - 1;
     };
     const control = await rotationsOver(nodeJournalFs);
-    const afterOneFailure = await rotationsOver(failingFs("rename", 1, "EIO: rename failed"));
+    const afterOneFailure = await rotationsOver(failingFs("link", 1, "EIO: link failed"));
     expect(control).toBeGreaterThanOrEqual(8);
     // One rotation is lost to the failure and its quarter of waiting; the rest come as often as without it.
     expect(afterOneFailure).toBeGreaterThanOrEqual(control - 2);
   });
 
-  it("after its rename (the directory sync fails): the new segment is removed before any append goes on, so a crash at any point loses no acknowledged record", async () => {
+  it("after it named its segment (the directory sync fails): the new segment is removed before any append goes on, so a crash at any point loses no acknowledged record", async () => {
     const path = dir();
     const errors: unknown[] = [];
     const crash = crashImages(path, failingFs("syncDir", 1, "EIO: fsync(dir) failed"));
@@ -117,7 +117,7 @@ describe("a rotation that fails", () => {
     expect(errors.map((err) => (err as Error).message)).toEqual([
       "rotating the journal failed (EIO: fsync(dir) failed)",
     ]);
-    // The images caught the failed commit's renamed segment, and a later rotation that succeeded.
+    // The images caught the failed commit's named segment, and a later rotation that succeeded.
     expect(crash.images.some((shot) => shot.files.length === 2 && shot.files.includes(segmentName(2)))).toBe(
       true,
     );

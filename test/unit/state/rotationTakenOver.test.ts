@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { LOCK_FILE, StateDirTakenOver } from "../../../src/io/state/journal/dirLock.js";
 import { type JournalFs, nodeJournalFs } from "../../../src/io/state/journal/fsFacade.js";
+import { RotationFailed } from "../../../src/io/state/journal/rotation.js";
 import { segmentName, tempSegmentName } from "../../../src/io/state/journal/segments.js";
 import { cleanUpJournals, journalDir, keyed, openJournal } from "../../helpers/journal.js";
 
@@ -10,7 +11,8 @@ import { cleanUpJournals, journalDir, keyed, openJournal } from "../../helpers/j
  * A rotation under way when another gateway takes the state directory over (this one paused past the bound a
  * gateway of another PID namespace waits): that gateway's start removes the temp files, replays this journal
  * and writes its own first segment, numbered past this one's current segment: the number this rotation
- * renames its temp file to. What is left of the rotation must not touch that segment.
+ * gives its temp file. What is left of the rotation must not touch that segment, also when that gateway has
+ * stopped since (its lock released).
  */
 
 cleanUpJournals();
@@ -25,8 +27,14 @@ function takenOverBy(dir: string): void {
   writeFileSync(join(dir, segmentName(2)), THEIR_SEGMENT);
 }
 
+/** The other gateway's start as above, then its stop: its lock removed, its segment 2 left. */
+function takenOverAndReleased(dir: string): void {
+  takenOverBy(dir);
+  rmSync(join(dir, LOCK_FILE));
+}
+
 /** node:fs whose `held` call (the first that `holds` picks) waits until released. */
-function holdingFs(held: "fdatasync" | "rename", holds: (arg: number | string) => boolean) {
+function holdingFs(held: "fdatasync" | "link", holds: (arg: number | string) => boolean) {
   let release: () => void = () => {};
   const released = new Promise<void>((resolve) => {
     release = resolve;
@@ -52,9 +60,9 @@ function holdingFs(held: "fdatasync" | "rename", holds: (arg: number | string) =
           },
         }
       : {
-          rename: async (from: string, to: string) => {
+          link: async (from: string, to: string) => {
             await hold(from);
-            return nodeJournalFs.rename(from, to);
+            return nodeJournalFs.link(from, to);
           },
         }),
   };
@@ -81,7 +89,7 @@ async function appendUntil(
 const journalFiles = (dir: string) => readdirSync(dir).filter((name) => name !== LOCK_FILE);
 
 describe("a rotation under way when another gateway takes the state directory over", () => {
-  it("taken over while its snapshot was synced: stopped before its rename, the other gateway's segment kept, only the takeover said", async () => {
+  it("taken over while its snapshot was synced: stopped before its segment is named, the other gateway's segment kept, only the takeover said", async () => {
     const dir = journalDir();
     const errors: unknown[] = [];
     const tmp = join(dir, tempSegmentName(2));
@@ -107,10 +115,10 @@ describe("a rotation under way when another gateway takes the state directory ov
     expect(readFileSync(join(dir, LOCK_FILE), "utf8")).toBe(THEIR_LOCK);
   });
 
-  it("taken over while its rename waited (the temp file removed by the other's start, the rename fails): the other gateway's segment under that name is not removed, and no failed rotation is said", async () => {
+  it("taken over while its segment's naming waited (the temp file removed by the other's start, the link fails): the other gateway's segment under that name is not removed, and no failed rotation is said", async () => {
     const dir = journalDir();
     const errors: unknown[] = [];
-    const { fs, reached, release } = holdingFs("rename", () => true);
+    const { fs, reached, release } = holdingFs("link", () => true);
     const { journal } = openJournal(dir, { fs, maxSegmentBytes: 2048, errors, now: () => 1_000_000 });
     await appendUntil(journal, reached);
     takenOverBy(dir);
@@ -122,5 +130,101 @@ describe("a rotation under way when another gateway takes the state directory ov
     expect(journal.currentSegment().n).toBe(1);
     await journal.close();
     expect(readFileSync(join(dir, LOCK_FILE), "utf8")).toBe(THEIR_LOCK);
+  });
+
+  it("taken over and released while the flush that crossed the size was synced: the rotation begun after it is stopped before its segment is named, the other gateway's segment kept, only the takeover said", async () => {
+    const dir = journalDir();
+    const errors: unknown[] = [];
+    const current = join(dir, segmentName(1));
+    let armed = false;
+    // The current segment's sync of the batch that crosses the rotation size.
+    const isCurrent = (fd: number | string) => {
+      const at = statSync(current, { throwIfNoEntry: false });
+      return armed && at !== undefined && at.ino === fstatSync(fd as number).ino;
+    };
+    const { fs: holding, reached, release } = holdingFs("fdatasync", isCurrent);
+    const links: string[] = [];
+    const fs: JournalFs = {
+      ...holding,
+      link: (from, to) => {
+        links.push(to);
+        return holding.link(from, to);
+      },
+    };
+    const { journal } = openJournal(dir, { fs, maxSegmentBytes: 2048, errors, now: () => 1_000_000 });
+    journal.append({ k: "first", pad: "x".repeat(500) });
+    await journal.durable();
+    armed = true;
+    journal.append({ k: "crossing", pad: "y".repeat(3000) });
+    const crossing = journal.durable();
+    await reached;
+    // The other gateway started (this one's temp file not made yet: nothing for its start to remove) and stopped.
+    takenOverAndReleased(dir);
+    release();
+    await crossing;
+    await journal.rotated();
+    expect(links).toEqual([]);
+    expect(readFileSync(join(dir, segmentName(2)), "utf8")).toBe(THEIR_SEGMENT);
+    expect(readdirSync(dir)).toEqual([segmentName(2)]);
+    expect(errors).toEqual([expect.any(StateDirTakenOver)]);
+    expect((errors[0] as Error).message).toContain("was released by another gateway");
+    expect(journal.accepting()).toBe(false);
+    journal.append({ k: "after" });
+    await expect(journal.durable()).rejects.toBeInstanceOf(StateDirTakenOver);
+    await journal.close();
+    expect(readdirSync(dir)).toEqual([segmentName(2)]);
+  });
+});
+
+describe("a rotation never gives its segment's name in place of a file there", () => {
+  const THERE = "a file already under the segment's name\n";
+
+  it("a file at that name when it is given (the lock still this gateway's): the rotation fails, the file is left as it was, the current segment keeps the appends", async () => {
+    const dir = journalDir();
+    const errors: unknown[] = [];
+    const { fs, reached, release } = holdingFs("link", () => true);
+    const { journal } = openJournal(dir, { fs, maxSegmentBytes: 2048, errors, now: () => 1_000_000 });
+    await appendUntil(journal, reached);
+    writeFileSync(join(dir, segmentName(2)), THERE);
+    release();
+    await journal.rotated();
+    expect(readFileSync(join(dir, segmentName(2)), "utf8")).toBe(THERE);
+    expect(journalFiles(dir)).toEqual([segmentName(1), segmentName(2)]);
+    expect(errors).toEqual([expect.any(RotationFailed)]);
+    expect((errors[0] as Error).message).toContain("EEXIST");
+    expect(journal.currentSegment().n).toBe(1);
+    journal.append({ k: "after" });
+    await journal.durable();
+    expect(journal.accepting()).toBe(true);
+  });
+
+  it("on a file system without hard links (link fails EPERM) the segment is named by a rename, and a file at that name is looked at first and left as it was", async () => {
+    const dir = journalDir();
+    const errors: unknown[] = [];
+    let placeFile = false;
+    const fs: JournalFs = {
+      ...nodeJournalFs,
+      link: async (_from, to) => {
+        if (placeFile) writeFileSync(to, THERE);
+        throw Object.assign(new Error(`EPERM: operation not permitted, link '${to}'`), { code: "EPERM" });
+      },
+    };
+    const { journal } = openJournal(dir, { fs, maxSegmentBytes: 2048, errors, now: () => 1_000_000 });
+    for (const record of keyed("r", 10, 300)) journal.append(record);
+    await journal.durable();
+    await journal.rotated();
+    expect(errors).toEqual([]);
+    expect(journal.currentSegment().n).toBe(2);
+    expect(journalFiles(dir)).toEqual([segmentName(2)]);
+
+    placeFile = true;
+    for (const record of keyed("s", 10, 300)) journal.append(record);
+    await journal.durable();
+    await journal.rotated();
+    expect(readFileSync(join(dir, segmentName(3)), "utf8")).toBe(THERE);
+    expect(journalFiles(dir)).toEqual([segmentName(2), segmentName(3)]);
+    expect(errors).toEqual([expect.any(RotationFailed)]);
+    expect((errors[0] as Error).message).toContain("EEXIST");
+    expect(journal.currentSegment().n).toBe(2);
   });
 });

@@ -3,8 +3,10 @@ import {
   fdatasync,
   fsync,
   ftruncate,
+  link as linkFile,
   open as openFd,
   rename as renameFile,
+  unlink as unlinkFile,
   writeSync,
 } from "node:fs";
 
@@ -27,6 +29,14 @@ export interface JournalFs {
   fdatasync(fd: number): Promise<void>;
   /** Cuts the file back to `length` bytes (what a failed write left past the last whole batch, and the space ahead). */
   truncate(fd: number, length: number): Promise<void>;
+  /**
+   * Gives the file at `from` the name `to` as well; fails (EEXIST) when `to` names a file already, which it
+   * never replaces: how a rotation gives its new segment its name.
+   */
+  link(from: string, to: string): Promise<void>;
+  /** Removes the name `path` (a file linked under another name stays there). */
+  unlink(path: string): Promise<void>;
+  /** Renames `from` to `to`, replacing a file there: a rotation's, where the file system has no hard links. */
   rename(from: string, to: string): Promise<void>;
   /** Makes the directory's entries (a created or renamed file) durable. */
   syncDir(dir: string): Promise<void>;
@@ -69,6 +79,14 @@ export const nodeJournalFs: JournalFs = {
   truncate: (fd, length) =>
     new Promise((resolve, reject) => {
       ftruncate(fd, length, settle(resolve, reject));
+    }),
+  link: (from, to) =>
+    new Promise((resolve, reject) => {
+      linkFile(from, to, settle(resolve, reject));
+    }),
+  unlink: (path) =>
+    new Promise((resolve, reject) => {
+      unlinkFile(path, settle(resolve, reject));
     }),
   rename: (from, to) =>
     new Promise((resolve, reject) => {

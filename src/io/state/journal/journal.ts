@@ -310,6 +310,16 @@ export class Journal {
   }
 
   /**
+   * `foundTakenOver`, also when the other gateway has released the lock since: asked whether this journal's
+   * segment is gone (`look` asks so too), so a gateway that took the directory over and stopped while this
+   * one was paused is found by the segment it left, numbered past this one's.
+   */
+  private foundTakenOverSince(): boolean {
+    if (this.takenOver) return true;
+    return this.foundTakenOver(pathMovedFrom(join(this.options.dir, segmentName(this.segment)), this.fd));
+  }
+
+  /**
    * At most once a second (as a batch is about to be written, and on a timer when none is): whether another
    * gateway took the state directory over (`foundTakenOver`), and whether the current segment's path still
    * names the file written. Removed (`rm -rf state/`) or moved away, what is synced there is not where a
@@ -441,9 +451,10 @@ export class Journal {
   }
 
   private async rotate(rotation: SegmentRotation): Promise<void> {
-    // Taken over (the lock looked at after the snapshot and again just before the rename): the other gateway
-    // replayed this journal and writes its own segments, one of them under this rotation's number, maybe.
-    const takenOver = () => this.foundTakenOver(false);
+    // Taken over (looked at after the snapshot and again just before the new segment is named), the lock held
+    // or released since: the other gateway replayed this journal and wrote its own segments, one of them
+    // under this rotation's number, maybe (the commit never names its file in place of one there).
+    const takenOver = () => this.foundTakenOverSince();
     try {
       await rotation.build(() => this.closing || this.takenOver);
       if (takenOver()) throw new RotationStopped();

@@ -1,4 +1,4 @@
-import { openSync } from "node:fs";
+import { existsSync, openSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { JournalFs } from "./fsFacade.js";
@@ -61,6 +61,9 @@ export class RotationStopped extends Error {
     super("the rotation stopped (the journal closed, or another gateway took the state directory over)");
   }
 }
+
+/** What `link` fails with on a file system that has no hard links: the segment is named by a rename then. */
+const LINK_UNSUPPORTED = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"]);
 
 const reason = (cause: unknown) => (cause instanceof Error ? cause.message : String(cause));
 
@@ -125,8 +128,9 @@ export interface SegmentBuilt {
  * One rotation, built while the gateway keeps appending to the current segment: the snapshot goes into
  * `journal-<n>.seg.tmp` in slices, then every batch flushed to the current segment since the snapshot
  * began (`flushed`) is copied behind it. `commit`, run between two flushes, copies the last few batches,
- * syncs the file and renames it to `journal-<n>.seg`: only then does it count as a segment, and it holds
- * everything the current one does. A crash before that leaves a temp file that the next start removes.
+ * syncs the file and gives it the name `journal-<n>.seg` (never in place of a file there): only then does
+ * it count as a segment, and it holds everything the current one does. A crash before that leaves a temp
+ * file that the next start removes.
  */
 export class SegmentRotation {
   private readonly tempPath: string;
@@ -135,7 +139,7 @@ export class SegmentRotation {
   private written = 0;
   private snapshotBytes = 0;
   /** `commit` gave the file its segment name: only then is the file at `segmentPath` this rotation's. */
-  private renamed = false;
+  private named = false;
 
   constructor(
     private readonly dir: string,
@@ -187,18 +191,44 @@ export class SegmentRotation {
   /**
    * Copies the last batches, makes the file durable and gives it its segment name. Run while no flush is
    * in flight (nothing is added to the tail meanwhile); from then on the new segment takes the appends.
-   * `stopped` is asked just before the rename (another gateway took the state directory over while the
-   * file was synced: the name is that gateway's to give, and may be its segment's already).
+   * `stopped` is asked just before the name is given (another gateway took the state directory over while
+   * the file was synced: the name is that gateway's to give, and may be its segment's already).
    */
   async commit(stopped: () => boolean): Promise<SegmentBuilt> {
     const fd = this.openFd();
     await this.copyTail();
     await this.fs.fdatasync(fd);
     if (stopped()) throw new RotationStopped();
-    await this.fs.rename(this.tempPath, this.segmentPath);
-    this.renamed = true;
+    await this.name();
     await this.fs.syncDir(this.dir);
     return { fd, bytes: this.written, snapshotBytes: this.snapshotBytes };
+  }
+
+  /**
+   * Gives the file its segment name, never in place of a file there: one there can only be another
+   * gateway's (it took the state directory over after this file was made, so its start did not remove
+   * it, wrote its own segment under that number and may have stopped since, its lock released). A hard
+   * link fails then (EEXIST), in one step; the temp name is removed after it. A crash between the two
+   * leaves both names on the one file, and the start removes the temp name only. On a file system without
+   * hard links (some FUSE ones) the name is looked at, then the file renamed: run in the writer's exclusive
+   * section, so no rotation of this journal comes between, and another gateway's start removes the temp
+   * files before it writes a segment (the rename then fails).
+   */
+  private async name(): Promise<void> {
+    try {
+      await this.fs.link(this.tempPath, this.segmentPath);
+    } catch (err) {
+      if (!LINK_UNSUPPORTED.has((err as NodeJS.ErrnoException).code ?? "")) throw err;
+      if (existsSync(this.segmentPath))
+        throw Object.assign(new Error(`EEXIST: file already exists, ${this.segmentPath} (left as it is)`), {
+          code: "EEXIST",
+        });
+      await this.fs.rename(this.tempPath, this.segmentPath);
+      this.named = true;
+      return;
+    }
+    this.named = true;
+    await this.fs.unlink(this.tempPath);
   }
 
   /** The path the segment gets at its commit. */
@@ -207,18 +237,17 @@ export class SegmentRotation {
   }
 
   /**
-   * After a failure or a stop: the file goes, under the name it has (a commit may fail after its rename: a
+   * After a failure or a stop: the file goes, under the names it has (a commit may fail after it named it: a
    * segment left behind would supersede the current one, which keeps taking the appends), and the
    * directory is synced so that the removal outlives a crash (a directory removed meanwhile took the file with
-   * it). The segment's name is removed only when this rotation's rename gave it: a file there otherwise is
-   * another's (a gateway that took the state directory over, removed the temp file at its start and wrote
-   * its own segment under that number). Run before the writer takes appends again.
+   * it). The segment's name is removed only when this rotation gave it: a file there otherwise is another's
+   * (a gateway that took the state directory over and wrote its own segment under that number). Run before the writer takes appends again.
    */
   async discard(close: (fd: number) => Promise<void>): Promise<void> {
     this.tail.take();
     if (this.fd !== undefined) await close(this.fd);
     await rm(this.tempPath, { force: true });
-    if (this.renamed) await rm(this.segmentPath, { force: true });
+    if (this.named) await rm(this.segmentPath, { force: true });
     await this.fs.syncDir(this.dir).catch((err: unknown) => {
       // The directory itself is gone (removed while the gateway ran): so is the file, under either name.
       if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
