@@ -174,6 +174,25 @@ describe("a rotation under way when another gateway takes the state directory ov
     await journal.close();
     expect(readdirSync(dir)).toEqual([segmentName(2)]);
   });
+
+  it("taken over and released while its segment's naming waited (the link fails, the temp file removed): reported as the takeover, not as a failed rotation, and appends are refused", async () => {
+    const dir = journalDir();
+    const errors: unknown[] = [];
+    const { fs, reached, release } = holdingFs("link", () => true);
+    const { journal } = openJournal(dir, { fs, maxSegmentBytes: 2048, errors, now: () => 1_000_000 });
+    await appendUntil(journal, reached);
+    takenOverAndReleased(dir);
+    release();
+    await journal.rotated();
+    expect(readFileSync(join(dir, segmentName(2)), "utf8")).toBe(THEIR_SEGMENT);
+    expect(readdirSync(dir)).toEqual([segmentName(2)]);
+    expect(errors).toEqual([expect.any(StateDirTakenOver)]);
+    expect(journal.accepting()).toBe(false);
+    journal.append({ k: "after" });
+    await expect(journal.durable()).rejects.toBeInstanceOf(StateDirTakenOver);
+    await journal.close();
+    expect(readdirSync(dir)).toEqual([segmentName(2)]);
+  });
 });
 
 describe("a rotation never gives its segment's name in place of a file there", () => {

@@ -407,9 +407,10 @@ export class Journal {
         }
         if (restating) this.restateAtBytes = this.writer.fileBytes() + this.snapshotBytes;
         else this.retryAtBytes = this.writer.fileBytes() + limit / 4;
-        // Failed because another gateway took the state directory over (its start removed the temp file):
-        // said once already, or now (StateDirTakenOver), not as a failed rotation.
-        if (!(err instanceof RotationStopped) && !this.foundTakenOver(false))
+        // Failed because another gateway took the state directory over (its start removed the temp file, or
+        // its segment has the name), holding the lock or having released it since: said once already, or
+        // now (StateDirTakenOver), not as a failed rotation.
+        if (!(err instanceof RotationStopped) && !this.foundTakenOverSince())
           this.options.onError?.(restating ? new RestateFailed(err) : new RotationFailed(err));
       })
       .finally(() => {
