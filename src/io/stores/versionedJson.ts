@@ -102,19 +102,30 @@ export const MAX_WRITTEN_DEPTH = 5000;
 
 /**
  * The store holds a value nested deeper than svc writes back (MAX_WRITTEN_DEPTH; JSON.parse reads any
- * depth): said so, naming the record nesting deepest, rather than as a syntax error at a made-up line and
+ * depth): said so, naming the value nesting deepest (a record, or a top-level field beside the records:
+ * `beside`, the document's own keys other than `field`), rather than as a syntax error at a made-up line and
  * column.
  */
-function nestedTooDeep(path: string, records?: Record<string, unknown>): SvcError {
+function nestedTooDeep(
+  path: string,
+  records?: Record<string, unknown>,
+  beside?: { doc: Record<string, unknown>; field: string },
+): SvcError {
   let deepest: { name: string; depth: number } | undefined;
-  for (const [name, record] of Object.entries(records ?? {})) {
-    const depth = nestingDepth(record);
+  const values: [string, unknown][] = Object.entries(records ?? {}).map(([name, record]) => [
+    `the record ${JSON.stringify(name)}`,
+    record,
+  ]);
+  for (const [key, value] of Object.entries(beside?.doc ?? {}))
+    if (key !== beside?.field) values.push([`the top-level field ${JSON.stringify(key)}`, value]);
+  for (const [name, value] of values) {
+    const depth = nestingDepth(value);
     if (depth > (deepest?.depth ?? 0)) deepest = { name, depth };
   }
   const which =
     deepest === undefined
       ? "a value in it nests objects or arrays more levels deep than svc can write back"
-      : `the record ${JSON.stringify(deepest.name)} nests objects or arrays ${deepest.depth} levels deep, more than svc can write back`;
+      : `${deepest.name} nests objects or arrays ${deepest.depth} levels deep, more than svc can write back`;
   return new SvcError(
     "store_unwritable",
     `${path}: nested too deep: ${which} (${MAX_WRITTEN_DEPTH.toLocaleString("en-US")} levels at most) — flatten or remove that value by hand (the file is unchanged)`,
@@ -352,8 +363,13 @@ export function createVersionedStore<T>(path: string, layout: StoreLayout): Vers
               ? records
               : extendObject(current.others ?? {}, { revision: current.counter + 1, [field]: records });
           // Refused before anything is written: the file would be many megabytes, and longer than a string can be.
-          for (const record of Object.values(records))
-            if (nestedDeeperThan(record, MAX_WRITTEN_DEPTH)) throw nestedTooDeep(path, records);
+          // Every value of the document: the records, and the top-level fields beside them (a newer version's,
+          // or written by hand), written back as they were.
+          const beside = field === undefined ? undefined : { doc: current.others ?? {}, field };
+          const values: unknown[] = Object.values(records);
+          for (const [key, value] of Object.entries(beside?.doc ?? {})) if (key !== field) values.push(value);
+          if (values.some((value) => nestedDeeperThan(value, MAX_WRITTEN_DEPTH)))
+            throw nestedTooDeep(path, records, beside);
           // Every record the change left alone is written as it is in the file (`1.50`, an id past 2^53).
           keepWhereUnchanged(doc);
           const text = `${stringifyJson(doc, 2)}\n`;
@@ -365,7 +381,12 @@ export function createVersionedStore<T>(path: string, layout: StoreLayout): Vers
           };
         } catch (err) {
           // The records as read name the value (a change is made of flags, never nested so).
-          if (stackOverflow(err)) throw nestedTooDeep(path, current?.records);
+          if (stackOverflow(err))
+            throw nestedTooDeep(
+              path,
+              current?.records,
+              field === undefined ? undefined : { doc: current?.others ?? {}, field },
+            );
           throw err;
         }
       });

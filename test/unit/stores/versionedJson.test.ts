@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { type CronJob, cronStore } from "../../../src/io/stores/cronStore.js";
 import { subscriptionStore } from "../../../src/io/stores/subscriptions.js";
 import { createVersionedStore, MAX_WRITTEN_DEPTH } from "../../../src/io/stores/versionedJson.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
@@ -410,6 +411,82 @@ describe("a store holding a value nested thousands of levels deep (written by ha
       }),
     ).rejects.toThrow(
       `${path}: nested too deep: the record "deep" nests objects or arrays 20001 levels deep, more than svc can write back (5,000 levels at most) — flatten or remove that value by hand (the file is unchanged)`,
+    );
+    expect(readFileSync(path, "utf8")).toBe(text);
+  });
+});
+
+describe("a top-level field beside a store's records nested thousands of levels deep (written by hand or by a newer version)", () => {
+  /** An array nested `depth` levels deep around a number kept as written, as JSON text. */
+  const nested = (depth: number) => `${"[".repeat(depth)}1.50${"]".repeat(depth)}`;
+  const jobs = `"jobs": {"j1": {"id": "j1", "name": "n", "schedule": "every 1d", "prompt": "p", "deliver": "log", "state": "enabled", "created_at": "2025-11-22T00:00:00.000Z"}}`;
+  const pause = (records: Record<string, CronJob>) => {
+    records.j1 = { ...(records.j1 as CronJob), state: "paused" };
+  };
+
+  it("one past MAX_WRITTEN_DEPTH levels is refused before anything is written, naming the field and its depth", async () => {
+    home = tempHome();
+    const text = `{
+"revision": 1,
+${jobs},
+"meta": ${nested(MAX_WRITTEN_DEPTH + 1)}
+}
+`;
+    const path = home.write("jobs.json", text);
+    await expect(cronStore(path).update(pause)).rejects.toThrow(
+      `${path}: nested too deep: the top-level field "meta" nests objects or arrays ${MAX_WRITTEN_DEPTH + 1} levels deep, more than svc can write back (5,000 levels at most) — flatten or remove that value by hand (the file is unchanged)`,
+    );
+    expect(readFileSync(path, "utf8")).toBe(text);
+  });
+
+  it("one nested deeper than a string can be written (25,000 levels) is named so, not as an invalid string length", async () => {
+    home = tempHome();
+    const text = `{
+"revision": 1,
+${jobs},
+"meta": ${nested(25_000)}
+}
+`;
+    const path = home.write("jobs.json", text);
+    const store = cronStore(path);
+    expect(Object.keys(store.read().records)).toEqual(["j1"]);
+    await expect(store.update(pause)).rejects.toThrow(
+      `${path}: nested too deep: the top-level field "meta" nests objects or arrays 25000 levels deep, more than svc can write back (5,000 levels at most) — flatten or remove that value by hand (the file is unchanged)`,
+    );
+    expect(readFileSync(path, "utf8")).toBe(text);
+  });
+
+  it("one within the bound is written back as it is beside the changed record", async () => {
+    home = tempHome();
+    const path = home.write(
+      "jobs.json",
+      `{
+"revision": 1,
+${jobs},
+"meta": ${nested(100)}
+}
+`,
+    );
+    await cronStore(path).update(pause);
+    const written = readFileSync(path, "utf8");
+    expect(written.replace(/\s+/g, "")).toContain(`"meta":${nested(100)}`);
+    expect(cronStore(path).read().records.j1?.state).toBe("paused");
+  });
+
+  it("in the webhook subscription store (keyed by route name at the top level) such a value is a record, named as one", async () => {
+    home = tempHome();
+    const text = `{
+"ok": {"prompt": "p"},
+"meta": ${nested(MAX_WRITTEN_DEPTH + 1)}
+}
+`;
+    const path = home.write("webhook_subscriptions.json", text);
+    await expect(
+      subscriptionStore(path).update((records) => {
+        records.added = { prompt: "q" };
+      }),
+    ).rejects.toThrow(
+      `${path}: nested too deep: the record "meta" nests objects or arrays ${MAX_WRITTEN_DEPTH + 1} levels deep, more than svc can write back (5,000 levels at most)`,
     );
     expect(readFileSync(path, "utf8")).toBe(text);
   });
