@@ -91,3 +91,40 @@ it("a Null written unquoted in a tool list names the tool Null; an entry left em
     `${file}: mcp_servers.c.tools.include: expected a tool name, a glob, or a list of them, got ["Null",null,null] — 2 entries left empty or written ~ (null to YAML) name no tool: remove them, or put '~' in quotes if it is meant as text`,
   ]);
 });
+
+it("include: Null or exclude: Null alone names the tool Null, not the key left unset; include: and include: ~ stay unset", {
+  timeout: 60_000,
+}, async () => {
+  const tools = ["Null", "True", "delete_all"];
+  const server = (name: string, filter: string) => [
+    `  ${name}:`,
+    `    command: ${JSON.stringify(process.execPath)}`,
+    `    args: [${JSON.stringify(NAMED_TOOLS)}, ${tools.map((t) => JSON.stringify(t)).join(", ")}]`,
+    "    tools:",
+    `      ${filter}`,
+  ];
+  home.write(
+    "config.yaml",
+    [
+      "mcp_servers:",
+      ...server("n", "include: Null"),
+      ...server("t", "include: True"),
+      ...server("x", "exclude: Null"),
+      ...server("e", "include:"),
+      ...server("s", "include: ~"),
+      "",
+    ].join("\n"),
+  );
+  const check = await svc(home, ["config", "check"]);
+  expect(check.code).toBe(0);
+  const listed = async (name: string) => {
+    const result = await svc(home, ["mcp", "tools", name]);
+    expect(result.code).toBe(0);
+    return serverTools(result.stdout).sort();
+  };
+  expect(await listed("n")).toEqual(["Null"]);
+  expect(await listed("t")).toEqual(["True"]);
+  expect(await listed("x")).toEqual(["True", "delete_all"]);
+  expect(await listed("e")).toEqual(["Null", "True", "delete_all"]);
+  expect(await listed("s")).toEqual(["Null", "True", "delete_all"]);
+});
