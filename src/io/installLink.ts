@@ -2,7 +2,7 @@ import { formatIssue } from "../config/format.js";
 import { lookedUpVariables } from "../config/interpolate.js";
 import { knownKeysAt } from "../config/knownKeys.js";
 import { nameCharNote } from "../config/paths.js";
-import { httpUrlProblem, mcpServerSchema } from "../config/sections/mcp.js";
+import { httpUrlProblem, jsonMcpServerSchema } from "../config/sections/mcp.js";
 import { SvcError } from "../errors.js";
 import { terminalText } from "./terminalText.js";
 
@@ -150,11 +150,11 @@ export function parseInstallLink(link: string): InstallRequest {
  * pointer to docs/mcp.md), not at the "(top level)" of the decoded JSON.
  */
 function checkEntry(name: string, entry: Record<string, unknown>): void {
-  const checked = mcpServerSchema.safeParse(entry, { reportInput: true });
+  const checked = jsonMcpServerSchema.safeParse(entry, { reportInput: true });
   const issue = checked.success ? undefined : checked.error.issues[0];
   if (issue === undefined) return;
   const placed = { ...issue, path: ["mcp_servers", name, ...issue.path] } as typeof issue;
-  reject(formatIssue("config", placed, (path) => knownKeysAt(mcpServerSchema, path.slice(2))));
+  reject(formatIssue("config", placed, (path) => knownKeysAt(jsonMcpServerSchema, path.slice(2))));
 }
 
 /** One argv word as the warning shows it: plain when unambiguous, else JSON-quoted (spaces, escapes, quotes). */
@@ -188,7 +188,7 @@ function filledVariables(value: unknown, path: string, out: string[] = []): stri
  * change the server's traffic, its headers (credentials) included.
  */
 function riskySettings(request: InstallRequest): string[] {
-  const parsed = mcpServerSchema.safeParse(request.config);
+  const parsed = jsonMcpServerSchema.safeParse(request.config);
   if (!parsed.success) return [];
   const entry = parsed.data;
   const warnings: string[] = [];

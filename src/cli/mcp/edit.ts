@@ -5,7 +5,7 @@ import { formatIssue } from "../../config/format.js";
 import { HEADER_NOT_LATIN1 } from "../../config/headerValue.js";
 import { loadConfig } from "../../config/load.js";
 import { svcHome, svcPaths } from "../../config/paths.js";
-import { mcpServerSchema } from "../../config/sections/mcp.js";
+import { jsonMcpServerSchema } from "../../config/sections/mcp.js";
 import { withoutUrlCredentials } from "../../config/urlCredentials.js";
 import { SvcError } from "../../errors.js";
 import { homeProblem } from "../../io/homeWritable.js";
@@ -82,7 +82,7 @@ function checkEntry(name: string, entry: Record<string, unknown>, configPath: st
   const problem = installNameProblem(name);
   if (problem !== undefined) throw new SvcError("usage", problem);
   // The input in each issue: `command: 5` is "expected a string, got 5", not "missing".
-  const parsed = mcpServerSchema.safeParse(entry, { reportInput: true });
+  const parsed = jsonMcpServerSchema.safeParse(entry, { reportInput: true });
   if (!parsed.success)
     throw new SvcError(
       "usage",

@@ -93,13 +93,16 @@ const boolLike = z
 const numberOrBoolean = (value: unknown): boolean =>
   typeof value === "number" || typeof value === "bigint" || typeof value === "boolean";
 
+/** Where an MCP server entry is read from: config.yaml, or JSON (an install link's entry, `svc mcp import`). */
+export type EntrySource = "yaml" | "json";
+
 /**
  * What to do about the numbers and booleans of a refused `include` / `exclude`. config.yaml's reach the
  * schema as the text written (yamlNodes.ts), so these come from JSON (an install link's entry), where that
- * text is not known: `1.50` is the number 1.5 there, so the name is not guessed. And of its nulls: an entry
- * left empty or written `~` in config.yaml (a `Null` there is its text), or JSON's null.
+ * text is not known: `1.50` is the number 1.5 there, so the name is not guessed. And of its nulls: in
+ * config.yaml an entry left empty or written `~` (a `Null` there is its text), in JSON a null.
  */
-function quoteHint(input: unknown): string {
+function quoteHint(input: unknown, source: EntrySource): string {
   if (numberOrBoolean(input)) return " — put it in quotes if it is meant as text";
   const values = Array.isArray(input) ? input.filter(numberOrBoolean) : [];
   const nulls = Array.isArray(input) ? input.filter((value) => value === null).length : 0;
@@ -110,30 +113,39 @@ function quoteHint(input: unknown): string {
     const shown = named.length === 1 ? named[0] : `${named.slice(0, -1).join(", ")} and ${named.at(-1)}`;
     hints.push(`put ${shown} in quotes if ${values.length === 1 ? "it is" : "they are"} meant as text`);
   }
+  const one = nulls === 1;
   // config.yaml's `Null` in a list is its text (yamlNodes.ts): a null left is an entry left empty or `~`.
-  if (nulls > 0)
+  if (nulls > 0 && source === "yaml")
     hints.push(
-      `${nulls === 1 ? "an entry" : `${nulls} entries`} left empty or written ~ (null to YAML) ${nulls === 1 ? "names" : "name"} no tool: remove ${nulls === 1 ? "it" : "them"}, or put '~' in quotes if it is meant as text`,
+      `${one ? "an entry" : `${nulls} entries`} left empty or written ~ (null to YAML) ${one ? "names" : "name"} no tool: remove ${one ? "it" : "them"}, or put '~' in quotes if it is meant as text`,
+    );
+  else if (nulls > 0)
+    hints.push(
+      `${one ? "a null entry names" : `${nulls} null entries name`} no tool: remove ${one ? "it" : "them"}`,
     );
   return hints.map((hint) => ` — ${hint}`).join("");
 }
 
 /** Tool names: a name or a list of them; a number or boolean written in config.yaml is its text (yamlNodes.ts). */
-const stringList = z
-  .union([z.string().min(1), z.array(z.string().min(1))], {
-    error: (issue) =>
-      `expected a tool name, a glob, or a list of them, got ${describe(issue.input)}${quoteHint(issue.input)}`,
-  })
-  .transform((v) => (typeof v === "string" ? [v] : v));
+const stringList = (source: EntrySource) =>
+  z
+    .union([z.string().min(1), z.array(z.string().min(1))], {
+      error: (issue) =>
+        `expected a tool name, a glob, or a list of them, got ${describe(issue.input)}${quoteHint(issue.input, source)}`,
+    })
+    .transform((v) => (typeof v === "string" ? [v] : v));
 
-export const toolsPolicySchema = z
-  .strictObject({
-    include: stringList.optional(),
-    exclude: stringList.optional(),
-    resources: boolLike,
-    prompts: boolLike,
-  })
-  .default({ resources: false, prompts: false });
+const toolsPolicy = (source: EntrySource) =>
+  z
+    .strictObject({
+      include: stringList(source).optional(),
+      exclude: stringList(source).optional(),
+      resources: boolLike,
+      prompts: boolLike,
+    })
+    .default({ resources: false, prompts: false });
+
+export const toolsPolicySchema = toolsPolicy("yaml");
 
 /**
  * `transport` values: `sse`, `stdio`, and the names other clients give Streamable HTTP (svc's default):
@@ -535,63 +547,72 @@ function reservedKeyPath(
   return undefined;
 }
 
-export const mcpServerSchema = z.preprocess(
-  (raw, ctx) => {
-    const reserved = reservedKeyPath(raw);
-    if (reserved !== undefined)
-      ctx.addIssue({
-        code: "custom",
-        path: reserved,
-        message: '"__proto__" cannot be used as a name (JavaScript reserves it) — rename it',
-      });
-    if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return raw;
-    const typed = typeAsTransport(raw as Record<string, unknown>);
-    if (typed.conflict !== undefined)
-      ctx.addIssue({ code: "custom", path: ["type"], message: typed.conflict });
-    return hoistLifecycle(typed.entry);
-  },
-  z.strictObject(entryShape).superRefine((entry, ctx) => {
-    const hasCommand = entry.command !== undefined;
-    const hasUrl = entry.url !== undefined;
-    if (hasCommand === hasUrl) {
-      ctx.addIssue({
-        code: "custom",
-        message: hasCommand
-          ? "has both command and url — keep command (stdio) or url (HTTP), not both"
-          : "needs command (a local stdio server) or url (a remote server)",
-      });
-    }
-    // A url with ${VAR} is checked once rendered, at connect time.
-    if (hasUrl && !entry.url?.includes("${")) {
-      const problem = httpUrlProblem(entry.url as string);
-      if (problem !== undefined) ctx.addIssue({ code: "custom", path: ["url"], message: problem });
-    }
-    // `stdio` and the Streamable HTTP spellings are accepted as other clients' configs write them.
-    if (
-      entry.transport !== undefined &&
-      hasCommand !== hasUrl &&
-      hasCommand !== (entry.transport === "stdio")
-    ) {
-      const fits = entry.transport === "stdio" ? "command (stdio) servers" : "url servers";
-      ctx.addIssue({
-        code: "custom",
-        path: ["transport"],
-        message: `${entry.transport} applies to ${fits} only`,
-      });
-    }
-    if (hasCommand && entry.auth === "oauth") {
-      ctx.addIssue({ code: "custom", path: ["auth"], message: "oauth applies to url servers only" });
-    }
-    if (typeof entry.client_cert === "string" || entry.client_cert === undefined) return;
-    if (entry.client_key !== undefined) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["client_key"],
-        message: "client_cert is already [cert, key] — drop client_key",
-      });
-    }
-  }),
-);
+/** An MCP server entry read from `source` (the words of a refusal differ: see quoteHint). */
+const serverSchema = (source: EntrySource) =>
+  z.preprocess(
+    (raw, ctx) => {
+      const reserved = reservedKeyPath(raw);
+      if (reserved !== undefined)
+        ctx.addIssue({
+          code: "custom",
+          path: reserved,
+          message: '"__proto__" cannot be used as a name (JavaScript reserves it) — rename it',
+        });
+      if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return raw;
+      const typed = typeAsTransport(raw as Record<string, unknown>);
+      if (typed.conflict !== undefined)
+        ctx.addIssue({ code: "custom", path: ["type"], message: typed.conflict });
+      return hoistLifecycle(typed.entry);
+    },
+    z
+      .strictObject(source === "yaml" ? entryShape : { ...entryShape, tools: toolsPolicy(source) })
+      .superRefine((entry, ctx) => {
+        const hasCommand = entry.command !== undefined;
+        const hasUrl = entry.url !== undefined;
+        if (hasCommand === hasUrl) {
+          ctx.addIssue({
+            code: "custom",
+            message: hasCommand
+              ? "has both command and url — keep command (stdio) or url (HTTP), not both"
+              : "needs command (a local stdio server) or url (a remote server)",
+          });
+        }
+        // A url with ${VAR} is checked once rendered, at connect time.
+        if (hasUrl && !entry.url?.includes("${")) {
+          const problem = httpUrlProblem(entry.url as string);
+          if (problem !== undefined) ctx.addIssue({ code: "custom", path: ["url"], message: problem });
+        }
+        // `stdio` and the Streamable HTTP spellings are accepted as other clients' configs write them.
+        if (
+          entry.transport !== undefined &&
+          hasCommand !== hasUrl &&
+          hasCommand !== (entry.transport === "stdio")
+        ) {
+          const fits = entry.transport === "stdio" ? "command (stdio) servers" : "url servers";
+          ctx.addIssue({
+            code: "custom",
+            path: ["transport"],
+            message: `${entry.transport} applies to ${fits} only`,
+          });
+        }
+        if (hasCommand && entry.auth === "oauth") {
+          ctx.addIssue({ code: "custom", path: ["auth"], message: "oauth applies to url servers only" });
+        }
+        if (typeof entry.client_cert === "string" || entry.client_cert === undefined) return;
+        if (entry.client_key !== undefined) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["client_key"],
+            message: "client_cert is already [cert, key] — drop client_key",
+          });
+        }
+      }),
+  );
+
+/** An entry of config.yaml's `mcp_servers`. */
+export const mcpServerSchema = serverSchema("yaml");
+/** An entry given as JSON: an install link's, one `svc mcp import` reads from another client's file. */
+export const jsonMcpServerSchema = serverSchema("json");
 export type McpServerEntry = z.infer<typeof mcpServerSchema>;
 
 export const mcpServersSchema = z

@@ -46,3 +46,26 @@ describe("svc mcp install: the entry must be a valid server entry", () => {
     });
   }
 });
+
+/**
+ * A null in a JSON entry's tool list is JSON's null, not an entry left empty or written ~ in config.yaml: the
+ * refusal says so in JSON's words.
+ */
+it("svc mcp install: a null in the link's tools.include is refused as a null entry, without YAML's words", async () => {
+  home = tempHome();
+  const original = "mcp_servers: {}\n";
+  home.write("config.yaml", original);
+  const refusal = async (tools: unknown) => {
+    const r = await svc(home, ["mcp", "install", link("srv", { command: "npx", tools })], { input: "y\n" });
+    expect(r.code).toBe(1);
+    expect(r.stderr).not.toContain("YAML");
+    expect(readFileSync(join(home.dir, "config.yaml"), "utf8")).toBe(original);
+    return r.stderr.trimEnd();
+  };
+  expect(await refusal({ include: ["a", null] })).toBe(
+    'svc: install link rejected: config: mcp_servers.srv.tools.include: expected a tool name, a glob, or a list of them, got ["a",null] — a null entry names no tool: remove it',
+  );
+  expect(await refusal({ exclude: [null, 7, null] })).toBe(
+    "svc: install link rejected: config: mcp_servers.srv.tools.exclude: expected a tool name, a glob, or a list of them, got [null,7,null] — put 7 in quotes if it is meant as text — 2 null entries name no tool: remove them",
+  );
+});
