@@ -95,7 +95,8 @@ export function noAnswer(
  * second request failed names them, with the wait the last one got no answer within. A server that answered
  * the first (refused it) takes requests on this transport, so what to check is whether it is an MCP server;
  * one whose `server/discover` listed only versions svc does not speak is an MCP server of another revision,
- * so the message ends, as the sequence's error does, with the versions svc speaks.
+ * so the message ends, as the sequence's error does, with the versions svc speaks; one whose
+ * `server/discover` listed a version of `initialize` svc speaks is a server slow to answer it.
  */
 function afterFallback(
   entry: Pick<McpServerEntry, "protocol">,
@@ -112,7 +113,14 @@ function afterFallback(
   const answered = "answer" in before;
   if (answered && before.unspokenVersions === true)
     return `${statelessRetryFailed(outcomeText(before), last)} — ${SVC_SPEAKS}`;
-  const check = answered ? "check that this is an MCP server" : CHECK[kind];
+  // A server/discover listing 2025-06-18 says the server speaks the initialize it left unanswered.
+  const legacy = answered ? before.legacyVersions : undefined;
+  const check =
+    legacy !== undefined
+      ? `its server/discover lists ${legacy.join(", ")}, which svc speaks through initialize, so the server should have answered the retry`
+      : answered
+        ? "check that this is an MCP server"
+        : CHECK[kind];
   const slow = `or, for a server slow to ${answered ? "answer" : "start"}, raise ${bound(given)}`;
   return entry.protocol === "stateless"
     ? `${statelessRetryFailed(outcomeText(before), last)}: ${check} — ${slow}`

@@ -8,9 +8,15 @@ import { describeTransportError } from "./transportErrors.js";
  * before its legacy `initialize` retry): the server's answer, quoted as an error is, or the wait it got no
  * answer within. `unspokenVersions` marks a `server/discover` answer that lists no version svc speaks (an
  * MCP server of another revision): what follows it advises the versions svc speaks, not "is this MCP?".
+ * `legacyVersions` holds the versions of one that leaves out 2026-07-28 but lists some svc speaks through
+ * `initialize` (2025-06-18): that server should answer the legacy retry.
  */
 export type EraOutcome =
-  | { readonly answer: string; readonly unspokenVersions?: true }
+  | {
+      readonly answer: string;
+      readonly unspokenVersions?: true;
+      readonly legacyVersions?: readonly string[];
+    }
   | { readonly unansweredMs: number };
 
 /**
@@ -28,7 +34,10 @@ export function eraOutcome(
   if (err instanceof McpError && err.code === ErrorCode.RequestTimeout && typeof timeout === "number")
     return { unansweredMs: timeout };
   const answer = describeTransportError(err, secrets, shown);
-  return err instanceof UnspokenVersionsError ? { answer, unspokenVersions: true } : { answer };
+  if (!(err instanceof UnspokenVersionsError)) return { answer };
+  return err.spoken.length === 0
+    ? { answer, unspokenVersions: true }
+    : { answer, legacyVersions: err.spoken };
 }
 
 /** A wait in seconds, to a tenth (`4`, `0.5`). */

@@ -93,27 +93,38 @@ export function speaksStateless(result: DiscoverResult): boolean {
 export const SVC_SPEAKS = `svc speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")} (and ${STATELESS_VERSION} through server/discover): configure the server to offer one of them, or update svc`;
 
 /**
- * A `server/discover` answer that lists no version svc speaks: an MCP server of another revision (a newer
- * one), not something that is no MCP server at all.
+ * A `server/discover` answer that leaves out ${STATELESS_VERSION}. `spoken` holds the versions it lists that
+ * svc speaks through `initialize` (a server listing 2025-06-18 should answer that handshake); with none, it
+ * is an MCP server of another revision (a newer one), not something that is no MCP server at all.
  */
 export class UnspokenVersionsError extends Error {
+  readonly spoken: readonly string[];
   constructor(readonly versions: readonly string[]) {
     super(`server/discover lists ${versions.join(", ") || "no versions"}, not ${STATELESS_VERSION}`);
     this.name = "UnspokenVersionsError";
+    this.spoken = legacyVersionsSpoken(versions);
   }
 }
+
+/** The versions of `versions` that svc speaks through `initialize`. */
+function legacyVersionsSpoken(versions: readonly string[]): readonly string[] {
+  return versions.filter((version) => (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(version));
+}
+
+const UNSPOKEN_DISCOVER = new RegExp(`server/discover lists (.*?), not ${STATELESS_VERSION}`);
 
 /**
  * What to do when a server answered `initialize` with a protocol version svc does not speak (the SDK says
  * only `Server's protocol version is not supported: <version>`), or its `server/discover` lists none svc
- * speaks (UnspokenVersionsError): the versions svc speaks. Empty for any other error, and for the
+ * speaks (UnspokenVersionsError listing none svc speaks through initialize either): the versions svc speaks. Empty for any other error, and for the
  * stateless revision, which `protocol: auto` reaches through `server/discover`.
  */
 export function unsupportedVersionHint(text: string): string {
   // Inside the auto fallback's message the version is followed by `), and the server/discover probe…`.
   const version = /Server's protocol version is not supported: ([^\s),;]+)/.exec(text)?.[1];
-  const unspokenDiscover =
-    /server\/discover lists /.test(text) && text.includes(`, not ${STATELESS_VERSION}`);
+  // A server/discover that lists a version svc speaks through initialize (2025-06-18) needs no such advice.
+  const listed = UNSPOKEN_DISCOVER.exec(text)?.[1];
+  const unspokenDiscover = listed !== undefined && legacyVersionsSpoken(listed.split(", ")).length === 0;
   if (!unspokenDiscover && (version === undefined || version === STATELESS_VERSION)) return "";
   return ` — ${SVC_SPEAKS}`;
 }

@@ -900,7 +900,7 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
       // A probe answered with versions svc does not speak came from an MCP server (of another revision):
       // the connect error adds the versions svc speaks (unsupportedVersionHint), not "is this MCP?".
       const outcome = (quote: Quoting) =>
-        probeError instanceof UnspokenVersionsError
+        probeError instanceof UnspokenVersionsError && probeError.spoken.length === 0
           ? `found no version svc speaks (${probeError.message})`
           : `failed too (${quotedOutcome(eraOutcome(probeError, secretsOf(options), options.shown), probeError, quote)}) — check that this is an MCP server`;
       throw composed(

@@ -52,22 +52,36 @@ async function server(
 }
 
 /**
- * A server of another revision: its server/discover lists only 2099-01-01, and it takes every other request
- * without answering it (the legacy initialize retry too).
+ * A server of another revision: its server/discover lists only 2099-01-01 (or `versions`), and it takes every
+ * other request without answering it (the legacy initialize retry too), or refuses `refused` methods with a
+ * -32601.
  */
-async function futureServer(): Promise<{ url: string; asked: string[] }> {
+async function futureServer(
+  versions: readonly string[] = ["2099-01-01"],
+  refused: readonly string[] = [],
+): Promise<{ url: string; asked: string[] }> {
   const asked: string[] = [];
   const port = await serve(async (req: IncomingMessage, res: ServerResponse) => {
     const message = await readRpcRequest(req, res);
     if (message === undefined) return;
     asked.push(message.method);
+    if (refused.includes(message.method)) {
+      res.writeHead(200, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: message.id,
+          error: { code: -32601, message: "Method not found" },
+        }),
+      );
+      return;
+    }
     if (message.method !== "server/discover") return;
     res.writeHead(200, { "content-type": "application/json" }).end(
       JSON.stringify({
         jsonrpc: "2.0",
         id: message.id,
         result: {
-          supportedVersions: ["2099-01-01"],
+          supportedVersions: versions,
           capabilities: {},
           serverInfo: { name: "x", version: "1" },
         },
@@ -138,6 +152,34 @@ describe("a connect given up while the era sequence waits on its second request"
       state: "failed",
       lastError: `connect timed out after 4 s (connect_timeout) — server/discover failed (server/discover lists 2099-01-01, not 2026-07-28) and the legacy initialize retry failed (got no answer within 4 s) — ${SPEAKS}`,
     });
+  });
+
+  it("stateless: a probe listing 2025-06-18 (which svc speaks) but not 2026-07-28 keeps the advice to raise connect_timeout", async () => {
+    const peer = await futureServer(["2025-06-18"]);
+    const clock = new SimulatedClock();
+    const h = hubOn(clock, { h8: entry({ url: peer.url, protocol: "stateless", connect_timeout: 4 }) });
+    await waitFor(() => expect(peer.asked).toEqual(["server/discover", "initialize"]));
+    clock.increment(4000);
+    expect(h.status()[0]).toMatchObject({
+      state: "failed",
+      lastError:
+        "connect timed out after 4 s (connect_timeout) — server/discover failed (server/discover lists 2025-06-18, not 2026-07-28) and the legacy initialize retry failed (got no answer within 4 s): its server/discover lists 2025-06-18, which svc speaks through initialize, so the server should have answered the retry — or, for a server slow to answer, raise connect_timeout",
+    });
+  });
+
+  it("stateless: a probe listing 2025-06-18 and 2099-01-01, then the retry refused, gets no 'svc speaks' advice", async () => {
+    const peer = await futureServer(["2099-01-01", "2025-06-18"], ["initialize"]);
+    const clock = new SimulatedClock();
+    const h = hubOn(clock, { h9: entry({ url: peer.url, protocol: "stateless", connect_timeout: 4 }) });
+    await waitFor(() => expect(h.status()[0]?.state).toBe("failed"));
+    const error = h.status()[0]?.lastError ?? "";
+    expect(error).toContain("server/discover lists 2099-01-01, 2025-06-18, not 2026-07-28");
+    expect(error).not.toContain("svc speaks");
+    // Listing only versions svc does not speak, the same refusal ends with them.
+    const other = await futureServer(["2099-01-01"], ["initialize"]);
+    const h2 = hubOn(clock, { h10: entry({ url: other.url, protocol: "stateless", connect_timeout: 4 }) });
+    await waitFor(() => expect(h2.status()[0]?.state).toBe("failed"));
+    expect(h2.status()[0]?.lastError).toContain(`— ${SPEAKS}`);
   });
 
   it("before the fallback, the first request alone is named, as before", async () => {
