@@ -12,6 +12,7 @@ import {
 import { SvcError } from "../errors.js";
 import { nearMiss } from "./nearMiss.js";
 import { credentialLine, unknownAliasProblem, unknownTagProblem } from "./unquotedTemplate.js";
+import { aliasTargets } from "./yamlAliases.js";
 
 /**
  * Values YAML reads through a leading `!` or `*` (src/config/unquotedTemplate.ts): a tag svc does not know is
@@ -149,9 +150,10 @@ export function nonMappingMerge(
  * "Excessive alias count") and the checks after it would recurse without end. Refused at the alias's line.
  */
 export function refuseRecursiveAliases(doc: Document.Parsed, file: string, lines: LineCounter): void {
+  const targets = aliasTargets(doc);
   visit(doc, {
     Alias(_key, alias, path) {
-      const target = alias.resolve(doc);
+      const target = targets(alias);
       if (target === undefined || !path.includes(target) || !alias.range) return undefined;
       const { line } = lines.linePos(alias.range[0]);
       throw new SvcError(
