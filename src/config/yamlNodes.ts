@@ -2,12 +2,14 @@ import {
   type Document,
   isAlias,
   isMap,
+  isNode,
   isScalar,
   isSeq,
   type LineCounter,
   Pair,
   Scalar,
   type YAMLMap,
+  type YAMLSeq,
 } from "yaml";
 import { SvcError } from "../errors.js";
 import { isTextField } from "../streams/filters.js";
@@ -21,6 +23,7 @@ import {
   yamlOneOneBoolean,
 } from "./unquotedTemplate.js";
 import { CREDENTIALS_LEFT_OUT, textWithoutUrlCredentials } from "./urlCredentials.js";
+import { type AliasTargets, aliasTargets } from "./yamlAliases.js";
 
 /**
  * Checks and adjusts config.yaml as parsed, before it becomes plain values:
@@ -42,7 +45,8 @@ import { CREDENTIALS_LEFT_OUT, textWithoutUrlCredentials } from "./urlCredential
  * - and the values a filter on a header or the event type compares (`equals`, `not_equals`, `contains`,
  *   `in` items): those are text, so `{field: headers.X-Version, equals: 1.0}` means the text `1.0`, not 1, and
  *   `equals: True` the text `True` (Python's `str(True)`), not the boolean whose text is `true`; a filter
- *   whose field (or value) a merge key gives (`{<<: *hf, equals: False}`) is read by its field as well;
+ *   whose field (or value) a merge key or an alias gives (`{<<: *hf, equals: False}`, `{field: *f, …}`) is read
+ *   by its field as well;
  * - a filter value on a payload field that YAML reads as something else than written is refused: `equals: no`
  *   (text in YAML 1.2), `equals: True` or `contains: ~` (a boolean or null whose text is another),
  *   `contains: 2.0` (the number 2, whose text is searched for), `equals: 1234567890123456789.0` (a float past
@@ -62,6 +66,7 @@ export function prepareConfigDocument(doc: Document, text: string, file: string,
       problems.push(err.message);
     }
   };
+  const filters = new FilterValues(doc, text);
   const walk = (node: unknown, path: readonly string[], idValues: boolean): void => {
     if (isSeq(node)) {
       const serverArgs = path.length === 3 && path[0] === "mcp_servers" && path[2] === "args";
@@ -76,9 +81,9 @@ export function prepareConfigDocument(doc: Document, text: string, file: string,
     }
     if (!isMap(node)) return;
     if (node.flow && !takesText(path)) refused(() => refuseUnspacedFlowKeys(node, path, file, lines));
-    if (path.includes("filters")) {
-      keepTextFilterValues(node, doc, text);
-      refused(() => refuseMisreadFilterValues(node, doc, path, text, file, lines));
+    if (filters.has(node)) {
+      const values = filters.keepText(node);
+      refused(() => refuseMisreadFilterValues(values, path, text, file, lines));
     }
     const names = new Set<string>();
     for (const pair of node.items) {
@@ -209,20 +214,18 @@ const TEXT_OPERATORS = new Set(["equals", "not_equals", "contains"]);
  * Values of a filter on a payload field that YAML reads as something else than meant
  * (src/config/unquotedTemplate.ts): `equals: no`, text to YAML 1.2, meant as false; `equals: True`, the
  * boolean, where the text may be meant; `contains: 2.0`, the number 2, whose text "2" is what a string field
- * is searched for.
+ * is searched for. A value written elsewhere (a merge key or an alias gives it) is named at its line, and at
+ * the line of the `<<` or alias that brings it into this filter.
  */
 function refuseMisreadFilterValues(
-  node: YAMLMap,
-  doc: Document,
+  values: FilterRead,
   path: readonly string[],
   text: string,
   file: string,
   lines: LineCounter,
 ): void {
-  const pairs = filterPairs(node, doc);
-  const field = pairs.get("field")?.value;
-  if (!isScalar(field) || typeof field.value !== "string" || isTextField(field.value)) return;
-  const check = (value: unknown, at: readonly string[]) => {
+  if (values.asText !== false) return;
+  const check = ({ node: value, via }: ReadValue, at: readonly string[]) => {
     if (!isScalar(value) || value.type !== Scalar.PLAIN || value.range === undefined || value.range === null)
       return;
     const written = text.slice(value.range[0], value.range[1]);
@@ -233,48 +236,216 @@ function refuseMisreadFilterValues(
         : typeof value.value === "string"
           ? yamlOneOneBoolean(at, value.value)
           : inexactFilterNumber(at, written, value.value));
-    const start = value.range[0];
-    if (problem !== undefined)
-      throw new SvcError("config_invalid", `${file}: line ${lines.linePos(start).line}: ${problem}`);
+    if (problem === undefined) return;
+    const line = lines.linePos(value.range[0]).line;
+    const given = isNode(via) && via.range ? lines.linePos(via.range[0]).line : undefined;
+    const how = isAlias(via) ? `*${via.source}` : "the merge key <<";
+    const where =
+      given === undefined || given === line
+        ? `line ${line}`
+        : `line ${line} (given to this filter by ${how} on line ${given})`;
+    throw new SvcError("config_invalid", `${file}: ${where}: ${problem}`);
   };
-  // A value a merge gives (`{<<: *pf, field: payload.x}`) is named where it is written, under this filter.
-  for (const [key, { value }] of pairs) {
-    if (TEXT_OPERATORS.has(key)) check(value, [...path, key]);
-    else if (key === "in" && isSeq(value))
-      for (const [i, item] of value.items.entries()) check(item, [...path, "in", String(i)]);
+  for (const [key, value] of values.read) {
+    if (Array.isArray(value)) for (const [i, item] of value.entries()) check(item, [...path, key, String(i)]);
+    else check(value as ReadValue, [...path, key]);
   }
 }
 
+/** A filter's key and where its value comes from: `from` is the mapping that writes it. */
+interface FilterPair {
+  readonly value: unknown;
+  readonly from: YAMLMap;
+  /** The `<<` key of this filter through which a merge gives the value. */
+  readonly merge?: unknown;
+}
+
+/** A value a filter compares, as it will be read: the node, and the `<<` or alias that brings it (not own). */
+interface ReadValue {
+  readonly node: unknown;
+  readonly via?: unknown;
+}
+
+/** A filter's compared values (`in` as its items) as it reads them, and whether its field is a text field. */
+interface FilterRead {
+  readonly asText: boolean | undefined;
+  readonly read: ReadonlyMap<string, ReadValue | readonly ReadValue[]>;
+}
+
 /**
- * A filter's keys as the configuration reads them: its own, then those a merge key gives (`{<<: *hf,
- * equals: False}` takes `field` from the mapping `&hf` names; of a merged list, `<<: [*a, *b]`, the first
- * mapping that has a key gives it), own keys winning, as YAML merges them. `inherited` marks a value a merge
- * gave: its node is the merged mapping's, shared with the filter that anchors it.
+ * The filters of a config (the mappings under a `filters` key) and the values each compares. A filter on a
+ * header or the event type compares text (keepText); a filter's value may be written in another mapping,
+ * given by a merge key (`{<<: *hf, equals: False}`) or an alias (`equals: *v`): such a node is read as the
+ * filter that writes it reads it (YAML gives every taker the same node), so a filter that reads it otherwise
+ * takes a copy as its own key, read as its own field reads it. Which filters turn which nodes to text is
+ * known before any is changed, so the order in which the walk reaches them does not matter; aliases are
+ * resolved from one visit of the document (yamlAliases.ts).
  */
-function filterPairs(
-  node: YAMLMap,
-  doc: Document,
-): Map<string, { readonly value: unknown; readonly inherited: boolean }> {
-  const pairs = new Map<string, { readonly value: unknown; readonly inherited: boolean }>();
-  const seen = new Set<YAMLMap>();
-  const take = (map: YAMLMap, inherited: boolean): void => {
-    // An alias inside the value its own anchor names is refused elsewhere; never read a mapping twice.
-    if (seen.has(map)) return;
-    seen.add(map);
-    const merges: unknown[] = [];
-    for (const pair of map.items) {
-      if (isMergeKey(pair.key)) merges.push(pair.value);
-      else if (isScalar(pair.key) && typeof pair.key.value === "string" && !pairs.has(pair.key.value))
-        pairs.set(pair.key.value, { value: pair.value, inherited });
-    }
-    for (const merge of merges)
-      for (const source of isSeq(merge) ? merge.items : [merge]) {
-        const merged = isAlias(source) ? source.resolve(doc) : source;
-        if (isMap(merged)) take(merged, true);
+class FilterValues {
+  private readonly targets: AliasTargets;
+  private readonly filters = new Set<YAMLMap>();
+  private readonly pairsOf = new Map<YAMLMap, ReadonlyMap<string, FilterPair>>();
+  /** The scalars a text filter writes as its own values: each becomes the text written. */
+  private readonly textNodes = new Set<unknown>();
+
+  constructor(
+    doc: Document,
+    private readonly text: string,
+  ) {
+    this.targets = aliasTargets(doc);
+    const find = (node: unknown, inFilters: boolean): void => {
+      if (isSeq(node)) for (const item of node.items) find(item, inFilters);
+      if (!isMap(node)) return;
+      if (inFilters) this.filters.add(node);
+      for (const pair of node.items)
+        find(pair.value, inFilters || (isScalar(pair.key) && pair.key.value === "filters"));
+    };
+    find(doc.contents, false);
+    for (const filter of this.filters) {
+      if (this.asText(filter) !== true) continue;
+      for (const [key, { value, from }] of this.pairs(filter)) {
+        if (from !== filter || !isOperator(key, this.target(value))) continue;
+        if (isSeq(value)) for (const item of value.items) this.textNodes.add(item);
+        else this.textNodes.add(value);
       }
-  };
-  take(node, false);
-  return pairs;
+    }
+  }
+
+  has(node: YAMLMap): boolean {
+    return this.filters.has(node);
+  }
+
+  /** An alias's anchored node, anything else itself. */
+  private target(node: unknown): unknown {
+    return isAlias(node) ? this.targets(node) : node;
+  }
+
+  /** Whether a filter's field (its own, a merged one, or an alias) is a text field; undefined without one. */
+  private asText(filter: YAMLMap): boolean | undefined {
+    const field = this.target(this.pairs(filter).get("field")?.value);
+    return isScalar(field) && typeof field.value === "string" ? isTextField(field.value) : undefined;
+  }
+
+  /**
+   * A filter's keys as the configuration reads them: its own, then those a merge key gives (`{<<: *hf,
+   * equals: False}` takes `field` from the mapping `&hf` names; of a merged list, `<<: [*a, *b]`, the first
+   * mapping that has a key gives it), own keys winning, as YAML merges them. Read once per mapping.
+   */
+  private pairs(node: YAMLMap): ReadonlyMap<string, FilterPair> {
+    const known = this.pairsOf.get(node);
+    if (known !== undefined) return known;
+    const pairs = new Map<string, FilterPair>();
+    const seen = new Set<YAMLMap>();
+    const take = (map: YAMLMap, merge: unknown): void => {
+      // An alias inside the value its own anchor names is refused elsewhere; never read a mapping twice.
+      if (seen.has(map)) return;
+      seen.add(map);
+      const merges: unknown[] = [];
+      for (const pair of map.items) {
+        if (isMergeKey(pair.key)) merges.push(pair.key);
+        else if (isScalar(pair.key) && typeof pair.key.value === "string" && !pairs.has(pair.key.value))
+          pairs.set(pair.key.value, {
+            value: pair.value,
+            from: map,
+            ...(merge === undefined ? {} : { merge }),
+          });
+      }
+      for (const key of merges) {
+        const value = map.items.find((pair) => pair.key === key)?.value;
+        for (const source of isSeq(value) ? value.items : [value]) {
+          const merged = this.target(source);
+          if (isMap(merged)) take(merged, merge ?? key);
+        }
+      }
+    };
+    take(node, undefined);
+    this.pairsOf.set(node, pairs);
+    return pairs;
+  }
+
+  /**
+   * A filter on a header or the event type compares text with the text of its value: a number keeps the
+   * text written in the file (`equals: 1.0` is `1.0`, `in: [2.10]` is `2.10`), which a number would lose, and
+   * so does a boolean or null written otherwise than `true`, `false`, `null` (`equals: True` is `True`, what a
+   * Python sender's `str(True)` sends; `in: [~]` is `~`), which would be compared as `true` or match nothing.
+   * A value written elsewhere that its writer reads otherwise becomes this filter's own copy (see the class).
+   * Returns the values as this filter reads them.
+   */
+  keepText(filter: YAMLMap): FilterRead {
+    const asText = this.asText(filter);
+    const read = new Map<string, ReadValue | readonly ReadValue[]>();
+    if (asText === undefined) return { asText, read };
+    // The node to read in this filter's place: itself when its writer reads it so, else a copy read so.
+    const own = (node: unknown): unknown => {
+      const target = this.target(node);
+      if (!isScalar(target) || this.textNodes.has(target) === asText) return target;
+      const copy = target.clone() as Scalar;
+      delete copy.anchor;
+      if (asText) {
+        keepNumberText(copy, this.text);
+        keepWordText(copy, this.text);
+      } else if (parsedAs.has(target)) copy.value = parsedAs.get(target);
+      return copy;
+    };
+    for (const [key, { value, from, merge }] of this.pairs(filter)) {
+      const target = this.target(value);
+      if (!isOperator(key, target)) continue;
+      const via = from !== filter ? merge : isAlias(value) ? value : undefined;
+      if (from === filter && !isAlias(value)) {
+        // Written here: a text filter's values become their text; an alias among `in` is read as this filter reads.
+        if (!isSeq(value)) {
+          if (asText) {
+            keepNumberText(value, this.text);
+            keepWordText(value, this.text);
+          }
+          read.set(key, { node: value });
+          continue;
+        }
+        const items: ReadValue[] = [];
+        for (const [i, item] of value.items.entries()) {
+          if (isAlias(item)) {
+            const node = own(item);
+            if (node !== this.target(item)) value.items[i] = node as (typeof value.items)[number];
+            items.push({ node, via: item });
+            continue;
+          }
+          if (asText) {
+            keepNumberText(item, this.text);
+            keepWordText(item, this.text);
+          }
+          items.push({ node: item });
+        }
+        read.set(key, items);
+        continue;
+      }
+      // Given by a merge or an alias: the node is its writer's; copied when this filter reads it otherwise.
+      if (isSeq(target)) {
+        const copy = target.clone() as YAMLSeq;
+        delete copy.anchor;
+        let changed = false;
+        for (const [i, item] of target.items.entries()) {
+          const node = own(item);
+          changed ||= node !== item;
+          copy.items[i] = node as (typeof copy.items)[number];
+        }
+        if (changed) filter.items.push(new Pair(new Scalar(key), copy));
+        read.set(
+          key,
+          (changed ? copy : target).items.map((node) => ({ node, via })),
+        );
+        continue;
+      }
+      const node = own(value);
+      if (node !== target) {
+        // An alias written here is replaced; a merged value is overridden by an own key, as one written here.
+        const pair = from === filter ? filter.items.find((p) => p.value === value) : undefined;
+        if (pair !== undefined) pair.value = node;
+        else filter.items.push(new Pair(new Scalar(key), node));
+      }
+      read.set(key, { node, via });
+    }
+    return { asText, read };
+  }
 }
 
 /** The merge key `<<` (a symbol as parsed, the text written once keepKeyText has read it). */
@@ -282,48 +453,9 @@ function isMergeKey(key: unknown): boolean {
   return isScalar(key) && (key.value === "<<" || (typeof key.value === "symbol" && key.source === "<<"));
 }
 
-/**
- * A filter on a header or the event type compares text with the text of its value: a number keeps the
- * text written in the file (`equals: 1.0` is `1.0`, `in: [2.10]` is `2.10`), which a number would lose, and
- * so does a boolean or null written otherwise than `true`, `false`, `null` (`equals: True` is `True`, what a
- * Python sender's `str(True)` sends; `in: [~]` is `~`), which would be compared as `true` or match nothing.
- * A value a merge key gives (`{<<: *pf, field: headers.X-Version}`) is the merged mapping's node, read as
- * that mapping's own field reads it: this filter takes a copy as its own key, read as its field reads it
- * (the text written for a header, the value YAML read for a payload field, which refuseMisreadFilterValues
- * then judges).
- */
-function keepTextFilterValues(node: YAMLMap, doc: Document, text: string): void {
-  const pairs = filterPairs(node, doc);
-  const field = pairs.get("field")?.value;
-  if (!isScalar(field) || typeof field.value !== "string") return;
-  const asText = isTextField(field.value);
-  const keep = (value: unknown): void => {
-    keepNumberText(value, text);
-    keepWordText(value, text);
-  };
-  for (const [key, { value, inherited }] of pairs) {
-    if (!TEXT_OPERATORS.has(key) && !(key === "in" && isSeq(value))) continue;
-    if (!inherited) {
-      if (!asText) continue;
-      if (isSeq(value)) for (const item of value.items) keep(item);
-      else keep(value);
-      continue;
-    }
-    if (!isScalar(value) && !isSeq(value)) continue;
-    const copy = value.clone();
-    const items = isSeq(copy) ? copy.items : [copy];
-    const merged = isSeq(value) ? value.items : [value];
-    let changed = false;
-    for (const [i, item] of items.entries()) {
-      if (!isScalar(item)) continue;
-      const before = item.value;
-      const original = merged[i];
-      if (asText) keep(item);
-      else if (isScalar(original) && parsedAs.has(original)) item.value = parsedAs.get(original);
-      changed ||= item.value !== before;
-    }
-    if (changed) node.items.push(new Pair(new Scalar(key), copy));
-  }
+/** `equals`, `not_equals`, `contains` (a value) or `in` (a list). */
+function isOperator(key: string, value: unknown): boolean {
+  return TEXT_OPERATORS.has(key) || (key === "in" && isSeq(value));
 }
 
 /** What YAML read a scalar as, before keepNumberText or keepWordText made it the text written. */

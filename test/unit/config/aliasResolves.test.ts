@@ -1,7 +1,9 @@
 import { afterEach, expect, it, vi } from "vitest";
 import { Alias, LineCounter, parseDocument } from "yaml";
+import { loadConfig } from "../../../src/config/load.js";
 import { aliasTargets } from "../../../src/config/yamlAliases.js";
 import { refuseRecursiveAliases } from "../../../src/config/yamlLeadingChars.js";
+import { tempHome } from "../../helpers/home.js";
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -50,4 +52,17 @@ it("aliasTargets resolves each alias to the anchor YAML does: the last one set b
   expect(targets(value(3))).toBe(contents.items[2]?.value);
   expect(targets(value(1))).toBe(value(1).resolve(doc));
   expect(targets(value(3))).toBe(value(3).resolve(doc));
+});
+
+it("loading a config whose filters merge anchors resolves no alias by walking the document", () => {
+  const home = tempHome();
+  try {
+    home.write("config.yaml", manyMerges(3, 20));
+    const calls = walkingResolves();
+    const routes = loadConfig({ home: home.dir, env: {} }).config.platforms.webhook.routes;
+    expect(calls.count).toBe(0);
+    expect(routes.r2_19?.filters).toEqual([{ field: "headers.X-Flag", equals: "False" }]);
+  } finally {
+    home.cleanup();
+  }
 });

@@ -391,7 +391,103 @@ describe("filters written through a merge key", () => {
         "b: {filters: [{<<: *hv, field: draft}]}",
       ),
     ).toEqual([
-      `line 5: platforms.webhook.routes.b.filters[0].contains: YAML reads True as the boolean true, so contains looks for the text "true" in a string, not "True" — put it in quotes to look for that text: contains: 'True' (write true to find the boolean in a list)`,
+      `line 5 (given to this filter by the merge key << on line 6): platforms.webhook.routes.b.filters[0].contains: YAML reads True as the boolean true, so contains looks for the text "true" in a string, not "True" — put it in quotes to look for that text: contains: 'True' (write true to find the boolean in a list)`,
+    ]);
+  });
+
+  it("a value refused at the anchor's line is named under each merging filter with the line of its <<", () => {
+    expect(
+      problems(
+        "a: {filters: [&hv {field: headers.X-Flag, in: [True, x]}]}",
+        "b: {filters: [{<<: *hv, field: draft}]}",
+        "c: {filters: [{<<: *hv, field: draft}]}",
+      ),
+    ).toEqual([
+      "line 5 (given to this filter by the merge key << on line 6): platforms.webhook.routes.b.filters[0].in[0]: YAML reads True as the boolean true, not as text — write true to compare with a true/false field, or 'True' in quotes to compare with that text",
+      "line 5 (given to this filter by the merge key << on line 7): platforms.webhook.routes.c.filters[0].in[0]: YAML reads True as the boolean true, not as text — write true to compare with a true/false field, or 'True' in quotes to compare with that text",
+    ]);
+  });
+
+  it("an inline merge source gives a payload filter the value YAML read, whichever mapping is reached first", () => {
+    const routes = loadRoutes(
+      "a: {filters: [{<<: &hf {field: headers.X-V, equals: 7}, field: num}]}",
+      "b: {filters: [{<<: *hf}]}",
+      "c: {filters: [{any: [&g {field: headers.X-W, equals: True}, {<<: *g, equals: False}]}]}",
+      "d: {filters: [{<<: &pf {field: num, in: [1.0, 2]}, field: headers.X-N}]}",
+    );
+    expect(routes.a?.filters).toEqual([{ field: "num", equals: 7 }]);
+    expect(routes.b?.filters).toEqual([{ field: "headers.X-V", equals: "7" }]);
+    expect(routes.c?.filters).toEqual([
+      {
+        any: [
+          { field: "headers.X-W", equals: "True" },
+          { field: "headers.X-W", equals: "False" },
+        ],
+      },
+    ]);
+    expect(routes.d?.filters).toEqual([{ field: "headers.X-N", in: ["1.0", "2"] }]);
+    expect(matchesAll(routes.a?.filters ?? [], { payload: { num: 7 }, event: "x", headers: {} }, deps)).toBe(
+      true,
+    );
+  });
+});
+
+describe("filters whose field or value is an alias", () => {
+  /** Routes, one line each under `routes:` (line 5 is the first). */
+  function loadRoutes(...routes: string[]) {
+    home = tempHome();
+    const lines = routes.map((route) => `      ${route}\n`).join("");
+    home.write("config.yaml", `platforms:\n  webhook:\n    secret: s\n    routes:\n${lines}`);
+    return loadConfig({ home: home.dir, env: {} }).config.platforms.webhook.routes;
+  }
+  const problems = (...routes: string[]): string[] => {
+    try {
+      loadRoutes(...routes);
+    } catch (err) {
+      return (err as Error).message.split("\n").map((line) => line.replace(/^.*config\.yaml: /, ""));
+    }
+    throw new Error("loaded");
+  };
+
+  it("a field given by an alias is read as that field: a header's True is the text written", () => {
+    const routes = loadRoutes(
+      "f: {filters: [{field: &hf headers.X-Z, equals: True}]}",
+      "g: {filters: [{field: *hf, equals: True}, {field: *hf, in: [1.0]}]}",
+    );
+    expect(routes.f?.filters).toEqual([{ field: "headers.X-Z", equals: "True" }]);
+    expect(routes.g?.filters).toEqual([
+      { field: "headers.X-Z", equals: "True" },
+      { field: "headers.X-Z", in: ["1.0"] },
+    ]);
+  });
+
+  it("a value given by an alias is read by the field of the filter it is written in", () => {
+    const routes = loadRoutes(
+      "d: {filters: [{field: headers.X-V, equals: &v 1.0}, {field: headers.X-V, in: [&w True]}]}",
+      "e: {filters: [{field: version, equals: *v}]}",
+      "h: {filters: [{field: headers.X-Y, in: [*v, *w]}]}",
+      "p: {filters: [{field: version, equals: &n 2.10}]}",
+      "q: {filters: [{field: headers.X-Q, equals: *n}]}",
+    );
+    expect(routes.d?.filters).toEqual([
+      { field: "headers.X-V", equals: "1.0" },
+      { field: "headers.X-V", in: ["True"] },
+    ]);
+    expect(routes.e?.filters).toEqual([{ field: "version", equals: 1 }]);
+    expect(routes.h?.filters).toEqual([{ field: "headers.X-Y", in: ["1.0", "True"] }]);
+    expect(routes.q?.filters).toEqual([{ field: "headers.X-Q", equals: "2.10" }]);
+  });
+
+  it("a misread value given by an alias to a payload filter is refused, as one written there is", () => {
+    expect(
+      problems(
+        "d: {filters: [{field: headers.X-V, equals: &v True}]}",
+        "e: {filters: [{field: draft, equals: *v}]}",
+        "f: {filters: [{field: draft, in: [x, *v]}]}",
+      ),
+    ).toEqual([
+      "line 5 (given to this filter by *v on line 6): platforms.webhook.routes.e.filters[0].equals: YAML reads True as the boolean true, not as text — write true to compare with a true/false field, or 'True' in quotes to compare with that text",
+      "line 5 (given to this filter by *v on line 7): platforms.webhook.routes.f.filters[0].in[1]: YAML reads True as the boolean true, not as text — write true to compare with a true/false field, or 'True' in quotes to compare with that text",
     ]);
   });
 });
