@@ -375,10 +375,15 @@ class FilterValues {
     const asText = this.asText(filter);
     const read = new Map<string, ReadValue | readonly ReadValue[]>();
     if (asText === undefined) return { asText, read };
-    // The node to read in this filter's place: itself when its writer reads it so, else a copy read so.
-    const own = (node: unknown): unknown => {
+    // Whether the node an alias or merge gives is read otherwise by the filter that writes it.
+    const differs = (node: unknown): boolean => {
       const target = this.target(node);
-      if (!isScalar(target) || this.textNodes.has(target) === asText) return target;
+      return isScalar(target) && this.textNodes.has(target) !== asText;
+    };
+    // A copy of that node (never the node itself, which stays where it is written) read as this filter reads.
+    const copyOf = (node: unknown): unknown => {
+      const target = this.target(node);
+      if (!isScalar(target)) return target;
       const copy = target.clone() as Scalar;
       delete copy.anchor;
       if (asText) {
@@ -390,8 +395,9 @@ class FilterValues {
     for (const [key, { value, from, merge }] of this.pairs(filter)) {
       const target = this.target(value);
       if (!isOperator(key, target)) continue;
-      const via = from !== filter ? merge : isAlias(value) ? value : undefined;
-      if (from === filter && !isAlias(value)) {
+      const inherited = from !== filter;
+      const via = inherited ? merge : isAlias(value) ? value : undefined;
+      if (!inherited && !isAlias(value)) {
         // Written here: a text filter's values become their text; an alias among `in` is read as this filter reads.
         if (!isSeq(value)) {
           if (asText) {
@@ -404,7 +410,7 @@ class FilterValues {
         const items: ReadValue[] = [];
         for (const [i, item] of value.items.entries()) {
           if (isAlias(item)) {
-            const node = own(item);
+            const node = differs(item) ? copyOf(item) : this.target(item);
             if (node !== this.target(item)) value.items[i] = node as (typeof value.items)[number];
             items.push({ node, via: item });
             continue;
@@ -418,30 +424,34 @@ class FilterValues {
         read.set(key, items);
         continue;
       }
-      // Given by a merge or an alias: the node is its writer's; copied when this filter reads it otherwise.
+      // Given by an alias or a merge: the node is its writer's, copied when this filter reads it otherwise. A
+      // merged value is always copied: of a chain of merges, a mapping between may hold a copy of its own.
+      const place = (node: unknown): void => {
+        // An alias written here is replaced; a merged value is overridden by an own key, as one written here.
+        const pair = inherited ? undefined : filter.items.find((p) => p.value === value);
+        if (pair !== undefined) pair.value = node;
+        else filter.items.push(new Pair(new Scalar(key), node));
+      };
       if (isSeq(target)) {
+        if (!inherited && !target.items.some(differs)) {
+          read.set(
+            key,
+            target.items.map((item) => ({ node: this.target(item), via })),
+          );
+          continue;
+        }
         const copy = target.clone() as YAMLSeq;
         delete copy.anchor;
-        let changed = false;
-        for (const [i, item] of target.items.entries()) {
-          const node = own(item);
-          changed ||= node !== item;
-          copy.items[i] = node as (typeof copy.items)[number];
-        }
-        if (changed) filter.items.push(new Pair(new Scalar(key), copy));
+        copy.items = target.items.map(copyOf) as typeof copy.items;
+        place(copy);
         read.set(
           key,
-          (changed ? copy : target).items.map((node) => ({ node, via })),
+          copy.items.map((node) => ({ node, via })),
         );
         continue;
       }
-      const node = own(value);
-      if (node !== target) {
-        // An alias written here is replaced; a merged value is overridden by an own key, as one written here.
-        const pair = from === filter ? filter.items.find((p) => p.value === value) : undefined;
-        if (pair !== undefined) pair.value = node;
-        else filter.items.push(new Pair(new Scalar(key), node));
-      }
+      const node = inherited || differs(value) ? copyOf(value) : target;
+      if (node !== target) place(node);
       read.set(key, { node, via });
     }
     return { asText, read };

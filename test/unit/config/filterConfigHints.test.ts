@@ -478,6 +478,21 @@ describe("filters whose field or value is an alias", () => {
     expect(routes.q?.filters).toEqual([{ field: "headers.X-Q", equals: "2.10" }]);
   });
 
+  it("a list given by an alias, and a value merged through a mapping that merges it, are read by the filter that takes them", () => {
+    const routes = loadRoutes(
+      "d: {filters: [{field: headers.X-L, in: &l [1.0, 2]}]}",
+      "e: {filters: [{field: num, in: *l}]}",
+      "h: {filters: [&h {field: headers.X-A, equals: 1.0}, &f {<<: *h, field: num}, {<<: *f, field: headers.X-B}]}",
+    );
+    expect(routes.d?.filters).toEqual([{ field: "headers.X-L", in: ["1.0", "2"] }]);
+    expect(routes.e?.filters).toEqual([{ field: "num", in: [1, 2] }]);
+    expect(routes.h?.filters).toEqual([
+      { field: "headers.X-A", equals: "1.0" },
+      { field: "num", equals: 1 },
+      { field: "headers.X-B", equals: "1.0" },
+    ]);
+  });
+
   it("a misread value given by an alias to a payload filter is refused, as one written there is", () => {
     expect(
       problems(
