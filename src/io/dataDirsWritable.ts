@@ -1,18 +1,26 @@
 import { accessSync, constants, type Dirent, readdirSync, statSync } from "node:fs";
 import { userInfo } from "node:os";
-import { join } from "node:path";
+import { join, relative, sep } from "node:path";
 
 /**
- * The directories the gateway writes in SVC_HOME and in each profile's directory, and whether what is in
- * them is looked at too (the run workspaces are agents' checkouts: only the directory itself).
+ * The directories the gateway writes in SVC_HOME and in each profile's directory, what it keeps in each, and
+ * whether what is in them is looked at too (the run workspaces are agents' checkouts: only the directory itself).
  */
-const HOME_DIRS: readonly (readonly [name: string, deep: boolean])[] = [
-  ["logs", true],
-  ["state", true],
-  ["deliveries", true],
-  ["workspaces", false],
+const HOME_DIRS: readonly (readonly [name: string, holds: string, deep: boolean])[] = [
+  ["logs", "log", true],
+  ["state", "journal of accepted runs", true],
+  ["deliveries", "delivery history", true],
+  ["workspaces", "runs' workspaces", false],
 ];
-const PROFILE_DIRS: readonly string[] = ["sessions", "cron", "mcp-tokens", "mcp-cache"];
+const PROFILE_DIRS: readonly (readonly [name: string, holds: string])[] = [
+  ["sessions", "run sessions"],
+  ["cron", "cron jobs"],
+  ["mcp-tokens", "MCP logins"],
+  ["mcp-cache", "MCP servers' tool lists and status"],
+];
+
+/** The one data directory whose store names a loop of links itself (`unusableCronStore`), as its readers do. */
+const OWN_LOOP_CHECK = "cron";
 
 /**
  * At most this many entries of each directory are looked at by the start, so a start on years of sessions
@@ -78,25 +86,70 @@ function firstRefused(dir: string, deep: boolean, budget: { left: number }): Ref
   return undefined;
 }
 
-/** The data directories that exist: SVC_HOME's, then each profile's. */
-function dataDirs(home: string): (readonly [dir: string, deep: boolean])[] {
+/** A data directory as found: one to look into, one in a loop of links, or one this user may not get to. */
+type Found =
+  | { readonly kind: "dir"; readonly dir: string; readonly deep: boolean }
+  | { readonly kind: "loop"; readonly dir: string; readonly holds: string }
+  | { readonly kind: "refused"; readonly dir: string; readonly refused: Refused };
+
+/**
+ * The data directories that exist, SVC_HOME's then each profile's, with each in a loop of links (ELOOP: no
+ * directory, and nothing the gateway keeps there can be written) and each this user may not get to (a
+ * directory on the way it may not look into: that directory, named once, as one it cannot write).
+ */
+function dataDirs(home: string): Found[] {
   const roots = [home];
   try {
     for (const entry of readdirSync(join(home, "profiles"), { withFileTypes: true }))
       if (entry.isDirectory()) roots.push(join(home, "profiles", entry.name));
   } catch {}
-  const dirs: (readonly [string, boolean])[] = HOME_DIRS.map(([name, deep]) => [join(home, name), deep]);
-  for (const root of roots) for (const name of PROFILE_DIRS) dirs.push([join(root, name), true]);
-  return dirs.filter(([dir]) => isDirectory(dir));
+  const dirs: (readonly [dir: string, name: string, holds: string, deep: boolean])[] = HOME_DIRS.map(
+    ([name, holds, deep]) => [join(home, name), name, holds, deep],
+  );
+  for (const root of roots)
+    for (const [name, holds] of PROFILE_DIRS) dirs.push([join(root, name), name, holds, true]);
+  const found: Found[] = [];
+  const blockers = new Set<string>();
+  for (const [dir, name, holds, deep] of dirs) {
+    try {
+      if (statSync(dir, { throwIfNoEntry: false })?.isDirectory() === true)
+        found.push({ kind: "dir", dir, deep });
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === "ELOOP") {
+        if (name !== OWN_LOOP_CHECK) found.push({ kind: "loop", dir, holds });
+      } else if (code === "EACCES") {
+        const refused = blockedOnTheWay(home, dir);
+        if (refused !== undefined && !blockers.has(refused.path)) {
+          blockers.add(refused.path);
+          found.push({ kind: "refused", dir: refused.path, refused });
+        }
+      } else if (code !== "ENOTDIR") throw err;
+    }
+  }
+  return found;
 }
 
-/** Whether `dir` is a directory: a link into a loop of links (ELOOP) is none, named by the checks of what it holds. */
-function isDirectory(dir: string): boolean {
-  try {
-    return statSync(dir, { throwIfNoEntry: false })?.isDirectory() === true;
-  } catch {
-    return false;
+/**
+ * The directory on the way from `home` to `dir` this user may not look into (a profile's directory root's
+ * with mode 0700), with its owner; undefined when none is (the refusal is then `dir`'s own, said by its check).
+ */
+function blockedOnTheWay(home: string, dir: string): Refused | undefined {
+  const names = relative(home, dir).split(sep).slice(0, -1);
+  let at = home;
+  for (const name of ["", ...names]) {
+    at = join(at, name);
+    try {
+      accessSync(at, constants.X_OK);
+    } catch (err) {
+      let owner = -1;
+      try {
+        owner = statSync(at).uid;
+      } catch {}
+      return { path: at, owner, code: (err as NodeJS.ErrnoException).code ?? "EACCES" };
+    }
   }
+  return undefined;
 }
 
 /**
@@ -111,10 +164,25 @@ export function dataDirsProblem(
   maxEntries: number = Number.POSITIVE_INFINITY,
 ): string | undefined {
   const found: (readonly [dir: string, refused: Refused])[] = [];
-  for (const [dir, deep] of dataDirs(home)) {
-    const refused = firstRefused(dir, deep, { left: maxEntries });
-    if (refused !== undefined) found.push([dir, refused]);
+  const loops: string[] = [];
+  for (const dir of dataDirs(home)) {
+    if (dir.kind === "loop") {
+      loops.push(
+        `${dir.dir}: a symbolic link into a loop of links — the gateway keeps its ${dir.holds} there: point the link at a directory, or remove the link`,
+      );
+      continue;
+    }
+    const refused =
+      dir.kind === "refused" ? dir.refused : firstRefused(dir.dir, dir.deep, { left: maxEntries });
+    if (refused !== undefined) found.push([dir.dir, refused]);
   }
+  const refused = writeProblem(found);
+  if (loops.length === 0) return refused;
+  return [...loops, ...(refused === undefined ? [] : [refused])].join("\n");
+}
+
+/** The directories this user cannot write, each named, and the one command that fixes them all. */
+function writeProblem(found: readonly (readonly [dir: string, refused: Refused])[]): string | undefined {
   if (found.length === 0) return undefined;
   const uid = process.getuid?.();
   const user = userName();

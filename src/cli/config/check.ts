@@ -156,7 +156,8 @@ export async function checkConfig(
     gatewayDirProblem(loaded.paths.home) ??
     journalProblem(loaded.config.state, loaded.paths.home) ??
     dataDirsProblem(loaded.paths.home);
-  if (dirs !== undefined) problems.push(dirs);
+  // One line per problem: each data directory in a loop of links is one.
+  if (dirs !== undefined) problems.push(...dirs.split("\n"));
   const full = homeFullProblem(loaded.paths.home);
   if (full !== undefined) problems.push(full);
   // The gateway opens the delivery history before it listens, and refuses to start when it cannot.

@@ -90,6 +90,24 @@ describe("svc config check and the gateway's own directories in SVC_HOME", () =>
     expect(check.code).toBe(0);
   });
 
+  // Seen: check exit 0 and the gateway started, then each run logged "WARN run session not recorded … ELOOP".
+  it("a sessions directory in a loop of links: check exits 1 with the line the gateway refuses to start with", async () => {
+    home = tempHome();
+    home.write("config.yaml", stringify(cliConfig()));
+    symlinkSync("loopdir", join(home.dir, "loopdir"));
+    symlinkSync("loopdir/sessions", join(home.dir, "sessions"));
+    symlinkSync("loopdir/mcp-tokens", join(home.dir, "mcp-tokens"));
+    const sessions = `${join(home.dir, "sessions")}: a symbolic link into a loop of links — the gateway keeps its run sessions there: point the link at a directory, or remove the link`;
+    const tokens = `${join(home.dir, "mcp-tokens")}: a symbolic link into a loop of links — the gateway keeps its MCP logins there: point the link at a directory, or remove the link`;
+    const check = await svc(home, ["config", "check"]);
+    expect(check.code).toBe(1);
+    expect(check.stdout).toContain("2 problems: the gateway would not start");
+    expect(check.stderr).toContain(`${sessions}\n${tokens}\n`);
+    const run = await refusedGatewayRun(home, ["--port", "0"]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(`svc: ${sessions}\n${tokens}\n`);
+  });
+
   it("a symbolic link to nothing in state's place names its target", async () => {
     home = tempHome();
     symlinkSync(join(home.dir, "moved-away"), join(home.dir, "state"));

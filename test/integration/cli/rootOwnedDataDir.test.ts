@@ -77,6 +77,24 @@ describe("a data directory this user cannot write", { timeout: 30_000 }, () => {
     },
   );
 
+  // Seen: check exit 0 and the gateway started, then each run warned "run session not recorded … EACCES".
+  it.runIf(AS_ROOT)(
+    "a profile's directory of root's this user may not look into refuses the start once, naming it",
+    async () => {
+      const home = ownDir();
+      const work = join(home, "profiles", "work");
+      mkdirSync(work, { recursive: true, mode: 0o700 });
+      chownSync(join(home, "profiles"), OTHER_USER, OTHER_USER);
+      const problem = `${work} (owned by uid 0): cannot be written by this user (${USER}, uid ${UID}) — the gateway keeps its sessions, stores and logs there: give them to this user: chown -R ${USER} ${work} (as root), then start it again`;
+      const check = await svcAsUser(home, ["config", "check"]);
+      expect(check.code).toBe(1);
+      expect(check.stderr).toContain(problem);
+      const run = await svcAsUser(home, ["gateway", "run", "--port", "0"], 10_000);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toBe(`svc: ${problem}\n`);
+    },
+  );
+
   it("a directory of this user's closed to writing is refused with the chmod that fixes it", async () => {
     const home = ownDir();
     const deliveries = join(home, "deliveries");
