@@ -25,10 +25,15 @@ export function homeNotWritable(home: string, err: unknown): SvcError {
   );
 }
 
+const INTO_A_LOOP = {
+  said: "a symbolic link into a loop of links",
+  fix: "point the link at a directory",
+} as const;
+
 /**
- * What `path`, which is not there, is when it is a symbolic link, and what makes it a directory: `a symbolic link
- * to <target>, which does not exist`, named where the system reads it, each link on the way after it
- * (`linkChainSync`), or `a symbolic link into a loop of links`. Undefined for no link.
+ * What `path`, which is not there (or is in a loop of links: ELOOP), is when it is a symbolic link, and what makes
+ * it a directory: `a symbolic link to <target>, which does not exist`, named where the system reads it, each link on
+ * the way after it (`linkChainSync`), or `a symbolic link into a loop of links`. Undefined for no link.
  */
 function linkTo(path: string): { readonly said: string; readonly fix: string } | undefined {
   try {
@@ -38,8 +43,7 @@ function linkTo(path: string): { readonly said: string; readonly fix: string } |
   }
   const chain = linkChainSync(path);
   const target = chain?.at(-1);
-  if (chain === undefined || target === undefined)
-    return { said: "a symbolic link into a loop of links", fix: "point the link at a directory" };
+  if (chain === undefined || target === undefined) return INTO_A_LOOP;
   return {
     said: `a symbolic link to ${target}${byWayOf(chain)}, which does not exist`,
     fix: "create that directory",
@@ -56,9 +60,13 @@ export function homeProblem(home: string): string | undefined {
   try {
     isDirectory = statSync(home).isDirectory();
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "ENOENT") return homeNotWritable(home, err).message;
+    // A loop of links (ELOOP) is a link too: named as one, not as a directory that cannot be written.
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== "ENOENT" && code !== "ELOOP") return homeNotWritable(home, err).message;
     const to = linkTo(home);
-    if (to === undefined) return missingHomeProblem(home); // missing: the gateway makes it, where it can
+    // Missing: the gateway makes it, where it can.
+    if (to === undefined)
+      return code === "ENOENT" ? missingHomeProblem(home) : homeNotWritable(home, err).message;
     return `${home}: SVC_HOME is ${to.said} — ${to.fix}, or set SVC_HOME to another one`;
   }
   if (!isDirectory)
@@ -123,6 +131,16 @@ const GATEWAY_FILES: readonly (readonly [name: string, holds: string])[] = [
   ["logs/gateway.log", "its log"],
 ];
 
+/** `path`'s stat, undefined when it is not there, or "loop" when it is in a loop of links (ELOOP). */
+function statOrLoop(path: string): Stats | undefined | "loop" {
+  try {
+    return statSync(path, { throwIfNoEntry: false });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ELOOP") return "loop";
+    throw err;
+  }
+}
+
 /**
  * Why the gateway could not make or use one of its directories in SVC_HOME (`logs`, `state`), found
  * without creating anything: a file in its place, a symbolic link to nothing, one this user cannot write;
@@ -136,9 +154,9 @@ export function gatewayDirProblem(
   for (const [name, holds] of GATEWAY_DIRS) {
     const dir = join(home, name);
     try {
-      const found = statSync(dir, { throwIfNoEntry: false });
-      if (found === undefined) {
-        const to = linkTo(dir);
+      const found = statOrLoop(dir);
+      if (found === undefined || found === "loop") {
+        const to = linkTo(dir) ?? (found === "loop" ? INTO_A_LOOP : undefined);
         if (to === undefined) continue; // missing: the gateway makes it
         return `${dir}: ${to.said} — the gateway keeps ${holds} there: ${to.fix}, or remove the link (the gateway makes the directory)`;
       }

@@ -81,4 +81,32 @@ describe("a link to nothing in SVC_HOME is named where the system reads it", () 
       `${join(home.dir, "svc-home")}: SVC_HOME is a symbolic link to ${join(home.dir, "moved-away")} (by way of ${join(home.dir, "l2")}), which does not exist — create that directory, or set SVC_HOME to another one`,
     );
   });
+
+  // Seen: "SVC_HOME cannot be written (ELOOP …) — fix its owner or permissions", the loop taken for a refusal.
+  it("an SVC_HOME, or a logs directory, in a loop of links is named as one", async () => {
+    home = tempHome();
+    const h = join(home.dir, "hl");
+    symlinkSync("hl", h);
+    const problem = `${h}: SVC_HOME is a symbolic link into a loop of links — point the link at a directory, or set SVC_HOME to another one`;
+    const check = await svc(home, ["config", "check"], { env: { SVC_HOME: h } });
+    expect(check.code).toBe(1);
+    expect(check.stderr).toContain(problem);
+    const run = await svc(home, ["gateway", "run", "--port", "0"], {
+      env: { SVC_HOME: h },
+      timeoutMs: 20_000,
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(`svc: ${problem}\n`);
+
+    // logs -> loopdir/logs, loopdir -> loopdir.
+    symlinkSync("loopdir", join(home.dir, "loopdir"));
+    symlinkSync("loopdir/logs", join(home.dir, "logs"));
+    const logs = `${join(home.dir, "logs")}: a symbolic link into a loop of links — the gateway keeps its log (gateway.log) there: point the link at a directory, or remove the link (the gateway makes the directory)`;
+    const logsCheck = await svc(home, ["config", "check"]);
+    expect(logsCheck.code).toBe(1);
+    expect(logsCheck.stderr).toContain(logs);
+    const logsRun = await svc(home, ["gateway", "run", "--port", "0"], { timeoutMs: 20_000 });
+    expect(logsRun.code).toBe(1);
+    expect(logsRun.stderr).toBe(`svc: ${logs}\n`);
+  });
 });
