@@ -691,7 +691,8 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
             job.state === "enabled" && (job.next_run === undefined || !(nextRunTime(job.next_run) > now)),
         );
     } catch (err) {
-      const message = `[cron] ${(err as Error).message}`;
+      // A `cron` directory in a loop of links fails the read with a bare ELOOP: said as the store names it.
+      const message = `[cron] ${stores.unusable?.(profile) ?? (err as Error).message}`;
       if (storeErrors.get(profile) !== message) logger.error(message);
       storeErrors.set(profile, message);
       storeGaps.set(profile, `while ${path ?? "its store"} could not be read`);

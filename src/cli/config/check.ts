@@ -476,7 +476,9 @@ function cronStoreWarnings(loaded: LoadedConfig, withJobs: Set<string>): string[
           warnings.push(`${store.path}: jobs.${record.key}.${problem} (cron job ${record.job.name})`);
       }
     } catch (err) {
-      warnings.push(`${describeError(err)}; the gateway skips this profile's cron jobs until then`);
+      // A `cron` directory in a loop of links fails the read with a bare ELOOP: said as the store names it.
+      const why = unusableCronStore(loaded.paths.home, name) ?? describeError(err);
+      warnings.push(`${why}; the gateway skips this profile's cron jobs until then`);
     }
   }
   return warnings;

@@ -77,16 +77,18 @@ describe("svc config check and the gateway's own directories in SVC_HOME", () =>
     expect(setup.stdout).not.toContain("Start the gateway with");
   });
 
-  it("a data directory in a loop of links is left to the check of what it holds, not a bare ELOOP", async () => {
+  it("a cron directory in a loop of links is named by the check of its store, not a bare ELOOP", async () => {
     home = tempHome();
     home.write("config.yaml", "");
     // `ln -s loopdir loopdir; ln -s loopdir/cron cron`. Seen: "svc: ELOOP: too many symbolic links encountered,
-    // stat '<home>/cron'" (exit 1), nothing else checked.
+    // stat '<home>/cron'" (exit 1), nothing else checked; then "<home>/cron/jobs.json: cannot be read (ELOOP …)".
     symlinkSync("loopdir", join(home.dir, "loopdir"));
     symlinkSync("loopdir/cron", join(home.dir, "cron"));
     const check = await svc(home, ["config", "check"]);
-    expect(check.stderr).not.toContain("svc: ELOOP");
-    expect(check.stderr).toContain(`${join(home.dir, "cron", "jobs.json")}: cannot be read (ELOOP`);
+    expect(check.stderr).not.toContain("ELOOP");
+    expect(check.stderr).toContain(
+      `Warning: ${join(home.dir, "cron")}: a symbolic link into a loop of links — the default profile's cron jobs cannot be kept there: point the link at a directory, or remove the link (svc makes the directory); the gateway skips this profile's cron jobs until then`,
+    );
     expect(check.code).toBe(0);
   });
 

@@ -97,6 +97,24 @@ describe("cron store gaps", () => {
     ]);
   });
 
+  it("a cron directory that became a link into a loop of links is named as one (ERROR, once), not a bare ELOOP", async () => {
+    const { log, scheduler, checkFor } = await setup(["a"]);
+    expect(await scheduler.tick()).toEqual([]);
+    const cron = join(home.dir, "cron");
+    renameSync(cron, join(home.dir, "cron-real"));
+    // cron -> loopdir/cron, loopdir -> loopdir. Seen: "[cron] <home>/cron/jobs.json: cannot be read (ELOOP …)".
+    symlinkSync("loopdir", join(home.dir, "loopdir"));
+    symlinkSync("loopdir/cron", cron);
+    await checkFor(2);
+    const lines = log.lines().map((line) => JSON.parse(line) as { level: number; msg: string });
+    expect(lines.filter(({ level }) => level >= 40)).toEqual([
+      expect.objectContaining({
+        level: 50,
+        msg: `[cron] ${cron}: a symbolic link into a loop of links — the default profile's cron jobs cannot be kept there: point the link at a directory, or remove the link (svc makes the directory)`,
+      }),
+    ]);
+  });
+
   it("jobs that vanish through an emptied jobs.json are said (WARN, once, with their count); the runs missed meanwhile are said as missed for it", async () => {
     const { path, log, scheduler, checkFor } = await setup(["a", "b"]);
     expect(await scheduler.tick()).toEqual([]);
