@@ -324,6 +324,32 @@ describe.each<Mode>(["light", "actor", "mixed"])("coalescer (%s groups)", (mode)
     expect(coalescer.pendingCount()).toBe(0);
   });
 
+  it("a saved group of a key whose last run's event was received in the same millisecond as its own still runs after that run: the same millisecond is not before", () => {
+    const ZERO: Route = {
+      ...ROUTE,
+      coalesce: { key: "pull_request.number", window_seconds: 0, max_wait_seconds: 0 },
+    };
+    const { clock, fired, coalescer } = harness(mode);
+    const saved = (deliveryId: string, receivedAt: number) =>
+      coalescer.restore({
+        id: "gh\u00001",
+        latest: { ...accepted(deliveryId, 1, ZERO), receivedAt },
+        merged: 1,
+        quietLeftMs: 0,
+        maxLeftMs: 0,
+      });
+    saved("first", 9_000);
+    clock.increment(1);
+    expect(fired).toEqual([{ id: "first", superseded: 0 }]);
+    // Received in the same millisecond as the run's event: not known to be older, so its run is owed.
+    saved("same", 9_000);
+    clock.increment(1);
+    expect(fired).toEqual([
+      { id: "first", superseded: 0 },
+      { id: "same", superseded: 0 },
+    ]);
+  });
+
   it("a saved group reopened after a restart with its event ahead of a clock set back while the gateway was down: an event received since is its latest, joined after the reopening or before it", () => {
     const { clock, fired, coalescer } = harness(mode);
     const savedAt = 1_000_000;
