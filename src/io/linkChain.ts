@@ -137,12 +137,12 @@ function* wouldBe(path: string, budget: LinkBudget): Walk<WouldBe> {
 }
 
 /**
- * The links `path` leads through, each where its link points (`hop`); undefined for a loop. The system's own
- * answer for the whole path is asked first: it counts the links crossed in a name on the way (`lnk/..`, a
- * directory that is a loop) that the walk does not read one by one.
+ * The links `path` leads through, each where its link points (`hop`); undefined for a loop. Once `path` is found
+ * to be a link, the system's own answer for the whole path is asked too: it counts the links crossed in a name on
+ * the way (`lnk/..`, a directory that is a loop) that the walk does not read one by one. A path that is no link
+ * costs its one `readlink` (a loop on its way fails that with ELOOP).
  */
 function* chain(path: string): Walk<string[] | undefined> {
-  if ((yield { op: "realpath", path }) === LOOP) return undefined;
   const budget = linkBudget();
   const hops: string[] = [];
   let at = path;
@@ -150,6 +150,7 @@ function* chain(path: string): Walk<string[] | undefined> {
     const next = yield* hop(at, budget);
     if (next === LOOP) return undefined;
     if (next === undefined) return hops;
+    if (hops.length === 0 && (yield { op: "realpath", path }) === LOOP) return undefined;
     hops.push(next.at);
     if (!next.reachable) return hops;
     at = next.at;
@@ -179,9 +180,12 @@ async function ask({ op, path }: Ask): Promise<Answer> {
   }
 }
 
-function runSync<T>(walk: Walk<T>): T {
+function runSync<T>(walk: Walk<T>, asked?: (ask: Ask) => void): T {
   let step = walk.next();
-  while (step.done !== true) step = walk.next(askSync(step.value));
+  while (step.done !== true) {
+    asked?.(step.value);
+    step = walk.next(askSync(step.value));
+  }
   return step.value;
 }
 
@@ -199,6 +203,16 @@ async function run<T>(walk: Walk<T>): Promise<T> {
  */
 export function linkChainSync(path: string): string[] | undefined {
   return runSync(chain(path));
+}
+
+/**
+ * `linkChainSync` with the calls it made, in order (`<op> <path>`): what a resolution costs, which a path that is
+ * no link (every route's scripts directory, asked on each request for a missing script) keeps to one `readlink`.
+ */
+export function linkChainSyncCalls(path: string): { chain: string[] | undefined; calls: string[] } {
+  const calls: string[] = [];
+  const links = runSync(chain(path), (ask) => calls.push(`${ask.op} ${ask.path}`));
+  return { chain: links, calls };
 }
 
 /** `linkChainSync`, with the promise calls. */

@@ -10,7 +10,7 @@ import {
 import { nonFiniteAsNull } from "../streams/jsonNumbers/pythonConstants.js";
 import type { ScriptResult } from "../streams/stages/script.js";
 import { envValue } from "./envValue.js";
-import { byWayOf, linkChain, realOrWouldBe } from "./linkChain.js";
+import { byWayOf, linkChain, realOrWouldBe, type WouldBe } from "./linkChain.js";
 import { minimalEnv, runProcess } from "./process.js";
 import type { ProcessGroups } from "./processGroups.js";
 import { profilePathAsWritten } from "./profiles.js";
@@ -85,7 +85,7 @@ export async function resolveScript(
         : "path leaves the scripts directory",
     };
   }
-  if (!found.exists) return { why: await notFound(scriptsDir, script) };
+  if (!found.exists) return { why: await notFound(scriptsDir, script, dir) };
   const real = found.real;
   // A directory would be run as `python3 <dir>` ("can't find '__main__' module"): named for what it is.
   let isFile: boolean;
@@ -103,12 +103,17 @@ export async function resolveScript(
  * `script: scripts/x.sh` names `scripts/scripts/x.sh` (relative paths start in the scripts directory): when
  * `x.sh` is there, the message says to write that.
  */
-async function notFound(scriptsDir: string, script: string): Promise<string> {
+async function notFound(
+  scriptsDir: string,
+  script: string,
+  /** Where `scriptsDir` is, as the caller just found it (`realOrWouldBe`); found again when not given. */
+  found?: WouldBe,
+): Promise<string> {
   // The directory is a link to nothing (a disk or volume not mounted): said, or "not found" reads as a typo;
   // named where its chain of links leads in the end, each link on the way after it, as the cron store's is.
   // A loop of links leads nowhere: said so, not named by a link in it as if that were what is missing.
   const chain = await linkChain(scriptsDir);
-  const dir = await realOrWouldBe(scriptsDir);
+  const dir = found ?? (await realOrWouldBe(scriptsDir));
   if (chain?.length !== 0 && !dir.exists)
     return chain === undefined
       ? "script not found: the scripts directory is a symbolic link into a loop of links"

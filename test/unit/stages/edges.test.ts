@@ -10,6 +10,7 @@ import { drainRuns, enqueueRun, runsMachine, unfinishedRuns } from "../../../src
 import { configSchema } from "../../../src/config/schema.js";
 import { skillNameWarnings } from "../../../src/gateway/routeWarnings.js";
 import { endpointOf, headAnswer } from "../../../src/io/http/core.js";
+import { linkChainSyncCalls } from "../../../src/io/linkChain.js";
 import { silentLogger } from "../../../src/io/log.js";
 import { interpreterFor, interpretScriptOutput, resolveScript, runScript } from "../../../src/io/scripts.js";
 import type { AcceptedEvent } from "../../../src/streams/context.js";
@@ -402,6 +403,26 @@ describe("resolveScript", () => {
     const shorter = join(home.dir, "shorter");
     symlinkSync(join(home.dir, "links", "l3"), shorter);
     expect(await resolveScript(shorter, "x.sh")).toEqual({ path: join(home.dir, "disk", "scripts", "x.sh") });
+  });
+
+  // 70abc2ef asked realpath of the whole path before anything else: for a route whose script is missing, each
+  // request's readlinks went from 16 to 28 (realpath reads every name of the path), and a start from 35 to 75.
+  it("the chain of a path that is no link costs one readlink; a link's, the system's answer for the whole path too", () => {
+    home = tempHome();
+    const scripts = join(home.dir, "scripts");
+    mkdirSync(scripts);
+    expect(linkChainSyncCalls(scripts)).toEqual({ chain: [], calls: [`readlink ${scripts}`] });
+    const missing = join(home.dir, "gone");
+    expect(linkChainSyncCalls(missing)).toEqual({ chain: [], calls: [`readlink ${missing}`] });
+    // A loop on the way fails that readlink itself.
+    symlinkSync("loopdir", join(home.dir, "loopdir"));
+    const below = join(home.dir, "loopdir", "scripts");
+    expect(linkChainSyncCalls(below)).toEqual({ chain: undefined, calls: [`readlink ${below}`] });
+    const link = join(home.dir, "s");
+    symlinkSync("scripts", link);
+    const { chain, calls } = linkChainSyncCalls(link);
+    expect(chain).toEqual([scripts]);
+    expect(calls).toContain(`realpath ${link}`);
   });
 
   it("a `..` after a name that is not there, or is a file, leads nowhere, as the system opens the path (ENOENT, ENOTDIR)", async () => {
