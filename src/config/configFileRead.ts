@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, readlinkSync } from "node:fs";
 import { SvcError } from "../errors.js";
-import { byWayOf, linkChainSync } from "../io/linkChain.js";
+import { byWayOf, linkChainSync, onTheWay } from "../io/linkChain.js";
 import { permissionFix } from "../io/permissionFix.js";
 import { notUtf8Text } from "../io/textEncoding.js";
 
@@ -51,7 +51,7 @@ export function isPresent(path: string, withoutIt: string | undefined): boolean 
   const said =
     chain === undefined || target === undefined
       ? "is a symbolic link into a loop of links (no file at its end)"
-      : `is a symbolic link to ${target}${byWayOf(chain)}, which does not exist`;
+      : `is a symbolic link to ${target}${byWayOf(chain)}, which does not exist${onTheWay(target)}`;
   throw new SvcError(
     "config_unreadable",
     `${path}: ${said} — ${

@@ -2,7 +2,7 @@ import { accessSync, constants, readlinkSync, type Stats, statfsSync, statSync }
 import { dirname, join } from "node:path";
 import { describeError, SvcError } from "../errors.js";
 import { dataDirsProblem, START_MAX_ENTRIES, userName } from "./dataDirsWritable.js";
-import { byWayOf, linkChainSync } from "./linkChain.js";
+import { byWayOf, linkChainSync, onTheWay } from "./linkChain.js";
 import { makeDirs } from "./makeDirs.js";
 
 /**
@@ -45,7 +45,7 @@ function linkTo(path: string): { readonly said: string; readonly fix: string } |
   const target = chain?.at(-1);
   if (chain === undefined || target === undefined) return INTO_A_LOOP;
   return {
-    said: `a symbolic link to ${target}${byWayOf(chain)}, which does not exist`,
+    said: `a symbolic link to ${target}${byWayOf(chain)}, which does not exist${onTheWay(target)}`,
     fix: "create that directory",
   };
 }

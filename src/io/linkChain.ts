@@ -1,4 +1,4 @@
-import { readlinkSync, realpathSync, statSync } from "node:fs";
+import { readlinkSync, realpathSync, type Stats, statSync } from "node:fs";
 import { readlink, realpath, stat } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
 
@@ -254,4 +254,24 @@ function* asWritten(path: string, budget: LinkBudget): Walk<WouldBe> {
  */
 export function byWayOf(chain: readonly string[]): string {
   return chain.length > 1 ? ` (by way of ${chain.slice(0, -1).join(" → ")})` : "";
+}
+
+/**
+ * For a link's end that the system cannot get to (`<home>/gone/../env`, kept as written from the name a `..`
+ * follows), what that name is, as a message says it after the end: ` (<home>/gone, on the way, is not there)`, or
+ * `is a file`; nothing for an end without a `..`, which is simply not there.
+ */
+export function onTheWay(end: string): string {
+  const names = end.split(sep);
+  const up = names.indexOf("..");
+  if (up <= 0) return "";
+  const step = names.slice(0, up).join(sep) || sep;
+  let found: Stats | undefined;
+  try {
+    found = statSync(step, { throwIfNoEntry: false });
+  } catch {
+    found = undefined;
+  }
+  if (found?.isDirectory() === true) return "";
+  return ` (${step}, on the way, ${found === undefined ? "is not there" : "is a file"})`;
 }

@@ -109,4 +109,22 @@ describe("a link to nothing in SVC_HOME is named where the system reads it", () 
     expect(logsRun.code).toBe(1);
     expect(logsRun.stderr).toBe(`svc: ${logs}\n`);
   });
+
+  // Seen: "… a symbolic link to <home>/gone/../env, which does not exist", not what on the way is missing.
+  it("a link whose `..` follows a name that is not there names that name", async () => {
+    home = tempHome();
+    symlinkSync("gone/../env", join(home.dir, ".env"));
+    const check = await svc(home, ["config", "check"]);
+    expect(check.code).toBe(1);
+    expect(check.stderr).toContain(
+      `${join(home.dir, ".env")}: is a symbolic link to ${join(home.dir, "gone")}/../env, which does not exist (${join(home.dir, "gone")}, on the way, is not there) — `,
+    );
+    unlinkSync(join(home.dir, ".env"));
+    symlinkSync("gone/../logs", join(home.dir, "logs"));
+    const logs = await svc(home, ["config", "check"]);
+    expect(logs.code).toBe(1);
+    expect(logs.stderr).toContain(
+      `${join(home.dir, "logs")}: a symbolic link to ${join(home.dir, "gone")}/../logs, which does not exist (${join(home.dir, "gone")}, on the way, is not there) — the gateway keeps its log (gateway.log) there`,
+    );
+  });
 });
