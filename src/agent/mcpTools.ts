@@ -1,5 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { serverGone } from "../actors/mcp/runtime.js";
+import { serverGone } from "../actors/mcp/serverGone.js";
 import type { RegisteredTool } from "../actors/mcp/toolNames.js";
 import { describeError, isSvcError } from "../errors.js";
 import { imageLine } from "./imageLine.js";

@@ -34,11 +34,11 @@ import {
   type Runtime,
   RuntimeStoppedError,
   SETTLED,
-  ServerGoneError,
   serverScoped,
   stderrSoFar,
   withConnectSoFar,
 } from "./runtime.js";
+import { ServerGoneError } from "./serverGone.js";
 import { approveCall, invokeTool } from "./toolCall.js";
 import {
   buildToolset,

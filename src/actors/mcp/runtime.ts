@@ -35,6 +35,7 @@ import { isConnectionClosed, isRequestTimeout, sessionRequestFailure } from "./c
 import type { CallQueue, QueueWait } from "./callQueue.js";
 import { type FailureStreak, logConnected } from "./failureStreak.js";
 import type { HubOptions } from "./hubOptions.js";
+import { ServerGoneError } from "./serverGone.js";
 import { logServerMessage } from "./serverLog.js";
 import { serverRequestHandlers } from "./serverRequests.js";
 import { buildToolset, longNameWarning, type Toolset, unmatchedFilters } from "./toolNames.js";
@@ -453,19 +454,6 @@ export class RuntimeStoppedError extends SvcError {
   constructor(server: string) {
     super("mcp_call", `mcp_servers.${server}: the server was stopped or reloaded`);
   }
-}
-
-/**
- * A call never sent because its server is disabled (`enabled: false`) or no longer configured when its turn
- * came (a reload while it waited behind the server's earlier call): a run's call says so as one made after
- * that reload does (src/agent/mcpTools.ts), `svc mcp call` by this message.
- */
-export class ServerGoneError extends SvcError {}
-
-/** Whether `err` (or an error it wraps) is a `ServerGoneError`. */
-export function serverGone(err: unknown): boolean {
-  for (let e = err; e instanceof Error; e = e.cause) if (e instanceof ServerGoneError) return true;
-  return false;
 }
 
 /** The runtime's live session: waits for (or starts) a connect; throws the connect error. */
