@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { readStatusFile } from "../../../src/io/mcp/statusFile.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
+import { signalProcess } from "../../helpers/process.js";
 import { STDIO_FIXTURE } from "../mcp/harness.js";
 import { cliConfig, type Foreground, killIfRunning, runForeground, svc, waitFor } from "./svc.js";
 
@@ -60,7 +61,7 @@ describe("svc mcp reload of an added server whose connect a later reload ended",
       config({ bh7: { command: process.execPath, args: SILENT, connect_timeout: 1 } }),
       0o600,
     );
-    process.kill(live.child.pid as number, "SIGHUP");
+    signalProcess(live.child.pid as number, "SIGHUP");
     const result = await reloading;
     expect(result.stdout).not.toMatch(/ {2}added: bh7\n/);
     expect(result.stdout).toMatch(
