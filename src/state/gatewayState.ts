@@ -26,6 +26,7 @@ import {
   JournalNotRecreated,
   PreviousSegmentLeft,
   RestateFailed,
+  RotationBlocked,
   RotationFailed,
   RotationLeftSegment,
 } from "../io/state/journal/rotation.js";
@@ -72,7 +73,7 @@ interface RecordBatch {
 /**
  * The log line for a journal error: a failed write answers the waiting requests 503; a failed rotation
  * costs nothing yet (the current segment keeps taking the records), unless it left a segment it could
- * not remove; a previous segment left after a rotation is only disk space.
+ * not remove (one blocked by a file not the gateway's at the next segment's name names that file, once); a previous segment left after a rotation is only disk space.
  */
 export function journalErrorLine(dir: string, err: unknown): { cause: string; message: string } {
   // At the limit on open files (a new segment, the directory opened to sync it) the disk is not at fault.
@@ -90,6 +91,11 @@ export function journalErrorLine(dir: string, err: unknown): { cause: string; me
         err.by === undefined
           ? `[state] ${join(dir, LOCK_FILE)} no longer names this gateway: another gateway took the state directory over while this one ran, judging it killed, and has released it since (it stopped; ${err.left ?? "its segment"} is its segment, and this gateway's is gone) — this gateway was paused or hung (docker pause, SIGSTOP, a VM suspended) for more than ${FOREIGN_UNTOUCHED_MS / 1000} s where the other could not check its pid; that gateway replayed this journal and ran what it holds, so requests here answer 503 from now on (their senders retry), no run starts here any more (the runs queued here, a coalescing group's and a fired cron job's included, are that gateway's, and this gateway's cron schedule is stopped; a run under way goes on), and this gateway neither takes the lock again nor writes a segment beside that one's — stop this gateway with kill ${process.pid}, then start it again: the start replays what the other gateway left`
           : `[state] ${join(dir, LOCK_FILE)} no longer names this gateway: another gateway (${lockHolderWords(err.by)}) took the state directory over while this one ran, judging it killed — this gateway was paused or hung (docker pause, SIGSTOP, a VM suspended) for more than ${FOREIGN_UNTOUCHED_MS / 1000} s where the other could not check its pid, or the file was replaced by hand; that gateway replayed this journal and runs what it holds, so requests here answer 503 from now on (their senders retry) and no run starts here any more (the runs queued here, a coalescing group's and a fired cron job's included, are that gateway's, and this gateway's cron schedule is stopped; a run under way goes on) — stop this gateway with kill ${process.pid} (svc gateway stop may find the other one's gateway.pid and stop that one) and leave the other running`,
+    };
+  if (err instanceof RotationBlocked)
+    return {
+      cause: describeError(err.cause),
+      message: `[state] ${err.file} is in the way of the journal's next segment and is not this gateway's — move it out of the state directory; until then the journal does not rotate (current segment ${(err.bytes / (1024 * 1024)).toFixed(1)} MB, growing with every record)${err.restating ? " and runs that finished and groups that fired while writes failed would run again after a restart" : ""}; the current segment keeps every record, and the rotation goes on once the file is moved, without a restart`,
     };
   if (err instanceof RestateFailed)
     return {

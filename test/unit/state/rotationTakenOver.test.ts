@@ -3,8 +3,9 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { LOCK_FILE, StateDirTakenOver } from "../../../src/io/state/journal/dirLock.js";
 import { type JournalFs, nodeJournalFs } from "../../../src/io/state/journal/fsFacade.js";
-import { RotationFailed } from "../../../src/io/state/journal/rotation.js";
-import { segmentName, tempSegmentName } from "../../../src/io/state/journal/segments.js";
+import { RotationBlocked } from "../../../src/io/state/journal/rotation.js";
+import { type SegmentProblem, segmentName, tempSegmentName } from "../../../src/io/state/journal/segments.js";
+import { journalErrorLine } from "../../../src/state/gatewayState.js";
 import { cleanUpJournals, journalDir, keyed, openJournal } from "../../helpers/journal.js";
 
 /**
@@ -198,7 +199,7 @@ describe("a rotation under way when another gateway takes the state directory ov
 describe("a rotation never gives its segment's name in place of a file there", () => {
   const THERE = "a file already under the segment's name\n";
 
-  it("a file at that name when it is given (the lock still this gateway's): the rotation fails, the file is left as it was, the current segment keeps the appends", async () => {
+  it("a file at that name when it is given (the lock still this gateway's): the rotation fails, the file is left as it was and named, the current segment keeps the appends", async () => {
     const dir = journalDir();
     const errors: unknown[] = [];
     const { fs, reached, release } = holdingFs("link", () => true);
@@ -209,8 +210,9 @@ describe("a rotation never gives its segment's name in place of a file there", (
     await journal.rotated();
     expect(readFileSync(join(dir, segmentName(2)), "utf8")).toBe(THERE);
     expect(journalFiles(dir)).toEqual([segmentName(1), segmentName(2)]);
-    expect(errors).toEqual([expect.any(RotationFailed)]);
-    expect((errors[0] as Error).message).toContain("EEXIST");
+    expect(errors).toEqual([expect.any(RotationBlocked)]);
+    expect((errors[0] as RotationBlocked).file).toBe(join(dir, segmentName(2)));
+    expect(((errors[0] as RotationBlocked).cause as Error).message).toContain("EEXIST");
     expect(journal.currentSegment().n).toBe(1);
     journal.append({ k: "after" });
     await journal.durable();
@@ -242,8 +244,69 @@ describe("a rotation never gives its segment's name in place of a file there", (
     await journal.rotated();
     expect(readFileSync(join(dir, segmentName(3)), "utf8")).toBe(THERE);
     expect(journalFiles(dir)).toEqual([segmentName(2), segmentName(3)]);
-    expect(errors).toEqual([expect.any(RotationFailed)]);
-    expect((errors[0] as Error).message).toContain("EEXIST");
+    expect(errors).toEqual([expect.any(RotationBlocked)]);
+    expect((errors[0] as RotationBlocked).file).toBe(join(dir, segmentName(3)));
+    expect(((errors[0] as RotationBlocked).cause as Error).message).toContain("EEXIST");
     expect(journal.currentSegment().n).toBe(2);
+  });
+
+  it("a file put there that is not this gateway's (no other gateway's trace): named once, the segment never numbered past it, and the rotation goes on once it is moved away, without a restart", async () => {
+    const dir = journalDir();
+    const errors: unknown[] = [];
+    const links: string[] = [];
+    const fs: JournalFs = {
+      ...nodeJournalFs,
+      link: (from, to) => {
+        links.push(to);
+        return nodeJournalFs.link(from, to);
+      },
+    };
+    // A simulated clock: the once-a-second look comes only when the test moves it on.
+    let now = 1_000_000;
+    const { journal } = openJournal(dir, { fs, maxSegmentBytes: 2048, errors, now: () => now });
+    const stray = join(dir, segmentName(2));
+    writeFileSync(stray, "not mine\n");
+    // Past the size many times over (every quarter of it a retry, before): one rotation, one line.
+    for (const record of keyed("r", 40, 300)) {
+      journal.append(record);
+      await journal.durable();
+      await journal.rotated();
+    }
+    expect(links).toEqual([stray]);
+    expect(errors).toEqual([expect.any(RotationBlocked)]);
+    const { message, cause } = journalErrorLine(dir, errors[0]);
+    expect(message).toContain(
+      `[state] ${stray} is in the way of the journal's next segment and is not this gateway's — move it out of the state directory; until then the journal does not rotate (current segment 0.0 MB, growing with every record);`,
+    );
+    expect(message).not.toContain("disk has room");
+    expect(cause).toContain("EEXIST");
+    expect(readFileSync(stray, "utf8")).toBe("not mine\n");
+    expect(journal.currentSegment().n).toBe(1);
+    expect(journal.currentSegment().bytes).toBeGreaterThan(4 * 2048);
+    expect(journal.accepting()).toBe(true);
+
+    // Still there a second later: no retry, nothing said again.
+    now += 1000;
+    journal.append({ k: "still" });
+    await journal.durable();
+    await journal.rotated();
+    expect(links).toEqual([stray]);
+    expect(errors).toHaveLength(1);
+
+    rmSync(stray);
+    // Moved away: the look a second later finds it gone, and the next flush rotates into segment 2.
+    now += 1000;
+    journal.append({ k: "moved" });
+    await journal.durable();
+    await journal.rotated();
+    expect(links).toEqual([stray, stray]);
+    expect(errors).toHaveLength(1);
+    expect(journal.currentSegment().n).toBe(2);
+    expect(journalFiles(dir)).toEqual([segmentName(2)]);
+    await journal.close();
+    const problems: SegmentProblem[] = [];
+    const { journal: reopened } = openJournal(dir, { problems });
+    expect(problems).toEqual([]);
+    expect(reopened.currentSegment().n).toBe(3);
   });
 });

@@ -1,4 +1,4 @@
-import { close as closeFd, statSync } from "node:fs";
+import { close as closeFd, existsSync, statSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { Clock } from "../../../clock.js";
@@ -11,10 +11,12 @@ import {
   JournalNotRecreated,
   PreviousSegmentLeft,
   RestateFailed,
+  RotationBlocked,
   RotationFailed,
   RotationLeftSegment,
   RotationStopped,
   type SegmentBuilt,
+  SegmentNameTaken,
   SegmentRotation,
 } from "./rotation.js";
 import {
@@ -56,7 +58,9 @@ export interface JournalOptions {
    * succeeds, as every later append fails too on a full disk); a `RotationFailed` or `PreviousSegmentLeft`
    * (nothing is); a `RotationLeftSegment` (from then on every append is rejected); a `JournalNotRecreated`
    * (the requests waiting are answered 503, and later ones until the next try, a second later, succeeds);
-   * a `StateDirTakenOver` (another gateway took the state directory: requests answer 503 from then on).
+   * a `StateDirTakenOver` (another gateway took the state directory: requests answer 503 from then on); a
+   * `RotationBlocked` (a file not this gateway's is at the next segment's name: nothing is refused, the journal
+   * rotates again once it is moved away; said once).
    */
   readonly onError?: (err: unknown) => void;
 }
@@ -138,6 +142,11 @@ export class Journal {
   private outages = 0;
   private restated = 0;
   private restateAtBytes = 0;
+  /**
+   * A file not this gateway's is at the next segment's name (`RotationBlocked`, said once): no rotation is
+   * begun (but a relocation's, numbered past it) until the once-a-second look finds it gone.
+   */
+  private inTheWay: string | undefined;
   private closing = false;
   private readonly now: () => number;
   /** The timer of the next look when no flush looks first (`lookLater`). */
@@ -258,7 +267,7 @@ export class Journal {
       this.rotation.flushed(data);
       return;
     }
-    if (this.rotating !== undefined || this.closing) return;
+    if (this.rotating !== undefined || this.closing || this.inTheWay !== undefined) return;
     const bytes = this.writer.fileBytes();
     const limit = this.limit();
     if (
@@ -335,6 +344,7 @@ export class Journal {
     // Taken over (looked at first: a resumed gateway's look comes before its heartbeat): the segment the other
     // gateway removed is not this one's to make again, nor is the lock it released this one's to take.
     if (this.foundTakenOver(false)) return;
+    this.lookInTheWay();
     const file = join(this.options.dir, segmentName(this.segment));
     if (!pathMovedFrom(file, this.fd)) return;
     if (this.foundTakenOver(true)) return;
@@ -347,6 +357,17 @@ export class Journal {
     });
     // One under way writes where the segment was: this one starts when it ends.
     if (this.rotating === undefined) this.startRotation(this.limit());
+  }
+
+  /**
+   * A file that kept the last rotation from naming its segment (`RotationBlocked`) moved away: the next flush
+   * rotates (or restates) at once, as due, without waiting for the segment to grow further.
+   */
+  private lookInTheWay(): void {
+    if (this.inTheWay === undefined || existsSync(this.inTheWay)) return;
+    this.inTheWay = undefined;
+    this.retryAtBytes = 0;
+    this.restateAtBytes = 0;
   }
 
   /**
@@ -374,8 +395,10 @@ export class Journal {
   private restate(): void {
     this.outages += 1;
     this.restateAtBytes = 0;
-    // One under way may have read the live state before the outage: the next one starts when it ends.
-    if (this.rotating === undefined && !this.closing) this.startRotation(this.limit());
+    // One under way may have read the live state before the outage: the next one starts when it ends (a file
+    // in the way of the next segment: once it is moved away).
+    if (this.rotating === undefined && !this.closing && this.inTheWay === undefined)
+      this.startRotation(this.limit());
   }
 
   private startRotation(limit: number): void {
@@ -386,6 +409,7 @@ export class Journal {
     this.rotating = this.rotateInto(relocation)
       .then(() => {
         this.retryAtBytes = 0;
+        this.inTheWay = undefined;
         this.restated = outages;
         if (relocation !== undefined) {
           this.lost = false;
@@ -410,8 +434,19 @@ export class Journal {
         // Failed because another gateway took the state directory over (its start removed the temp file, or
         // its segment has the name), holding the lock or having released it since: said once already, or
         // now (StateDirTakenOver), not as a failed rotation.
-        if (!(err instanceof RotationStopped) && !this.foundTakenOverSince())
-          this.options.onError?.(restating ? new RestateFailed(err) : new RotationFailed(err));
+        if (err instanceof RotationStopped || this.foundTakenOverSince()) return;
+        // No other gateway's trace: a file put there (by hand, a restore, a sync tool) that is not this
+        // gateway's. Never numbered past (that is how a takeover is found): said once, and the rotation waits
+        // until the look finds it moved away.
+        if (err instanceof SegmentNameTaken) {
+          if (this.inTheWay === err.file) return;
+          this.inTheWay = err.file;
+          this.options.onError?.(
+            new RotationBlocked(err.cause, err.file, this.writer.fileBytes(), restating),
+          );
+          return;
+        }
+        this.options.onError?.(restating ? new RestateFailed(err) : new RotationFailed(err));
       })
       .finally(() => {
         this.rotation = undefined;
@@ -420,7 +455,11 @@ export class Journal {
         // The segment's path lost its file while it ran: the relocation starts now.
         if (this.relocation !== undefined) this.startRotation(this.limit());
         // An outage that ended while it ran: restated now (after a failed restatement, once there is room).
-        else if (this.restated < this.outages && this.writer.fileBytes() >= this.restateAtBytes)
+        else if (
+          this.restated < this.outages &&
+          this.inTheWay === undefined &&
+          this.writer.fileBytes() >= this.restateAtBytes
+        )
           this.startRotation(this.limit());
       });
   }

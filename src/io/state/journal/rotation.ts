@@ -75,6 +75,38 @@ export class RotationFailed extends Error {
 }
 
 /**
+ * Thrown out of `commit` when the new segment's name holds a file already (the link fails EEXIST): left as
+ * it is. The journal says which: another gateway's segment (it took the state directory over), or a file
+ * put there that is not this gateway's (`RotationBlocked`).
+ */
+export class SegmentNameTaken extends Error {
+  constructor(
+    override readonly cause: unknown,
+    readonly file: string,
+  ) {
+    super(`${file} is there already (${reason(cause)})`);
+  }
+}
+
+/**
+ * A file that is not this gateway's is at the next segment's name, and no other gateway took the state
+ * directory over: the journal does not rotate (the segment is never numbered past it: a segment numbered past
+ * the current one is how a takeover is found) until the file is moved away, which the journal looks for once
+ * a second. Said once; `bytes` is the current segment's size then, `restating` whether the rotation was to
+ * restate what an outage could not record.
+ */
+export class RotationBlocked extends Error {
+  constructor(
+    override readonly cause: unknown,
+    readonly file: string,
+    readonly bytes: number,
+    readonly restating: boolean,
+  ) {
+    super(`${file} is in the way of the journal's next segment (${reason(cause)})`);
+  }
+}
+
+/**
  * A rotation that was to restate what an outage could not record (a run's finish, a group's firing)
  * failed too: until one succeeds, a restart runs those runs and groups again.
  */
@@ -205,9 +237,9 @@ export class SegmentRotation {
   }
 
   /**
-   * Gives the file its segment name, never in place of a file there: one there can only be another
-   * gateway's (it took the state directory over after this file was made, so its start did not remove
-   * it, wrote its own segment under that number and may have stopped since, its lock released). A hard
+   * Gives the file its segment name, never in place of a file there (`SegmentNameTaken`): another gateway's
+   * (it took the state directory over after this file was made, so its start did not remove it, wrote its own
+   * segment under that number and may have stopped since, its lock released), or one put there by hand. A hard
    * link fails then (EEXIST), in one step; the temp name is removed after it. A crash between the two
    * leaves both names on the one file, and the start removes the temp name only. On a file system without
    * hard links (some FUSE ones) the name is looked at, then the file renamed: run in the writer's exclusive
@@ -218,11 +250,16 @@ export class SegmentRotation {
     try {
       await this.fs.link(this.tempPath, this.segmentPath);
     } catch (err) {
-      if (!LINK_UNSUPPORTED.has((err as NodeJS.ErrnoException).code ?? "")) throw err;
+      const code = (err as NodeJS.ErrnoException).code ?? "";
+      if (code === "EEXIST") throw new SegmentNameTaken(err, this.segmentPath);
+      if (!LINK_UNSUPPORTED.has(code)) throw err;
       if (existsSync(this.segmentPath))
-        throw Object.assign(new Error(`EEXIST: file already exists, ${this.segmentPath} (left as it is)`), {
-          code: "EEXIST",
-        });
+        throw new SegmentNameTaken(
+          Object.assign(new Error(`EEXIST: file already exists, ${this.segmentPath} (left as it is)`), {
+            code: "EEXIST",
+          }),
+          this.segmentPath,
+        );
       await this.fs.rename(this.tempPath, this.segmentPath);
       this.named = true;
       return;
