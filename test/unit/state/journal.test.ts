@@ -356,7 +356,7 @@ describe("reading the journal back", () => {
     expect(replayed).toEqual(fiveRecords);
     const kept = files.find((name) => name.startsWith(`${segmentName(2)}.damaged-`)) as string;
     expect(problems).toEqual([
-      `no record of it could be read (truncated record at byte 0; 600 bytes skipped), though every segment starts with a snapshot: nothing was replayed from it; the segments before it are, and what was appended to it alone is lost; the segment is kept as ${kept} (inspect it as docs/durability.md shows, then delete it)`,
+      `no record of it could be read (truncated record at byte 0; 600 bytes skipped), though every segment starts with a snapshot: nothing was replayed from it; the segments before it are, and what was appended to it alone is lost (nothing, if it was a file put there that was never a segment of this journal); the segment is kept as ${kept} (inspect it as docs/durability.md shows, then delete it)`,
     ]);
     expect(files.sort()).toEqual([kept, segmentName(3)]);
   });

@@ -101,7 +101,7 @@ const KEPT_FOR_INSPECTION = "inspect it as docs/durability.md shows, then delete
 function describeNothingRead(torn: TornTail | undefined, older: boolean, keptAs: string): string {
   const where = torn === undefined ? "" : ` (${describeSkip(torn)})`;
   const lost = older
-    ? "nothing was replayed from it; the segments before it are, and what was appended to it alone is lost"
+    ? "nothing was replayed from it; the segments before it are, and what was appended to it alone is lost (nothing, if it was a file put there that was never a segment of this journal)"
     : "what it held is lost (the runs it owed do not run, its coalescing groups do not fire, and the delivery ids it remembered are forgotten: a sender's retry of one is taken as new); nothing was replayed from it";
   return `no record of it could be read${where}, though every segment starts with a snapshot: ${lost}; the segment is kept as ${keptAs} (${KEPT_FOR_INSPECTION})`;
 }
