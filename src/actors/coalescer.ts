@@ -112,7 +112,8 @@ export interface Coalescer {
    * `offer` grouped: its group no longer counts it, and a group left with no event answered 202 ends
    * without a run — nothing is owed to a sender told to retry, and the retry would run it a second time.
    * One counted superseded: the key's next group does not count it. One `retiredQueued` remembered (its run
-   * is withdrawn): the key's memory is what it was before, so it supersedes nothing.
+   * is withdrawn): the key's memory is what it was before, so it supersedes nothing; of two runs of a key
+   * withdrawn (in either order), the memory before both.
    */
   withdraw(event: AcceptedEvent): void;
   /** Dispatches every pending group now (adapter stop or reload); returns how many fired. */
@@ -204,6 +205,14 @@ interface LastDispatched {
   readonly late: { count: number };
   /** False for an event `offerRetired` ran at once: its run was no group's. */
   readonly grouped: boolean;
+}
+
+/** A memory `Coalescer.retiredQueued` made: its key, that memory, and the one it replaced. */
+interface RetiredRun {
+  readonly id: string;
+  readonly mine: LastDispatched;
+  /** Relinked past a run of the key withdrawn while this one's memory had replaced its. */
+  previous: LastDispatched | undefined;
 }
 
 /**
@@ -410,14 +419,23 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
   /** The key of each event `offerRetired` answered `not_grouped`, until the run queue takes it (`retiredQueued`). */
   const retiredIds = new WeakMap<AcceptedEvent, string>();
   /**
-   * The memories `retiredQueued` made that are still the key's, with the one each replaced, by the event's
-   * route, profile and delivery id (`withdraw` is given a copy of the event without its payload): a run
-   * withdrawn after all (its record not durable) gives the key its previous memory back.
+   * The memories `retiredQueued` made that still stand, with the one each replaced, by the event's route,
+   * profile and delivery id (`withdraw` is given a copy of the event without its payload): a run withdrawn
+   * after all (its record not durable) gives the key its previous memory back. One stands while it is the
+   * key's memory or the one a standing run's replaced (two runs of a key whose records failed in one batch).
    */
-  const retiredRuns = new Map<
-    string,
-    { readonly id: string; readonly mine: LastDispatched; readonly previous: LastDispatched | undefined }
-  >();
+  const retiredRuns = new Map<string, RetiredRun>();
+  /** The standing entry of `retiredRuns` whose memory each is. */
+  const retiredOf = new WeakMap<LastDispatched, RetiredRun>();
+  /** Whether `ran`'s memory is its key's, or reached from it through the memories standing runs replaced. */
+  function standing(ran: RetiredRun): boolean {
+    let last = lastDispatched.get(ran.id);
+    while (last !== undefined) {
+      if (last === ran.mine) return true;
+      last = retiredOf.get(last)?.previous;
+    }
+    return false;
+  }
   /** The latest event of `group` and how many earlier ones it replaced, its carried late events included. */
   const peek = (group: Group) => {
     const { latest, superseded } = group.peek();
@@ -658,10 +676,16 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
       // not yet counted are passed on.
       const previous = lastOf(id);
       const mine = remember(id, event, previous?.late, false);
-      // Memories no longer in place (replaced, lapsed) are not withdrawn: dropped as this one is made.
-      for (const [key, ran] of retiredRuns)
-        if (lastDispatched.get(ran.id) !== ran.mine) retiredRuns.delete(key);
-      retiredRuns.set(retiredKey(event), { id, mine, previous });
+      const ran: RetiredRun = { id, mine, previous };
+      retiredRuns.set(retiredKey(event), ran);
+      retiredOf.set(mine, ran);
+      // Memories no longer standing (a group's run replaced them, or they lapsed) are not withdrawn: dropped
+      // as this one is made.
+      for (const [key, other] of retiredRuns)
+        if (!standing(other)) {
+          retiredRuns.delete(key);
+          retiredOf.delete(other.mine);
+        }
     },
     withdraw(event) {
       if (retiredRuns.size > 0) {
@@ -669,12 +693,19 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
         const ran = retiredRuns.get(key);
         if (ran !== undefined) {
           retiredRuns.delete(key);
-          // Its run is withdrawn: the key's memory is the one it replaced (its late events' box included),
-          // unless another run of the key has been remembered since.
-          if (lastDispatched.get(ran.id) !== ran.mine) return;
-          lastDispatched.delete(ran.id);
-          if (ran.previous !== undefined && ran.previous.until > elapsed())
-            lastDispatched.set(ran.id, ran.previous);
+          retiredOf.delete(ran.mine);
+          // Its run is withdrawn: the key's memory is the one it replaced (its late events' box included).
+          if (lastDispatched.get(ran.id) === ran.mine) {
+            lastDispatched.delete(ran.id);
+            if (ran.previous !== undefined && ran.previous.until > elapsed())
+              lastDispatched.set(ran.id, ran.previous);
+            return;
+          }
+          // A later retired run of the key replaced its memory: that run, withdrawn in turn, gives the key the
+          // memory this one replaced, never this one's, whichever of the two is withdrawn first (their memories
+          // share its late events' box). One a group's run replaced gives nothing back: that run was made.
+          for (const later of retiredRuns.values())
+            if (later.id === ran.id && later.previous === ran.mine) later.previous = ran.previous;
           return;
         }
       }

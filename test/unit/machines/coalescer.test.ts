@@ -754,6 +754,55 @@ describe.each<Mode>(["light", "actor", "mixed"])(
       expect(coalescer.offer({ ...at("F", 100), receivedTick: 100 })).toEqual({ supersededBy: "M" });
     });
 
+    it.each([
+      ["in the order they came (R1, whose memory R2 replaced, first)", ["R1", "R2"]],
+      ["R2 first", ["R2", "R1"]],
+      ["with a third between them (R2, R1, R3)", ["R2", "R1", "R3"]],
+    ])(
+      "retired runs of a key whose records failed in one batch, withdrawn %s: the key's memory is the one before them all, never a withdrawn run's",
+      (_order, order) => {
+        const superseded: string[] = [];
+        const { clock, fired, coalescer } = scripted({
+          updated: () => {},
+          fired: () => {},
+          superseded: (_id, offered) => superseded.push(offered.deliveryId),
+        });
+        // Key 1: B's group fired before the runs. Key 2: no run of it before them.
+        coalescer.offer({ ...at("B", 300), receivedTick: 300 });
+        clock.increment(1_000);
+        expect(fired).toEqual([{ id: "B", superseded: 0 }]);
+        const runs = new Map<string, AcceptedEvent>();
+        for (const [id, t] of [
+          ["R1", 1_100],
+          ["R2", 1_200],
+          ["R3", 1_250],
+        ] as const) {
+          if (!order.includes(id)) continue;
+          for (const pr of [1, 2]) {
+            const event = { ...at(`${id}-${pr}`, t, SCRIPTED, pr), receivedTick: t };
+            expect(runRetired(coalescer, event)).toBe("not_grouped");
+            runs.set(`${id}-${pr}`, event);
+          }
+        }
+        // The same batch failed for all of them: the durable stage withdraws each (a copy without its payload).
+        for (const pr of [1, 2])
+          for (const id of order) coalescer.withdraw(renderedOnly(runs.get(`${id}-${pr}`) as AcceptedEvent));
+        // Key 1: E, received before B, is superseded by B's run; M, received after B (before R1), runs.
+        expect(coalescer.offer({ ...at("E", 0), receivedTick: 0 })).toEqual({ supersededBy: "B" });
+        expect(coalescer.offer({ ...at("M", 800), receivedTick: 800 })).toBe("coalesced");
+        // Key 2: A, received before every run, is through its script after them, and runs.
+        expect(runRetired(coalescer, { ...at("A", 500, SCRIPTED, 2), receivedTick: 500 })).toBe(
+          "not_grouped",
+        );
+        expect(superseded).toEqual(["E"]);
+        clock.increment(1_000);
+        expect(fired).toEqual([
+          { id: "B", superseded: 0 },
+          { id: "M", superseded: 1 },
+        ]);
+      },
+    );
+
     it("one answered 503 after all (its record not durable) is not counted by the next group", () => {
       const { clock, fired, coalescer } = scripted();
       coalescer.offer(at("B", 300));
