@@ -523,10 +523,13 @@ export function deliveriesTable(
   // The runs this history shows: the run that superseded an event, when this instance made it, is among them.
   const ran = new Set(shown.filter((s) => s.run !== undefined).map(key));
   // How each request shown was answered: a run's request answered coalesced was its group's latest event,
-  // one answered accepted ran on its own.
-  const answered = new Map(
-    shown.flatMap((s) => (s.request === undefined ? [] : [[key(s), s.request.outcome] as const])),
-  );
+  // one answered accepted ran on its own. Of an ID's requests, the one that led to a run (a 503 before its
+  // retry made none, and says nothing of the run).
+  const answered = new Map<string, string>();
+  for (const s of shown) {
+    if (s.request === undefined || s.request.status !== 202) continue;
+    if (s.run !== undefined || !ledToRun.has(key(s))) answered.set(key(s), s.request.outcome);
+  }
   const rows = shown.map((summary) => {
     const { id, at, route: name, request, run, delivery, notRecorded } = summary;
     // A fire dropped at its turn in the queue made no run: its why goes to the NOTE (withFailures).

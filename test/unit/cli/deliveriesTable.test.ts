@@ -257,6 +257,32 @@ describe("svc webhook deliveries: the NOTE of a coalesced event", () => {
     expect(otherRoute?.endsWith(supersededNote(`${SUPERSEDED_REASON} (e-2)`, false, "unknown"))).toBe(true);
   });
 
+  it("one superseded by the run of an ID first answered 503 and then, retried, run: the note reads how the retry that ran was answered, never the 503", () => {
+    const at = (s: number) => `2026-11-22T12:00:0${s}.000Z`;
+    const full: RequestRecord = {
+      ...coalesced("e-2"),
+      at: at(1),
+      status: 503,
+      outcome: "Agent run queue is full",
+    };
+    const row = (records: Parameters<typeof summarizeHistory>[0]) =>
+      deliveriesTable(summarizeHistory(records), "request not in this history")
+        .split("\n")
+        .find((r) => /\se-1\s/.test(r));
+    const late: RequestRecord = { ...coalesced("e-1"), at: at(4), reason: `${SUPERSEDED_REASON} (e-2)` };
+    const ranOf = { kind: "run", id: "e-2", at: at(3), route: "prs", outcome: "ok" } as const;
+    // The retry coalesced: its group's run.
+    const grouped = row([full, { ...coalesced("e-2"), at: at(2) }, ranOf, late]);
+    expect(grouped?.endsWith(supersededNote(`${SUPERSEDED_REASON} (e-2)`, false, "group"))).toBe(true);
+    expect(grouped).toContain("its key's group had run an event received after this one");
+    // The retry accepted: its own run.
+    const own = row([full, { ...coalesced("e-2"), at: at(2), outcome: "accepted" }, ranOf, late]);
+    expect(own?.endsWith(supersededNote(`${SUPERSEDED_REASON} (e-2)`, false, "own"))).toBe(true);
+    // Only the 503 shown: which run it was is not said.
+    const refusedOnly = row([full, late]);
+    expect(refusedOnly?.endsWith(supersededNote(`${SUPERSEDED_REASON} (e-2)`, false, "unknown"))).toBe(true);
+  });
+
   it("a pending group's events all say it, a redelivery naming what it repeats too", () => {
     const redelivered: RequestRecord = { ...coalesced("r-1"), redelivery_of: "e-1" };
     const rows = deliveriesTable(summarizeHistory([redelivered]), "request not in this history").split("\n");
