@@ -589,7 +589,7 @@ export class McpHub {
 
   /**
    * Of `servers` (a reload's), how the connect their reload waited for first ended, or that it is under way;
-   * none for a server whose connect it did not wait for (lazy, disabled).
+   * for one it started no connect for, lazy or skipped (enabled: false), as it was then.
    */
   reloadConnectOutcomes(servers: readonly string[]): Record<string, ReloadConnectOutcome> {
     const outcomes: Record<string, ReloadConnectOutcome> = {};
@@ -607,7 +607,10 @@ export class McpHub {
       this.reloadOutcomes.set(rt.name, { state: "connecting" });
       return;
     }
-    const outcome = settledOutcome(rt.actor.getSnapshot());
+    const snapshot = rt.actor.getSnapshot();
+    const state = connectionState(snapshot);
+    // None started (lazy, enabled: false): said as it is now, since the gateway's stop makes it stopped.
+    const outcome = state === "lazy" || state === "skipped" ? { state } : settledOutcome(snapshot);
     if (outcome === undefined) this.reloadOutcomes.delete(rt.name);
     else this.reloadOutcomes.set(rt.name, outcome);
   }

@@ -1,7 +1,7 @@
 import { DEFAULT_PROFILE, svcPaths } from "../../config/paths.js";
 import { type ReloadSummary, readStatusFile, type ServerStatus } from "../../io/mcp/statusFile.js";
 import { existingProfiles } from "../../io/profiles.js";
-import { asFirstOutcomes, reloadSummaryText } from "./reloadSummary.js";
+import { asFirstOutcomes, awaitedConnect, reloadSummaryText } from "./reloadSummary.js";
 
 /**
  * The named profiles whose own MCP connections gateway `pid` holds (opened at a first run of the profile,
@@ -48,10 +48,13 @@ export function stillConnecting(reload: ReloadSummary, statuses: readonly Server
   const servers = asFirstOutcomes(reload, statuses);
   const started = new Set([...reload.added, ...reload.changed, ...(reload.enabled ?? [])]);
   const retried = new Set(reload.retried ?? []);
-  // (`stopped`: a later reload replacing its entry ended the connect; that reload connects it again.)
+  // (`stopped`, of a connect the report waits for: a later reload replacing its entry ended the connect; that
+  // reload connects it again. A server it started no connect for, lazy or enabled: false, is stopped only by
+  // the gateway's stop.)
   return servers.some(
     (s) =>
-      ((started.has(s.name) || retried.has(s.name)) && (s.state === "connecting" || s.state === "stopped")) ||
+      ((started.has(s.name) || retried.has(s.name)) &&
+        (s.state === "connecting" || (s.state === "stopped" && awaitedConnect(reload, s.name)))) ||
       (retried.has(s.name) && s.state === "reconnecting"),
   );
 }
@@ -87,9 +90,15 @@ export function endedByStop(
   const servers = asFirstOutcomes(reload, statuses);
   const reported = new Set(reload.endedByStop ?? []);
   const retried = new Set(reload.retried ?? []);
+  // At the gateway's stop every server is stopped: of those, only a connect the report waits for was under way
+  // (a lazy or enabled: false server the reload started no connect for was not).
   const connecting = (name: string) => {
     const state = servers.find((s) => s.name === name)?.state;
-    return state === "connecting" || state === "stopped" || (retried.has(name) && state === "reconnecting");
+    return (
+      state === "connecting" ||
+      (state === "stopped" && awaitedConnect(reload, name)) ||
+      (retried.has(name) && state === "reconnecting")
+    );
   };
   const own = [...reload.added, ...reload.changed, ...(reload.enabled ?? []), ...retried];
   return own.filter((name) => reported.has(name) || (stopping && connecting(name)));

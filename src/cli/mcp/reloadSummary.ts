@@ -2,11 +2,22 @@ import type { ReloadSummary, ServerStatus } from "../../io/mcp/statusFile.js";
 import { detail } from "./statusDetail.js";
 
 /**
+ * Whether the report waits for `name`'s connect (its outcome is `connecting`): only such a server's `stopped`
+ * is a connect under way that a later reload (or the gateway's stop) ended. One the reload started no connect
+ * for (lazy, enabled: false) is stopped at the gateway's stop too.
+ */
+export function awaitedConnect(reload: ReloadSummary, name: string): boolean {
+  const outcomes = reload.outcomes;
+  return outcomes !== undefined && Object.hasOwn(outcomes, name) && outcomes[name]?.state === "connecting";
+}
+
+/**
  * The servers as the reload's report says the connects it waited for first ended: one that connected or
  * failed is shown so, whatever it is by now (a server crashing right after each handshake is reconnecting
- * most of the time; one that failed may be connecting again in its backoff retry). A connect still under way,
- * a server whose connect the reload did not wait for, and a report without outcomes (from a gateway started
- * before they were reported) leave its status as it is.
+ * most of the time; one that failed may be connecting again in its backoff retry). One the reload started no
+ * connect for is shown as the report says it was then (lazy, or enabled: false), whatever it is by now (the
+ * gateway's stop makes it stopped). A connect still under way, a server the report gives no outcome, and a
+ * report without outcomes (from a gateway started before they were reported) leave its status as it is.
  */
 export function asFirstOutcomes(reload: ReloadSummary, servers: readonly ServerStatus[]): ServerStatus[] {
   const outcomes = reload.outcomes ?? {};
@@ -43,7 +54,13 @@ export function reloadSummaryText(
   const servers = asFirstOutcomes(reload, statuses);
   // A status file of a gateway started before `disabled` was reported has none.
   const disabled = reload.disabled ?? [];
-  const stateOf = (name: string) => servers.find((s) => s.name === name)?.state;
+  // One the reload started no connect for is lazy or skipped as the report says, also once the gateway's stop
+  // has left it out of the status file.
+  const startedNone = (name: string) => {
+    const state = Object.hasOwn(reload.outcomes ?? {}, name) ? reload.outcomes?.[name]?.state : undefined;
+    return state === "lazy" || state === "skipped" ? state : undefined;
+  };
+  const stateOf = (name: string) => servers.find((s) => s.name === name)?.state ?? startedNone(name);
   const isLazy = (name: string) => stateOf(name) === "lazy";
   // A server the reload (re)started whose connect failed is not listed as connected: it gets a line of
   // its own with why, as svc mcp list's DETAIL says it.
@@ -70,7 +87,7 @@ export function reloadSummaryText(
   const connecting = (name: string) =>
     stateOf(name) === "connecting"
       ? `${name} (still connecting)`
-      : stateOf(name) === "stopped"
+      : stateOf(name) === "stopped" && awaitedConnect(reload, name)
         ? `${name} (still connecting: a later reload changed its entry before it connected, and connects it again)`
         : name;
   // Tried again: connected now, or still at it (one still closing its lost session shows reconnecting).

@@ -36,15 +36,19 @@ export interface ReloadSummary {
   /**
    * Of the servers it added, enabled, changed or retried whose connect it waited for, how that connect first
    * ended: `connecting` until it connects or fails (a server crashing right after its handshake is connected
-   * here, whatever it is by the time the report is read). Absent in the report of a gateway started before
-   * it was reported.
+   * here, whatever it is by the time the report is read); of those it started no connect for, `lazy` or
+   * `skipped` (enabled: false), as they were then (the gateway's stop makes every server stopped). Absent in
+   * the report of a gateway started before it was reported (and `lazy`, `skipped` before they were).
    */
   readonly outcomes?: Readonly<Record<string, ReloadConnectOutcome>>;
 }
 
-/** A connect a reload started or tried again: still under way, or how it first ended. */
+/**
+ * A connect a reload started or tried again: still under way, or how it first ended; or none started (the
+ * server lazy, or enabled: false).
+ */
 export type ReloadConnectOutcome =
-  | { readonly state: "connecting" | "connected" }
+  | { readonly state: "connecting" | "connected" | "lazy" | "skipped" }
   | { readonly state: "failed"; readonly lastError?: string };
 
 /** One server as `svc mcp list` and the inspector show it. */

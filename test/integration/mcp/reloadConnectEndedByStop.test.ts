@@ -61,3 +61,29 @@ describe("a stop that ends the connects a reload started", () => {
     ]);
   });
 });
+
+/**
+ * svc mcp reload listed a lazy or enabled: false server a reload added as "not connected … — the gateway began
+ * stopping before it connected" when the stop came during its wait: the stop makes every server stopped, and
+ * the report named no connect for them. It says such a server was skipped (or lazy), as it was at the reload.
+ */
+describe("a reload that adds an enabled: false server beside one that never answers", () => {
+  it("reports it skipped, and the stop ends only the connect under way", async () => {
+    const hangs = join(ctx.home.dir, "hangs");
+    ctx.home.write("hangs", "");
+    const h = ctx.hub(ctx.home, { kept: stdioEntry() }, { clock: new SimulatedClock() });
+    expect((await h.settled("kept")).state).toBe("connected");
+    const summary = await h.reload({
+      kept: stdioEntry(),
+      S: hangsOnceTold(hangs),
+      D: entry({ ...stdioEntry(), enabled: false }),
+    });
+    expect(summary.added).toEqual(["S", "D"]);
+    const outcomes = { S: { state: "connecting" }, D: { state: "skipped" } };
+    expect(h.reloadConnectOutcomes(summary.added)).toEqual(outcomes);
+    await h.stop();
+    // As they were at the reload, whatever the stop made of them.
+    expect(h.reloadConnectOutcomes(summary.added)).toEqual(outcomes);
+    expect(h.reloadConnectsEndedByStop()).toEqual(["S"]);
+  });
+});

@@ -74,6 +74,44 @@ describe("svc mcp reload's summary", () => {
     expect(endedByStop(reload, servers, true)).toEqual(["bh7"]);
   });
 
+  it("lists an added server the reload started no connect for (enabled: false, lazy) as such when the gateway's stop made it stopped", () => {
+    // The report as the gateway wrote it, and its servers once its stop began: every one stopped.
+    const reload = {
+      added: ["S", "D", "L"],
+      removed: [],
+      changed: [],
+      disabled: [],
+      unchanged: [],
+      outcomes: {
+        S: { state: "connecting" as const },
+        D: { state: "skipped" as const },
+        L: { state: "lazy" as const },
+      },
+    };
+    const stopped = [status("S", "stopped"), status("D", "stopped"), status("L", "stopped")];
+    expect(endedByStop(reload, stopped, true)).toEqual(["S"]);
+    expect(reloadSummaryText(7, { ...reload, endedByStop: ["S"] }, stopped)).toBe(
+      "Gateway (pid 7) reloaded mcp_servers:\n  added: D (enabled: false, not connected), L (lazy: connects at its first call)\n" +
+        "  not connected: S (added) — the gateway began stopping before it connected\n",
+    );
+    // Once the stop is done the status file has no server left: still as the report says.
+    expect(reloadSummaryText(7, { ...reload, endedByStop: ["S"] }, [])).toBe(
+      "Gateway (pid 7) reloaded mcp_servers:\n  added: D (enabled: false, not connected), L (lazy: connects at its first call)\n" +
+        "  not connected: S (added) — the gateway began stopping before it connected\n",
+    );
+    // Not waited for: only S's connect was under way.
+    expect(
+      stillConnecting(
+        { ...reload, outcomes: { ...reload.outcomes, S: { state: "failed" as const } } },
+        stopped,
+      ),
+    ).toBe(false);
+    // A report naming no outcome for it: stopped is no connect under way either.
+    const bare = { ...reload, outcomes: { S: { state: "connecting" as const } } };
+    expect(endedByStop(bare, stopped, true)).toEqual(["S"]);
+    expect(stillConnecting({ ...bare, outcomes: {} }, stopped)).toBe(false);
+  });
+
   it("says of an added server that is disabled or lazy that it did not connect", () => {
     const text = reloadSummaryText(
       7,
