@@ -80,7 +80,7 @@ import {
   printProfileReloads,
   stillConnecting,
 } from "./mcp/profileReloads.js";
-import { reloadSummaryText } from "./mcp/reloadSummary.js";
+import { type ReadReload, reloadSummaryText } from "./mcp/reloadSummary.js";
 import { servedRoutes } from "./mcp/servedRoutes.js";
 import { detail } from "./mcp/statusDetail.js";
 import { formatTools } from "./mcp/toolsOutput.js";
@@ -696,7 +696,7 @@ async function reloadGateway(options: { wait?: string }): Promise<void> {
       // so a connect that failed is not printed as a reconnect. So is that of a server it tried again (one
       // still closing its lost session connects once that is done). A stop of the gateway ends the wait:
       // the servers still connecting then (or whose connect the stop ended) are not connected.
-      let report = reload;
+      let report: ReadReload<typeof reload> = reload;
       let servers = status?.servers ?? [];
       let since = stoppingSince();
       while (
@@ -726,6 +726,15 @@ async function reloadGateway(options: { wait?: string }): Promise<void> {
           return since !== undefined;
         },
       );
+      // Removed by a later reload before it connected: what this reload added (or changed) is not running.
+      const removedLater = report.removedLater ?? [];
+      if (removedLater.length > 0) {
+        const one = removedLater.length === 1;
+        process.stderr.write(
+          `svc: ${removedLater.join(", ")} never connected: a later reload removed ${one ? "it" : "them"} from mcp_servers first (svc mcp list shows the servers the gateway runs)\n`,
+        );
+        process.exitCode = 1;
+      }
       const notConnected = [...stopped, ...stoppedInProfiles];
       if (notConnected.length > 0) {
         // The reload was applied, but what it started is not running: a script must not go on as if it were.

@@ -1,7 +1,7 @@
 import { DEFAULT_PROFILE, svcPaths } from "../../config/paths.js";
 import { type ReloadSummary, readStatusFile, type ServerStatus } from "../../io/mcp/statusFile.js";
 import { existingProfiles } from "../../io/profiles.js";
-import { asFirstOutcomes, awaitedConnect, reloadSummaryText } from "./reloadSummary.js";
+import { asFirstOutcomes, awaitedConnect, type ReadReload, reloadSummaryText } from "./reloadSummary.js";
 
 /**
  * The named profiles whose own MCP connections gateway `pid` holds (opened at a first run of the profile,
@@ -62,19 +62,34 @@ export function stillConnecting(reload: ReloadSummary, statuses: readonly Server
 /**
  * `report` (the reload a command asked for) once a later reload has taken its place in the status file: a
  * connect it still waits for takes its outcome from the later report, which waits for the same server's
- * connect; one the later reload did not wait for is judged by its state, as in a report without outcomes.
+ * connect; one the later reload did not wait for is judged by its state, as in a report without outcomes,
+ * unless that reload's configuration no longer has the server (removed before it connected: `removedLater`).
  */
-export function outcomesSince<R extends ReloadSummary>(report: R, later: ReloadSummary): R {
+export function outcomesSince<R extends ReloadSummary>(
+  report: ReadReload<R>,
+  later: ReloadSummary,
+): ReadReload<R> {
   if (report.outcomes === undefined) return report;
   const outcomes = { ...report.outcomes };
   const newer = later.outcomes ?? {};
+  const configured = new Set([
+    ...later.added,
+    ...later.changed,
+    ...later.disabled,
+    ...(later.enabled ?? []),
+    ...later.unchanged,
+  ]);
+  const removedLater = [...(report.removedLater ?? [])];
   for (const [name, outcome] of Object.entries(outcomes)) {
     if (outcome.state !== "connecting") continue;
     const next = Object.hasOwn(newer, name) ? newer[name] : undefined;
-    if (next === undefined) delete outcomes[name];
-    else outcomes[name] = next;
+    if (next !== undefined) outcomes[name] = next;
+    else {
+      delete outcomes[name];
+      if (!configured.has(name)) removedLater.push(name);
+    }
   }
-  return { ...report, outcomes };
+  return { ...report, outcomes, ...(removedLater.length === 0 ? {} : { removedLater }) };
 }
 
 /**
@@ -83,7 +98,7 @@ export function outcomesSince<R extends ReloadSummary>(report: R, later: ReloadS
  * (`stopping`), still connecting. They are listed as not connected, not as reconnected (exit 1).
  */
 export function endedByStop(
-  reload: ReloadSummary,
+  reload: ReadReload,
   statuses: readonly ServerStatus[],
   stopping: boolean,
 ): string[] {
@@ -101,7 +116,10 @@ export function endedByStop(
     );
   };
   const own = [...reload.added, ...reload.changed, ...(reload.enabled ?? []), ...retried];
-  return own.filter((name) => reported.has(name) || (stopping && connecting(name)));
+  const removedLater = new Set(reload.removedLater ?? []);
+  return own.filter(
+    (name) => !removedLater.has(name) && (reported.has(name) || (stopping && connecting(name))),
+  );
 }
 
 /**

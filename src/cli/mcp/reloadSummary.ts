@@ -2,6 +2,14 @@ import type { ReloadSummary, ServerStatus } from "../../io/mcp/statusFile.js";
 import { detail } from "./statusDetail.js";
 
 /**
+ * A reload's report as `svc mcp reload` reads it: `removedLater`, the servers whose connect it waited for that a
+ * later reload removed from mcp_servers before they connected (`outcomesSince`).
+ */
+export type ReadReload<R extends ReloadSummary = ReloadSummary> = R & {
+  readonly removedLater?: readonly string[];
+};
+
+/**
  * Whether the report waits for `name`'s connect (its outcome is `connecting`): only such a server's `stopped`
  * is a connect under way that a later reload (or the gateway's stop) ended. One the reload started no connect
  * for (lazy, enabled: false) is stopped at the gateway's stop too.
@@ -42,12 +50,13 @@ export function asFirstOutcomes(reload: ReloadSummary, servers: readonly ServerS
  * again by the reload: it is listed apart from the unchanged ones, with the outcome of that try. Each connect
  * the reload waited for is listed by how it first ended (`asFirstOutcomes`); one a later reload ended as it
  * replaced the server's entry by how that reload's connect ended (the command waits for it), or as still
- * connecting, never as connected. A server
+ * connecting, never as connected; one a later reload removed before it connected (`reload.removedLater`) as
+ * not connected. A server
  * the gateway's stop ended before it connected (`reload.endedByStop`) is listed as not connected, with why.
  */
 export function reloadSummaryText(
   pid: number,
-  reload: ReloadSummary,
+  reload: ReadReload,
   statuses: readonly ServerStatus[],
   heading = `Gateway (pid ${pid}) reloaded mcp_servers:`,
 ): string {
@@ -67,8 +76,10 @@ export function reloadSummaryText(
   // So is one whose connect the gateway's stop ended before it connected (its state is stopped, or gone).
   const endedByStop = reload.endedByStop ?? [];
   const stopped = (name: string) => endedByStop.includes(name);
-  const failed = (name: string) => !stopped(name) && stateOf(name) === "failed";
-  const notOk = (name: string) => failed(name) || stopped(name);
+  // One a later reload removed before it connected is not connected either.
+  const removedLater = (name: string) => reload.removedLater?.includes(name) === true;
+  const failed = (name: string) => !stopped(name) && !removedLater(name) && stateOf(name) === "failed";
+  const notOk = (name: string) => failed(name) || stopped(name) || removedLater(name);
   const retried = reload.retried ?? [];
   const notConnected = [
     ...reload.added.filter(notOk).map((name) => [name, "added"] as const),
@@ -76,6 +87,8 @@ export function reloadSummaryText(
     ...reload.changed.filter(notOk).map((name) => [name, "changed"] as const),
     ...retried.filter(notOk).map((name) => [name, "retried"] as const),
   ].map(([name, how]) => {
+    if (removedLater(name))
+      return `not connected: ${name} (${how}) — a later reload removed it from mcp_servers before it connected`;
     if (stopped(name))
       return `not connected: ${name} (${how}) — the gateway began stopping before it connected`;
     const status = servers.find((s) => s.name === name) as ServerStatus;

@@ -69,3 +69,48 @@ describe("svc mcp reload of an added server whose connect a later reload ended",
     );
   });
 });
+
+/**
+ * svc mcp reload printed `added: bh7` (exit 0) of a server a later SIGHUP removed before it connected: the
+ * later report had no outcome for it, and a server with neither an outcome nor a status passed for connected.
+ */
+describe("svc mcp reload of an added server a later reload removed before it connected", {
+  timeout: 90_000,
+}, () => {
+  it("lists it as not connected, and exits 1", async () => {
+    home = tempHome();
+    const dir = home.dir;
+    home.write("config.yaml", config({}), 0o600);
+    gateway = await runForeground(home, ["--port", "0"]);
+    const live = gateway;
+    await waitFor(
+      () => readStatusFile(join(dir, "mcp-cache"))?.servers?.some((s) => s.state === "connected") === true,
+      "ok connected",
+    );
+    home.write(
+      "config.yaml",
+      config({ bh7: { command: process.execPath, args: SILENT, connect_timeout: 600 } }),
+      0o600,
+    );
+    const reloading = svc(home, ["mcp", "reload", "--wait", "30"]);
+    await waitFor(
+      () =>
+        readStatusFile(join(dir, "mcp-cache"))?.lastReload?.added.includes("bh7") === true &&
+        readStatusFile(join(dir, "mcp-cache"))?.servers?.find((s) => s.name === "bh7")?.state ===
+          "connecting",
+      "bh7 added and connecting",
+    );
+    home.write("config.yaml", config({}), 0o600);
+    process.kill(live.child.pid as number, "SIGHUP");
+    const result = await reloading;
+    expect(result.stdout).toBe(
+      `Gateway (pid ${live.child.pid}) reloaded mcp_servers:\n` +
+        "  not connected: bh7 (added) — a later reload removed it from mcp_servers before it connected\n" +
+        "  unchanged: ok\n",
+    );
+    expect(result.stderr).toBe(
+      "svc: bh7 never connected: a later reload removed it from mcp_servers first (svc mcp list shows the servers the gateway runs)\n",
+    );
+    expect(result.code).toBe(1);
+  });
+});

@@ -74,6 +74,34 @@ describe("svc mcp reload's summary", () => {
     expect(endedByStop(reload, servers, true)).toEqual(["bh7"]);
   });
 
+  it("lists a server whose connect a later reload ended as it removed the server as not connected, and waits no more", () => {
+    const reload = {
+      added: ["bh7"],
+      removed: [],
+      changed: [],
+      disabled: [],
+      unchanged: ["ok"],
+      outcomes: { bh7: { state: "connecting" as const } },
+    };
+    // The later reload removed it: its report has no outcome for it, and its configuration no bh7.
+    const later = { added: [], removed: ["bh7"], changed: [], disabled: [], unchanged: ["ok"], outcomes: {} };
+    const read = outcomesSince(reload, later);
+    expect(read.removedLater).toEqual(["bh7"]);
+    expect(read.outcomes).toEqual({});
+    const servers = [status("ok", "connected")];
+    expect(stillConnecting(read, servers)).toBe(false);
+    expect(reloadSummaryText(7, read, servers)).toBe(
+      "Gateway (pid 7) reloaded mcp_servers:\n  not connected: bh7 (added) — a later reload removed it from mcp_servers before it connected\n  unchanged: ok\n",
+    );
+    expect(endedByStop(read, servers, true)).toEqual([]);
+    // Read again beside a still later report (the command missed the one that removed it): kept so.
+    const third = { ...later, removed: [], unchanged: ["ok"] };
+    expect(outcomesSince(read, third).removedLater).toEqual(["bh7"]);
+    expect(outcomesSince(reload, third).removedLater).toEqual(["bh7"]);
+    // One the later reload still has, not waited for by it (it disabled it): judged by its state.
+    expect(outcomesSince(reload, { ...later, removed: [], disabled: ["bh7"] }).removedLater).toBeUndefined();
+  });
+
   it("lists an added server the reload started no connect for (enabled: false, lazy) as such when the gateway's stop made it stopped", () => {
     // The report as the gateway wrote it, and its servers once its stop began: every one stopped.
     const reload = {
