@@ -112,5 +112,8 @@ describe("svc mcp reload of an added server a later reload removed before it con
       "svc: bh7 never connected: a later reload removed it from mcp_servers first (svc mcp list shows the servers the gateway runs)\n",
     );
     expect(result.code).toBe(1);
+    // bh7's process ended with its removal; the gateway's stop leaves nothing behind.
+    signalProcess(live.child.pid ?? 0, "SIGTERM");
+    await live.exited;
   });
 });

@@ -108,5 +108,7 @@ describe("svc mcp reload when the gateway stops while it waits, of a server the 
     );
     expect(stderr).toMatch(/ before S had connected: the reload was applied/);
     expect(code).toBe(1);
+    // Its stop ends S (which ignores SIGTERM) before it exits: no process of the test is left behind.
+    await gateway.exited;
   });
 });
