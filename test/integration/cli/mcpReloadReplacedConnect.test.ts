@@ -101,7 +101,7 @@ describe("svc mcp reload of an added server a later reload removed before it con
       "bh7 added and connecting",
     );
     home.write("config.yaml", config({}), 0o600);
-    process.kill(live.child.pid as number, "SIGHUP");
+    signalProcess(live.child.pid as number, "SIGHUP");
     const result = await reloading;
     expect(result.stdout).toBe(
       `Gateway (pid ${live.child.pid}) reloaded mcp_servers:\n` +
