@@ -1,6 +1,14 @@
 import { base64Forms } from "./base64Forms.js";
 import { containsAnyOf, type Occurring, occurringOf } from "./containsAny.js";
-import { composed, type DecodedView, htmlView, jsonUnitsView, spansReplaced } from "./decodedView.js";
+import {
+  composed,
+  type DecodedView,
+  entitySearch,
+  htmlView,
+  jsonUnitsView,
+  spansReplaced,
+  stringAround,
+} from "./decodedView.js";
 
 /**
  * `Bearer <token>` / `Basic <credentials>` as an Authorization header value reads (RFC 9110 token68), the
@@ -425,48 +433,82 @@ function endingInEscape(form: string): RegExp {
   return new RegExp(`${form.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}(?:u005[cC])?`, "g");
 }
 
+/** How many texts, and JSON strings of texts, were read with their entities decoded (`entitySpans`). */
+let entityReadings = 0;
+
+/** How many texts and JSON strings a scrubber read with their entities decoded (tests count them). */
+export function secretEntityReadings(): number {
+  return entityReadings;
+}
+
+/** Spans of a text (`[from, to)`), found to hold a secret. */
+type Spans = Array<readonly [number, number]>;
+
+/** Whether a code point is one of those `strings` hold. */
+function heldIn(strings: readonly string[]): (codePoint: number) => boolean {
+  const held = new Set<number>();
+  for (const string of strings) for (const c of string) held.add(c.codePointAt(0) as number);
+  return (codePoint) => held.has(codePoint);
+}
+
 /**
- * A text with the secrets it writes with HTML entities hidden, whichever characters the page escaped and however
+ * The spans of a text that write secrets with HTML entities, whichever characters the page escaped and however
  * (`&#43;`, `&#x2B;`, `&#X2F;`, `&#x002f;`, `&plus;`, `&sol;`, `&equals;`, `&apos;`, `&quot;`, `&amp;`…): the
- * text is read once with its entities decoded (`htmlView`) and that reading searched for every form of every
- * secret in one pass (`occurringOf`), each one found hidden where the text writes it, its entities whole. A
- * text with a `\` is also read as the units of its JSON strings first and that reading as HTML, for the secrets
- * themselves (their `\` left out, as that reading leaves it out): an HTML page quoted in JSON (`\u0026#x2f;` as
- * Go's encoding/json writes `&`, `\/` as PHP's json_encode writes `/`). Only a text with `&` (or `\u0026`) is
- * read so; `forms` are the scrubber's, `kept` its secrets.
+ * text is read with its entities decoded (`htmlView`) and that reading searched for every form of every secret in
+ * one pass (`occurringOf`), each one found hidden where the text writes it, its entities whole. Only a text with
+ * an entity read as a character some form holds is read so (`entitySearch`: a page of `&amp;` and `&lt;` where no
+ * secret has `&` or `<` costs one search). A JSON string holding such an entity (as Go's encoding/json writes it,
+ * `\u0026#x2f;`, or written as it is beside an escape: PHP's `\/`) is also read as its units (`jsonUnitsView`)
+ * and those as HTML, for the secrets themselves: only those strings, not the whole text. `forms` are the
+ * scrubber's, `kept` its secrets.
  */
-function entitiesHidden(
+function entitySpans(
   forms: readonly string[],
   kept: readonly string[],
-): (text: string, escaped: boolean) => string {
+): (text: string, spans: Spans) => void {
+  const inForms = entitySearch(heldIn(forms), false);
+  const inSecrets = entitySearch(heldIn(kept), false);
+  const inSecretsQuoted = entitySearch(heldIn(kept), true);
   let formsIn: Occurring | undefined;
   let secretsIn: Occurring | undefined;
-  const spans: Array<readonly [number, number]> = [];
-  const collect = (view: DecodedView, found: readonly string[]) => {
+  const collect = (view: DecodedView, found: readonly string[], offset: number, spans: Spans) => {
     for (const needle of found)
-      for (let at = view.text.indexOf(needle); at >= 0; at = view.text.indexOf(needle, at + needle.length))
-        spans.push(view.spanOf(at, at + needle.length));
+      for (let at = view.text.indexOf(needle); at >= 0; at = view.text.indexOf(needle, at + needle.length)) {
+        const [from, to] = view.spanOf(at, at + needle.length);
+        spans.push([offset + from, offset + to]);
+      }
   };
-  return (text, escaped) => {
-    spans.length = 0;
-    if (text.includes("&")) {
+  /** Each JSON string holding an entity of a secret's character and an escape, read as JSON and then as HTML. */
+  const quotedSpans = (text: string, spans: Spans, written: boolean) => {
+    let from = 0;
+    // A secret's characters are its forms': without an entity of those, none of its own.
+    let plain = written ? inSecrets(text, 0) : -1;
+    let quoted = inSecretsQuoted(text, 0);
+    for (;;) {
+      if (plain >= 0 && plain < from) plain = inSecrets(text, from);
+      if (quoted >= 0 && quoted < from) quoted = inSecretsQuoted(text, from);
+      if (plain < 0 && quoted < 0) return;
+      const at = plain < 0 ? quoted : quoted < 0 ? plain : Math.min(plain, quoted);
+      const [start, end] = stringAround(text, at);
+      from = Math.max(end, at + 1);
+      const string = text.slice(start, end);
+      if (!string.includes("\\")) continue;
+      entityReadings++;
+      const units = jsonUnitsView(string);
+      const html = htmlView(units.text);
+      secretsIn ??= occurringOf(kept);
+      collect(composed(units, html), secretsIn(html.text), start, spans);
+    }
+  };
+  return (text, spans) => {
+    const written = inForms(text, 0) >= 0;
+    if (written) {
+      formsIn ??= occurringOf(forms);
+      entityReadings++;
       const html = htmlView(text);
-      if (html.text !== text) {
-        formsIn ??= occurringOf(forms);
-        collect(html, formsIn(html.text));
-      }
+      collect(html, formsIn(html.text), 0, spans);
     }
-    if (escaped) {
-      const units = jsonUnitsView(text);
-      const html = units.text.includes("&") ? htmlView(units.text) : units;
-      if (html !== units && html.text !== units.text) {
-        secretsIn ??= occurringOf(
-          kept.map((secret) => secret.replaceAll("\\", "")).filter((bare) => bare.length >= MIN_SCRUBBED),
-        );
-        collect(composed(units, html), secretsIn(html.text));
-      }
-    }
-    return spansReplaced(text, spans, REDACTED);
+    if (text.includes("\\")) quotedSpans(text, spans, written);
   };
 }
 
@@ -510,26 +552,31 @@ function scrubberOf(secrets: readonly (string | undefined)[]): Scrubber {
   const endingInEscapes = new Map(
     forms.filter((form) => form.endsWith("\\")).map((f) => [f, endingInEscape(f)]),
   );
-  const redactForms = (text: string): string => {
-    let out = text;
-    if (holdsAnyForm(text))
-      for (const form of forms) {
-        if (!out.includes(form)) continue;
-        const inEscape = endingInEscapes.get(form);
-        out = inEscape === undefined ? out.split(form).join(REDACTED) : out.replace(inEscape, REDACTED);
-      }
-    return out;
+  /** Where the text writes each form as it is (one ending in `\` with the rest of its `\u005c`). */
+  const formSpans = (text: string, spans: Spans) => {
+    if (!holdsAnyForm(text)) return;
+    for (const form of forms) {
+      if (!text.includes(form)) continue;
+      const inEscape = endingInEscapes.get(form);
+      if (inEscape === undefined)
+        for (let at = text.indexOf(form); at >= 0; at = text.indexOf(form, at + form.length))
+          spans.push([at, at + form.length]);
+      else
+        for (const found of text.matchAll(inEscape)) spans.push([found.index, found.index + found[0].length]);
+    }
   };
-  const hideEntities = entitiesHidden(forms, kept);
+  const hideEntities = entitySpans(forms, kept);
   /**
-   * The forms hidden, then the secrets written with entities (only in a text with `&`, or with `\u0026`: a
-   * text without costs one search for `&` more); whether the text holds a `\` (an escape).
+   * The forms hidden and the secrets written with entities, both found in the text as given and hidden at once
+   * (a span in another merged into it: a secret inside a longer one written with an entity is hidden with it);
+   * whether the text left holds a `\` (an escape).
    */
   const redactFormsAndEntities = (text: string): { out: string; escaped: boolean } => {
-    const out = redactForms(text);
-    const escaped = out.includes("\\");
-    if (!out.includes("&") && !(escaped && out.includes("\\u0026"))) return { out, escaped };
-    return { out: hideEntities(out, escaped), escaped };
+    const spans: Spans = [];
+    formSpans(text, spans);
+    hideEntities(text, spans);
+    const out = spansReplaced(text, spans, REDACTED);
+    return { out, escaped: out.includes("\\") };
   };
   const mayHoldEscapes = escapeCheck(kept);
   let found: Echoes | undefined;

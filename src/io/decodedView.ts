@@ -133,6 +133,15 @@ const isLetter = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0
  * no character (0, a surrogate, past U+10FFFF).
  */
 function numericAt(text: string, at: number): { unit: string; end: number } | undefined {
+  const value = numericValueAt(text, at);
+  return value === undefined ? undefined : { unit: String.fromCodePoint(value), end: valueEnd };
+}
+
+/** Where the entity `numericValueAt` read last ends. */
+let valueEnd = 0;
+
+/** The code point of the numeric entity at `at`, its end left in `valueEnd`; undefined as `numericAt`. */
+function numericValueAt(text: string, at: number): number | undefined {
   let i = at + 2;
   const hex = (text.charCodeAt(i) | 0x20) === 0x78;
   if (hex) i++;
@@ -142,7 +151,8 @@ function numericAt(text: string, at: number): { unit: string; end: number } | un
     if (value <= 0x10ffff) value = value * (hex ? 16 : 10) + (c <= 0x39 ? c - 0x30 : (c | 0x20) - 0x57);
   if (i === digits || text.charCodeAt(i) !== SEMICOLON) return undefined;
   if (value === 0 || value > 0x10ffff || (value >= 0xd800 && value <= 0xdfff)) return undefined;
-  return { unit: String.fromCodePoint(value), end: i + 1 };
+  valueEnd = i + 1;
+  return value;
 }
 
 /** The named entity at `at` of those `NAMED` lists, ending in `;`; undefined for another. */
@@ -180,17 +190,46 @@ export function htmlView(text: string): DecodedView {
   return { text: parts.join(""), spanOf: escapes.spanOf };
 }
 
+/**
+ * A search for the entities `htmlView` reads as a character `wanted` takes (one of a secret's), from an index on:
+ * where the next one is written, its `&` (or, `json`, the `\` of the `\u0026` a JSON encoder writes for that `&`);
+ * -1 for none. Only an entity so read can make a secret's form appear in a reading that the text does not hold as
+ * it is, so a text without one (`&amp;` where no secret has `&`) need not be read: one regular expression's search.
+ */
+export function entitySearch(
+  wanted: (codePoint: number) => boolean,
+  json: boolean,
+): (text: string, from: number) => number {
+  const names = Object.keys(NAMED).filter((name) => wanted((NAMED[name] as string).codePointAt(0) as number));
+  const pattern = new RegExp(`${json ? "\\\\u0026" : "&"}(?:#|(?:${names.join("|") || "(?!)"});)`, "g");
+  const ampersand = json ? 5 : 0;
+  return (text, from) => {
+    pattern.lastIndex = from;
+    while (pattern.test(text)) {
+      const end = pattern.lastIndex;
+      if (text.charCodeAt(end - 1) !== HASH) return text.lastIndexOf(json ? "\\" : "&", end - 1);
+      const value = numericValueAt(text, end - 2);
+      if (value !== undefined && wanted(value)) return end - 2 - ampersand;
+    }
+    return -1;
+  };
+}
+
 const BACKSLASH = 0x5c;
 const LETTER_U = 0x75;
+const QUOTE = 0x22;
+const SLASH = 0x2f;
 const HEX4 = /^[0-9a-fA-F]{4}$/;
 /** The control characters JSON writes with a short escape (`\n`), by the letter of that escape. */
 const SHORT_ESCAPES: Readonly<Record<string, string>> = { b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
 
 /**
- * A text as the units of its JSON strings, read as credentials.ts's `textUnits` reads them (a `\u` escape as
- * its unit, `\\u005c` left out; a short escape as its control character, however many backslashes precede
- * either; every other run of backslashes left out), with where each unit is written: HTML quoted in JSON
- * (`\u0026#x2f;` as Go's encoding/json writes `&`, `\/` as PHP's json_encode writes `/`) is read as HTML again.
+ * A text as the units of its JSON strings, with where each unit is written: a `\u` escape read as its unit and a
+ * short escape as its control character (`\n`), however many backslashes precede either (a proxy quoting JSON in
+ * JSON escapes them again); a run of backslashes before a quote or a `/` left out when it is odd (`\"`, `\/` as
+ * PHP's json_encode writes `/`, `\\\"` escaped again), and any other run of backslashes read as one `\` (`\\`, a
+ * backslash as JSON writes it). HTML quoted in JSON (`\u0026#x2f;` as Go's encoding/json writes `&`) is read as
+ * HTML again.
  */
 export function jsonUnitsView(text: string): DecodedView {
   const escapes = new Escapes();
@@ -202,24 +241,38 @@ export function jsonUnitsView(text: string): DecodedView {
     out += text.slice(from, at);
     let end = at + 1;
     while (text.charCodeAt(end) === BACKSLASH) end++;
-    let unit = "";
-    if (text.charCodeAt(end) === LETTER_U && HEX4.test(text.slice(end + 1, end + 5))) {
+    let unit = "\\";
+    const next = text.charCodeAt(end);
+    if (next === LETTER_U && HEX4.test(text.slice(end + 1, end + 5))) {
       unit = String.fromCharCode(Number.parseInt(text.slice(end + 1, end + 5), 16));
-      if (unit === "\\") unit = "";
       end += 5;
-    } else {
-      const short = SHORT_ESCAPES[text[end] as string];
-      if (short !== undefined) {
-        unit = short;
-        end++;
-      }
-    }
+    } else if (SHORT_ESCAPES[text[end] as string] !== undefined) {
+      unit = SHORT_ESCAPES[text[end] as string] as string;
+      end++;
+    } else if ((next === QUOTE || next === SLASH) && (end - at) % 2 === 1) unit = "";
     escapes.add(out.length, unit.length, at, end);
     out += unit;
     from = end;
     at = text.indexOf("\\", end);
   }
   return { text: out + text.slice(from), spanOf: escapes.spanOf };
+}
+
+/**
+ * Where the JSON string around `at` is written: from past the `"` before it to the `"` after it that no odd run
+ * of backslashes escapes (the text's start or end for none). A secret quoted in a JSON string is inside it.
+ */
+export function stringAround(text: string, at: number): readonly [number, number] {
+  const escaped = (quote: number) => {
+    let i = quote;
+    while (i > 0 && text.charCodeAt(i - 1) === BACKSLASH) i--;
+    return (quote - i) % 2 === 1;
+  };
+  let start = text.lastIndexOf('"', at - 1);
+  while (start >= 0 && escaped(start)) start = start === 0 ? -1 : text.lastIndexOf('"', start - 1);
+  let end = text.indexOf('"', at);
+  while (end >= 0 && escaped(end)) end = text.indexOf('"', end + 1);
+  return [start + 1, end < 0 ? text.length : end];
 }
 
 /** `text` with each of `spans` (`[from, to)` pairs, in any order, overlapping or not) replaced by `replacement`. */

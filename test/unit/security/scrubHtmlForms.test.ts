@@ -3,7 +3,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { tokenEndpointError } from "../../../src/actors/oauth/tokenErrors.js";
-import { scrub, secretForms, secretScrubber } from "../../../src/io/credentials.js";
+import { scrub, secretEntityReadings, secretForms, secretScrubber } from "../../../src/io/credentials.js";
 import { oauthFetches } from "../../../src/io/oauth/fetch.js";
 
 /**
@@ -173,4 +173,55 @@ describe("scrub: a secret quoted back HTML-escaped", () => {
     );
     return { endpoint, message };
   }
+});
+
+describe("scrub: a text with entities, secrets inside secrets, and backslashes", () => {
+  it("hides a secret written with an entity whole when a shorter secret is part of it", () => {
+    // The shorter one was cut first, and the text read for entities after that no longer held the longer one.
+    expect(scrub("token: abcd1234&#x2f;xyz56789 end", ["abcd1234", "abcd1234/xyz56789"])).toBe(
+      "token: [redacted] end",
+    );
+    expect(scrub("p=abcd1234&amp;q=xyz56789 next", ["abcd1234", "abcd1234&q=xyz56789"])).toBe(
+      "p=[redacted] next",
+    );
+    expect(scrub("bot 123456:AAH&#x2d;zz9yyXw-qq end", ["123456:AAH-zz9yyXw-qq", "AAH-zz9yyXw-qq"])).toBe(
+      "bot [redacted] end",
+    );
+  });
+
+  it("looks for a secret with a backslash as it is in a JSON text with entities, never for it without the backslash", () => {
+    const text = '{"html":"a &amp; b","note":"Sup3rSecret is the demo password","p":"C:\\\\tmp"}';
+    expect(scrub(text, ["Sup3r\\Secret"])).toBe(text);
+    const url = '{"url":"https:\\/\\/e.com\\/?a=1&amp;b=2","note":"abcd"}';
+    expect(scrub(url, ["a\\b\\c\\d"])).toBe(url);
+    // Written with an entity and its backslash escaped, as JSON writes it: hidden.
+    expect(scrub('{"p":"Sup3r\\\\Sec&#114;et","q":"\\/"}', ["Sup3r\\Secret"])).toBe(
+      '{"p":"[redacted]","q":"\\/"}',
+    );
+    expect(scrub('{"p":"Sup3r\\\\Sec\\u0026#114;et"}', ["Sup3r\\Secret"])).toBe('{"p":"[redacted]"}');
+  });
+
+  it("reads no JSON text whose entities stand for no character of a secret, and of one that has such an entity only its string", () => {
+    const secrets = ["9f8Kx2/Qw7LmZp+3RtYv0aBc/D1eF2g=", "abcdef0123456789abcdef0123456789"];
+    const items = Array.from({ length: 200 }, (_, i) =>
+      JSON.stringify({
+        url: `https://api.example.com/v1/items/${i}?page=${i}&per_page=50`,
+        body_html: `<a href="https://example.com/x?a=${i}&amp;b=2">link &amp; more &#x27;q&#x27; &lt;b&gt;</a>`,
+        title: `Item ${i} "q" C:\\dir`,
+      }).replace(/\//g, "\\/"),
+    );
+    const text = `[${items.join(",")}]`;
+    const go = text.replace(/&/g, "\\u0026");
+    const before = secretEntityReadings();
+    expect(scrub(text, secrets)).toBe(text);
+    expect(scrub(go, secrets)).toBe(go);
+    expect(secretEntityReadings()).toBe(before);
+    // One string quoting the secret with \u0026#43; (Go's encoding/json of html/template's +): that string alone.
+    const quoted = go.replace(
+      '"Item 7 ',
+      '"Item 7 9f8Kx2\\/Qw7LmZp\\u0026#43;3RtYv0aBc\\/D1eF2g\\u0026#61; ',
+    );
+    expect(scrub(quoted, secrets)).toBe(go.replace('"Item 7 ', '"Item 7 [redacted] '));
+    expect(secretEntityReadings()).toBe(before + 1);
+  });
 });
