@@ -67,8 +67,26 @@ const INLINE_TAG_CODED = new RegExp(
   String.raw`(?:&lt;|&#0*60;|&#x0*3c;)(?:${TAG_NAMES})(?:\s[^<>]{0,200}?)?(?:&gt;|&#0*62;|&#x0*3e;)`,
   "iy",
 );
+/**
+ * Any other HTML tag (`<u>`, `<small>`, `<pre>`, `<br>`, `<a>`, `<h1>`…, attributes too), written or escaped:
+ * skipped like an inline one when a token's character (or another tag) follows it, so it is never read as the
+ * token. A link with attributes (`<a href="…">`) wraps words, not a token, and is not skipped.
+ */
+const ANY_TAG = /<(?!a\s)[A-Za-z]{1,10}[1-6]?(?:\s[^<>]{0,200})?>/iy;
+const ANY_TAG_CODED =
+  /(?:&lt;|&#0*60;|&#x0*3c;)(?!a\s)[A-Za-z]{1,10}[1-6]?(?:\s[^<>]{0,200}?)?(?:&gt;|&#0*62;|&#x0*3e;)/iy;
+/** HTML's elements a page writes around text: `<pre>` before a line break is one of them, no token in `<…>`. */
+const HTML_ELEMENTS = new Set(
+  (
+    "a abbr b bdi bdo big blockquote br caption center cite code dd del dfn div dl dt em font h1 h2 h3 h4 h5 h6 hr " +
+    "i ins kbd label li mark nobr ol p pre q s samp small span strike strong sub sup table tbody td th thead tr tt " +
+    "u ul var wbr"
+  ).split(" "),
+);
 /** A `<` written or escaped: before a token, one wrapping it (`Bearer <abcd1234>`). */
 const ANGLE_OPEN = /<|&(?:lt|#0*60|#x0*3c);/iy;
+/** A `>` written or escaped: after a token, the end of the lone `<…>` wrapping it. */
+const ANGLE_CLOSE = />|&(?:gt|#0*62|#x0*3e);/iy;
 /** The most inline tags after `Bearer ` skipped (`<b><code>`). */
 const MAX_TAGS = 4;
 /** A `WWW-Authenticate` challenge's auth-param (`realm="mcp"`, `error=\"invalid_token\"`): no token. */
@@ -76,6 +94,7 @@ const AUTH_PARAM = /(?:realm|scope|error|error_description|error_uri|resource_me
 const BACKSLASH = 0x5c;
 const LESS_THAN = 0x3c;
 const AMPERSAND = 0x26;
+const SLASH = 0x2f;
 const REDACTED = "[redacted]";
 
 const isSpace = (text: string, at: number) => /\s/.test(text[at] as string);
@@ -129,25 +148,58 @@ function unquotedEnd(text: string, at: number): number {
   return i;
 }
 
+/** Whether a `<` (or `&lt;`) opening a tag or a lone `<…>` is at `at`: not one closing a tag (`</b>`). */
+function opensAt(text: string, at: number): boolean {
+  const open = stickyAt(ANGLE_OPEN, text, at);
+  return open !== undefined && text.charCodeAt(at + open.length) !== SLASH;
+}
+
+/** The tag (inline or another, `ANY_TAG`) starting at `at`, written or escaped; undefined for none. */
+function tagAt(text: string, at: number, inline: boolean): string | undefined {
+  const written = text.charCodeAt(at) === LESS_THAN;
+  if (inline) return stickyAt(written ? INLINE_TAG : INLINE_TAG_CODED, text, at);
+  return stickyAt(written ? ANY_TAG : ANY_TAG_CODED, text, at);
+}
+
 /**
  * Where the token after `Bearer ` starting at `at` begins past the markup wrapping it: past inline tags
- * (`INLINE_TAG`, escaped too), or past a lone `<` (or `&lt;`) with a token's character after it whose token
- * ends at no whitespace (`<abcd1234>`, not `<a href=…>`); `at` itself when none.
+ * (`INLINE_TAG`, escaped too) and any other tag a token's character or another `<` follows (`ANY_TAG`: `<u>`,
+ * `<small>`, `<br>`), then past a lone `<` (or `&lt;`) wrapping the token: a token's character after it (not the
+ * `/` of a closing tag), the token ending at a `>` (or `&gt;`) that whitespace, a closer or the end follows (`<abc>`,
+ * `<b><abc></b>`; not `<a href=…>`, nor an HTML element's name, `<pre>` before a line break); `at` itself when none.
  */
 function pastMarkup(text: string, at: number): number {
   const c = text.charCodeAt(at);
   if (c !== LESS_THAN && c !== AMPERSAND) return at;
   let start = at;
   for (let tags = 0; tags < MAX_TAGS; tags++) {
-    const tag = stickyAt(text.charCodeAt(start) === LESS_THAN ? INLINE_TAG : INLINE_TAG_CODED, text, start);
-    if (tag === undefined) break;
+    let tag = tagAt(text, start, true);
+    if (tag === undefined) {
+      tag = tagAt(text, start, false);
+      if (tag === undefined) break;
+      if (
+        stickyAt(TOKEN68_CHAR, text, start + tag.length) === undefined &&
+        !opensAt(text, start + tag.length)
+      )
+        break;
+    }
     start += tag.length;
   }
-  if (start > at) return start;
-  const open = stickyAt(ANGLE_OPEN, text, at);
-  if (open === undefined || stickyAt(TOKEN68_CHAR, text, at + open.length) === undefined) return at;
-  const end = unquotedEnd(text, at + open.length);
-  return end < text.length && isSpace(text, end) ? at : at + open.length;
+  const open = opensAt(text, start) ? stickyAt(ANGLE_OPEN, text, start) : undefined;
+  if (open === undefined || stickyAt(TOKEN68_CHAR, text, start + open.length) === undefined) return start;
+  const end = unquotedEnd(text, start + open.length);
+  const close = stickyAt(ANGLE_CLOSE, text, end);
+  if (close === undefined || HTML_ELEMENTS.has(text.slice(start + open.length, end).toLowerCase()))
+    return start;
+  const after = end + close.length;
+  const closed =
+    after >= text.length ||
+    isSpace(text, after) ||
+    CLOSERS.has(text.charCodeAt(after)) ||
+    stickyAt(CODED_ENDING, text, after) !== undefined ||
+    stickyAt(ESCAPE_ENDING, text, pastBackslashes(text, after)) !== undefined ||
+    quoteAt(text, after) !== undefined;
+  return closed ? start + open.length : start;
 }
 
 /**

@@ -475,6 +475,46 @@ describe("redacted excerpts (spec 7)", () => {
     ])
       expect(redactedExcerpt(body as string, 10_000)).toBe(shown);
   });
+  it("a token after Bearer in a tag of another kind is hidden, the tag never taken for the token", () => {
+    // Such a tag was read as a lone <…>: "Bearer <[redacted]>abcd1234secret</u>", the token shown.
+    for (const [body, shown] of [
+      [
+        "<p>Invalid header: Bearer <u>abcd1234secret</u></p>",
+        "<p>Invalid header: Bearer <u>[redacted]</u></p>",
+      ],
+      ["<p>Bearer <small>abcd1234secret</small></p>", "<p>Bearer <small>[redacted]</small></p>"],
+      ["<p>Bearer <pre>abcd1234secret</pre></p>", "<p>Bearer <pre>[redacted]</pre></p>"],
+      ["Bearer <br>abcd1234secret next", "Bearer <br>[redacted] next"],
+      ["Bearer <a>abcd1234secret</a>", "Bearer <a>[redacted]</a>"],
+      ['Bearer <font color="red">abcd1234secret</font>', 'Bearer <font color="red">[redacted]</font>'],
+      ["Bearer <u><b>abcd1234secret</b></u>", "Bearer <u><b>[redacted]</b></u>"],
+      ["Bearer &lt;u&gt;abcd1234secret&lt;/u&gt;", "Bearer &lt;u&gt;[redacted]&lt;/u&gt;"],
+      // An element's name in <…> before whitespace is a tag, no token; a closing tag is none either.
+      ["Bearer <pre>\n</pre> missing", "Bearer <pre> </pre> missing"],
+      ["Bearer <code></code> missing", "Bearer <code></code> missing"],
+      // A lone <…> wraps a token only when whitespace, a closer or the end follows its >.
+      ["Bearer <abcd1234secret>, next", "Bearer <[redacted]>, next"],
+      ['see Bearer <a href="/doc">the docs</a>', 'see Bearer <a href="/doc">the docs</a>'],
+    ])
+      expect(redactedExcerpt(body as string, 10_000)).toBe(shown);
+  });
+
+  it("a lone <…> or &lt;…&gt; inside an inline tag after Bearer is unwrapped too", () => {
+    for (const [body, shown] of [
+      [
+        "<p>Invalid header: Bearer <code>&lt;abcd1234secret&gt;</code></p>",
+        "<p>Invalid header: Bearer <code>&lt;[redacted]&gt;</code></p>",
+      ],
+      [
+        "<p>Invalid header: Bearer <b><abcd1234secret></b></p>",
+        "<p>Invalid header: Bearer <b><[redacted]></b></p>",
+      ],
+      ["Bearer <u><abcd1234secret></u>", "Bearer <u><[redacted]></u>"],
+      ["Bearer <b>&#60;abcd1234secret&#62;</b> x", "Bearer <b>&#60;[redacted]&#62;</b> x"],
+    ])
+      expect(redactedExcerpt(body as string, 10_000)).toBe(shown);
+  });
+
   it("HTML's &lt; and &gt; (&#60;, &#x3E;, zero-padded) end a token: the escaped markup after it stays", () => {
     // Every other character was the token's: &lt;/error&gt; went with it.
     for (const [body, shown] of [
