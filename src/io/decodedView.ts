@@ -226,8 +226,8 @@ const SHORT_ESCAPES: Readonly<Record<string, string>> = { b: "\b", f: "\f", n: "
 /**
  * A text as the units of its JSON strings, with where each unit is written: a `\u` escape read as its unit and a
  * short escape as its control character (`\n`), however many backslashes precede either (a proxy quoting JSON in
- * JSON escapes them again); a run of backslashes before a quote or a `/` left out when it is odd (`\"`, `\/` as
- * PHP's json_encode writes `/`, `\\\"` escaped again), and any other run of backslashes read as one `\` (`\\`, a
+ * JSON escapes them again); a quote or a `/` after an odd run of backslashes read as itself, written with them
+ * (`\"`, `\/` as PHP's json_encode writes `/`, `\\\"` escaped again), and any other run of backslashes read as one `\` (`\\`, a
  * backslash as JSON writes it). HTML quoted in JSON (`\u0026#x2f;` as Go's encoding/json writes `&`) is read as
  * HTML again.
  */
@@ -249,7 +249,10 @@ export function jsonUnitsView(text: string): DecodedView {
     } else if (SHORT_ESCAPES[text[end] as string] !== undefined) {
       unit = SHORT_ESCAPES[text[end] as string] as string;
       end++;
-    } else if ((next === QUOTE || next === SLASH) && (end - at) % 2 === 1) unit = "";
+    } else if ((next === QUOTE || next === SLASH) && (end - at) % 2 === 1) {
+      unit = text[end] as string;
+      end++;
+    }
     escapes.add(out.length, unit.length, at, end);
     out += unit;
     from = end;

@@ -199,6 +199,8 @@ describe("scrub: a text with entities, secrets inside secrets, and backslashes",
       '{"p":"[redacted]","q":"\\/"}',
     );
     expect(scrub('{"p":"Sup3r\\\\Sec\\u0026#114;et"}', ["Sup3r\\Secret"])).toBe('{"p":"[redacted]"}');
+    // A secret starting with / written \/ beside Go's \u0026 entities: its escape hidden with it.
+    expect(scrub('{"k":"x\\/xH4\\u0026#x0037;\\u0026#55;0A y"}', ["/xH4770A"])).toBe('{"k":"x[redacted] y"}');
   });
 
   it("reads no JSON text whose entities stand for no character of a secret, and of one that has such an entity only its string", () => {
