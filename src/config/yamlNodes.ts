@@ -521,21 +521,32 @@ function isToolFilter(path: readonly string[]): boolean {
 /**
  * A tool name (`include: 7`) or a list's entry (`include: [2024, 3.10, true]`) that YAML reads as a number or
  * a boolean becomes the text written in the file: a tool's name is text, and `3.10` read as a number is `3.1`,
- * `True` read as a boolean `true`. So does a name or a list's entry written as a null word (`include: Null`
- * and `[Null, 7]` name the tool `Null`, as `True` names `True`: an allowlist of one tool, not the key left
- * unset, which would expose every tool); one left empty or written `~` stays null: a list's entry so is
- * refused as no name, with the fix (sections/mcp.ts), a value alone (`include:`, `include: ~`) is the key
- * left unset.
+ * `True` read as a boolean `true`. So does a list's entry written as a null word (`[Null, null, 7]` names the
+ * tools `Null`, `null` and `7`); one left empty or written `~` stays null, refused as no name, with the fix
+ * (sections/mcp.ts). A value alone written `Null` or `NULL` names that tool, as `True` names `True` (an
+ * allowlist of one tool, not the key left unset, which would expose every tool); one written `null` (what a
+ * YAML serializer writes for no value, PyYAML's and js-yaml's dump), `~`, left empty, or tagged `!!null`
+ * whatever its text, is the key left unset.
  */
 function keepToolNameText(node: unknown, text: string): void {
-  for (const item of isSeq(node) ? node.items : [node]) {
+  const list = isSeq(node);
+  for (const item of list ? node.items : [node]) {
     keepNumberText(item, text);
     if (!isScalar(item) || item.type !== Scalar.PLAIN || item.range === undefined || item.range === null)
       continue;
     const written = text.slice(item.range[0], item.range[1]);
     if (typeof item.value === "boolean") item.value = written;
-    else if (item.value === null && written !== "" && written !== "~") item.value = written;
+    else if (
+      item.value === null &&
+      (list ? written !== "" && written !== "~" : namesToolAlone(item, written))
+    )
+      item.value = written;
   }
+}
+
+/** A null word alone that no serializer writes for no value (`Null`, `NULL`), without a `!!null` tag. */
+function namesToolAlone(node: Scalar, written: string): boolean {
+  return node.tag === undefined && written !== "" && written !== "~" && written !== "null";
 }
 
 /**

@@ -128,3 +128,41 @@ it("include: Null or exclude: Null alone names the tool Null, not the key left u
   expect(await listed("e")).toEqual(["Null", "True", "delete_all"]);
   expect(await listed("s")).toEqual(["Null", "True", "delete_all"]);
 });
+
+it("a value alone written null (what a YAML serializer writes), or tagged !!null, is the key left unset; NULL names the tool NULL; null in a list names the tool null", {
+  timeout: 60_000,
+}, async () => {
+  const tools = ["search", "delete_all", "null", "NULL"];
+  const server = (name: string, filter: string) => [
+    `  ${name}:`,
+    `    command: ${JSON.stringify(process.execPath)}`,
+    `    args: [${JSON.stringify(NAMED_TOOLS)}, ${tools.map((t) => JSON.stringify(t)).join(", ")}]`,
+    "    tools:",
+    `      ${filter}`,
+  ];
+  home.write(
+    "config.yaml",
+    [
+      "mcp_servers:",
+      ...server("i", "include: null"),
+      ...server("x", "exclude: null"),
+      ...server("g", "include: !!null Null"),
+      ...server("u", "include: NULL"),
+      ...server("l", "include: [null]"),
+      "",
+    ].join("\n"),
+  );
+  const check = await svc(home, ["config", "check"]);
+  expect(check.code).toBe(0);
+  const listed = async (name: string) => {
+    const result = await svc(home, ["mcp", "tools", name]);
+    expect(result.code).toBe(0);
+    return serverTools(result.stdout).sort();
+  };
+  const all = [...tools].sort();
+  expect(await listed("i")).toEqual(all);
+  expect(await listed("x")).toEqual(all);
+  expect(await listed("g")).toEqual(all);
+  expect(await listed("u")).toEqual(["NULL"]);
+  expect(await listed("l")).toEqual(["null"]);
+});
