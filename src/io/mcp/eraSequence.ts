@@ -66,7 +66,7 @@ export function quotedOutcome(
 
 /**
  * `auto`'s sequence: `initialize` refused as modern-only, then the `server/discover` probe, which `probe`
- * says the end of (`failed too (…) — …`, `found no version svc speaks (…)`).
+ * says the end of (`failed too (…) — …`, `found no version svc speaks (…)`, `was answered: …`).
  */
 export function autoProbeFailed(refused: string, probe: string): string {
   return `initialize was refused (${refused}), and the server/discover probe of the ${STATELESS_VERSION} revision that protocol: auto tries next ${probe}`;

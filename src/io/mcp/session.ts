@@ -898,10 +898,14 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
       // The probe's error alone ("Method not found") hides that initialize was refused first: say both,
       // as `stateless` does for its legacy retry.
       // A probe answered with versions svc does not speak came from an MCP server (of another revision):
-      // the connect error adds the versions svc speaks (unsupportedVersionHint), not "is this MCP?".
+      // the connect error adds the versions svc speaks (unsupportedVersionHint), not "is this MCP?". One
+      // that lists a version svc speaks through initialize came from an MCP server too, one that should
+      // have taken the initialize it refused.
       const outcome = (quote: Quoting) =>
-        probeError instanceof UnspokenVersionsError && probeError.spoken.length === 0
-          ? `found no version svc speaks (${probeError.message})`
+        probeError instanceof UnspokenVersionsError
+          ? probeError.spoken.length === 0
+            ? `found no version svc speaks (${probeError.message})`
+            : `was answered: ${initializeSpokenYetRefused(probeError)}`
           : `failed too (${quotedOutcome(eraOutcome(probeError, secretsOf(options), options.shown), probeError, quote)}) — check that this is an MCP server`;
       throw composed(
         options,
@@ -910,6 +914,19 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
       );
     }
   }
+}
+
+/**
+ * What a server that refused `initialize` yet lists a version svc speaks through it in `server/discover`
+ * should look at: its initialize handling, not whether it speaks MCP or which versions it offers.
+ */
+function initializeSpokenYetRefused(probe: UnspokenVersionsError): string {
+  const spoken = probe.spoken.join(", ");
+  const which =
+    probe.spoken.length === probe.versions.length
+      ? `${spoken}, which svc speaks through initialize`
+      : `${probe.versions.join(", ")}, of which svc speaks ${spoken} through initialize`;
+  return `its server/discover lists ${which}, yet it refused initialize — check the server's initialize handling`;
 }
 
 /** An error svc raised itself (on SSE, flattened into the event stream's `SSE error: …`). */

@@ -182,6 +182,24 @@ describe("a connect given up while the era sequence waits on its second request"
     expect(h2.status()[0]?.lastError).toContain(`— ${SPEAKS}`);
   });
 
+  it("auto: initialize refused, then a probe listing 2025-06-18 (which svc speaks), sends the reader to the server's initialize, not 'is this MCP?'", async () => {
+    const peer = await futureServer(["2025-06-18"], ["initialize"]);
+    const clock = new SimulatedClock();
+    const h = hubOn(clock, { h11: entry({ url: peer.url, connect_timeout: 4 }) });
+    await waitFor(() => expect(h.status()[0]?.state).toBe("failed"));
+    expect(peer.asked).toEqual(["initialize", "server/discover"]);
+    expect(h.status()[0]?.lastError).toBe(
+      `mcp_servers.h11: initialize was refused (${REFUSED}), and the server/discover probe of the 2026-07-28 revision that protocol: auto tries next was answered: its server/discover lists 2025-06-18, which svc speaks through initialize, yet it refused initialize — check the server's initialize handling`,
+    );
+    // With a version svc does not speak beside it, the ones it speaks are named.
+    const mixed = await futureServer(["2099-01-01", "2025-06-18"], ["initialize"]);
+    const h2 = hubOn(clock, { h12: entry({ url: mixed.url, connect_timeout: 4 }) });
+    await waitFor(() => expect(h2.status()[0]?.state).toBe("failed"));
+    expect(h2.status()[0]?.lastError).toBe(
+      `mcp_servers.h12: initialize was refused (${REFUSED}), and the server/discover probe of the 2026-07-28 revision that protocol: auto tries next was answered: its server/discover lists 2099-01-01, 2025-06-18, of which svc speaks 2025-06-18 through initialize, yet it refused initialize — check the server's initialize handling`,
+    );
+  });
+
   it("before the fallback, the first request alone is named, as before", async () => {
     const peer = await server([]);
     const clock = new SimulatedClock();
