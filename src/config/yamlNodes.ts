@@ -293,12 +293,22 @@ class FilterValues {
     private readonly text: string,
   ) {
     this.targets = aliasTargets(doc);
+    // A mapping under a `<<` key is no filter of its own: a filter merging it is judged on its copy of each
+    // value (keepText). One a filters list gives by an alias (`filters: [*pf]`) is a filter wherever written.
     const find = (node: unknown, inFilters: boolean): void => {
+      if (isAlias(node)) {
+        const target = inFilters ? this.targets(node) : undefined;
+        if (isMap(target)) this.filters.add(target);
+        return;
+      }
       if (isSeq(node)) for (const item of node.items) find(item, inFilters);
       if (!isMap(node)) return;
       if (inFilters) this.filters.add(node);
       for (const pair of node.items)
-        find(pair.value, inFilters || (isScalar(pair.key) && pair.key.value === "filters"));
+        find(
+          pair.value,
+          !isMergeKey(pair.key) && (inFilters || (isScalar(pair.key) && pair.key.value === "filters")),
+        );
     };
     find(doc.contents, false);
     for (const filter of this.filters) {

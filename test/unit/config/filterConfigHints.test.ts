@@ -430,6 +430,34 @@ describe("filters written through a merge key", () => {
       true,
     );
   });
+
+  it("an inline merge source is no filter of its own: only the filters that take its values judge them", () => {
+    // The only filter reads a header: the source's payload field draft, with True, is never used as one.
+    const routes = loadRoutes(
+      "a: {filters: [{<<: &pf {field: draft, equals: True}, field: headers.X-Draft}]}",
+      "b: {filters: [{<<: [&qa {field: num, in: [True, 1.0]}, &qb {field: n, in: [True]}], field: headers.X-Q}]}",
+    );
+    expect(routes.a?.filters).toEqual([{ field: "headers.X-Draft", equals: "True" }]);
+    expect(routes.b?.filters).toEqual([{ field: "headers.X-Q", in: ["True", "1.0"] }]);
+    // A filter that merges it as a payload filter is refused, at the source's line, named under that filter.
+    expect(
+      problems(
+        "a: {filters: [{<<: &pf {field: draft, equals: True}, field: headers.X-Draft}]}",
+        "b: {filters: [{<<: *pf}]}",
+      ),
+    ).toEqual([
+      "line 5 (given to this filter by the merge key << on line 6): platforms.webhook.routes.b.filters[0].equals: YAML reads True as the boolean true, not as text — write true to compare with a true/false field, or 'True' in quotes to compare with that text",
+    ]);
+    // Given whole to a filters list by an alias, it is a filter where it is written.
+    expect(
+      problems(
+        "a: {filters: [{<<: &pf {field: draft, equals: True}, field: headers.X-Draft}]}",
+        "b: {filters: [*pf]}",
+      ),
+    ).toEqual([
+      "line 5: platforms.webhook.routes.a.filters[0].<<.equals: YAML reads True as the boolean true, not as text — write true to compare with a true/false field, or 'True' in quotes to compare with that text",
+    ]);
+  });
 });
 
 describe("filters whose field or value is an alias", () => {
