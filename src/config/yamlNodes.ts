@@ -73,8 +73,9 @@ export function prepareConfigDocument(doc: Document, text: string, file: string,
       for (const [i, item] of node.items.entries()) {
         if (!node.flow) refused(() => refuseFoldedItem(item, [...path, String(i)], text, file, lines));
         refused(() => refuseCommentedTemplate(item, [...path, String(i)], text, file, lines));
-        if (idValues) keepNumberText(item, text);
-        if (serverArgs) keepTilde(item, text);
+        if (idValues || serverArgs) node.items[i] = filters.own(item) as (typeof node.items)[number];
+        if (idValues) keepNumberText(node.items[i], text);
+        if (serverArgs) keepTilde(node.items[i], text);
         walk(item, [...path, String(i)], false);
       }
       return;
@@ -103,8 +104,16 @@ export function prepareConfigDocument(doc: Document, text: string, file: string,
         continue;
       }
       refused(() => refuseCommentedTemplate(pair.value, at, text, file, lines));
-      if (idValues || key === "cron_job" || isPlatformId(at)) keepNumberText(pair.value, text);
-      if (isToolFilter(at)) keepToolNameText(pair.value, text);
+      if (idValues || key === "cron_job" || isPlatformId(at)) {
+        pair.value = filters.own(pair.value);
+        keepNumberText(pair.value, text);
+      }
+      if (isToolFilter(at)) {
+        pair.value = filters.own(pair.value);
+        if (isSeq(pair.value))
+          pair.value.items = pair.value.items.map((item) => filters.own(item)) as typeof pair.value.items;
+        keepToolNameText(pair.value, text);
+      }
       walk(pair.value, at, key === "deliver_extra" || isServerText(at));
     }
   };
@@ -325,6 +334,21 @@ class FilterValues {
     return this.filters.has(node);
   }
 
+  /**
+   * A value a rule reads as its text (an id, `deliver_extra`, an MCP argument or tool name): an alias of a
+   * scalar becomes a copy of it, so the rule leaves the anchored node as its own place reads it
+   * (`thread_ts: *ts` with `&ts 1700000000.0001` a payload filter's number keeps its digits, the filter its
+   * number). Anything else is itself.
+   */
+  own(node: unknown): unknown {
+    const target = this.target(node);
+    if (!isAlias(node) || !isScalar(target)) return node;
+    const copy = target.clone() as Scalar;
+    delete copy.anchor;
+    if (parsedAs.has(target)) copy.value = parsedAs.get(target);
+    return copy;
+  }
+
   /** An alias's anchored node, anything else itself. */
   private target(node: unknown): unknown {
     return isAlias(node) ? this.targets(node) : node;
@@ -386,9 +410,11 @@ class FilterValues {
     const read = new Map<string, ReadValue | readonly ReadValue[]>();
     if (asText === undefined) return { asText, read };
     // Whether the node an alias or merge gives is read otherwise by the filter that writes it.
+    // A payload filter always copies: a rule outside filters may make the node text (`chat_id: &chat 42` under
+    // deliver_extra is the text 42), before or after this filter is read.
     const differs = (node: unknown): boolean => {
       const target = this.target(node);
-      return isScalar(target) && this.textNodes.has(target) !== asText;
+      return isScalar(target) && !(asText && this.textNodes.has(target));
     };
     // A copy of that node (never the node itself, which stays where it is written) read as this filter reads.
     const copyOf = (node: unknown): unknown => {
@@ -545,12 +571,12 @@ function keepToolNameText(node: unknown, text: string): void {
     if (!isScalar(item) || item.type !== Scalar.PLAIN || item.range === undefined || item.range === null)
       continue;
     const written = text.slice(item.range[0], item.range[1]);
-    if (typeof item.value === "boolean") item.value = written;
-    else if (
-      item.value === null &&
-      (list ? written !== "" && written !== "~" : namesToolAlone(item, written))
-    )
-      item.value = written;
+    const named =
+      typeof item.value === "boolean" ||
+      (item.value === null && (list ? written !== "" && written !== "~" : namesToolAlone(item, written)));
+    if (!named) continue;
+    if (!parsedAs.has(item)) parsedAs.set(item, item.value);
+    item.value = written;
   }
 }
 

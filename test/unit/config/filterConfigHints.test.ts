@@ -533,4 +533,19 @@ describe("filters whose field or value is an alias", () => {
       "line 5 (given to this filter by *v on line 7): platforms.webhook.routes.f.filters[0].in[1]: YAML reads True as the boolean true, not as text — write true to compare with a true/false field, or 'True' in quotes to compare with that text",
     ]);
   });
+
+  it("an id given by an alias, or given to a filter, is text where svc reads ids and a number in a payload filter", () => {
+    const routes = loadRoutes(
+      "a: {secret: s, prompt: x, deliver: slack, deliver_extra: {chat_id: &chat 42}}",
+      "b: {filters: [{field: chat.id, equals: *chat}]}",
+      "c: {filters: [{field: ts, in: [&ts 1700000000.000100]}]}",
+      "d: {secret: s, prompt: x, deliver: slack, deliver_extra: {chat_id: C1, thread_ts: *ts}}",
+      "e: {filters: [{field: ts, equals: *ts}]}",
+    );
+    expect(routes.a?.deliver_extra).toEqual({ chat_id: "42" });
+    expect(routes.b?.filters).toEqual([{ field: "chat.id", equals: 42 }]);
+    expect(routes.c?.filters).toEqual([{ field: "ts", in: [1700000000.0001] }]);
+    expect(routes.d?.deliver_extra).toEqual({ chat_id: "C1", thread_ts: "1700000000.000100" });
+    expect(routes.e?.filters).toEqual([{ field: "ts", equals: 1700000000.0001 }]);
+  });
 });
