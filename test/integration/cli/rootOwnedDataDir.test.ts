@@ -95,6 +95,23 @@ describe("a data directory this user cannot write", { timeout: 30_000 }, () => {
     },
   );
 
+  // Seen: check and start refused "…/profiles/lost+found (owned by uid 0): cannot be written by this user".
+  it.runIf(AS_ROOT)(
+    "a directory of root's under profiles/ whose name is no profile's (lost+found) is none of the gateway's: the check passes",
+    async () => {
+      const home = ownDir();
+      const profiles = join(home, "profiles");
+      mkdirSync(join(profiles, "work"), { recursive: true });
+      chownSync(profiles, OTHER_USER, OTHER_USER);
+      chownSync(join(profiles, "work"), OTHER_USER, OTHER_USER);
+      mkdirSync(join(profiles, "lost+found"), { mode: 0o700 });
+      const check = await svcAsUser(home, ["config", "check"]);
+      expect(check.stderr).not.toContain("lost+found");
+      expect(check.stderr).not.toContain("cannot be written");
+      expect(check.code).toBe(0);
+    },
+  );
+
   it("a directory of this user's closed to writing is refused with the chmod that fixes it", async () => {
     const home = ownDir();
     const deliveries = join(home, "deliveries");
