@@ -1,7 +1,8 @@
-import { accessSync, constants, type Dirent, readdirSync, statSync } from "node:fs";
+import { accessSync, constants, type Dirent, lstatSync, readdirSync, statSync } from "node:fs";
 import { userInfo } from "node:os";
 import { join, relative, sep } from "node:path";
 import { DEFAULT_PROFILE, PROFILE_NAME } from "../config/paths.js";
+import { linkTargetSync } from "./linkChain.js";
 
 /**
  * The directories the gateway writes in SVC_HOME and in each profile's directory, what it keeps in each, and
@@ -96,7 +97,8 @@ type Found =
 /**
  * The data directories that exist, SVC_HOME's then each profile's, with each in a loop of links (ELOOP: no
  * directory, and nothing the gateway keeps there can be written) and each this user may not get to (a
- * directory on the way it may not look into: that directory, named once, as one it cannot write).
+ * directory on the way it may not look into, or on the way to where its link leads: that directory, named once,
+ * as one it cannot write; the data directory itself when none is found).
  */
 function dataDirs(home: string): Found[] {
   const roots = [home];
@@ -123,8 +125,8 @@ function dataDirs(home: string): Found[] {
       if (code === "ELOOP") {
         if (name !== OWN_LOOP_CHECK) found.push({ kind: "loop", dir, holds });
       } else if (code === "EACCES") {
-        const refused = blockedOnTheWay(home, dir);
-        if (refused !== undefined && !blockers.has(refused.path)) {
+        const refused = blockedOnTheWay(home, dir) ?? blockedBeyondLink(dir);
+        if (!blockers.has(refused.path)) {
           blockers.add(refused.path);
           found.push({ kind: "refused", dir: refused.path, refused });
         }
@@ -154,6 +156,24 @@ function blockedOnTheWay(home: string, dir: string): Refused | undefined {
     }
   }
   return undefined;
+}
+
+/**
+ * For a data directory this user may not get to though every directory from SVC_HOME to it may be looked into:
+ * the directory on the way to where its link leads that refuses this user (`sessions -> /srv/private/sessions`,
+ * /srv/private root's with mode 0700), with its owner; else the directory itself, refused.
+ */
+function blockedBeyondLink(dir: string): Refused {
+  const target = linkTargetSync(dir);
+  if (target !== undefined) {
+    const refused = blockedOnTheWay(sep, target);
+    if (refused !== undefined) return refused;
+  }
+  let owner = -1;
+  try {
+    owner = lstatSync(dir).uid;
+  } catch {}
+  return { path: dir, owner, code: "EACCES" };
 }
 
 /**

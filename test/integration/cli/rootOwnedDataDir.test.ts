@@ -112,6 +112,28 @@ describe("a data directory this user cannot write", { timeout: 30_000 }, () => {
     },
   );
 
+  // Seen: check exit 0 and the gateway started, then each run warned "run session not recorded … EACCES … mkdir".
+  it.runIf(AS_ROOT)(
+    "a data directory linked into a directory of root's this user may not look into refuses the start, naming that directory",
+    async () => {
+      const base = ownDir();
+      const home = join(base, "home");
+      mkdirSync(home);
+      chownSync(home, OTHER_USER, OTHER_USER);
+      const priv = join(base, "private");
+      mkdirSync(join(priv, "sessions"), { recursive: true, mode: 0o700 });
+      chmodSync(priv, 0o700);
+      symlinkSync(join(priv, "sessions"), join(home, "sessions"));
+      const problem = `${priv} (owned by uid 0): cannot be written by this user (${USER}, uid ${UID}) — the gateway keeps its sessions, stores and logs there: give them to this user: chown -R ${USER} ${priv} (as root), then start it again`;
+      const check = await svcAsUser(home, ["config", "check"]);
+      expect(check.code).toBe(1);
+      expect(check.stderr).toContain(problem);
+      const run = await svcAsUser(home, ["gateway", "run", "--port", "0"], 10_000);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toBe(`svc: ${problem}\n`);
+    },
+  );
+
   it("a directory of this user's closed to writing is refused with the chmod that fixes it", async () => {
     const home = ownDir();
     const deliveries = join(home, "deliveries");
