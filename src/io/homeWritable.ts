@@ -1,5 +1,5 @@
 import { accessSync, constants, readlinkSync, type Stats, statfsSync, statSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve, sep } from "node:path";
 import { describeError, SvcError } from "../errors.js";
 import { dataDirsProblem, START_MAX_ENTRIES, userName } from "./dataDirsWritable.js";
 import { byWayOf, linkChainSync, onTheWay } from "./linkChain.js";
@@ -51,6 +51,27 @@ function linkTo(path: string): { readonly said: string; readonly fix: string } |
 }
 
 /**
+ * The first name on the way to `path` that the system cannot resolve for a loop of links (ELOOP): the link
+ * that leads into the loop; undefined when none is found (the loop was undone meanwhile).
+ */
+function loopOnTheWay(path: string): string | undefined {
+  const names = resolve(path)
+    .split(sep)
+    .filter((name) => name !== "");
+  let at: string = sep;
+  for (const name of names) {
+    at = join(at, name);
+    try {
+      statSync(at, { throwIfNoEntry: false });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ELOOP") return at;
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+/**
  * Why SVC_HOME cannot be the gateway's data directory as it stands, without creating anything: a file in
  * its place, a symbolic link to nothing (a dotfiles checkout moved away), a directory this user cannot
  * write. Undefined when it can be used, or is missing and will be made.
@@ -64,10 +85,13 @@ export function homeProblem(home: string): string | undefined {
     const code = (err as NodeJS.ErrnoException).code;
     if (code !== "ENOENT" && code !== "ELOOP") return homeNotWritable(home, err).message;
     const to = linkTo(home);
+    if (to !== undefined)
+      return `${home}: SVC_HOME is ${to.said} — ${to.fix}, or set SVC_HOME to another one`;
     // Missing: the gateway makes it, where it can.
-    if (to === undefined)
-      return code === "ENOENT" ? missingHomeProblem(home) : homeNotWritable(home, err).message;
-    return `${home}: SVC_HOME is ${to.said} — ${to.fix}, or set SVC_HOME to another one`;
+    if (code === "ENOENT") return missingHomeProblem(home);
+    // A loop on the way (`hl -> hl`, SVC_HOME=hl/.svc): SVC_HOME is no link itself, nor can it be read as one.
+    const link = loopOnTheWay(home);
+    return `${home}: SVC_HOME is in a loop of symbolic links on the way to it${link === undefined ? "" : ` (${link})`} — point ${link === undefined ? "the link" : "that link"} at a directory, or set SVC_HOME to another one`;
   }
   if (!isDirectory)
     return `${home}: SVC_HOME is not a directory — move that file away (the gateway makes the directory), or set SVC_HOME to a directory`;

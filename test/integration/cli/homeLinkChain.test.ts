@@ -110,6 +110,25 @@ describe("a link to nothing in SVC_HOME is named where the system reads it", () 
     expect(logsRun.stderr).toBe(`svc: ${logs}\n`);
   });
 
+  // Seen: "SVC_HOME cannot be written (ELOOP …) — … fix its owner or permissions (or free disk space)".
+  it("an SVC_HOME below a loop of links is named as one, with the link that leads into it", async () => {
+    home = tempHome();
+    const hl = join(home.dir, "hl");
+    symlinkSync("hl", hl);
+    const h = join(hl, ".svc");
+    const problem = `${h}: SVC_HOME is in a loop of symbolic links on the way to it (${hl}) — point that link at a directory, or set SVC_HOME to another one`;
+    const check = await svc(home, ["config", "check"], { env: { SVC_HOME: h } });
+    expect(check.code).toBe(1);
+    expect(check.stderr).toContain(problem);
+    expect(check.stderr).not.toContain("cannot be written");
+    const run = await svc(home, ["gateway", "run", "--port", "0"], {
+      env: { SVC_HOME: h },
+      timeoutMs: 20_000,
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(`svc: ${problem}\n`);
+  });
+
   // Seen: "… a symbolic link to <home>/gone/../env, which does not exist", not what on the way is missing.
   it("a link whose `..` follows a name that is not there names that name", async () => {
     home = tempHome();
