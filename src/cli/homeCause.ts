@@ -3,9 +3,10 @@ import { homeProblem } from "../io/homeWritable.js";
 
 /**
  * The file-system errors a broken data directory gives a command that reads or writes a file in it
- * (EEXIST: `mkdir -p` of an SVC_HOME that is a file, before a config.yaml edit writes into it).
+ * (EEXIST: `mkdir -p` of an SVC_HOME that is a file, before a config.yaml edit writes into it; ELOOP: an SVC_HOME
+ * in, or below, a loop of links).
  */
-const FILE_ERRNO = /\b(?:ENOENT|ENOTDIR|EEXIST|EACCES|EPERM|EROFS)\b/;
+const FILE_ERRNO = /\b(?:ENOENT|ENOTDIR|EEXIST|EACCES|EPERM|EROFS|ELOOP)\b/;
 
 /**
  * What a command's failure says when its cause is SVC_HOME itself (a symbolic link to a directory that is

@@ -110,6 +110,28 @@ describe("a link to nothing in SVC_HOME is named where the system reads it", () 
     expect(logsRun.stderr).toBe(`svc: ${logs}\n`);
   });
 
+  // Seen: a bare "svc: ELOOP: too many symbolic links encountered, stat '<home>/hl/cron'".
+  it("a command that writes or lists a store in an SVC_HOME in a loop of links names the loop first", async () => {
+    home = tempHome();
+    const h = join(home.dir, "hl");
+    symlinkSync("hl", h);
+    const problem = `svc: ${h}: SVC_HOME is a symbolic link into a loop of links — point the link at a directory, or set SVC_HOME to another one (`;
+    const create = await svc(
+      home,
+      ["cron", "create", "--name", "digest", "--schedule", "1h", "--prompt", "p"],
+      {
+        env: { SVC_HOME: h },
+      },
+    );
+    expect(create.code).toBe(1);
+    expect(create.stderr.slice(0, problem.length + "ELOOP".length)).toBe(`${problem}ELOOP`);
+    const list = await svc(home, ["webhook", "list"], { env: { SVC_HOME: h } });
+    expect(list.code).toBe(1);
+    expect(list.stderr).toContain(
+      `${problem}${join(h, "webhook_subscriptions.json")}: cannot be read (ELOOP`,
+    );
+  });
+
   // Seen: "SVC_HOME cannot be written (ELOOP …) — … fix its owner or permissions (or free disk space)".
   it("an SVC_HOME below a loop of links is named as one, with the link that leads into it", async () => {
     home = tempHome();
