@@ -1,6 +1,6 @@
-import { readlinkSync, realpathSync, type Stats, statSync } from "node:fs";
+import { accessSync, constants, readlinkSync, realpathSync, type Stats, statSync } from "node:fs";
 import { readlink, realpath, stat } from "node:fs/promises";
-import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
+import { basename, dirname, isAbsolute, join, parse, resolve, sep } from "node:path";
 
 /**
  * The one walker of symbolic links that svc follows by hand, where the system's own resolution (`realpath`)
@@ -259,7 +259,8 @@ export function byWayOf(chain: readonly string[]): string {
 /**
  * For a link's end that the system cannot get to (`<home>/gone/../env`, kept as written from the name a `..`
  * follows), what that name is, as a message says it after the end: ` (<home>/gone, on the way, is not there)`, or
- * `is a file`; nothing for an end without a `..`, which is simply not there.
+ * `is a file`; where this user may not look for it, the directory that refuses it (` (<dir>/priv, on the way,
+ * cannot be looked into by this user)`); nothing for an end without a `..`, which is simply not there.
  */
 export function onTheWay(end: string): string {
   const names = end.split(sep);
@@ -269,9 +270,27 @@ export function onTheWay(end: string): string {
   let found: Stats | undefined;
   try {
     found = statSync(step, { throwIfNoEntry: false });
-  } catch {
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "EACCES") {
+      const closed = closedOnTheWay(step);
+      return closed === undefined ? "" : ` (${closed}, on the way, cannot be looked into by this user)`;
+    }
     found = undefined;
   }
   if (found?.isDirectory() === true) return "";
   return ` (${step}, on the way, ${found === undefined ? "is not there" : "is a file"})`;
+}
+
+/** The first directory on the way to `path` that this user may not look into (no search permission), if any. */
+function closedOnTheWay(path: string): string | undefined {
+  let at = parse(path).root;
+  for (const name of path.split(sep).filter((part) => part !== "")) {
+    try {
+      accessSync(at, constants.X_OK);
+    } catch (err) {
+      return (err as NodeJS.ErrnoException).code === "EACCES" ? at : undefined;
+    }
+    at = join(at, name);
+  }
+  return undefined;
 }

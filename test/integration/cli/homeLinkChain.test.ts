@@ -1,13 +1,16 @@
-import { mkdirSync, symlinkSync, unlinkSync } from "node:fs";
+import { chmodSync, chownSync, mkdirSync, symlinkSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type TempHome, tempHome } from "../../helpers/home.js";
+import { AS_ROOT, OTHER_USER, ownedTempDirs, svcAsUser } from "../../helpers/svcAsUser.js";
 import { svc } from "./svc.js";
 
 /** A `.env`, a `logs` directory or SVC_HOME itself that is a link to nothing: named where the system reads it. */
 
 let home: TempHome;
-afterEach(() => home.cleanup());
+// The test run as another user makes no TempHome (its directories are ownDir's).
+afterEach(() => home?.cleanup());
+const ownDir = ownedTempDirs();
 
 const setup = ["gateway", "setup", "--enable", "--generate-secret", "--non-interactive"];
 const withoutEnv =
@@ -168,4 +171,25 @@ describe("a link to nothing in SVC_HOME is named where the system reads it", () 
       `${join(home.dir, "logs")}: a symbolic link to ${join(home.dir, "gone")}/../logs, which does not exist (${join(home.dir, "gone")}, on the way, is not there) — the gateway keeps its log (gateway.log) there`,
     );
   });
+
+  // Seen: "(<dir>/priv/x, on the way, is not there)", though priv/x is there: priv (root's, 0700) refused the look.
+  it.runIf(AS_ROOT)(
+    "a link whose `..` follows a name in a directory this user may not look into names that directory",
+    async () => {
+      const base = ownDir();
+      const h = join(base, "home");
+      mkdirSync(h);
+      chownSync(h, OTHER_USER, OTHER_USER);
+      const priv = join(base, "priv");
+      mkdirSync(join(priv, "x"), { recursive: true });
+      chmodSync(priv, 0o700);
+      symlinkSync("../priv/x/../env", join(h, ".env"));
+      const check = await svcAsUser(h, ["config", "check"]);
+      expect(check.code).toBe(1);
+      expect(check.stderr).toContain(
+        `${join(h, ".env")}: is a symbolic link to ${join(priv, "x")}/../env, which does not exist (${priv}, on the way, cannot be looked into by this user) — `,
+      );
+      expect(check.stderr).not.toContain("is not there");
+    },
+  );
 });
