@@ -116,6 +116,12 @@ export interface Coalescer {
    * withdrawn (in either order), the memory before both.
    */
   withdraw(event: AcceptedEvent): void;
+  /**
+   * `event`'s record is durable (answered 202 for good): a run `retiredQueued` remembered of it is withdrawn no
+   * more, so its key forgets what it would give back, and that of its key's older retired runs (their
+   * withdrawal could no longer change the key's memory).
+   */
+  kept(event: AcceptedEvent): void;
   /** Dispatches every pending group now (adapter stop or reload); returns how many fired. */
   flushAll(): number;
   pendingCount(): number;
@@ -176,6 +182,13 @@ export function currentGroupId(id: string, routeName: string, profile: string): 
   return localGroupId(routeName, profile, id.slice(prefix.length));
 }
 
+/**
+ * The entries of retired runs' chains made, visited and dropped so far (every coalescer of the process): a
+ * unit test pins that it grows with the runs, not with their square.
+ */
+let retiredSteps = 0;
+export const retiredRunSteps = (): number => retiredSteps;
+
 /** A retired event's run, by its route, profile and delivery id (a route and a profile name have no NUL). */
 const retiredKey = (event: AcceptedEvent) =>
   `${event.routeName}\u0000${event.profile}\u0000${event.deliveryId}`;
@@ -210,6 +223,8 @@ interface LastDispatched {
 /** A memory `Coalescer.retiredQueued` made: its key, that memory, and the one it replaced. */
 interface RetiredRun {
   readonly id: string;
+  /** Its event's route, profile and delivery id (`retiredKey`). */
+  readonly retiredKey: string;
   readonly mine: LastDispatched;
   /** Relinked past a run of the key withdrawn while this one's memory had replaced its. */
   previous: LastDispatched | undefined;
@@ -422,19 +437,23 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
    * The memories `retiredQueued` made that still stand, with the one each replaced, by the event's route,
    * profile and delivery id (`withdraw` is given a copy of the event without its payload): a run withdrawn
    * after all (its record not durable) gives the key its previous memory back. One stands while it is the
-   * key's memory or the one a standing run's replaced (two runs of a key whose records failed in one batch).
+   * key's memory or the one a standing run's replaced (two runs of a key whose records failed in one batch),
+   * until its record is durable (`kept`).
    */
   const retiredRuns = new Map<string, RetiredRun>();
-  /** The standing entry of `retiredRuns` whose memory each is. */
-  const retiredOf = new WeakMap<LastDispatched, RetiredRun>();
-  /** Whether `ran`'s memory is its key's, or reached from it through the memories standing runs replaced. */
-  function standing(ran: RetiredRun): boolean {
-    let last = lastDispatched.get(ran.id);
-    while (last !== undefined) {
-      if (last === ran.mine) return true;
-      last = retiredOf.get(last)?.previous;
-    }
-    return false;
+  /**
+   * The standing entries of `retiredRuns` per key, oldest first: each one's `previous` is the memory of the
+   * one before it (the key's chain, from its memory down). Only runs whose records are not yet known durable.
+   */
+  const retiredChains = new Map<string, RetiredRun[]>();
+  /** Drops the first `count` entries of the key's chain (all of them by default). */
+  function dropRetired(id: string, count?: number): void {
+    const chain = retiredChains.get(id);
+    if (chain === undefined) return;
+    const dropped = count === undefined ? chain.splice(0) : chain.splice(0, count);
+    retiredSteps += dropped.length;
+    for (const ran of dropped) retiredRuns.delete(ran.retiredKey);
+    if (chain.length === 0) retiredChains.delete(id);
   }
   /** The latest event of `group` and how many earlier ones it replaced, its carried late events included. */
   const peek = (group: Group) => {
@@ -676,16 +695,25 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
       // not yet counted are passed on.
       const previous = lastOf(id);
       const mine = remember(id, event, previous?.late, false);
-      const ran: RetiredRun = { id, mine, previous };
-      retiredRuns.set(retiredKey(event), ran);
-      retiredOf.set(mine, ran);
-      // Memories no longer standing (a group's run replaced them, or they lapsed) are not withdrawn: dropped
-      // as this one is made.
-      for (const [key, other] of retiredRuns)
-        if (!standing(other)) {
-          retiredRuns.delete(key);
-          retiredOf.delete(other.mine);
-        }
+      // The key's chain stands while its newest run's memory is the one this replaces; otherwise (a group's
+      // run replaced it, or it lapsed) none of it does, and a run no longer standing is not withdrawn.
+      const chain = retiredChains.get(id);
+      if (chain !== undefined && (previous === undefined || chain[chain.length - 1]?.mine !== previous))
+        dropRetired(id);
+      const ran: RetiredRun = { id, mine, previous, retiredKey: retiredKey(event) };
+      retiredRuns.set(ran.retiredKey, ran);
+      const kept = retiredChains.get(id);
+      if (kept === undefined) retiredChains.set(id, [ran]);
+      else kept.push(ran);
+      retiredSteps += 1;
+    },
+    kept(event) {
+      if (retiredRuns.size === 0) return;
+      const ran = retiredRuns.get(retiredKey(event));
+      if (ran === undefined) return;
+      // Never withdrawn now: nor can an older run of its key give the key a memory back past this one's.
+      const chain = retiredChains.get(ran.id) ?? [];
+      dropRetired(ran.id, chain.indexOf(ran) + 1);
     },
     withdraw(event) {
       if (retiredRuns.size > 0) {
@@ -693,7 +721,11 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
         const ran = retiredRuns.get(key);
         if (ran !== undefined) {
           retiredRuns.delete(key);
-          retiredOf.delete(ran.mine);
+          const chain = retiredChains.get(ran.id) ?? [];
+          const at = chain.indexOf(ran);
+          retiredSteps += at + 1;
+          if (at >= 0) chain.splice(at, 1);
+          if (chain.length === 0) retiredChains.delete(ran.id);
           // Its run is withdrawn: the key's memory is the one it replaced (its late events' box included).
           if (lastDispatched.get(ran.id) === ran.mine) {
             lastDispatched.delete(ran.id);
@@ -704,8 +736,8 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
           // A later retired run of the key replaced its memory: that run, withdrawn in turn, gives the key the
           // memory this one replaced, never this one's, whichever of the two is withdrawn first (their memories
           // share its late events' box). One a group's run replaced gives nothing back: that run was made.
-          for (const later of retiredRuns.values())
-            if (later.id === ran.id && later.previous === ran.mine) later.previous = ran.previous;
+          const later = chain[at];
+          if (later !== undefined && later.previous === ran.mine) later.previous = ran.previous;
           return;
         }
       }

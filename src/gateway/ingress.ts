@@ -167,6 +167,7 @@ export async function startIngress(deps: IngressDeps): Promise<Ingress> {
       ...(shared === undefined
         ? {
             withdraw: (event) => deps.coalescer.withdraw(event),
+            kept: (event) => deps.coalescer.kept(event),
             reloadFlushesGroups: true,
             ...(deps.heldGroups === undefined ? {} : { heldGroups: deps.heldGroups }),
           }

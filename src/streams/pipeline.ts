@@ -168,6 +168,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
           durable: () => deps.durable?.(),
           forget: (key) => deps.dispatch.forget(key),
           withdrawn: (event) => deps.dispatch.withdraw?.(event),
+          kept: (event) => deps.dispatch.kept?.(event),
           answered: () => deps.answeredKept?.(),
         }),
     asyncStageOperator(

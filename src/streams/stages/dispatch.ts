@@ -22,6 +22,8 @@ export interface DispatchDeps {
    * it, and a key that remembered its run forgets it (`Coalescer.withdraw`).
    */
   withdraw?(event: AcceptedEvent): void;
+  /** An event answered 202 whose record is durable: a key that remembered its run keeps it (`Coalescer.kept`). */
+  kept?(event: AcceptedEvent): void;
   /**
    * A direct delivery of `key` begins (the deliver stage ends it). True when the store keeps the id itself
    * from here (a shared store: pending while the delivery runs, its hour once delivered), so `keep` must not.

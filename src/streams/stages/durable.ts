@@ -19,6 +19,11 @@ export interface DurableDeps {
    */
   withdrawn?(event: AcceptedEvent): void;
   /**
+   * An event answered 202 whose record is durable: a key that remembered its run (a retired event run at
+   * once) no longer keeps what a withdrawal would give back (`Coalescer.kept`).
+   */
+  kept?(event: AcceptedEvent): void;
+  /**
    * After the contexts one sync released have gone on (their answers written): what was left for the end of
    * the turn about them (the delivery history's lines) is written now, before anything else the turn does.
    */
@@ -65,6 +70,11 @@ export function durableOperator(deps: DurableDeps): MonoTypeOperatorFunction<Pip
     }
     return withCtx(ctx, { outcome: STATE_UNAVAILABLE });
   };
+  const kept = deps.kept;
+  const passed = (ctx: PipelineCtx): PipelineCtx => {
+    if (kept !== undefined && ctx.accepted !== undefined && ctx.outcome?.status === 202) kept(ctx.accepted);
+    return ctx;
+  };
   const waitForDurable: MonoTypeOperatorFunction<PipelineCtx> = (source) =>
     new Observable<PipelineCtx>((subscriber) => {
       let latest: Waiting | undefined;
@@ -74,7 +84,7 @@ export function durableOperator(deps: DurableDeps): MonoTypeOperatorFunction<Pip
         unsettled -= 1;
         if (latest === waiting) latest = undefined;
         try {
-          for (const ctx of waiting.ctxs) subscriber.next(ok ? ctx : failed(ctx));
+          for (const ctx of waiting.ctxs) subscriber.next(ok ? passed(ctx) : failed(ctx));
         } catch (err) {
           subscriber.error(err);
           return;
@@ -86,7 +96,7 @@ export function durableOperator(deps: DurableDeps): MonoTypeOperatorFunction<Pip
         next(ctx) {
           const promise = deps.durable();
           // Nothing pending (the common case under light load): no Promise hop.
-          if (promise === undefined) return subscriber.next(ctx);
+          if (promise === undefined) return subscriber.next(passed(ctx));
           if (latest === undefined || latest.promise !== promise) {
             const waiting: Waiting = { promise, ctxs: [] };
             latest = waiting;

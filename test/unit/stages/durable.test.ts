@@ -33,6 +33,7 @@ function harness(
   const served = options.route ?? route;
   const forgotten: string[] = [];
   const withdrawn: string[] = [];
+  const kept: string[] = [];
   const seen = createSeenCache({ ttlMs: 3_600_000, maxEntries: 100, now: () => 0 });
   const deps: PipelineDeps = {
     routes: { lookup: (name) => (name === "r" ? served : undefined), multiplexProfiles: () => false },
@@ -51,12 +52,13 @@ function harness(
         seen.delete(key);
       },
       withdraw: (event) => withdrawn.push(event.deliveryId),
+      kept: (event) => kept.push(event.deliveryId),
     },
     deliver: { deliverDirect: async () => true, forget: () => {} },
     onFailure: () => {},
     durable,
   };
-  return { pipeline: createPipeline(deps), forgotten, withdrawn };
+  return { pipeline: createPipeline(deps), forgotten, withdrawn, kept };
 }
 
 const inbound = (id: string): Inbound => ({
@@ -84,6 +86,26 @@ describe("the durability wait after dispatch", () => {
     await sync.promise;
     await new Promise((resolve) => setImmediate(resolve));
     expect(answers.map((o) => o.status).sort()).toEqual([200, 202]);
+  });
+
+  it("says a 202 is kept once its sync resolves (or at once when none is pending), never one its failed sync 503s", async () => {
+    const ok = deferred();
+    const bad = deferred();
+    let pending: Promise<void> | undefined = ok.promise;
+    const { pipeline, kept, withdrawn } = harness(() => pending);
+    pipeline.push(inbound("k1"), () => {});
+    pending = bad.promise;
+    pipeline.push(inbound("k2"), () => {});
+    pending = undefined;
+    pipeline.push(inbound("k3"), () => {});
+    expect(kept).toEqual(["k3"]);
+    ok.resolve();
+    bad.reject(new Error("ENOSPC"));
+    await ok.promise;
+    await bad.promise.catch(() => {});
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(kept).toEqual(["k3", "k1"]);
+    expect(withdrawn).toEqual(["k2"]);
   });
 
   it("answers at once when nothing waits for a sync", async () => {
