@@ -12,11 +12,20 @@ export type ReadReload<R extends ReloadSummary = ReloadSummary> = R & {
 /**
  * Whether the report waits for `name`'s connect (its outcome is `connecting`): only such a server's `stopped`
  * is a connect under way that a later reload (or the gateway's stop) ended. One the reload started no connect
- * for (lazy, enabled: false) is stopped at the gateway's stop too.
+ * for (lazy, enabled: false) is stopped at the gateway's stop too. A report without outcomes (from a gateway
+ * started before they were reported) cannot tell the two apart: a server it added, changed, enabled or
+ * retried is taken for one whose connect it waits for, as before outcomes were reported.
  */
 export function awaitedConnect(reload: ReloadSummary, name: string): boolean {
   const outcomes = reload.outcomes;
-  return outcomes !== undefined && Object.hasOwn(outcomes, name) && outcomes[name]?.state === "connecting";
+  if (outcomes === undefined)
+    return (
+      reload.added.includes(name) ||
+      reload.changed.includes(name) ||
+      (reload.enabled ?? []).includes(name) ||
+      (reload.retried ?? []).includes(name)
+    );
+  return Object.hasOwn(outcomes, name) && outcomes[name]?.state === "connecting";
 }
 
 /**

@@ -223,6 +223,31 @@ describe("svc mcp reload's summary", () => {
     );
   });
 
+  it("takes a stopped server of a report without outcomes (a gateway started before they were reported) for a connect the stop ended", () => {
+    const reload = {
+      added: ["x"],
+      removed: [],
+      changed: ["c"],
+      disabled: [],
+      enabled: [],
+      unchanged: ["ok"],
+      retried: [],
+    };
+    const stopped = [status("x", "stopped"), status("c", "stopped"), status("ok", "connected")];
+    expect(stillConnecting(reload, stopped)).toBe(true);
+    expect(endedByStop(reload, stopped, true)).toEqual(["x", "c"]);
+    expect(reloadSummaryText(7, { ...reload, endedByStop: ["x", "c"] }, stopped)).toBe(
+      "Gateway (pid 7) reloaded mcp_servers:\n" +
+        "  not connected: x (added) — the gateway began stopping before it connected\n" +
+        "  not connected: c (changed) — the gateway began stopping before it connected\n" +
+        "  unchanged: ok\n",
+    );
+    // Not stopping: a later reload ended its connect as it replaced its entry, and connects it again.
+    expect(reloadSummaryText(7, reload, stopped)).toContain(
+      "added: x (still connecting: a later reload changed its entry before it connected, and connects it again)",
+    );
+  });
+
   it("lists a server the gateway's stop ended before it connected as not connected, with why", () => {
     const text = reloadSummaryText(
       7,
