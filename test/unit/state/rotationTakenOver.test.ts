@@ -6,7 +6,7 @@ import { type JournalFs, nodeJournalFs } from "../../../src/io/state/journal/fsF
 import { RotationBlocked } from "../../../src/io/state/journal/rotation.js";
 import { type SegmentProblem, segmentName, tempSegmentName } from "../../../src/io/state/journal/segments.js";
 import { journalErrorLine } from "../../../src/state/gatewayState.js";
-import { cleanUpJournals, journalDir, keyed, openJournal } from "../../helpers/journal.js";
+import { cleanUpJournals, fillableDisk, journalDir, keyed, openJournal } from "../../helpers/journal.js";
 
 /**
  * A rotation under way when another gateway takes the state directory over (this one paused past the bound a
@@ -308,5 +308,61 @@ describe("a rotation never gives its segment's name in place of a file there", (
     const { journal: reopened } = openJournal(dir, { problems });
     expect(problems).toEqual([]);
     expect(reopened.currentSegment().n).toBe(3);
+  });
+  it("an outage while a file is in the way: the line is said again, with the runs and groups a restart would run again, once per outage; moved away, the restatement runs", async () => {
+    const dir = journalDir();
+    const errors: unknown[] = [];
+    const { fs, disk } = fillableDisk();
+    // A simulated clock: the once-a-second look comes only when the test moves it on.
+    let now = 1_000_000;
+    const { journal } = openJournal(dir, { fs, maxSegmentBytes: 2048, errors, now: () => now });
+    const stray = join(dir, segmentName(2));
+    writeFileSync(stray, "not mine\n");
+    for (const record of keyed("r", 20, 300)) {
+      journal.append(record);
+      await journal.durable();
+      await journal.rotated();
+    }
+    expect(errors).toEqual([expect.any(RotationBlocked)]);
+    expect((errors[0] as RotationBlocked).restating).toBe(false);
+
+    const outage = async () => {
+      disk.full = true;
+      journal.append({ k: "lost-finish" });
+      await journal.durable()?.catch(() => {});
+      disk.full = false;
+      now += 1000;
+      journal.append({ k: "after" });
+      await journal.durable()?.catch(() => {});
+      await journal.rotated();
+    };
+    await outage();
+    const blocked = errors.filter((e) => e instanceof RotationBlocked);
+    expect(blocked).toHaveLength(2);
+    expect((blocked[1] as RotationBlocked).restating).toBe(true);
+    expect((blocked[1] as RotationBlocked).file).toBe(stray);
+    const { message, cause } = journalErrorLine(dir, blocked[1]);
+    expect(message).toContain(
+      "growing with every record) and runs that finished and groups that fired while writes failed would run again after a restart;",
+    );
+    expect(cause).toContain("EEXIST");
+    // Nothing more said while no outage ends; a second outage is said once too.
+    now += 1000;
+    journal.append({ k: "still" });
+    await journal.durable();
+    await journal.rotated();
+    expect(errors.filter((e) => e instanceof RotationBlocked)).toHaveLength(2);
+    await outage();
+    expect(errors.filter((e) => e instanceof RotationBlocked)).toHaveLength(3);
+    expect(journal.currentSegment().n).toBe(1);
+
+    rmSync(stray);
+    now += 1000;
+    journal.append({ k: "moved" });
+    await journal.durable();
+    await journal.rotated();
+    expect(journal.currentSegment().n).toBe(2);
+    expect(errors.filter((e) => e instanceof RotationBlocked)).toHaveLength(3);
+    await journal.close();
   });
 });

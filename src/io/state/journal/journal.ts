@@ -147,6 +147,8 @@ export class Journal {
    * begun (but a relocation's, numbered past it) until the once-a-second look finds it gone.
    */
   private inTheWay: string | undefined;
+  /** Why the file in the way kept the rotation from naming its segment (said again at an outage's end). */
+  private inTheWayCause: unknown;
   private closing = false;
   private readonly now: () => number;
   /** The timer of the next look when no flush looks first (`lookLater`). */
@@ -399,6 +401,11 @@ export class Journal {
     // in the way of the next segment: once it is moved away).
     if (this.rotating === undefined && !this.closing && this.inTheWay === undefined)
       this.startRotation(this.limit());
+    // A file in the way holds the restatement back: said again, now with what that holds back, once per outage.
+    else if (this.inTheWay !== undefined && !this.closing)
+      this.options.onError?.(
+        new RotationBlocked(this.inTheWayCause, this.inTheWay, this.writer.fileBytes(), true),
+      );
   }
 
   private startRotation(limit: number): void {
@@ -441,6 +448,7 @@ export class Journal {
         if (err instanceof SegmentNameTaken) {
           if (this.inTheWay === err.file) return;
           this.inTheWay = err.file;
+          this.inTheWayCause = err.cause;
           this.options.onError?.(
             new RotationBlocked(err.cause, err.file, this.writer.fileBytes(), restating),
           );
