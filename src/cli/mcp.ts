@@ -78,6 +78,7 @@ import {
   liveProfileHubs,
   outcomesSince,
   printProfileReloads,
+  profileReports,
   stillConnecting,
 } from "./mcp/profileReloads.js";
 import { type ReadReload, reloadSummaryText } from "./mcp/reloadSummary.js";
@@ -658,6 +659,8 @@ async function reloadGateway(options: { wait?: string }): Promise<void> {
   const waitFrom = performance.now();
   // Named profiles with connections of their own are reloaded too: their reports are waited for as well.
   const profiles = liveProfileHubs(loaded.paths.home, pid);
+  // Each one's first report since the signal is kept as the default profile's is (read at each look here).
+  const reports = profileReports(loaded.paths.home, sentAt);
   // Still starting (waiting for the state directory's lock, for Redis): it takes the SIGHUP and reloads once
   // its start is done, which no --wait can be sure to see; said so, as svc gateway status says it (exit 4).
   const starting = stillStarting(loaded.paths, pid);
@@ -680,6 +683,7 @@ async function reloadGateway(options: { wait?: string }): Promise<void> {
   }
   while (performance.now() - waitFrom < waitMs) {
     const status = readStatusFile(loaded.paths.mcpCache);
+    for (const profile of profiles) reports.look(profile);
     const refused = status?.lastRefusedReload;
     const reload = status?.lastReload;
     const refusedAt = refused === undefined ? Number.NaN : Date.parse(refused.at);
@@ -711,15 +715,15 @@ async function reloadGateway(options: { wait?: string }): Promise<void> {
         // has; a later reload's report (another SIGHUP) gives the outcomes of the connects it waits for too.
         if (now?.lastReload?.at === report.at) report = now.lastReload;
         else if (now?.lastReload !== undefined) report = outcomesSince(report, now.lastReload);
+        for (const profile of profiles) reports.look(profile);
         since = stoppingSince();
       }
       const stopped = endedByStop(report, servers, since !== undefined);
       process.stdout.write(reloadSummaryText(pid, { ...report, endedByStop: stopped }, servers));
-      const stoppedInProfiles = await printProfileReloads(
+      const inProfiles = await printProfileReloads(
         profiles,
-        loaded.paths.home,
+        reports,
         Object.keys(loaded.config.mcp_servers).length,
-        sentAt,
         () => performance.now() - waitFrom < waitMs,
         () => {
           since ??= stoppingSince();
@@ -727,7 +731,7 @@ async function reloadGateway(options: { wait?: string }): Promise<void> {
         },
       );
       // Removed by a later reload before it connected: what this reload added (or changed) is not running.
-      const removedLater = report.removedLater ?? [];
+      const removedLater = [...(report.removedLater ?? []), ...inProfiles.removedLater];
       if (removedLater.length > 0) {
         const one = removedLater.length === 1;
         process.stderr.write(
@@ -735,7 +739,7 @@ async function reloadGateway(options: { wait?: string }): Promise<void> {
         );
         process.exitCode = 1;
       }
-      const notConnected = [...stopped, ...stoppedInProfiles];
+      const notConnected = [...stopped, ...inProfiles.endedByStop];
       if (notConnected.length > 0) {
         // The reload was applied, but what it started is not running: a script must not go on as if it were.
         const one = notConnected.length === 1;

@@ -23,7 +23,10 @@ export function liveProfileHubs(home: string, pid: number): string[] {
   });
 }
 
-type ReloadReport = { readonly reload: ReloadSummary; readonly servers: readonly ServerStatus[] };
+type ReloadReport = {
+  readonly reload: ReadReload<ReloadSummary & { readonly at: string }>;
+  readonly servers: readonly ServerStatus[];
+};
 
 /**
  * What `cacheDir`'s status file says of a reload made at `sentAt` or later: its report, with the servers,
@@ -136,25 +139,58 @@ export function profileReloadText(profile: string, report: ReloadReport, configu
 }
 
 /**
+ * Each named profile's report of the reload a command asked for, as the command reads the profiles' status
+ * files while it waits (`look`, at each of its reads): the first report since `sentAt` is kept, a later
+ * reload's (another SIGHUP) giving it the outcomes of the connects both wait for and naming those it removed
+ * before they connected (`outcomesSince`), as the default profile's is; or why the gateway refused it.
+ */
+export function profileReports(home: string, sentAt: number) {
+  const reports = new Map<string, ReloadReport>();
+  const refusals = new Map<string, string>();
+  return {
+    look(profile: string): { report?: ReloadReport; refused?: string } {
+      const refusedBefore = refusals.get(profile);
+      if (refusedBefore !== undefined) return { refused: refusedBefore };
+      const seen = reloadSince(svcPaths(home, profile).mcpCache, sentAt);
+      if (seen.refused !== undefined) {
+        refusals.set(profile, seen.refused);
+        return { refused: seen.refused };
+      }
+      const kept = reports.get(profile);
+      const now = seen.report;
+      if (now === undefined) return kept === undefined ? {} : { report: kept };
+      // The same report, with its connects' outcomes once it has them, or a later one folded in.
+      const report =
+        kept === undefined || now.reload.at === kept.reload.at
+          ? now
+          : { reload: outcomesSince(kept.reload, now.reload), servers: now.servers };
+      reports.set(profile, report);
+      return { report };
+    },
+  };
+}
+
+/**
  * After the default profile's summary, each named profile's with connections of its own (a reload renders
  * its entries with its own `.env`: a token rotated there reconnects only that profile's server), waited for
  * while `waiting()` and the gateway is not `stopping()`; one that has not reported by then is named so, and
- * one whose reload was refused says why (exit 1). Returns the servers the gateway's stop ended before they
- * connected, each as `<server> (profile <name>)`.
+ * one whose reload was refused says why (exit 1). Each profile's summary is of its first report since the
+ * command's signal (`reports`, read while the default profile's was waited for too). Returns the servers the
+ * gateway's stop ended before they connected and those a later reload removed before they connected, each as
+ * `<server> (profile <name>)`.
  */
 export async function printProfileReloads(
   profiles: readonly string[],
-  home: string,
+  reports: ReturnType<typeof profileReports>,
   /** How many servers config.yaml (as the gateway read it at the signal) has. */
   configured: number,
-  sentAt: number,
   waiting: () => boolean,
   stopping: () => boolean,
-): Promise<string[]> {
+): Promise<{ readonly endedByStop: string[]; readonly removedLater: string[] }> {
   const ended: string[] = [];
+  const removed: string[] = [];
   for (const profile of profiles) {
-    const cacheDir = svcPaths(home, profile).mcpCache;
-    let seen = reloadSince(cacheDir, sentAt);
+    let seen = reports.look(profile);
     let report = seen.report;
     while (
       seen.refused === undefined &&
@@ -163,8 +199,8 @@ export async function printProfileReloads(
       !stopping()
     ) {
       await new Promise((resolve) => setTimeout(resolve, 100));
-      seen = reloadSince(cacheDir, sentAt);
-      report = seen.report ?? report;
+      seen = reports.look(profile);
+      report = seen.report;
     }
     if (seen.refused !== undefined) {
       process.stderr.write(
@@ -179,6 +215,7 @@ export async function printProfileReloads(
     }
     const stopped = endedByStop(report.reload, report.servers, stopping());
     ended.push(...stopped.map((name) => `${name} (profile ${profile})`));
+    removed.push(...(report.reload.removedLater ?? []).map((name) => `${name} (profile ${profile})`));
     process.stdout.write(
       profileReloadText(
         profile,
@@ -187,5 +224,5 @@ export async function printProfileReloads(
       ),
     );
   }
-  return ended;
+  return { endedByStop: ended, removedLater: removed };
 }
