@@ -1,11 +1,10 @@
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { stringify } from "yaml";
 import { readStatusFile } from "../../../src/io/mcp/statusFile.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { signalProcess } from "../../helpers/process.js";
-import { STDIO_FIXTURE } from "../mcp/harness.js";
-import { cliConfig, type Foreground, killIfRunning, runForeground, svc, waitFor } from "./svc.js";
+import { okAndServers, SILENT } from "./mcpReload.js";
+import { type Foreground, killIfRunning, runForeground, type SvcResult, svc, waitFor } from "./svc.js";
 
 let home: TempHome | undefined;
 let gateway: Foreground | undefined;
@@ -14,17 +13,36 @@ afterEach(async () => {
   home?.cleanup();
 });
 
-// A stdio server that never answers, and whose stop takes the grace periods (it ignores stdin's end and
-// SIGTERM): the connect a reload ends stays `stopped` for seconds while that reload replaces it.
-const SILENT = ["-e", "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)"];
-
-const config = (servers: Record<string, unknown>) =>
-  stringify(
-    cliConfig(
-      {},
-      { mcp_servers: { ok: { command: process.execPath, args: [STDIO_FIXTURE, "legacy"] }, ...servers } },
-    ),
+/**
+ * A gateway of `at` with `ok` connected, and `svc mcp reload --wait <wait>` of a config that adds bh7
+ * (SILENT, connect_timeout 600), resolved once bh7 is added and connecting.
+ */
+async function bh7Connecting(
+  at: TempHome,
+  wait: string,
+): Promise<{ live: Foreground; reloading: Promise<SvcResult> }> {
+  const dir = at.dir;
+  at.write("config.yaml", okAndServers({}), 0o600);
+  gateway = await runForeground(at, ["--port", "0"]);
+  const live = gateway;
+  await waitFor(
+    () => readStatusFile(join(dir, "mcp-cache"))?.servers?.some((s) => s.state === "connected") === true,
+    "ok connected",
   );
+  at.write(
+    "config.yaml",
+    okAndServers({ bh7: { command: process.execPath, args: SILENT, connect_timeout: 600 } }),
+    0o600,
+  );
+  const reloading = svc(at, ["mcp", "reload", "--wait", wait]);
+  await waitFor(
+    () =>
+      readStatusFile(join(dir, "mcp-cache"))?.lastReload?.added.includes("bh7") === true &&
+      readStatusFile(join(dir, "mcp-cache"))?.servers?.find((s) => s.name === "bh7")?.state === "connecting",
+    "bh7 added and connecting",
+  );
+  return { live, reloading };
+}
 
 /**
  * svc mcp reload printed `added: bh7` (exit 0) of a server whose connect a later SIGHUP ended as it changed
@@ -35,30 +53,10 @@ const config = (servers: Record<string, unknown>) =>
 describe("svc mcp reload of an added server whose connect a later reload ended", { timeout: 90_000 }, () => {
   it("waits for the later reload's connect and lists the server by how it ended, not as added", async () => {
     home = tempHome();
-    const dir = home.dir;
-    home.write("config.yaml", config({}), 0o600);
-    gateway = await runForeground(home, ["--port", "0"]);
-    const live = gateway;
-    await waitFor(
-      () => readStatusFile(join(dir, "mcp-cache"))?.servers?.some((s) => s.state === "connected") === true,
-      "ok connected",
-    );
+    const { live, reloading } = await bh7Connecting(home, "20");
     home.write(
       "config.yaml",
-      config({ bh7: { command: process.execPath, args: SILENT, connect_timeout: 600 } }),
-      0o600,
-    );
-    const reloading = svc(home, ["mcp", "reload", "--wait", "20"]);
-    await waitFor(
-      () =>
-        readStatusFile(join(dir, "mcp-cache"))?.lastReload?.added.includes("bh7") === true &&
-        readStatusFile(join(dir, "mcp-cache"))?.servers?.find((s) => s.name === "bh7")?.state ===
-          "connecting",
-      "bh7 added and connecting",
-    );
-    home.write(
-      "config.yaml",
-      config({ bh7: { command: process.execPath, args: SILENT, connect_timeout: 1 } }),
+      okAndServers({ bh7: { command: process.execPath, args: SILENT, connect_timeout: 1 } }),
       0o600,
     );
     signalProcess(live.child.pid as number, "SIGHUP");
@@ -79,28 +77,8 @@ describe("svc mcp reload of an added server a later reload removed before it con
 }, () => {
   it("lists it as not connected, and exits 1", async () => {
     home = tempHome();
-    const dir = home.dir;
-    home.write("config.yaml", config({}), 0o600);
-    gateway = await runForeground(home, ["--port", "0"]);
-    const live = gateway;
-    await waitFor(
-      () => readStatusFile(join(dir, "mcp-cache"))?.servers?.some((s) => s.state === "connected") === true,
-      "ok connected",
-    );
-    home.write(
-      "config.yaml",
-      config({ bh7: { command: process.execPath, args: SILENT, connect_timeout: 600 } }),
-      0o600,
-    );
-    const reloading = svc(home, ["mcp", "reload", "--wait", "30"]);
-    await waitFor(
-      () =>
-        readStatusFile(join(dir, "mcp-cache"))?.lastReload?.added.includes("bh7") === true &&
-        readStatusFile(join(dir, "mcp-cache"))?.servers?.find((s) => s.name === "bh7")?.state ===
-          "connecting",
-      "bh7 added and connecting",
-    );
-    home.write("config.yaml", config({}), 0o600);
+    const { live, reloading } = await bh7Connecting(home, "30");
+    home.write("config.yaml", okAndServers({}), 0o600);
     signalProcess(live.child.pid as number, "SIGHUP");
     const result = await reloading;
     expect(result.stdout).toBe(

@@ -1,65 +1,21 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { stringify } from "yaml";
 import { readStatusFile } from "../../../src/io/mcp/statusFile.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { signalProcess } from "../../helpers/process.js";
 import { STDIO_FIXTURE } from "../mcp/harness.js";
-import {
-  CLI_NODE_ARGS,
-  cliConfig,
-  type Foreground,
-  killIfRunning,
-  MAIN,
-  runForeground,
-  type SvcResult,
-  svcEnv,
-  waitFor,
-} from "./svc.js";
+import { killPaused, okAndServers, reloadProcess, SILENT } from "./mcpReload.js";
+import { type Foreground, killIfRunning, runForeground, waitFor } from "./svc.js";
 
 let home: TempHome | undefined;
 let gateway: Foreground | undefined;
 const commands: ChildProcess[] = [];
 afterEach(async () => {
-  for (const child of commands.splice(0)) {
-    if (child.exitCode !== null || child.signalCode !== null) continue;
-    signalProcess(child.pid ?? 0, "SIGCONT");
-    child.kill("SIGKILL");
-  }
+  killPaused(commands);
   await killIfRunning(gateway);
   home?.cleanup();
 });
-
-// A stdio server that never answers, and whose stop takes the grace periods (it ignores stdin's end and
-// SIGTERM): the gateway's stop leaves the other servers stopped in the status file for seconds meanwhile.
-const SILENT = ["-e", "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)"];
-
-const config = (servers: Record<string, unknown>) =>
-  stringify(
-    cliConfig(
-      {},
-      { mcp_servers: { ok: { command: process.execPath, args: [STDIO_FIXTURE, "legacy"] }, ...servers } },
-    ),
-  );
-
-/** `svc mcp reload --wait 30` as a process of its own, which the test pauses. */
-function reloadProcess(dir: TempHome): { child: ChildProcess; result: Promise<SvcResult> } {
-  const child = spawn(process.execPath, [...CLI_NODE_ARGS, MAIN, "mcp", "reload", "--wait", "30"], {
-    env: svcEnv(dir, {}),
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  commands.push(child);
-  let stdout = "";
-  let stderr = "";
-  child.stdout?.on("data", (d) => (stdout += d));
-  child.stderr?.on("data", (d) => (stderr += d));
-  const result = new Promise<SvcResult>((resolve, reject) => {
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-  return { child, result };
-}
 
 /**
  * svc mcp reload listed D, added with enabled: false beside S (which never answers), as "not connected: D
@@ -74,19 +30,19 @@ describe("svc mcp reload when the gateway stops while it waits, of a server the 
     home = tempHome();
     const dir = home.dir;
     const status = () => readStatusFile(join(dir, "mcp-cache"));
-    home.write("config.yaml", config({}), 0o600);
+    home.write("config.yaml", okAndServers({}), 0o600);
     gateway = await runForeground(home, ["--port", "0"]);
     const pid = gateway.child.pid ?? 0;
     await waitFor(() => status()?.servers?.some((s) => s.state === "connected") === true, "ok connected");
     home.write(
       "config.yaml",
-      config({
+      okAndServers({
         S: { command: process.execPath, args: SILENT, connect_timeout: 600 },
         D: { command: process.execPath, args: [STDIO_FIXTURE, "legacy"], enabled: false },
       }),
       0o600,
     );
-    const { child, result } = reloadProcess(home);
+    const { child, result } = reloadProcess(home, commands);
     await waitFor(
       () =>
         status()?.lastReload?.added.join() === "S,D" &&

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -7,28 +7,14 @@ import { type TempHome, tempHome } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
 import { signalProcess } from "../../helpers/process.js";
 import { STDIO_FIXTURE } from "../mcp/harness.js";
-import {
-  CLI_NODE_ARGS,
-  cliConfig,
-  type Foreground,
-  killIfRunning,
-  MAIN,
-  runForeground,
-  type SvcResult,
-  svc,
-  svcEnv,
-  waitFor,
-} from "./svc.js";
+import { killPaused, reloadProcess } from "./mcpReload.js";
+import { cliConfig, type Foreground, killIfRunning, runForeground, svc, waitFor } from "./svc.js";
 
 let home: TempHome | undefined;
 let gateway: Foreground | undefined;
 const commands: ChildProcess[] = [];
 afterEach(async () => {
-  for (const child of commands.splice(0)) {
-    if (child.exitCode !== null || child.signalCode !== null) continue;
-    signalProcess(child.pid ?? 0, "SIGCONT");
-    child.kill("SIGKILL");
-  }
+  killPaused(commands);
   await killIfRunning(gateway);
   home?.cleanup();
 });
@@ -73,24 +59,6 @@ async function connectedGateway(): Promise<Foreground> {
   return gateway;
 }
 
-/** `svc mcp reload --wait 30` as a process of its own, which the test can pause. */
-function reloadProcess(dir: TempHome): { child: ChildProcess; result: Promise<SvcResult> } {
-  const child = spawn(process.execPath, [...CLI_NODE_ARGS, MAIN, "mcp", "reload", "--wait", "30"], {
-    env: svcEnv(dir, {}),
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  commands.push(child);
-  let stdout = "";
-  let stderr = "";
-  child.stdout?.on("data", (d) => (stdout += d));
-  child.stderr?.on("data", (d) => (stderr += d));
-  const result = new Promise<SvcResult>((resolve, reject) => {
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-  return { child, result };
-}
-
 /**
  * A stop that began before the server a reload (re)started had connected: `svc mcp reload` printed
  * "reconnected (changed): slow" and exited 0, and the gateway's log said nothing of the reconnect the stop
@@ -124,7 +92,7 @@ describe("svc mcp reload when the gateway begins stopping before the server it r
   it("says so too when the stop ended the connect before the command looked again, and the gateway logs it", async () => {
     const running = await connectedGateway();
     const pid = running.child.pid ?? 0;
-    const reload = reloadProcess(home as TempHome);
+    const reload = reloadProcess(home as TempHome, commands);
     await waitFor(() => gatewayLog().includes("[mcp] configuration reloaded"), "the reload's report");
     // The command looks again only once the gateway has stopped the server and exited.
     signalProcess(reload.child.pid ?? 0, "SIGSTOP");
