@@ -34,3 +34,13 @@ export async function heldAtStart(
   );
   return child;
 }
+
+/** SIGKILLs each of `children` still running and waits for its exit, emptying the list (afterEach). */
+export async function killHeld(children: ChildProcess[]): Promise<void> {
+  for (const child of children.splice(0))
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGKILL");
+      await exited;
+    }
+}

@@ -1,11 +1,10 @@
 import type { ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { stringify } from "yaml";
 import { pidNamespace } from "../../../src/io/pidNamespace.js";
-import { heldAtStart } from "../../helpers/heldAtStart.js";
+import { heldAtStart, killHeld } from "../../helpers/heldAtStart.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { cliConfig, svc } from "./svc.js";
+import { svc, webhookOnPort } from "./svc.js";
 
 /**
  * `svc mcp reload` of a gateway still starting (held by a state/LOCK of another PID namespace, or by a Redis
@@ -18,12 +17,7 @@ import { cliConfig, svc } from "./svc.js";
 const children: ChildProcess[] = [];
 let home: TempHome | undefined;
 afterEach(async () => {
-  for (const child of children.splice(0))
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      child.kill("SIGKILL");
-      await exited;
-    }
+  await killHeld(children);
   home?.cleanup();
   home = undefined;
 });
@@ -34,12 +28,7 @@ describe.runIf(pidNamespace() !== undefined)(
   () => {
     it("sends the signal and says at once that the gateway applies it once started (exit 4), not that it may be stuck", async () => {
       home = tempHome();
-      const config = cliConfig({ a: { secret: "s" } }) as { platforms: { webhook: object } };
-      home.write(
-        "config.yaml",
-        stringify({ platforms: { webhook: { ...config.platforms.webhook, port: 0 } } }),
-        0o600,
-      );
+      home.write("config.yaml", webhookOnPort(0), 0o600);
       const gateway = await heldAtStart(home, [], children);
       let exited = false;
       gateway.once("exit", () => {

@@ -92,17 +92,32 @@ it("a Null written unquoted in a tool list names the tool Null; an entry left em
   ]);
 });
 
-it("include: Null or exclude: Null alone names the tool Null, not the key left unset; include: and include: ~ stay unset", {
-  timeout: 60_000,
-}, async () => {
-  const tools = ["Null", "True", "delete_all"];
-  const server = (name: string, filter: string) => [
+/**
+ * The lines of the mcp_servers entry `name`: the named-tools server serving `tools`, with `filter` (one
+ * line, such as `include: Null`) under its `tools:`.
+ */
+function filteredServer(name: string, tools: readonly string[], filter: string): string[] {
+  return [
     `  ${name}:`,
     `    command: ${JSON.stringify(process.execPath)}`,
     `    args: [${JSON.stringify(NAMED_TOOLS)}, ${tools.map((t) => JSON.stringify(t)).join(", ")}]`,
     "    tools:",
     `      ${filter}`,
   ];
+}
+
+/** The server's own names of the tools `svc mcp tools <name>` lists, sorted; the command must exit 0. */
+async function listed(name: string): Promise<string[]> {
+  const result = await svc(home, ["mcp", "tools", name]);
+  expect(result.code).toBe(0);
+  return serverTools(result.stdout).sort();
+}
+
+it("include: Null or exclude: Null alone names the tool Null, not the key left unset; include: and include: ~ stay unset", {
+  timeout: 60_000,
+}, async () => {
+  const tools = ["Null", "True", "delete_all"];
+  const server = (name: string, filter: string) => filteredServer(name, tools, filter);
   home.write(
     "config.yaml",
     [
@@ -117,11 +132,6 @@ it("include: Null or exclude: Null alone names the tool Null, not the key left u
   );
   const check = await svc(home, ["config", "check"]);
   expect(check.code).toBe(0);
-  const listed = async (name: string) => {
-    const result = await svc(home, ["mcp", "tools", name]);
-    expect(result.code).toBe(0);
-    return serverTools(result.stdout).sort();
-  };
   expect(await listed("n")).toEqual(["Null"]);
   expect(await listed("t")).toEqual(["True"]);
   expect(await listed("x")).toEqual(["True", "delete_all"]);
@@ -133,13 +143,7 @@ it("a value alone written null (what a YAML serializer writes), or tagged !!null
   timeout: 60_000,
 }, async () => {
   const tools = ["search", "delete_all", "null", "NULL"];
-  const server = (name: string, filter: string) => [
-    `  ${name}:`,
-    `    command: ${JSON.stringify(process.execPath)}`,
-    `    args: [${JSON.stringify(NAMED_TOOLS)}, ${tools.map((t) => JSON.stringify(t)).join(", ")}]`,
-    "    tools:",
-    `      ${filter}`,
-  ];
+  const server = (name: string, filter: string) => filteredServer(name, tools, filter);
   home.write(
     "config.yaml",
     [
@@ -154,11 +158,6 @@ it("a value alone written null (what a YAML serializer writes), or tagged !!null
   );
   const check = await svc(home, ["config", "check"]);
   expect(check.code).toBe(0);
-  const listed = async (name: string) => {
-    const result = await svc(home, ["mcp", "tools", name]);
-    expect(result.code).toBe(0);
-    return serverTools(result.stdout).sort();
-  };
   const all = [...tools].sort();
   expect(await listed("i")).toEqual(all);
   expect(await listed("x")).toEqual(all);

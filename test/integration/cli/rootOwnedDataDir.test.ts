@@ -17,6 +17,19 @@ const ownDir = ownedTempDirs();
 const USER = AS_ROOT ? "nobody" : userInfo().username;
 const UID = AS_ROOT ? OTHER_USER : process.getuid?.();
 
+/**
+ * svc config check of `home`, as svcAsUser's user, names `problem` (exit 1), and svc gateway run is refused
+ * with it alone (exit 1; killed past 10 s, should it start after all).
+ */
+async function expectRefusedOnce(home: string, problem: string): Promise<void> {
+  const check = await svcAsUser(home, ["config", "check"]);
+  expect(check.code).toBe(1);
+  expect(check.stderr).toContain(problem);
+  const run = await svcAsUser(home, ["gateway", "run", "--port", "0"], 10_000);
+  expect(run.code).toBe(1);
+  expect(run.stderr).toBe(`svc: ${problem}\n`);
+}
+
 describe("a data directory this user cannot write", { timeout: 30_000 }, () => {
   it.runIf(AS_ROOT)(
     "root's directories and files in sessions/ and a profile's cron/ refuse the start once, with the chown -R that fixes them",
@@ -86,12 +99,7 @@ describe("a data directory this user cannot write", { timeout: 30_000 }, () => {
       mkdirSync(work, { recursive: true, mode: 0o700 });
       chownSync(join(home, "profiles"), OTHER_USER, OTHER_USER);
       const problem = `${work} (owned by uid 0): cannot be written by this user (${USER}, uid ${UID}) — the gateway keeps its sessions, stores and logs there: give them to this user: chown -R ${USER} ${work} (as root), then start it again`;
-      const check = await svcAsUser(home, ["config", "check"]);
-      expect(check.code).toBe(1);
-      expect(check.stderr).toContain(problem);
-      const run = await svcAsUser(home, ["gateway", "run", "--port", "0"], 10_000);
-      expect(run.code).toBe(1);
-      expect(run.stderr).toBe(`svc: ${problem}\n`);
+      await expectRefusedOnce(home, problem);
     },
   );
 
@@ -125,12 +133,7 @@ describe("a data directory this user cannot write", { timeout: 30_000 }, () => {
       chmodSync(priv, 0o700);
       symlinkSync(join(priv, "sessions"), join(home, "sessions"));
       const problem = `${priv} (owned by uid 0): cannot be written by this user (${USER}, uid ${UID}) — the gateway keeps its sessions, stores and logs there: give them to this user: chown -R ${USER} ${priv} (as root), then start it again`;
-      const check = await svcAsUser(home, ["config", "check"]);
-      expect(check.code).toBe(1);
-      expect(check.stderr).toContain(problem);
-      const run = await svcAsUser(home, ["gateway", "run", "--port", "0"], 10_000);
-      expect(run.code).toBe(1);
-      expect(run.stderr).toBe(`svc: ${problem}\n`);
+      await expectRefusedOnce(home, problem);
     },
   );
 

@@ -2,12 +2,11 @@ import type { ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { stringify } from "yaml";
 import { pidNamespace } from "../../../src/io/pidNamespace.js";
 import { closedPort } from "../../helpers/closedPort.js";
-import { heldAtStart } from "../../helpers/heldAtStart.js";
+import { heldAtStart, killHeld } from "../../helpers/heldAtStart.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { cliConfig, svc } from "./svc.js";
+import { svc, webhookOnPort } from "./svc.js";
 
 /**
  * `svc gateway status`, in the gateway's own PID namespace, while that gateway still starts (waiting for a
@@ -20,12 +19,7 @@ import { cliConfig, svc } from "./svc.js";
 const children: ChildProcess[] = [];
 let home: TempHome | undefined;
 afterEach(async () => {
-  for (const child of children.splice(0))
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      child.kill("SIGKILL");
-      await exited;
-    }
+  await killHeld(children);
   home?.cleanup();
   home = undefined;
 });
@@ -40,12 +34,7 @@ describe.runIf(pidNamespace() !== undefined)(
       { what: "on a fixed port, where nothing listens yet", port: closedPort, args: [] },
     ])("$what: says it has not recorded where it listens yet (exit 4)", async ({ port, args }) => {
       home = tempHome();
-      const config = cliConfig({ a: { secret: "s" } }) as { platforms: { webhook: object } };
-      home.write(
-        "config.yaml",
-        stringify({ platforms: { webhook: { ...config.platforms.webhook, port: await port() } } }),
-        0o600,
-      );
+      home.write("config.yaml", webhookOnPort(await port()), 0o600);
       const gateway = await heldAtStart(home, args, children);
       const stateFile = join(home.dir, "gateway.json");
       // Its claim alone: the rest is written once it listens.

@@ -159,6 +159,12 @@ export function cliConfig(
   };
 }
 
+/** config.yaml of a webhook platform alone (cliConfig's, one route `a`, secret "s") on `port`. */
+export function webhookOnPort(port: number): string {
+  const config = cliConfig({ a: { secret: "s" } }) as { platforms: { webhook: object } };
+  return stringify({ platforms: { webhook: { ...config.platforms.webhook, port } } });
+}
+
 export interface Foreground {
   readonly child: ChildProcess;
   /** The port of its `Listening on 127.0.0.1:<port>` line. */
