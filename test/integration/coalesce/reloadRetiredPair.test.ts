@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
 import { RECORDER_AGENT, readRun, recorderAgent, webhookConfig } from "../../helpers/gateway.js";
+import { HOLD_SCRIPT } from "../../helpers/holdScript.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
 import { runInProcess } from "../../helpers/inProcessCli.js";
@@ -15,15 +16,6 @@ import { type Foreground, killIfRunning, runForeground } from "../cli/svc.js";
  * at once; the older one, through after it, is superseded by that run (answered coalesced, never run), not
  * run after it with the older payload.
  */
-
-/** Holds an event whose payload names `"hold":"<tag>"` until the test writes `release-<tag>` in the home. */
-const HOLD_SCRIPT = [
-  'd="$(dirname "$0")/.."; p="$(cat)"',
-  `tag="$(printf '%s' "$p" | sed -n 's/.*"hold":"\\([a-z]*\\)".*/\\1/p')"`,
-  'if [ -n "$tag" ]; then touch "$d/started-$tag"; while [ ! -e "$d/release-$tag" ]; do sleep 0.02; done; fi',
-  "printf '%s' \"$p\"",
-  "",
-].join("\n");
 
 const ROUTE = {
   secret: "INSECURE_NO_AUTH",

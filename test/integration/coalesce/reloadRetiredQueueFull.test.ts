@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { inHome, startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { HOLD_SCRIPT } from "../../helpers/holdScript.js";
 import { postJson } from "../../helpers/http.js";
 
 /**
@@ -9,15 +10,6 @@ import { postJson } from "../../helpers/http.js";
  * once the run queue has taken its run: one answered 503 (the queue full) supersedes no older event of
  * its key, which runs instead of being answered coalesced and never run.
  */
-
-/** Holds an event whose payload names `"hold":"<tag>"` until the test writes `release-<tag>` in the home. */
-const HOLD_SCRIPT = [
-  'd="$(dirname "$0")/.."; p="$(cat)"',
-  `tag="$(printf '%s' "$p" | sed -n 's/.*"hold":"\\([a-z]*\\)".*/\\1/p')"`,
-  'if [ -n "$tag" ]; then touch "$d/started-$tag"; while [ ! -e "$d/release-$tag" ]; do sleep 0.02; done; fi',
-  "printf '%s' \"$p\"",
-  "",
-].join("\n");
 
 /**
  * Writes each run's prompt to `runs/<delivery id>`; a run of route `plain` then waits until the test writes

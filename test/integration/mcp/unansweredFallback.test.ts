@@ -101,6 +101,18 @@ function hubOn(clock: SimulatedClock, servers: Record<string, ReturnType<typeof 
 
 const waitFor = (check: () => void) => vi.waitFor(check, { timeout: 10_000, interval: 20 });
 
+/**
+ * The status of a stateless connect (connect_timeout 4) of `name` to `peer`, given up once server/discover
+ * and the legacy initialize retry were both asked and the 4 s passed on a simulated clock.
+ */
+async function givenUpStateless(name: string, peer: { readonly url: string; readonly asked: string[] }) {
+  const clock = new SimulatedClock();
+  const h = hubOn(clock, { [name]: entry({ url: peer.url, protocol: "stateless", connect_timeout: 4 }) });
+  await waitFor(() => expect(peer.asked).toEqual(["server/discover", "initialize"]));
+  clock.increment(4000);
+  return h.status()[0];
+}
+
 describe("a connect given up while the era sequence waits on its second request", () => {
   it("auto: names initialize refused and the server/discover probe unanswered, with its wait", async () => {
     const peer = await server(["initialize"]);
@@ -132,11 +144,7 @@ describe("a connect given up while the era sequence waits on its second request"
 
   it("stateless: a probe refused is quoted, and the server is asked whether it speaks MCP", async () => {
     const peer = await server(["server/discover"]);
-    const clock = new SimulatedClock();
-    const h = hubOn(clock, { h4: entry({ url: peer.url, protocol: "stateless", connect_timeout: 4 }) });
-    await waitFor(() => expect(peer.asked).toEqual(["server/discover", "initialize"]));
-    clock.increment(4000);
-    expect(h.status()[0]).toMatchObject({
+    expect(await givenUpStateless("h4", peer)).toMatchObject({
       state: "failed",
       lastError: `connect timed out after 4 s (connect_timeout) — server/discover failed (${REFUSED}) and the legacy initialize retry failed (got no answer within 4 s): check that this is an MCP server — or, for a server slow to answer, raise connect_timeout`,
     });
@@ -144,11 +152,7 @@ describe("a connect given up while the era sequence waits on its second request"
 
   it("stateless: a probe listing only versions svc does not speak gets the versions svc speaks, not 'is this MCP?'", async () => {
     const peer = await futureServer();
-    const clock = new SimulatedClock();
-    const h = hubOn(clock, { h7: entry({ url: peer.url, protocol: "stateless", connect_timeout: 4 }) });
-    await waitFor(() => expect(peer.asked).toEqual(["server/discover", "initialize"]));
-    clock.increment(4000);
-    expect(h.status()[0]).toMatchObject({
+    expect(await givenUpStateless("h7", peer)).toMatchObject({
       state: "failed",
       lastError: `connect timed out after 4 s (connect_timeout) — server/discover failed (server/discover lists 2099-01-01, not 2026-07-28) and the legacy initialize retry failed (got no answer within 4 s) — ${SPEAKS}`,
     });
@@ -156,11 +160,7 @@ describe("a connect given up while the era sequence waits on its second request"
 
   it("stateless: a probe listing 2025-06-18 (which svc speaks) but not 2026-07-28 keeps the advice to raise connect_timeout", async () => {
     const peer = await futureServer(["2025-06-18"]);
-    const clock = new SimulatedClock();
-    const h = hubOn(clock, { h8: entry({ url: peer.url, protocol: "stateless", connect_timeout: 4 }) });
-    await waitFor(() => expect(peer.asked).toEqual(["server/discover", "initialize"]));
-    clock.increment(4000);
-    expect(h.status()[0]).toMatchObject({
+    expect(await givenUpStateless("h8", peer)).toMatchObject({
       state: "failed",
       lastError:
         "connect timed out after 4 s (connect_timeout) — server/discover failed (server/discover lists 2025-06-18, not 2026-07-28) and the legacy initialize retry failed (got no answer within 4 s): its server/discover lists 2025-06-18, which svc speaks through initialize, so the server should have answered the retry — or, for a server slow to answer, raise connect_timeout",

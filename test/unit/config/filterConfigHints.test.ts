@@ -307,24 +307,26 @@ describe("filter values on headers and the event type are text", () => {
   });
 });
 
+/** Routes, one line each under `routes:` (line 5 is the first). */
+function loadRoutes(...routes: string[]) {
+  home = tempHome();
+  const lines = routes.map((route) => `      ${route}\n`).join("");
+  home.write("config.yaml", `platforms:\n  webhook:\n    secret: s\n    routes:\n${lines}`);
+  return loadConfig({ home: home.dir, env: {} }).config.platforms.webhook.routes;
+}
+
+/** The problems loading `routes` (as loadRoutes) is refused with, without the file's name; fails if they load. */
+function problems(...routes: string[]): string[] {
+  try {
+    loadRoutes(...routes);
+  } catch (err) {
+    return (err as Error).message.split("\n").map((line) => line.replace(/^.*config\.yaml: /, ""));
+  }
+  throw new Error("loaded");
+}
+
 describe("filters written through a merge key", () => {
   const deps = { readList: () => new Set<string>() };
-  /** Routes, one line each under `routes:` (line 5 is the first). */
-  function loadRoutes(...routes: string[]) {
-    home = tempHome();
-    const lines = routes.map((route) => `      ${route}\n`).join("");
-    home.write("config.yaml", `platforms:\n  webhook:\n    secret: s\n    routes:\n${lines}`);
-    return loadConfig({ home: home.dir, env: {} }).config.platforms.webhook.routes;
-  }
-  const problems = (...routes: string[]): string[] => {
-    try {
-      loadRoutes(...routes);
-    } catch (err) {
-      return (err as Error).message.split("\n").map((line) => line.replace(/^.*config\.yaml: /, ""));
-    }
-    throw new Error("loaded");
-  };
-
   it("take field from the mapping merged: a header's True, False and 1.0 are the text written", () => {
     const routes = loadRoutes(
       "a: {filters: [&hf {field: headers.X-Flag, equals: True}, &ht {field: headers.X-Tier, in: [x]}]}",
@@ -461,22 +463,6 @@ describe("filters written through a merge key", () => {
 });
 
 describe("filters whose field or value is an alias", () => {
-  /** Routes, one line each under `routes:` (line 5 is the first). */
-  function loadRoutes(...routes: string[]) {
-    home = tempHome();
-    const lines = routes.map((route) => `      ${route}\n`).join("");
-    home.write("config.yaml", `platforms:\n  webhook:\n    secret: s\n    routes:\n${lines}`);
-    return loadConfig({ home: home.dir, env: {} }).config.platforms.webhook.routes;
-  }
-  const problems = (...routes: string[]): string[] => {
-    try {
-      loadRoutes(...routes);
-    } catch (err) {
-      return (err as Error).message.split("\n").map((line) => line.replace(/^.*config\.yaml: /, ""));
-    }
-    throw new Error("loaded");
-  };
-
   it("a field given by an alias is read as that field: a header's True is the text written", () => {
     const routes = loadRoutes(
       "f: {filters: [{field: &hf headers.X-Z, equals: True}]}",

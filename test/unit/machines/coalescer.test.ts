@@ -67,6 +67,24 @@ function harness(mode: Mode, observer?: CoalesceObserver, extra: Partial<Coalesc
   return { clock, fired, coalescer };
 }
 
+/**
+ * Reopens on `coalescer` a saved group of key 1, of a route whose groups fire at once (window_seconds and
+ * max_wait_seconds 0), of one event `deliveryId` received at `receivedAt`, with none of its windows left.
+ */
+function restoreAtOnce(coalescer: Coalescer, deliveryId: string, receivedAt: number): void {
+  const atOnce: Route = {
+    ...ROUTE,
+    coalesce: { key: "pull_request.number", window_seconds: 0, max_wait_seconds: 0 },
+  };
+  coalescer.restore({
+    id: "gh\u00001",
+    latest: { ...accepted(deliveryId, 1, atOnce), receivedAt },
+    merged: 1,
+    quietLeftMs: 0,
+    maxLeftMs: 0,
+  });
+}
+
 describe.each<Mode>(["light", "actor", "mixed"])("coalescer (%s groups)", (mode) => {
   it("groups events with the same key and dispatches the latest once after the quiet window", () => {
     const { clock, fired, coalescer } = harness(mode);
@@ -292,19 +310,9 @@ describe.each<Mode>(["light", "actor", "mixed"])("coalescer (%s groups)", (mode)
     expect(fired.at(-1)).toEqual({ id: "other", superseded: 0 });
   });
   it("a saved group of a key whose last run was of a saved event received before it still runs after that run; one received before that run's event does not", () => {
-    const ZERO: Route = {
-      ...ROUTE,
-      coalesce: { key: "pull_request.number", window_seconds: 0, max_wait_seconds: 0 },
-    };
     const { clock, fired, coalescer } = harness(mode);
     const saved = (deliveryId: string, receivedAt: number) =>
-      coalescer.restore({
-        id: "gh\u00001",
-        latest: { ...accepted(deliveryId, 1, ZERO), receivedAt },
-        merged: 1,
-        quietLeftMs: 0,
-        maxLeftMs: 0,
-      });
+      restoreAtOnce(coalescer, deliveryId, receivedAt);
     // Two saved groups of key 1 (two journals taken in, a pending-runs file after the journal): the first fires
     // at once, its event received by no request of this process.
     saved("first", 5_000);
@@ -325,19 +333,9 @@ describe.each<Mode>(["light", "actor", "mixed"])("coalescer (%s groups)", (mode)
   });
 
   it("a saved group of a key whose last run's event was received in the same millisecond as its own still runs after that run: the same millisecond is not before", () => {
-    const ZERO: Route = {
-      ...ROUTE,
-      coalesce: { key: "pull_request.number", window_seconds: 0, max_wait_seconds: 0 },
-    };
     const { clock, fired, coalescer } = harness(mode);
     const saved = (deliveryId: string, receivedAt: number) =>
-      coalescer.restore({
-        id: "gh\u00001",
-        latest: { ...accepted(deliveryId, 1, ZERO), receivedAt },
-        merged: 1,
-        quietLeftMs: 0,
-        maxLeftMs: 0,
-      });
+      restoreAtOnce(coalescer, deliveryId, receivedAt);
     saved("first", 9_000);
     clock.increment(1);
     expect(fired).toEqual([{ id: "first", superseded: 0 }]);

@@ -89,6 +89,22 @@ async function appendUntil(
 
 const journalFiles = (dir: string) => readdirSync(dir).filter((name) => name !== LOCK_FILE);
 
+/**
+ * A journal whose rotation's naming of its segment (the link) waits while `takeOver` acts on its directory;
+ * resolves once that rotation is over, with the errors it reported.
+ */
+async function rotatedWhileNamingWaited(takeOver: (dir: string) => void) {
+  const dir = journalDir();
+  const errors: unknown[] = [];
+  const { fs, reached, release } = holdingFs("link", () => true);
+  const { journal } = openJournal(dir, { fs, maxSegmentBytes: 2048, errors, now: () => 1_000_000 });
+  await appendUntil(journal, reached);
+  takeOver(dir);
+  release();
+  await journal.rotated();
+  return { dir, journal, errors };
+}
+
 describe("a rotation under way when another gateway takes the state directory over", () => {
   it("taken over while its snapshot was synced: stopped before its segment is named, the other gateway's segment kept, only the takeover said", async () => {
     const dir = journalDir();
@@ -117,14 +133,7 @@ describe("a rotation under way when another gateway takes the state directory ov
   });
 
   it("taken over while its segment's naming waited (the temp file removed by the other's start, the link fails): the other gateway's segment under that name is not removed, and no failed rotation is said", async () => {
-    const dir = journalDir();
-    const errors: unknown[] = [];
-    const { fs, reached, release } = holdingFs("link", () => true);
-    const { journal } = openJournal(dir, { fs, maxSegmentBytes: 2048, errors, now: () => 1_000_000 });
-    await appendUntil(journal, reached);
-    takenOverBy(dir);
-    release();
-    await journal.rotated();
+    const { dir, journal, errors } = await rotatedWhileNamingWaited(takenOverBy);
     expect(readFileSync(join(dir, segmentName(2)), "utf8")).toBe(THEIR_SEGMENT);
     expect(journalFiles(dir)).toEqual([segmentName(2)]);
     expect(errors).toEqual([expect.any(StateDirTakenOver)]);
@@ -177,14 +186,7 @@ describe("a rotation under way when another gateway takes the state directory ov
   });
 
   it("taken over and released while its segment's naming waited (the link fails, the temp file removed): reported as the takeover, not as a failed rotation, and appends are refused", async () => {
-    const dir = journalDir();
-    const errors: unknown[] = [];
-    const { fs, reached, release } = holdingFs("link", () => true);
-    const { journal } = openJournal(dir, { fs, maxSegmentBytes: 2048, errors, now: () => 1_000_000 });
-    await appendUntil(journal, reached);
-    takenOverAndReleased(dir);
-    release();
-    await journal.rotated();
+    const { dir, journal, errors } = await rotatedWhileNamingWaited(takenOverAndReleased);
     expect(readFileSync(join(dir, segmentName(2)), "utf8")).toBe(THEIR_SEGMENT);
     expect(readdirSync(dir)).toEqual([segmentName(2)]);
     expect(errors).toEqual([expect.any(StateDirTakenOver)]);
