@@ -601,31 +601,52 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
     options.observer?.fired(saved.id);
     return true;
   }
-  return {
-    offer(event) {
-      const policy = event.route.coalesce;
-      if (policy === undefined) return "not_grouped";
-      const key = renderCoalesceKey(policy.key, event.payload, event.event);
-      if (key === undefined) {
+  /**
+   * What `event`'s key decides already: not grouped (the route does not coalesce, or its key does not resolve —
+   * said at DEBUG when `sayUnresolved`), coalesced into the key's pending group, or superseded by the key's last
+   * run: received before that run's event and here only now (a slow body, a wait for a script slot, a slower
+   * script), run now it would act on older data after the newer, grouped it would run alone, after it. Else the
+   * key, its group id and its last run, for the caller to open a group or run it at once.
+   */
+  function byKey(
+    event: AcceptedEvent,
+    sayUnresolved: boolean,
+  ):
+    | Coalesced
+    | {
+        id: string;
+        key: string;
+        last: LastDispatched | undefined;
+        policy: NonNullable<AcceptedEvent["route"]["coalesce"]>;
+      } {
+    const policy = event.route.coalesce;
+    if (policy === undefined) return "not_grouped";
+    const key = renderCoalesceKey(policy.key, event.payload, event.event);
+    if (key === undefined) {
+      if (sayUnresolved)
         options.logger?.debug(
           `[webhook] ${event.routeName}: coalesce key ${policy.key} did not resolve; dispatched at once`,
         );
-        return "not_grouped";
-      }
-      const id = localGroupId(event.routeName, event.profile, key);
-      const existing = groups.get(id);
-      if (existing !== undefined) {
-        join(id, existing, event);
-        return "coalesced";
-      }
-      // Received before the event the key's last group dispatched, and here only now (a slow body, a wait for
-      // a script slot, a slower script): that run superseded it. Run now, it would act on older data after
-      // the newer; grouped, it would run alone, after it.
-      const last = lastOf(id);
-      if (last !== undefined && receivedBefore(event, last)) {
-        countLate(id, last, event);
-        return { supersededBy: last.deliveryId };
-      }
+      return "not_grouped";
+    }
+    const id = localGroupId(event.routeName, event.profile, key);
+    const existing = groups.get(id);
+    if (existing !== undefined) {
+      join(id, existing, event);
+      return "coalesced";
+    }
+    const last = lastOf(id);
+    if (last !== undefined && receivedBefore(event, last)) {
+      countLate(id, last, event);
+      return { supersededBy: last.deliveryId };
+    }
+    return { id, key, last, policy };
+  }
+  return {
+    offer(event) {
+      const found = byKey(event, true);
+      if (typeof found === "string" || !("id" in found)) return found;
+      const { id, key, last, policy } = found;
       if (groups.size >= maxGroups) {
         if (!warnedFull) {
           warnedFull = true;
@@ -664,24 +685,12 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
       return "coalesced";
     },
     offerRetired(event) {
-      const policy = event.route.coalesce;
-      if (policy === undefined) return "not_grouped";
-      const key = renderCoalesceKey(policy.key, event.payload, event.event);
-      if (key === undefined) return "not_grouped";
-      const id = localGroupId(event.routeName, event.profile, key);
       // A group the reloaded route opened for its key since takes it in, whether it came before or after
       // that group's events (its latest stays the newest): run at once, it would act on its payload before
       // the group's run, of an older event when one of those came before it.
-      const existing = groups.get(id);
-      if (existing !== undefined) {
-        join(id, existing, event);
-        return "coalesced";
-      }
-      const last = lastOf(id);
-      if (last !== undefined && receivedBefore(event, last)) {
-        countLate(id, last, event);
-        return { supersededBy: last.deliveryId };
-      }
+      const found = byKey(event, false);
+      if (typeof found === "string" || !("id" in found)) return found;
+      const { id } = found;
       // It runs at once, once the run queue takes it: remembered then (`retiredQueued`, in this turn).
       retiredIds.set(event, id);
       return "not_grouped";
