@@ -396,6 +396,8 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
       state_backend: gateway.stateBackend,
       drain_timeout_seconds: gateway.drainTimeoutSeconds(),
       delivery_history: gateway.deliveryHistory,
+      // What its /health answers name it by: another listener at this address later is not taken for it.
+      instance: gateway.instance,
     };
     writeJsonAtomic(stateFile, state);
     recorded = state;

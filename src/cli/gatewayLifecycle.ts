@@ -30,6 +30,7 @@ import {
   runningPid,
 } from "../io/gatewayState.js";
 import { assertHomeWritable } from "../io/homeWritable.js";
+import { findListener } from "../io/http/listenHint.js";
 import { narrowOpenFile } from "../io/privateMode.js";
 import { continueProcess, processRunning, processStat } from "../io/processAlive.js";
 import { type ForeignLockSeen, watchForeignLock } from "../io/state/journal/dirLock.js";
@@ -43,6 +44,7 @@ import {
   elsewhereSilence,
   health,
   notRecordedYet,
+  otherAnswers,
   recordedState,
   runsElsewhere,
   stillStarting,
@@ -255,7 +257,7 @@ async function startAndWait(
       );
       return;
     }
-    if (recorded !== undefined && (await health(recorded.host, recorded.port))) {
+    if (recorded !== undefined && (await health(recorded.host, recorded.port, recorded.instance)) === "ok") {
       process.stdout.write(
         `Gateway started: pid ${recorded.pid}, listening on ${listenAddress(recorded.host, recorded.port)}\nLogs: ${paths.gatewayLog} (output: ${outFile})\n`,
       );
@@ -531,13 +533,17 @@ async function elsewhereStop(paths: SvcPaths, err: GatewayElsewhereError): Promi
   if (found.answers === undefined)
     return new SvcError("usage", `${err.message}\nHealth: ${elsewhereSilence(paths, found)}`);
   const stateFile = gatewayStateFile(paths);
+  const asked =
+    found.other === true
+      ? `what answers /health at ${found.address}, where ${stateFile} says it listens, is not that gateway (another program, or another gateway: its answer lacks the instance id recorded there)`
+      : `nothing answers /health at ${found.address}, where ${stateFile} says it listens`;
   const likely =
     found.stoppingSince === undefined
       ? "most likely the gateway that wrote it is gone (killed, or its container stopped) and left it behind"
       : `it began to stop at ${found.stoppingSince}: it may still be finishing its runs there, or be gone and have left it behind`;
   return new SvcError(
     "usage",
-    `${paths.pidFile} names pid ${err.pid} of another PID namespace ${where}, which this command cannot signal, and nothing answers /health at ${found.address}, where ${stateFile} says it listens — ${likely}; or this command cannot reach that address. Check where it was started (svc gateway status there, docker ps): if no gateway runs there any more, remove ${paths.pidFile} and ${stateFile}; if one does, stop it there (${there})`,
+    `${paths.pidFile} names pid ${err.pid} of another PID namespace ${where}, which this command cannot signal, and ${asked} — ${likely}; or this command cannot reach that address. Check where it was started (svc gateway status there, docker ps): if no gateway runs there any more, remove ${paths.pidFile} and ${stateFile}; if one does, stop it there (${there})`,
   );
 }
 
@@ -589,7 +595,7 @@ export async function elsewhereStart(
       );
     if (waitedFrom === undefined)
       say(
-        `[gateway] ${paths.pidFile} names pid ${err.pid} of another PID namespace (${err.namespace}; this command runs in ${err.here}), which does not answer /health: waiting up to ${Math.ceil((FOREIGN_UNTOUCHED_MS - touched.untouchedMs) / 1000)} s for it to stay untouched for ${FOREIGN_UNTOUCHED_MS / 1000} s while this command watches it, as a killed gateway's does (a container restarted after a SIGKILL or an OOM kill) — a running gateway touches it every ${HEARTBEAT_MS / 1000} s, and this start is then refused`,
+        `[gateway] ${paths.pidFile} names pid ${err.pid} of another PID namespace (${err.namespace}; this command runs in ${err.here}), which does not answer /health${found.answers === false && found.other === true ? ` (${otherAnswers(found.address)}, where ${gatewayStateFile(paths)} says it listens: not that gateway)` : ""}: waiting up to ${Math.ceil((FOREIGN_UNTOUCHED_MS - touched.untouchedMs) / 1000)} s for it to stay untouched for ${FOREIGN_UNTOUCHED_MS / 1000} s while this command watches it, as a killed gateway's does (a container restarted after a SIGKILL or an OOM kill) — a running gateway touches it every ${HEARTBEAT_MS / 1000} s, and this start is then refused`,
       );
     waitedFrom = touched.mtimeMs;
     await wait(Math.min(1000, FOREIGN_UNTOUCHED_MS - touched.untouchedMs + 50));
@@ -690,7 +696,8 @@ async function status(): Promise<void> {
     );
     return;
   }
-  const ok = await health(host, port);
+  const answer = await health(host, port, recorded?.instance);
+  const ok = answer === "ok";
   const stopping = ok ? undefined : recordedState(paths, pid)?.stopping_since;
   const backend = runningBackend(paths, pid);
   const suspended = !ok && processStat(pid)?.state === "T";
@@ -703,7 +710,9 @@ async function status(): Promise<void> {
         }`
       : suspended
         ? `not answering — its process is suspended (Ctrl-Z in the terminal of svc gateway run, or SIGSTOP), and requests wait: resume it with fg in that terminal, or kill -CONT ${pid}`
-        : "not answering";
+        : answer === "other"
+          ? `not answering — ${otherAnswers(listenAddress(host, port))}, not this gateway (its answer lacks the instance id ${gatewayStateFile(paths)} records): find what listens there with ${findListener(port)}`
+          : "not answering";
   // A config.yaml edited since the start may name another state backend: said (the stop's line says it there).
   const changed =
     stopping === undefined && backend.configured !== undefined

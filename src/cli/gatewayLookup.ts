@@ -16,14 +16,29 @@ import { listenAddress } from "./listenAddress.js";
 export const connectHost = (host: string) =>
   bindsEveryInterface(host) ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
 
-/** Whether the gateway at `host:port` answers /health (200) within a second. */
-export async function health(host: string, port: number): Promise<boolean> {
+/**
+ * How `/health` at `host:port` answers within a second: `ok`, a 200 of the gateway `instance` names (its
+ * answer carries that id in `Svc-Instance`; any 200 when no id is given, as for a gateway.json an older svc
+ * wrote); `other`, a 200 without it (another program, or another gateway, listens there: the gateway's port
+ * taken once it was gone); `none`, no 200.
+ */
+export async function health(
+  host: string,
+  port: number,
+  instance: string | undefined,
+): Promise<"ok" | "other" | "none"> {
   try {
     const res = await localRequest(`http://${connectHost(host)}:${port}/health`, { timeoutMs: 1000 });
-    return res.status === 200;
+    if (res.status !== 200) return "none";
+    return instance === undefined || res.instance === instance ? "ok" : "other";
   } catch {
-    return false;
+    return "none";
   }
+}
+
+/** What answers at `address` where a gateway's /health does not, said so (`health`'s `other`). */
+export function otherAnswers(address: string): string {
+  return `another program (or another gateway) answers at ${address}`;
 }
 
 /** `gateway.json` as the started gateway wrote it once up (port 0: no listener), when it describes `pid`. */
@@ -54,7 +69,13 @@ export function notRecordedYet(stateFile: string, who: "the gateway" | "that gat
  */
 export type ElsewhereHealth =
   | { readonly answers: true; readonly address: string }
-  | { readonly answers: false; readonly address: string; readonly stoppingSince?: string }
+  | {
+      readonly answers: false;
+      readonly address: string;
+      readonly stoppingSince?: string;
+      /** A 200 came, but not that gateway's (`health`'s `other`): something else listens there. */
+      readonly other?: true;
+    }
   | { readonly answers: undefined; readonly why: string };
 
 export async function askElsewhere(paths: SvcPaths, err: GatewayElsewhereError): Promise<ElsewhereHealth> {
@@ -71,10 +92,12 @@ export async function askElsewhere(paths: SvcPaths, err: GatewayElsewhereError):
   if (recorded.port === 0)
     return { answers: undefined, why: "that gateway runs without an HTTP listener (webhook adapter off)" };
   const address = listenAddress(recorded.host, recorded.port);
-  if (await health(recorded.host, recorded.port)) return { answers: true, address };
+  const answer = await health(recorded.host, recorded.port, recorded.instance);
+  if (answer === "ok") return { answers: true, address };
+  const other = answer === "other" ? { other: true as const } : {};
   return recorded.stopping_since === undefined
-    ? { answers: false, address }
-    : { answers: false, address, stoppingSince: recorded.stopping_since };
+    ? { answers: false, address, ...other }
+    : { answers: false, address, stoppingSince: recorded.stopping_since, ...other };
 }
 
 /**
@@ -135,7 +158,10 @@ export function elsewhereSilence(
 ): string {
   if (found.answers === undefined) return `not asked — ${found.why}`;
   const since = found.stoppingSince === undefined ? "" : `; it began to stop at ${found.stoppingSince}`;
-  return `no answer at ${found.address}, where ${gatewayStateFile(paths)} says it listens (this command may not reach that address, or the gateway has stopped${since})`;
+  const stateFile = gatewayStateFile(paths);
+  if (found.other === true)
+    return `${otherAnswers(found.address)}, not the gateway ${stateFile} names (its answer lacks the instance id recorded there): that gateway no longer listens there, or this command does not reach its address${since}`;
+  return `no answer at ${found.address}, where ${stateFile} says it listens (this command may not reach that address, or the gateway has stopped${since})`;
 }
 
 /** Where a gateway of another PID namespace runs, as the command that cannot signal it says it. */

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import type { RunExecutor } from "../actors/runs.js";
 import { startSystem } from "../actors/system.js";
@@ -511,6 +512,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       ids: localIdsToCarry(idempotency.seen.entries(), state.store.seenByLocalJournal ?? [], now()),
       logger,
     });
+  /** Named by each `/health` 200 (`Svc-Instance`), recorded in gateway.json by `svc gateway run`. */
+  const instance = randomUUID();
   const ingress = await startIngress({
     durable: state.pipelineDeps().durable,
     // The rows of the 202s a sync (or a read of Redis's replies) released, and of a 200 delivered, are written
@@ -539,6 +542,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     ...(options.inspectPort === undefined ? {} : { inspectPort: options.inspectPort }),
     home: paths.home,
     http: options.http ?? webhook.http_server,
+    instance,
     logger,
     hooks,
     now,
@@ -839,6 +843,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   return {
     host,
     port: ingress.port,
+    instance,
     stateBackend: config.state.backend,
     deliveryHistory: history !== undefined,
     drainTimeoutSeconds: () =>

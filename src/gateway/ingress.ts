@@ -42,6 +42,8 @@ export interface IngressDeps {
   /** SVC_HOME: its `gateway.json` tells whether its own gateway holds a port the listener cannot take. */
   readonly home?: string;
   readonly http: "uws" | "node";
+  /** The gateway's instance id, which its `/health` 200 names (`Svc-Instance`) on every ingress thread. */
+  readonly instance?: string;
   readonly logger: Logger;
   readonly hooks: PipelineLogHooks;
   readonly now: () => number;
@@ -213,6 +215,7 @@ export async function startIngress(deps: IngressDeps): Promise<Ingress> {
         impl: deps.http,
         threads: webhook.workers,
         bodyLimit: registry.current().maxBodyBytes,
+        ...(deps.instance === undefined ? {} : { instance: deps.instance }),
         handler: (deps.observe ?? ((handler) => handler))(
           createRequestHandler({
             pipeline,
@@ -223,6 +226,7 @@ export async function startIngress(deps: IngressDeps): Promise<Ingress> {
             onInternalError: (err) => hooks.onStageFailure("ingress", err, undefined),
             stopping: () => closing !== undefined,
             shortOfMemory: () => watched.refuse(),
+            ...(deps.instance === undefined ? {} : { instance: deps.instance }),
           }),
         ),
       });

@@ -80,6 +80,12 @@ export interface Gateway {
   readonly host: string;
   /** The real listening port; 0 when the webhook adapter is disabled. */
   readonly port: number;
+  /**
+   * A random id made at its start, which each of its `/health` 200s names in its `Svc-Instance` header:
+   * `svc gateway run` records it in gateway.json, so the commands that ask `/health` at the address
+   * recorded there tell this gateway's answer from another listener's.
+   */
+  readonly instance: string;
   /** `state.backend` as started (a change takes effect at a restart): where a run cut off by the stop goes. */
   readonly stateBackend: "local" | "redis";
   /** `platforms.webhook.delivery_history` as started (a change takes effect at a restart). */

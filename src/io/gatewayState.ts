@@ -34,6 +34,12 @@ export interface GatewayState {
    * requests `svc webhook deliveries` lists, whatever `config.yaml` says since. Absent in an older svc's file.
    */
   readonly delivery_history?: boolean;
+  /**
+   * The id the gateway made at its start, which each of its `/health` 200s names in its `Svc-Instance`
+   * header: an answer at `host:port` without it is another listener's, not this gateway's. Absent in a file
+   * written by an older svc (any 200 is then taken for its gateway's, as that svc took it).
+   */
+  readonly instance?: string;
 }
 
 export function gatewayStateFile(paths: SvcPaths): string {

@@ -1,6 +1,7 @@
 import { type RequestOptions, request } from "node:http";
 import { urlToHttpOptions } from "node:url";
 import { SvcError } from "../errors.js";
+import { INSTANCE_HEADER } from "./http/instanceHeader.js";
 
 /** The gateway's answer as the CLI prints it. */
 export interface LocalAnswer {
@@ -10,6 +11,8 @@ export interface LocalAnswer {
   readonly text: string;
   /** The answer's `Retry-After` header (a 429's seconds until the route's window reopens), when it has one. */
   readonly retryAfter?: string;
+  /** The answer's `Svc-Instance` header (a gateway's `/health` 200 names its instance in it), when it has one. */
+  readonly instance?: string;
 }
 
 export interface LocalRequest {
@@ -37,12 +40,14 @@ export function localRequest(url: string, init: LocalRequest): Promise<LocalAnsw
       const chunks: Buffer[] = [];
       res.on("data", (chunk: Buffer) => chunks.push(chunk));
       const retryAfter = res.headers["retry-after"];
+      const instance = res.headers[INSTANCE_HEADER.toLowerCase()];
       res.on("end", () =>
         resolve({
           status: res.statusCode ?? 0,
           statusText: res.statusMessage ?? "",
           text: Buffer.concat(chunks).toString("utf8"),
           ...(retryAfter === undefined ? {} : { retryAfter }),
+          ...(typeof instance === "string" ? { instance } : {}),
         }),
       );
       res.on("error", reject);

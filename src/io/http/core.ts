@@ -10,6 +10,7 @@ import {
   outcome,
   unavailableOutcome,
 } from "../../streams/types.js";
+import { INSTANCE_HEADER } from "./instanceHeader.js";
 
 /** Method, path and headers: what an adapter copies out of the request before anything async happens. */
 export interface RequestHead {
@@ -162,6 +163,8 @@ export interface IngressCore {
   stopping?(): boolean;
   /** The heap is near its limit: a request that would bring a body is refused (503) from its head. */
   shortOfMemory?(): boolean;
+  /** The gateway's instance id, sent with each `/health` 200 (`healthAnswer`). */
+  readonly instance?: string;
 }
 
 /** The answer to a request while the heap is near its limit (io/heapWatch.ts): its body is never read. */
@@ -449,6 +452,17 @@ const ANSWER_HEALTH: HeadAnswer = { outcome: HEALTH, close: false };
 const ANSWER_HEALTH_METHOD: HeadAnswer = { outcome: HEALTH_METHOD_NOT_ALLOWED, close: false };
 
 /**
+ * The `/health` 200 of the gateway `instance`: HEALTH, its body unchanged, with the id in its `Svc-Instance`
+ * header, which `svc gateway status|start|stop` compare with the one its gateway.json records, so another
+ * program (or another gateway) answering at a gone gateway's address is not taken for it.
+ */
+export function healthAnswer(instance: string | undefined): HeadAnswer {
+  return instance === undefined
+    ? ANSWER_HEALTH
+    : { outcome: { ...HEALTH, headers: { [INSTANCE_HEADER]: instance } }, close: false };
+}
+
+/**
  * The refusal (one of FRAMING_REFUSALS, closing the connection) a head calls for whatever path it names:
  * two lengths, a wrong Host, a Transfer-Encoding that does not end with one `chunked` or holds a coding svc
  * cannot undo, a head node:http's parser refuses. Undefined for a head whose framing is sound.
@@ -475,6 +489,8 @@ export function framingRefusal(head: RequestHead): HeadAnswer | undefined {
 export function headAnswer(
   head: RequestHead,
   multiplex: boolean,
+  /** The `/health` 200 (`healthAnswer`). */
+  health: HeadAnswer = ANSWER_HEALTH,
 ): HeadAnswer | (Target & { kind: "webhook" }) {
   const refused = framingRefusal(head);
   if (refused !== undefined) return refused;
@@ -482,18 +498,19 @@ export function headAnswer(
   if (target.kind === "none") return ANSWER_NOT_FOUND;
   if (target.kind === "unknown_route") return ANSWER_UNKNOWN_ROUTE;
   if (target.kind === "health")
-    return head.method === "GET" || head.method === "HEAD" ? ANSWER_HEALTH : ANSWER_HEALTH_METHOD;
+    return head.method === "GET" || head.method === "HEAD" ? health : ANSWER_HEALTH_METHOD;
   return target;
 }
 
 /** The request flow both adapters share: endpoint, preflight (route + size before reading), body, pipeline. */
 export function createRequestHandler(core: IngressCore): RequestHandler {
+  const health = healthAnswer(core.instance);
   return (head, body, reply) => {
-    const target = headAnswer(head, core.multiplexProfiles());
+    const target = headAnswer(head, core.multiplexProfiles(), health);
     if (!("kind" in target)) {
       // A stopping gateway takes no more events: a health check on a kept-alive connection must not
       // call it healthy (a load balancer would go on sending it webhooks, each answered 503).
-      if (target === ANSWER_HEALTH && core.stopping?.() === true) return reply(SHUTTING_DOWN, false);
+      if (target === health && core.stopping?.() === true) return reply(SHUTTING_DOWN, false);
       return reply(target.outcome, target.close);
     }
     const receivedAt = core.now();

@@ -108,7 +108,7 @@ function choosePort(portKey = "platforms.webhook.port"): string {
 }
 
 /** The command that shows which process listens on `port`. */
-function findListener(port: number): string {
+export function findListener(port: number): string {
   return process.platform === "linux" ? `ss -ltnp 'sport = :${port}'` : `lsof -nP -iTCP:${port} -sTCP:LISTEN`;
 }
 

@@ -15,6 +15,11 @@ export interface StartServerOptions extends ListenOptions {
   readonly threads?: number;
   /** The body limit the threads read each body with (`max_body_bytes`; a reload sets it again). */
   readonly bodyLimit?: number;
+  /**
+   * The gateway's instance id, which the ingress threads' own `/health` 200 names (the handler's names it
+   * through `IngressCore.instance`).
+   */
+  readonly instance?: string;
 }
 
 export async function startHttpServer(options: StartServerOptions): Promise<ServerHandle> {
@@ -33,6 +38,7 @@ export async function startHttpServer(options: StartServerOptions): Promise<Serv
           ...listen,
           threads,
           bodyLimit: options.bodyLimit ?? Number.MAX_SAFE_INTEGER,
+          ...(options.instance === undefined ? {} : { instance: options.instance }),
         });
       }
       return listenUws(loaded.uws, options.handler, listen);

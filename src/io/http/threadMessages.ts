@@ -14,6 +14,8 @@ export interface ThreadSetup {
    */
   readonly mainBeat: SharedArrayBuffer;
   readonly mainStaleMs: number;
+  /** The gateway's instance id, which the thread's `/health` 200 names (`healthAnswer`), as the main thread's does. */
+  readonly instance?: string;
 }
 
 export type Body = ArrayBuffer | "too_large" | "busy";

@@ -12,6 +12,7 @@ import {
   framingRefusal,
   type HeadAnswer,
   headAnswer,
+  healthAnswer,
   type Reply,
   type RequestHead,
 } from "./core.js";
@@ -27,6 +28,8 @@ import { listenUws, loadUws } from "./uws.js";
 
 const port = parentPort as NonNullable<typeof parentPort>;
 const setup = workerData as ThreadSetup;
+/** The `/health` 200 this thread gives, naming the gateway's instance as the main thread's does. */
+const health = healthAnswer(setup.instance);
 /** Requests the main thread has not answered yet (one whose client went away is dropped at once). */
 const exchanges = new IdWindow<Reply>();
 let next = 0;
@@ -85,7 +88,7 @@ function mainStuck(): boolean {
 function answerHere(head: RequestHead): HeadAnswer | undefined {
   if (head.path === "/metrics" || head.path.startsWith("/p/")) return framingRefusal(head);
   if (head.path === "/health" && (stopping || mainStuck())) return undefined;
-  const answer = headAnswer(head, false);
+  const answer = headAnswer(head, false, health);
   return "kind" in answer ? undefined : answer;
 }
 

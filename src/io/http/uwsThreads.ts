@@ -209,6 +209,8 @@ type ThreadsOptions = ListenOptions & {
   readonly stopGraceMs?: number;
   /** How long the main thread may show no sign of life before `/health` is left to it (default MAIN_STALE_MS). */
   readonly mainStaleMs?: number;
+  /** The gateway's instance id, which the threads' `/health` 200 names. */
+  readonly instance?: string;
 };
 
 /**
@@ -246,6 +248,7 @@ async function startThreads(
             threads: options.threads,
             mainBeat,
             mainStaleMs,
+            ...(options.instance === undefined ? {} : { instance: options.instance }),
           },
           gate,
         ),

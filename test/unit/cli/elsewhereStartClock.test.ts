@@ -8,6 +8,7 @@ import { pidNamespace } from "../../../src/io/pidNamespace.js";
 import { awaitForeignLock, LOCK_FILE } from "../../../src/io/state/journal/dirLock.js";
 import { FOREIGN_UNTOUCHED_MS, HEARTBEAT_MS } from "../../../src/io/stores/fileLock.js";
 import { closedPort } from "../../helpers/closedPort.js";
+import { type HealthImpostor, healthImpostor } from "../../helpers/healthImpostor.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
 /**
@@ -21,13 +22,19 @@ import { type TempHome, tempHome } from "../../helpers/home.js";
 
 const ELSEWHERE = "pid:[4026530000]";
 let home: TempHome;
-afterEach(() => {
+let impostor: HealthImpostor | undefined;
+afterEach(async () => {
   vi.useRealTimers();
+  await impostor?.close();
+  impostor = undefined;
   home.cleanup();
 });
 
-/** A gateway.pid and gateway.json written in another namespace by pid 4242, touched `ms` ago by this clock. */
-async function leftElsewhere(ms: number) {
+/**
+ * A gateway.pid and gateway.json written in another namespace by pid 4242, touched `ms` ago by this clock;
+ * `recording`: the port and instance gateway.json records (default: a closed port, no instance).
+ */
+async function leftElsewhere(ms: number, recording: { port?: number; instance?: string } = {}) {
   home = tempHome();
   const paths = svcPaths(home.dir);
   writeFileSync(paths.pidFile, "4242\n");
@@ -38,9 +45,10 @@ async function leftElsewhere(ms: number) {
     JSON.stringify({
       pid: 4242,
       host: "127.0.0.1",
-      port: await closedPort(),
+      port: recording.port ?? (await closedPort()),
       started_at: new Date().toISOString(),
       pid_namespace: ELSEWHERE,
+      ...(recording.instance === undefined ? {} : { instance: recording.instance }),
     }),
   );
   const err = new GatewayElsewhereError(paths, 4242, ELSEWHERE, pidNamespace() ?? "-");
@@ -105,6 +113,32 @@ describe.runIf(process.platform === "linux")("a gateway.pid of another PID names
     expect(said).toHaveLength(2);
     expect(said[1]).toMatch(
       /^\[gateway\] .* named pid 4242 of another PID namespace .*, untouched for 15\.\d s while this command watched it \(a running gateway touches it every 5 s\) and not answering \/health: left by a gateway killed there/,
+    );
+    expect(existsSync(paths.pidFile)).toBe(false);
+    expect(existsSync(gatewayStateFile(paths))).toBe(false);
+  });
+
+  it("left untouched while another program answers /health 200 at its recorded address (without the instance gateway.json records) is a killed gateway's all the same: watched, removed, and the start goes on", async () => {
+    impostor = await healthImpostor();
+    const { paths, err } = await leftElsewhere(0, { port: impostor.port, instance: "the-gone-gateways-id" });
+    vi.useFakeTimers({ toFake: ["performance", "Date"] });
+    const said: string[] = [];
+    const refused = await elsewhereStart(
+      paths,
+      err,
+      (line) => said.push(line),
+      async (ms) => {
+        vi.advanceTimersByTime(ms);
+      },
+    );
+    expect(refused).toBeUndefined();
+    expect(impostor.asked()).toBeGreaterThan(1);
+    expect(said).toHaveLength(2);
+    expect(said[0]).toContain(
+      `, which does not answer /health (another program (or another gateway) answers at 127.0.0.1:${impostor.port}, where ${gatewayStateFile(paths)} says it listens: not that gateway): waiting up to 15 s for it to stay untouched`,
+    );
+    expect(said[1]).toMatch(
+      /^\[gateway\] .* named pid 4242 of another PID namespace .*, untouched for 15\.\d s /,
     );
     expect(existsSync(paths.pidFile)).toBe(false);
     expect(existsSync(gatewayStateFile(paths))).toBe(false);
