@@ -5,6 +5,7 @@ import { stringify } from "yaml";
 import { pidNamespace } from "../../../src/io/pidNamespace.js";
 import { LOCK_FILE } from "../../../src/io/state/journal/dirLock.js";
 import { type Contained, inContainer, killContainers, UNSHARE } from "../../helpers/container.js";
+import { type HealthImpostor, healthImpostor } from "../../helpers/healthImpostor.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { signalProcess } from "../../helpers/process.js";
 import { cliConfig, svc } from "./svc.js";
@@ -28,8 +29,11 @@ import { cliConfig, svc } from "./svc.js";
  */
 
 let home: TempHome | undefined;
-afterEach(() => {
+let impostor: HealthImpostor | undefined;
+afterEach(async () => {
   killContainers();
+  await impostor?.close();
+  impostor = undefined;
   home?.cleanup();
   home = undefined;
 });
@@ -132,9 +136,16 @@ describe.runIf(UNSHARE && pidNamespace() !== undefined)(
       expect(JSON.parse(readFileSync(stateFile, "utf8"))).toEqual(secondRecord);
 
       // The other one killed (its container stopped): gateway.pid ("1\n", as the first one's would read) is
-      // left untouched, so a start watches it for 15 s, removes it and goes on.
+      // left untouched, so a start watches it for 15 s, removes it and goes on. Its port, let go, is taken by
+      // another program answering /health 200 (in CI another test's listener took it): not that gateway's
+      // answer, which names the instance its gateway.json records, so the start is not refused for it.
       second.child.kill("SIGKILL");
       await second.exited;
+      // Bound once the killed gateway's socket is gone (its process dies after unshare's exit), unless something
+      // took the port first: that answer is not that gateway's either.
+      impostor = await vi
+        .waitFor(() => healthImpostor(secondPort), { timeout: 10_000, interval: 50 })
+        .catch(() => undefined);
       const third = inContainer(dir, ["gateway", "run", "--port", "0"]);
       await said(third, /Listening on 127\.0\.0\.1:\d+|svc: /);
       expect(third.output()).toMatch(/Listening on 127\.0\.0\.1:\d+/);
@@ -149,6 +160,12 @@ describe.runIf(UNSHARE && pidNamespace() !== undefined)(
       expect(pidText).toBe("1\n");
       expect(JSON.parse(record)).toMatchObject({ pid: 1, port });
       expect(JSON.parse(record).pid_namespace).not.toBe(secondRecord.pid_namespace);
+      if (impostor !== undefined) {
+        expect(impostor.asked()).toBeGreaterThan(0);
+        expect(third.output()).toContain(
+          `which does not answer /health (another program (or another gateway) answers at 127.0.0.1:${secondPort}, where ${stateFile} says it listens: not that gateway)`,
+        );
+      }
 
       // Stopped as its ERROR advised: the new gateway's files stay as it wrote them.
       signalProcess(firstPid, "SIGTERM");
