@@ -302,24 +302,35 @@ class FilterValues {
     private readonly text: string,
   ) {
     this.targets = aliasTargets(doc);
-    // A mapping under a `<<` key is no filter of its own: a filter merging it is judged on its copy of each
-    // value (keepText). One a filters list gives by an alias (`filters: [*pf]`) is a filter wherever written.
-    const find = (node: unknown, inFilters: boolean): void => {
+    // A mapping under a `<<` key of a filter (a merge source) is no filter of its own: a filter merging it is
+    // judged on its copy of each value (keepText). The members of its `not`, `any` and `all` are filters, as
+    // the filter that takes them reads them whole. One a filters list gives by an alias (`filters: [*pf]`) is
+    // a filter wherever written, and so are its members; a source an alias names (`<<: *src`) is read as one
+    // written there. Each node is read once as each.
+    const read = new Map<unknown, Set<Finding>>();
+    const find = (node: unknown, as: Finding): void => {
       if (isAlias(node)) {
-        const target = inFilters ? this.targets(node) : undefined;
-        if (isMap(target)) this.filters.add(target);
+        if (as !== "other") find(this.targets(node), as);
         return;
       }
-      if (isSeq(node)) for (const item of node.items) find(item, inFilters);
-      if (!isMap(node)) return;
-      if (inFilters) this.filters.add(node);
-      for (const pair of node.items)
-        find(
-          pair.value,
-          !isMergeKey(pair.key) && (inFilters || (isScalar(pair.key) && pair.key.value === "filters")),
-        );
+      if (!isMap(node) && !isSeq(node)) return;
+      const done = read.get(node) ?? new Set<Finding>();
+      if (done.has(as)) return;
+      done.add(as);
+      read.set(node, done);
+      if (isSeq(node)) {
+        for (const item of node.items) find(item, as);
+        return;
+      }
+      if (as === "filter") this.filters.add(node);
+      for (const pair of node.items) {
+        const key = isScalar(pair.key) ? pair.key.value : undefined;
+        if (isMergeKey(pair.key)) find(pair.value, as === "other" ? "other" : "source");
+        else if (as === "filter" || (as === "source" && GROUPS.has(key))) find(pair.value, "filter");
+        else find(pair.value, as === "other" && key === "filters" ? "filter" : "other");
+      }
     };
-    find(doc.contents, false);
+    find(doc.contents, "other");
     for (const filter of this.filters) {
       if (this.asText(filter) !== true) continue;
       for (const [key, { value, from }] of this.pairs(filter)) {
@@ -493,6 +504,15 @@ class FilterValues {
     return { asText, read };
   }
 }
+
+/**
+ * How FilterValues reads a node: as a filter (or a list of them), as a filter's merge source, or as neither
+ * (where a `filters` key starts a list of filters).
+ */
+type Finding = "filter" | "source" | "other";
+
+/** The keys whose value is a filter or a list of them: a merge source's are filters as its taker's are. */
+const GROUPS = new Set<unknown>(["not", "any", "all"]);
 
 /** The merge key `<<` (a symbol as parsed, the text written once keepKeyText has read it). */
 function isMergeKey(key: unknown): boolean {

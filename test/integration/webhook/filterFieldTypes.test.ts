@@ -259,3 +259,35 @@ describe("a header filter written through a merge key, over HTTP (signed POSTs)"
     expect(await post("c", "1")).toEqual(IGNORED);
   });
 });
+
+describe("a header filter nested in a merge source (not, any, all), over HTTP", () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({
+      config: `platforms:
+  webhook:
+    enabled: true
+    host: 127.0.0.1
+    rate_limit: 1000
+    routes:
+      nodraft: {secret: ${OPEN}, prompt: x, filters: [{<<: &nodraft {not: {field: headers.X-Version, equals: 1.0}}}]}
+      merged: {secret: ${OPEN}, prompt: x, filters: [{<<: *nodraft}]}
+      direct: {secret: ${OPEN}, prompt: x, filters: [{not: {field: headers.X-Version, equals: 1.0}}]}
+`,
+    });
+  }, 60_000);
+  afterAll(() => gw.stop());
+
+  const post = async (route: string, version: string) => {
+    const res = await postJson(gw.url(`/webhooks/${route}`), { a: 1 }, { "X-Version": version });
+    return { status: res.status, body: res.status === 202 ? { status: res.body.status } : res.body };
+  };
+  const ACCEPTED = { status: 202, body: { status: "accepted" } };
+
+  it("compares the text written, as the same filter written in the list does: 1.0 is not 1", async () => {
+    for (const route of ["nodraft", "merged", "direct"]) {
+      expect([route, await post(route, "1.0")]).toEqual([route, IGNORED]);
+      expect([route, await post(route, "1")]).toEqual([route, ACCEPTED]);
+    }
+  });
+});

@@ -462,6 +462,62 @@ describe("filters written through a merge key", () => {
   });
 });
 
+describe("filters nested in a merge source (not, any, all)", () => {
+  const deps = { readList: () => new Set<string>() };
+  it("are filters of their own: a header's 1.0 and True are the text written, inline, by an alias and in a merged list", () => {
+    const routes = loadRoutes(
+      "a: {filters: [{<<: &nodraft {not: {field: headers.X-Version, equals: 1.0}}}]}",
+      "b: {filters: [{<<: *nodraft}]}",
+      "c: {filters: [{<<: {any: [{field: headers.X-A, in: [1.0, True]}, {all: [{field: event, equals: 2.10}]}]}}]}",
+      "d: {filters: [{<<: [{not: {field: headers.X-B, equals: True}}, {not: {field: y, in: [1.0]}}]}]}",
+      "e: {filters: [*nodraft]}",
+    );
+    const nodraft = [{ not: { field: "headers.X-Version", equals: "1.0" } }];
+    expect(routes.a?.filters).toEqual(nodraft);
+    expect(routes.b?.filters).toEqual(nodraft);
+    expect(routes.e?.filters).toEqual(nodraft);
+    expect(routes.c?.filters).toEqual([
+      { any: [{ field: "headers.X-A", in: ["1.0", "True"] }, { all: [{ field: "event", equals: "2.10" }] }] },
+    ]);
+    expect(routes.d?.filters).toEqual([{ not: { field: "headers.X-B", equals: "True" } }]);
+    const version = (v: string) => ({ payload: { a: 1 }, event: "x", headers: { "x-version": v } });
+    expect(matchesAll(routes.a?.filters ?? [], version("1.0"), deps)).toBe(false);
+    expect(matchesAll(routes.a?.filters ?? [], version("1"), deps)).toBe(true);
+  });
+
+  it("a payload value YAML misreads inside one is refused at its line, as it is written in a filters list", () => {
+    expect(
+      problems(
+        "a: {filters: [{<<: &n {not: {field: draft, equals: True}}}]}",
+        "b: {filters: [{<<: [{any: [{field: title, contains: 2.0}]}]}]}",
+        "c: {filters: [{<<: *n}, *n]}",
+      ),
+    ).toEqual([
+      "line 5: platforms.webhook.routes.a.filters[0].<<.not.equals: YAML reads True as the boolean true, not as text — write true to compare with a true/false field, or 'True' in quotes to compare with that text",
+      `line 6: platforms.webhook.routes.b.filters[0].<<[0].any[0].contains: YAML reads 2.0 as the number 2, so contains looks for the text "2" in a string, not "2.0" — put it in quotes to look for that text: contains: '2.0' (write 2 to find the number in a list)`,
+    ]);
+  });
+
+  it("a group a filters list gives by an alias has its members checked wherever the anchor is written", () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      [
+        "x-filters: &pf {not: {any: [{field: draft, equals: True}]}}",
+        "platforms:",
+        "  webhook:",
+        "    secret: s",
+        "    routes:",
+        "      a: {filters: [*pf]}",
+        "",
+      ].join("\n"),
+    );
+    expect(() => loadConfig({ home: home?.dir as string, env: {} })).toThrow(
+      "line 1: x-filters.not.any[0].equals: YAML reads True as the boolean true",
+    );
+  });
+});
+
 describe("filters whose field or value is an alias", () => {
   it("a field given by an alias is read as that field: a header's True is the text written", () => {
     const routes = loadRoutes(
