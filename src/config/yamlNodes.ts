@@ -42,6 +42,8 @@ import { type AliasTargets, aliasTargets } from "./yamlAliases.js";
  * - and a platform's ids (`home_channel`, WhatsApp's `phone_number_id`, QQ's `app_id`, the number SMS and
  *   Signal send from): a phone number `home_channel: +15552223333` read as a number is `15552223333`,
  *   `04915112345678` loses its 0;
+ * - each of those rules reads a key a merge key gives as one written in the mapping that takes it
+ *   (`two: {<<: *one}`, `deliver_extra: {<<: {thread_ts: 1700000000.000100}}`);
  * - and the values a filter on a header or the event type compares (`equals`, `not_equals`, `contains`,
  *   `in` items): those are text, so `{field: headers.X-Version, equals: 1.0}` means the text `1.0`, not 1, and
  *   `equals: True` the text `True` (Python's `str(True)`), not the boolean whose text is `true`; a filter
@@ -67,16 +69,30 @@ export function prepareConfigDocument(doc: Document, text: string, file: string,
     }
   };
   const filters = new FilterValues(doc, text);
-  const walk = (node: unknown, path: readonly string[], idValues: boolean): void => {
+  // `path` is where a node is written, as messages name it; `rules` is the path the rules above read, the
+  // same without the merge keys (`<<`, and a merged list's index): a key a merge gives is the taking
+  // mapping's, so `two: {<<: {args: [3.10]}}` holds mcp_servers.two.args, and `deliver_extra: {<<: {...}}`
+  // the route's ids. A node an alias names is read where its anchor is written.
+  // `merged`: the node is the value of a `<<`.
+  const walk = (
+    node: unknown,
+    path: readonly string[],
+    rules: readonly string[],
+    idValues: boolean,
+    merged = false,
+  ): void => {
     if (isSeq(node)) {
-      const serverArgs = path.length === 3 && path[0] === "mcp_servers" && path[2] === "args";
+      // The items of `<<: [*a, {...}]` are merged into the mapping that holds the `<<`, as one `<<: {...}` is:
+      // mappings, not values.
+      const ids = idValues && !merged;
+      const serverArgs = !merged && isServerArgs(rules);
       for (const [i, item] of node.items.entries()) {
         if (!node.flow) refused(() => refuseFoldedItem(item, [...path, String(i)], text, file, lines));
         refused(() => refuseCommentedTemplate(item, [...path, String(i)], text, file, lines));
-        if (idValues || serverArgs) node.items[i] = filters.own(item) as (typeof node.items)[number];
-        if (idValues) keepNumberText(node.items[i], text);
+        if (ids || serverArgs) node.items[i] = filters.own(item) as (typeof node.items)[number];
+        if (ids) keepNumberText(node.items[i], text);
         if (serverArgs) keepTilde(node.items[i], text);
-        walk(item, [...path, String(i)], false);
+        walk(item, [...path, String(i)], merged ? rules : [...rules, String(i)], merged && idValues);
       }
       return;
     }
@@ -89,9 +105,11 @@ export function prepareConfigDocument(doc: Document, text: string, file: string,
     const names = new Set<string>();
     for (const pair of node.items) {
       refused(() => refuseCollectionKey(pair.key, path, text, file, lines));
+      const merge = isScalar(pair.key) && typeof pair.key.value === "symbol";
       keepKeyText(pair.key, text);
       const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
       const at = [...path, key];
+      const ruled = merge ? rules : [...rules, key];
       if (key !== "<<" && names.has(key))
         refused(() => refuseNameTwice(pair.key, key, path, text, file, lines));
       names.add(key);
@@ -104,20 +122,21 @@ export function prepareConfigDocument(doc: Document, text: string, file: string,
         continue;
       }
       refused(() => refuseCommentedTemplate(pair.value, at, text, file, lines));
-      if (idValues || key === "cron_job" || isPlatformId(at)) {
+      if (!merge && (idValues || key === "cron_job" || isPlatformId(ruled))) {
         pair.value = filters.own(pair.value);
         keepNumberText(pair.value, text);
       }
-      if (isToolFilter(at)) {
+      if (isToolFilter(ruled)) {
         pair.value = filters.own(pair.value);
         if (isSeq(pair.value))
           pair.value.items = pair.value.items.map((item) => filters.own(item)) as typeof pair.value.items;
         keepToolNameText(pair.value, text);
       }
-      walk(pair.value, at, key === "deliver_extra" || isServerText(at));
+      // A merged mapping's values are the taker's: under deliver_extra or env, its ids are too.
+      walk(pair.value, at, ruled, merge ? idValues : key === "deliver_extra" || isServerText(ruled), merge);
     }
   };
-  walk(doc.contents, [], false);
+  walk(doc.contents, [], [], false);
   if (problems.length > 0) throw new SvcError("config_invalid", problems.join("\n"));
 }
 
@@ -562,6 +581,11 @@ function isServerText(path: readonly string[]): boolean {
     path[0] === "mcp_servers" &&
     ["args", "env", "headers", "client_cert"].includes(path[2] as string)
   );
+}
+
+/** `mcp_servers.<name>.args`: arguments, passed on as text (`~` is the home directory). */
+function isServerArgs(path: readonly string[]): boolean {
+  return path.length === 3 && path[0] === "mcp_servers" && path[2] === "args";
 }
 
 /** `mcp_servers.<name>.tools.include` or `.exclude`: tool names, matched as text. */
