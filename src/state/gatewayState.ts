@@ -517,11 +517,13 @@ export class GatewayState {
   /**
    * Event-triggered cron fires are remembered for idempotency (the job itself is the cron store's), but for
    * a delivery id the gateway made, which no sender sends again. With the journal, an event whose record
-   * could never be written does not join a coalescing group.
+   * could never be written does not join a coalescing group, whether its route is current or a reload retired
+   * it (`coalesceRetired` joins the group the reloaded route opened for its key).
    */
   eventModes(modes: EventModes): EventModes {
     const fire = modes.fireCronJob;
     const coalesce = modes.coalesce;
+    const coalesceRetired = modes.coalesceRetired;
     return {
       ...modes,
       ...(fire === undefined
@@ -540,6 +542,14 @@ export class GatewayState {
             coalesce: (event: AcceptedEvent) => {
               assertRecordable(event);
               return coalesce(event);
+            },
+          }),
+      ...(coalesceRetired === undefined || this.store.backend !== "local"
+        ? {}
+        : {
+            coalesceRetired: (event: AcceptedEvent) => {
+              assertRecordable(event);
+              return coalesceRetired(event);
             },
           }),
     };

@@ -1,5 +1,7 @@
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { SimulatedClock } from "xstate";
+import { createCoalescer } from "../../../src/actors/coalescer.js";
 import type { QueuedRun } from "../../../src/actors/runs.js";
 import { GatewayState } from "../../../src/state/gatewayState.js";
 import { LocalStateStore } from "../../../src/state/localStore.js";
@@ -30,6 +32,61 @@ const event = (deliveryId: string, prompt: string): AcceptedEvent => ({
 /** Each test builds a 280 MiB string: on a slow machine under a full suite's load that takes its time. */
 const HEAVY_MS = 120_000;
 
+/** 280 Mi quote characters, each escaped to two in the record: past the longest string V8 makes. */
+const hugePrompt = () => '"'.repeat(280 * 1024 * 1024);
+
+const COALESCING = {
+  deliver: "log",
+  deliver_only: false,
+  mirror_to_session: false,
+  coalesce: { key: "id", window_seconds: 5, max_wait_seconds: 300 },
+} as unknown as AcceptedEvent["route"];
+
+/** An event of key 7 of a coalescing route (window 5 s), received at `tick` on the clock that is never set. */
+const coalescing = (deliveryId: string, prompt: string, tick: number): AcceptedEvent => ({
+  ...event(deliveryId, prompt),
+  route: COALESCING,
+  payload: { id: 7 },
+  receivedAt: 1000 + tick,
+  receivedTick: tick,
+});
+
+/**
+ * The journal's state, its coalescer on a simulated clock (its observer the state's, its dispatch the
+ * state's enqueue) and the run queue it fills; `now` is the state's clock (the journal's times).
+ */
+function coalescingState(now: () => number = () => 5000) {
+  const home = tempHome();
+  homes.push(home);
+  const store = new LocalStateStore({ dir: join(home.dir, "state"), now });
+  stores.push(store);
+  const state = new GatewayState(store, now, captureLogger().logger);
+  const queue: QueuedRun[] = [];
+  const clock = new SimulatedClock();
+  clock.increment(100);
+  const enqueue = state.enqueue(
+    (accepted) => {
+      queue.push(accepted);
+      return accepted;
+    },
+    { answered: { withdraw: (run) => queue.splice(queue.indexOf(run), 1).length === 1 } },
+  );
+  const coalescer = createCoalescer({
+    dispatch: (accepted) => void enqueue(accepted),
+    clock,
+    elapsed: () => clock.now(),
+    observer: state.coalesceObserver,
+  });
+  return { store, state, queue, clock, coalescer };
+}
+
+/**
+ * Each pending group's event id and its prompt's length: a failed assertion printing a huge prompt would take
+ * the test process down.
+ */
+const pendingOf = (coalescer: { pendingEvents(): AcceptedEvent[] }) =>
+  coalescer.pendingEvents().map((pending) => [pending.deliveryId, pending.prompt.length]);
+
 /**
  * A prompt that quotes a large payload field several times (`{a}{a}{a}{a}…` with `max_body_bytes` raised)
  * can make a record longer than any JSON text (V8's longest string): writing it throws, and the request is
@@ -54,8 +111,7 @@ describe("a run whose record cannot be written at all", () => {
         },
         { answered: { withdraw: (run) => queue.splice(queue.indexOf(run), 1).length === 1 } },
       );
-      // 280 Mi quote characters, each escaped to two in the record: past the longest string V8 makes.
-      expect(() => accept(event("huge", '"'.repeat(280 * 1024 * 1024)))).toThrow(RangeError);
+      expect(() => accept(event("huge", hugePrompt()))).toThrow(RangeError);
       // Ids only: a failed assertion printing the prompt would take the test process down.
       expect(queue.map((run) => run.deliveryId)).toEqual([]);
       expect(store.recover().runs.map((run) => run.deliveryId)).toEqual([]);
@@ -87,8 +143,34 @@ describe("a run whose record cannot be written at all", () => {
       expect(modes.coalesce?.(event("small", "a prompt"))).toBe("coalesced");
       // Joined, it became the group's latest event: its group's record, then its run's, threw (a timer's
       // uncaught exception stopped the gateway), and the 500-answered event was the one that ran.
-      expect(() => modes.coalesce?.(event("huge", '"'.repeat(280 * 1024 * 1024)))).toThrow(RangeError);
+      expect(() => modes.coalesce?.(event("huge", hugePrompt()))).toThrow(RangeError);
       expect(joined).toEqual(["small"]);
+    },
+    HEAVY_MS,
+  );
+
+  it(
+    "a retired event (its route replaced by a reload while it was in the script) newer than its key's group's latest event is refused before it joins: the group runs the event answered 202, once",
+    async () => {
+      const { store, state, queue, clock, coalescer } = coalescingState();
+      const modes = state.eventModes({
+        coalesce: (accepted) => coalescer.offer(accepted),
+        coalesceRetired: (accepted) => coalescer.offerRetired(accepted),
+      });
+      expect(modes.coalesce?.(coalescing("small", "a prompt", 50))).toBe("coalesced");
+      // Received after "small", it joined the group as its latest event before its group record threw
+      // (answered 500); the group's run record then threw from its timer (an uncaught exception stopped the
+      // gateway), and the 500-answered event was the one that ran.
+      expect(() => modes.coalesceRetired?.(coalescing("huge", hugePrompt(), 70))).toThrow(RangeError);
+      expect(pendingOf(coalescer)).toEqual([["small", "a prompt".length]]);
+      expect(store.recover().groups.map((group) => [group.latest.deliveryId, group.merged])).toEqual([
+        ["small", 1],
+      ]);
+      clock.increment(5_000);
+      expect(queue.map((run) => [run.deliveryId, run.prompt.length])).toEqual([["small", "a prompt".length]]);
+      await store.durable();
+      expect(store.recover().runs.map((run) => run.deliveryId)).toEqual(["small"]);
+      expect(store.recover().groups).toEqual([]);
     },
     HEAVY_MS,
   );
