@@ -52,7 +52,9 @@ export const COALESCE_GROUP_CAP = 100_000;
 export interface CoalesceObserver {
   /**
    * `offered` opened (`merged` 1) or joined group `id`; `latest` is the event the group would dispatch:
-   * `offered`, or a newer event when `offered` was received before it (a slow script let it pass).
+   * `offered`, or a newer event when `offered` was received before it (a slow script let it pass). Told before
+   * the group takes `offered` in: when it throws (a record that cannot be written), no group is opened or
+   * changed, and `offer` or `offerRetired` throws it on.
    */
   updated(id: string, latest: AcceptedEvent, merged: number, offered: AcceptedEvent): void;
   /** Group `id` fired; its dispatch follows. */
@@ -548,18 +550,24 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
     options.observer?.fired(id);
     remember(id, latest);
   }
-  /** `event` joins the pending group `id`. */
+  /**
+   * `event` joins the pending group `id`. The group's record comes first: one that throws (a record longer than
+   * any JSON text) leaves the group as it was, so an event its request answers 500 never becomes the event it
+   * runs, nor is counted by it.
+   */
   function join(id: string, existing: Group, event: AcceptedEvent): void {
     // The sender's retry of an event of this group answered 503: the same event, counted once.
     const refused = refusedOf.get(existing);
     const retried = refused?.findIndex((r) => r.deliveryId === event.deliveryId) ?? -1;
-    if (retried !== -1) refused?.splice(retried, 1);
-    existing.offer(renderedOnly(event), retried !== -1);
-    joined.set(event, { id, group: existing });
+    const offered = renderedOnly(event);
     if (options.observer !== undefined) {
+      // What the group holds once it takes the event in (`Group.offer`): the newer latest, one more merged.
       const { latest, superseded } = peek(existing);
-      options.observer.updated(id, latest, superseded + 1, event);
+      options.observer.updated(id, newer(latest, offered), superseded + (retried === -1 ? 2 : 1), event);
     }
+    if (retried !== -1) refused?.splice(retried, 1);
+    existing.offer(offered, retried !== -1);
+    joined.set(event, { id, group: existing });
   }
   /** `event`, superseded by the run `last` remembers with no group pending for its key: the key's next group counts it. */
   function countLate(id: string, last: LastDispatched, event: AcceptedEvent): void {
@@ -658,6 +666,13 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
         return "not_grouped";
       }
       warnedFull = false;
+      const first = renderedOnly(event);
+      // The events that came late since the key's last group fired are counted by this one.
+      const carried = last?.late.count ?? 0;
+      // The group's record before the group: one that throws (a record longer than any JSON text, its request
+      // answered 500) opens none, whose timers would run that event.
+      options.observer?.updated(id, first, 1 + carried, event);
+      if (last !== undefined) last.late.count = 0;
       const quietMs = timerDelay(policy.window_seconds * 1000);
       const maxMs = timerDelay(policy.max_wait_seconds * 1000);
       seq += 1;
@@ -668,20 +683,16 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
           id,
           groupOwner(event.routeName, event.profile),
           key,
-          renderedOnly(event),
+          first,
           quietMs,
           maxMs,
         );
       } else {
-        group = new LightGroup(renderedOnly(event), quietMs, maxMs, clock, (output) => fired(id, output));
+        group = new LightGroup(first, quietMs, maxMs, clock, (output) => fired(id, output));
       }
       groups.set(id, group);
       joined.set(event, { id, group });
-      // The events that came late since the key's last group fired are counted by this one.
-      const carried = last?.late.count ?? 0;
-      if (last !== undefined) last.late.count = 0;
       if (carried > 0) carriedOf.set(group, carried);
-      options.observer?.updated(id, group.peek().latest, 1 + carried, event);
       return "coalesced";
     },
     offerRetired(event) {

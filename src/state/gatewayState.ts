@@ -597,7 +597,6 @@ export class GatewayState {
     updated: (id, latest, merged, offered) => {
       const at = this.now();
       const firstAt = this.groupFirstAt.get(id) ?? at;
-      this.groupFirstAt.set(id, firstAt);
       this.store.groupUpdated({
         id: this.journalId(id),
         latest: pendingRunOf(latest),
@@ -605,6 +604,9 @@ export class GatewayState {
         firstAt,
         lastAt: at,
       });
+      // Only once written: a group whose record threw was never opened, and the key's next group counts its
+      // max wait from its own first event.
+      this.groupFirstAt.set(id, firstAt);
       // The group's record names its latest event's id only: an event that joined behind a newer one
       // has its id remembered on its own, so its retry after a restart is still a duplicate (an id the
       // gateway made has no retry).

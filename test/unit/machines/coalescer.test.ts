@@ -813,6 +813,43 @@ describe.each<Mode>(["light", "actor", "mixed"])(
       clock.increment(1_000);
       expect(fired.at(-1)).toEqual({ id: "C", superseded: 0 });
     });
+
+    it("a group's record is written before the group takes an event in: one that cannot be written (its request answered 500) leaves the group as it was, offered or retired, and opens none", () => {
+      const recorded: Array<[string, number]> = [];
+      const { clock, fired, coalescer } = scripted({
+        // As the journal's: the record of a group whose latest event is past the longest JSON text throws.
+        updated: (_id, latest, merged) => {
+          if (latest.deliveryId.startsWith("huge")) throw new RangeError("Invalid string length");
+          recorded.push([latest.deliveryId, merged]);
+        },
+        fired: () => {},
+      });
+      clock.increment(300);
+      expect(coalescer.offer(at("A", 300))).toBe("coalesced");
+      // Received after A, each would be the group's latest event: joined before its record threw, it was the
+      // event the group ran (and recorded as its run, from the group's timer).
+      expect(() => coalescer.offer(at("huge-offered", 400))).toThrow(RangeError);
+      expect(() => coalescer.offerRetired(at("huge-retired", 500))).toThrow(RangeError);
+      expect(coalescer.pendingEvents()).toEqual([renderedOnly(at("A", 300))]);
+      clock.increment(1_000);
+      expect(fired).toEqual([{ id: "A", superseded: 0 }]);
+      // L, late, is counted by the key's next group: not by one whose record threw, which is never opened.
+      expect(coalescer.offer(at("L", 100))).toEqual({ supersededBy: "A" });
+      expect(() => coalescer.offer(at("huge-new", 2_000))).toThrow(RangeError);
+      expect(coalescer.pendingCount()).toBe(0);
+      clock.increment(1_000);
+      expect(fired).toEqual([{ id: "A", superseded: 0 }]);
+      expect(coalescer.offer(at("C", 3_000))).toBe("coalesced");
+      clock.increment(1_000);
+      expect(fired).toEqual([
+        { id: "A", superseded: 0 },
+        { id: "C", superseded: 1 },
+      ]);
+      expect(recorded).toEqual([
+        ["A", 1],
+        ["C", 2],
+      ]);
+    });
   },
 );
 

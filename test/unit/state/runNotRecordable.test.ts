@@ -174,4 +174,39 @@ describe("a run whose record cannot be written at all", () => {
     },
     HEAVY_MS,
   );
+
+  it(
+    "a coalescing group's record that cannot be written leaves the coalescer as it was: an event joining the group (offered or retired, without eventModes' check) never becomes its latest, and one opening a group opens none",
+    async () => {
+      let at = 5000;
+      const { store, queue, clock, coalescer } = coalescingState(() => at);
+      const huge = hugePrompt();
+      expect(coalescer.offer(coalescing("small", "a prompt", 50))).toBe("coalesced");
+      // Received after "small": each joined the group as its latest event before the group's record threw.
+      expect(() => coalescer.offer(coalescing("huge-offered", huge, 60))).toThrow(RangeError);
+      expect(() => coalescer.offerRetired(coalescing("huge-retired", huge, 70))).toThrow(RangeError);
+      expect(pendingOf(coalescer)).toEqual([["small", "a prompt".length]]);
+      expect(store.recover().groups.map((group) => [group.latest.deliveryId, group.merged])).toEqual([
+        ["small", 1],
+      ]);
+      clock.increment(5_000);
+      expect(queue.map((run) => [run.deliveryId, run.prompt.length])).toEqual([["small", "a prompt".length]]);
+      // A group whose record throws is not opened, nor is its first event the key's next group's.
+      at = 6000;
+      expect(() => coalescer.offer(coalescing("huge-alone", huge, 5_100))).toThrow(RangeError);
+      expect(coalescer.pendingCount()).toBe(0);
+      at = 9000;
+      clock.increment(1_000);
+      expect(coalescer.offer(coalescing("next", "b prompt", 6_100))).toBe("coalesced");
+      expect(
+        store.recover().groups.map((group) => [group.latest.deliveryId, group.merged, group.firstAt]),
+      ).toEqual([["next", 1, 9000]]);
+      clock.increment(5_000);
+      expect(queue.map((run) => run.deliveryId)).toEqual(["small", "next"]);
+      await store.durable();
+      expect(store.recover().runs.map((run) => run.deliveryId)).toEqual(["small", "next"]);
+      expect(store.recover().groups).toEqual([]);
+    },
+    HEAVY_MS,
+  );
 });
