@@ -100,10 +100,16 @@ export type EntrySource = "yaml" | "json";
  * What to do about the numbers and booleans of a refused `include` / `exclude`. config.yaml's reach the
  * schema as the text written (yamlNodes.ts), so these come from JSON (an install link's entry), where that
  * text is not known: `1.50` is the number 1.5 there, so the name is not guessed. And of its nulls: in
- * config.yaml an entry left empty or written `~` (a `Null` there is its text), in JSON a null.
+ * config.yaml an entry left empty or written `~` (a `Null` there is its text), in JSON a null. A null alone
+ * (JSON's `"include": null`, what Python's `json.dumps(None)` writes; config.yaml's is the key left unset) names
+ * no tool either: the key is removed to leave the filter out, or the tools are named.
  */
-function quoteHint(input: unknown, source: EntrySource): string {
+function quoteHint(input: unknown, source: EntrySource, key: ToolFilterKey): string {
   if (numberOrBoolean(input)) return " — put it in quotes if it is meant as text";
+  if (input === null)
+    return key === "include"
+      ? " — a null names no tool: remove the key to expose every tool of the server, or name the tools to expose"
+      : " — a null names no tool: remove the key to leave no tool out, or name the tools to leave out";
   const values = Array.isArray(input) ? input.filter(numberOrBoolean) : [];
   const nulls = Array.isArray(input) ? input.filter((value) => value === null).length : 0;
   const hints: string[] = [];
@@ -126,20 +132,23 @@ function quoteHint(input: unknown, source: EntrySource): string {
   return hints.map((hint) => ` — ${hint}`).join("");
 }
 
+/** The two tool filters of `tools`. */
+type ToolFilterKey = "include" | "exclude";
+
 /** Tool names: a name or a list of them; a number or boolean written in config.yaml is its text (yamlNodes.ts). */
-const stringList = (source: EntrySource) =>
+const stringList = (source: EntrySource, key: ToolFilterKey) =>
   z
     .union([z.string().min(1), z.array(z.string().min(1))], {
       error: (issue) =>
-        `expected a tool name, a glob, or a list of them, got ${describe(issue.input)}${quoteHint(issue.input, source)}`,
+        `expected a tool name, a glob, or a list of them, got ${describe(issue.input)}${quoteHint(issue.input, source, key)}`,
     })
     .transform((v) => (typeof v === "string" ? [v] : v));
 
 const toolsPolicy = (source: EntrySource) =>
   z
     .strictObject({
-      include: stringList(source).optional(),
-      exclude: stringList(source).optional(),
+      include: stringList(source, "include").optional(),
+      exclude: stringList(source, "exclude").optional(),
       resources: boolLike,
       prompts: boolLike,
     })

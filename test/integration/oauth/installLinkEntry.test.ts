@@ -69,3 +69,25 @@ it("svc mcp install: a null in the link's tools.include is refused as a null ent
     "svc: install link rejected: config: mcp_servers.srv.tools.exclude: expected a tool name, a glob, or a list of them, got [null,7,null] — put 7 in quotes if it is meant as text — 2 null entries name no tool: remove them",
   );
 });
+
+/**
+ * `"include": null` alone (Python's json.dumps of None; in config.yaml the key left unset) names no tool: the
+ * refusal says what to write instead, the key removed or the tools named.
+ */
+it("svc mcp install: a null alone as the link's tools.include or exclude is refused with what to write instead", async () => {
+  home = tempHome();
+  const original = "mcp_servers: {}\n";
+  home.write("config.yaml", original);
+  const refusal = async (tools: unknown) => {
+    const r = await svc(home, ["mcp", "install", link("srv", { command: "npx", tools })], { input: "y\n" });
+    expect(r.code).toBe(1);
+    expect(readFileSync(join(home.dir, "config.yaml"), "utf8")).toBe(original);
+    return r.stderr.trimEnd();
+  };
+  expect(await refusal({ include: null })).toBe(
+    "svc: install link rejected: config: mcp_servers.srv.tools.include: expected a tool name, a glob, or a list of them, got null — a null names no tool: remove the key to expose every tool of the server, or name the tools to expose",
+  );
+  expect(await refusal({ exclude: null })).toBe(
+    "svc: install link rejected: config: mcp_servers.srv.tools.exclude: expected a tool name, a glob, or a list of them, got null — a null names no tool: remove the key to leave no tool out, or name the tools to leave out",
+  );
+});
