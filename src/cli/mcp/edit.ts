@@ -412,6 +412,8 @@ export async function importServers(file: string, options: { force?: boolean }):
       problems.push(`${shownName(name)}: skipped — ${(err as Error).message}`);
     }
   }
+  for (const [name, why] of Object.entries(imported.refused))
+    problems.push(`${shownName(name)}: skipped — ${twice.get(name) ?? why}`);
   // Each note is said with what the file holds escaped (a value quoted from it, an other client's variable).
   for (const note of [...imported.notes, ...problems]) process.stderr.write(`Note: ${terminalText(note)}\n`);
   const names = Object.keys(valid);

@@ -3,7 +3,14 @@
  * VS Code's `mcp.json` (`servers`, with `type`). Pure: the caller reads the file and writes config.yaml.
  */
 
-import { HTTP_TRANSPORT_NAMES, MCP_ENTRY_KEYS } from "../../config/sections/mcp.js";
+import type { z } from "zod";
+import { formatIssue } from "../../config/format.js";
+import {
+  HTTP_TRANSPORT_NAMES,
+  jsonToolNamesSchema,
+  jsonToolsPolicySchema,
+  MCP_ENTRY_KEYS,
+} from "../../config/sections/mcp.js";
 import { terminalText } from "../../io/terminalText.js";
 
 /**
@@ -21,6 +28,11 @@ export interface ImportedServers {
   readonly entries: Record<string, Record<string, unknown>>;
   /** One line per thing not carried over (a key svc has no use for, a variable form it does not read). */
   readonly notes: string[];
+  /**
+   * The servers not imported, each with why, said of the file: one whose tool filter svc refuses (a null in
+   * Gemini CLI's `includeTools`), which imported without it would expose every tool the filter kept out.
+   */
+  readonly refused: Record<string, string>;
 }
 
 /** JSON with comments and trailing commas (VS Code's `mcp.json` allows both) as plain JSON text. */
@@ -97,27 +109,79 @@ function claudeOAuth(name: string, raw: unknown, notes: string[]): Record<string
   return oauth;
 }
 
-/**
- * Gemini CLI's `includeTools` / `excludeTools` and Roo Code's `disabledTools` (lists of tool names): svc's
- * `tools.include` / `tools.exclude`. Where both are written, Gemini excludes a tool named in both; svc
- * reads include alone then, so those names are taken out of it. The keys carried over are returned too.
- */
-function toolFilters(raw: Record<string, unknown>): { tools?: Record<string, string[]>; keys: string[] } {
-  const include = names(raw.includeTools);
-  const excluded = { excludeTools: names(raw.excludeTools), disabledTools: names(raw.disabledTools) };
-  const exclude = [...(excluded.excludeTools ?? []), ...(excluded.disabledTools ?? [])];
-  const keys = [
-    ...(include === undefined ? [] : ["includeTools"]),
-    ...Object.entries(excluded).flatMap(([key, list]) => (list === undefined ? [] : [key])),
-  ];
-  if (include !== undefined) return { tools: { include: include.filter((n) => !exclude.includes(n)) }, keys };
-  return exclude.length === 0 ? { keys } : { tools: { exclude }, keys };
+/** Where a server's entry is in the imported file, for what is said of one of its keys. */
+interface Where {
+  readonly file: string;
+  readonly format: ImportedServers["format"];
+  readonly name: string;
 }
 
-const names = (v: unknown): string[] | undefined =>
-  Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === "string" && x !== "") ? v : undefined;
+/** A refusal of svc's schema, said of the key where the imported file writes it (`mcpServers.ga.includeTools`). */
+function refusal(where: Where, keys: readonly string[], issues: readonly z.core.$ZodIssue[]): string {
+  return issues
+    .map((issue) =>
+      formatIssue(
+        where.file,
+        { ...issue, path: [where.format, where.name, ...keys, ...issue.path] },
+        undefined,
+        false,
+        "json",
+      ),
+    )
+    .join("; ");
+}
 
-function convert(name: string, raw: Record<string, unknown>, notes: string[]): Record<string, unknown> {
+/** Gemini CLI's and Roo Code's tool lists, with the key of svc's `tools` each is read as. */
+const TOOL_LISTS = { includeTools: "include", excludeTools: "exclude", disabledTools: "exclude" } as const;
+
+/** svc's own `tools` keys: a `tools` mapping with one of them is svc's filter, carried over as it is. */
+const TOOLS_KEYS = ["include", "exclude", "resources", "prompts"];
+
+/**
+ * svc's `tools` for an entry: its own `tools` mapping (as svc writes it), or Gemini CLI's `includeTools` /
+ * `excludeTools` and Roo Code's `disabledTools` (lists of tool names) as `tools.include` / `tools.exclude`. Where
+ * both of Gemini's are written, Gemini excludes a tool named in both; svc reads include alone then, so those
+ * names are taken out of it. Each is judged by svc's schema as it is written, and one it refuses (a null entry,
+ * `["a", null]`) refuses the entry, in the schema's words: left out, its allowlist would be lost and every tool
+ * of the server exposed. The keys carried over are returned too.
+ */
+function toolFilters(
+  raw: Record<string, unknown>,
+  where: Where,
+): { tools?: Record<string, unknown>; keys: string[] } | { refused: string } {
+  const lists = (Object.keys(TOOL_LISTS) as (keyof typeof TOOL_LISTS)[]).filter((key) => key in raw);
+  const own = isMapping(raw.tools) && Object.keys(raw.tools).some((key) => TOOLS_KEYS.includes(key));
+  if (own) {
+    if (lists.length > 0)
+      return {
+        refused: `${where.file}: ${where.format}.${shownName(where.name)}: writes both tools and ${lists.join(", ")} — keep one and import again`,
+      };
+    const parsed = jsonToolsPolicySchema.safeParse(raw.tools, { reportInput: true });
+    if (!parsed.success) return { refused: refusal(where, ["tools"], parsed.error.issues) };
+    return { tools: raw.tools as Record<string, unknown>, keys: ["tools"] };
+  }
+  const read: Partial<Record<keyof typeof TOOL_LISTS, string[]>> = {};
+  for (const key of lists) {
+    const parsed = jsonToolNamesSchema[TOOL_LISTS[key]].safeParse(raw[key], { reportInput: true });
+    if (!parsed.success) return { refused: refusal(where, [key], parsed.error.issues) };
+    read[key] = parsed.data;
+  }
+  const exclude = [...(read.excludeTools ?? []), ...(read.disabledTools ?? [])];
+  // An empty includeTools is kept: Gemini CLI then enables none of the server's tools, as svc's include: [] does.
+  if (read.includeTools !== undefined)
+    return { tools: { include: read.includeTools.filter((n) => !exclude.includes(n)) }, keys: lists };
+  return exclude.length === 0 ? { keys: lists } : { tools: { exclude }, keys: lists };
+}
+
+/** An entry of the file as svc's, or why it is not imported (`toolFilters`). */
+function convert(
+  where: Where,
+  raw: Record<string, unknown>,
+  notes: string[],
+): { entry: Record<string, unknown> } | { refused: string } {
+  const { name } = where;
+  const filters = toolFilters(raw, where);
+  if ("refused" in filters) return filters;
   const entry: Record<string, unknown> = {};
   for (const key of KEPT) if (raw[key] !== undefined) entry[key] = raw[key];
   // Windsurf (and Antigravity) name a remote server's url `serverUrl`.
@@ -145,7 +209,6 @@ function convert(name: string, raw: Record<string, unknown>, notes: string[]): R
   // Gemini CLI's trust (a boolean): true runs every tool without asking, as svc's default trust: full does;
   // false asks first, as trust: untrusted does (svc asks for the tools without readOnlyHint: true).
   if (raw.trust === false) entry.trust = "untrusted";
-  const filters = toolFilters(raw);
   if (filters.tools !== undefined) entry.tools = filters.tools;
   // A remote server's OAuth login: svc logs in only with auth: oauth.
   const oauth = entry.url === undefined ? undefined : claudeOAuth(name, raw.oauth, notes);
@@ -183,7 +246,7 @@ function convert(name: string, raw: Record<string, unknown>, notes: string[]): R
     notes.push(
       `${shownName(name)}: ${foreign.map((v) => terminalText(v)).join(", ")} ${foreign.length === 1 ? "is another client's variable" : "are other clients' variables"}, which svc does not render (carried over as written) — write \${NAME} and set NAME in .env`,
     );
-  return entry;
+  return { entry };
 }
 
 /** The servers of a parsed `.mcp.json` / `mcp.json` document, or a message saying why there are none. */
@@ -202,16 +265,19 @@ export function importedServers(document: unknown, file: string): ImportedServer
   // No prototype: a server named `__proto__` (JSON.parse makes it an own key) stays an entry, which the
   // name check then refuses with a note, instead of becoming the object's prototype and vanishing.
   const entries: Record<string, Record<string, unknown>> = Object.create(null);
+  const refused: Record<string, string> = Object.create(null);
   for (const [name, raw] of Object.entries(document[format] as Record<string, unknown>)) {
     if (!isMapping(raw)) {
       notes.push(`${shownName(name)}: not an object — skipped`);
       continue;
     }
-    entries[name] = convert(name, raw, notes);
+    const converted = convert({ file, format, name }, raw, notes);
+    if ("refused" in converted) refused[name] = converted.refused;
+    else entries[name] = converted.entry;
   }
   if (format === "servers" && Array.isArray(document.inputs) && document.inputs.length > 0)
     notes.push(
       `inputs: VS Code prompts for these; svc reads secrets from .env — set each one there and refer to it as \${NAME}`,
     );
-  return { format, entries, notes };
+  return { format, entries, notes, refused };
 }

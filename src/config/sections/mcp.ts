@@ -155,6 +155,16 @@ const toolsPolicy = (source: EntrySource) =>
     .default({ resources: false, prompts: false });
 
 export const toolsPolicySchema = toolsPolicy("yaml");
+/** `tools` given as JSON (`svc mcp import` reads it from another client's file), refused in JSON's words. */
+export const jsonToolsPolicySchema = toolsPolicy("json");
+/**
+ * A tool list given as JSON under another client's key (Gemini CLI's `includeTools`, read as `include`; its
+ * `excludeTools` and Roo Code's `disabledTools`, as `exclude`), refused in the words of the key svc reads it as.
+ */
+export const jsonToolNamesSchema = {
+  include: stringList("json", "include"),
+  exclude: stringList("json", "exclude"),
+} as const;
 
 /**
  * `transport` values: `sse`, `stdio`, and the names other clients give Streamable HTTP (svc's default):

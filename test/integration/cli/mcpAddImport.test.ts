@@ -577,6 +577,45 @@ describe("svc mcp import", { timeout: 60_000 }, () => {
     );
   });
 
+  // Seen: ga imported with no tools key ("includeTools not carried over (svc has no such key)"): every tool exposed.
+  it("a tool filter svc refuses (a null in Gemini CLI's includeTools, in a tools mapping) skips its server, naming the file's key: no allowlist is dropped", async () => {
+    home = tempHome();
+    home.write("config.yaml", COMMENTED);
+    const server = { command: process.execPath, args: [SERVER] };
+    const gemini = home.write(
+      ".gemini/settings.json",
+      JSON.stringify({
+        mcpServers: {
+          ga: { ...server, includeTools: ["echo", null] },
+          gd: { ...server, includeTools: ["echo"] },
+        },
+      }),
+    );
+    const res = await svc(home, ["mcp", "import", gemini]);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain(`Imported gd from ${gemini}`);
+    expect(res.stderr).toContain(
+      `Note: ga: skipped — ${gemini}: mcpServers.ga.includeTools: expected a tool name, a glob, or a list of them, got ["echo",null] — a null entry names no tool: remove it\n`,
+    );
+    expect(res.stderr).not.toContain("no such key");
+    expect(Object.keys(servers())).toEqual(["gd"]);
+    expect(servers().gd?.tools.include).toEqual(["echo"]);
+    // The allowlist holds: of the server's 12 tools, gd registers echo alone.
+    expect((await svc(home, ["mcp", "test", "gd"])).stdout).toContain("1 tool registered");
+    // svc's own tools mapping, written as in config.yaml: refused alone, the only server, so exit 1.
+    const claude = home.write(
+      ".mcp.json",
+      JSON.stringify({ mcpServers: { gc: { ...server, tools: { include: ["echo", null] } } } }),
+    );
+    const mapping = await svc(home, ["mcp", "import", claude]);
+    expect(mapping.code).toBe(1);
+    expect(mapping.stdout).toBe(`Nothing imported from ${claude}.\n`);
+    expect(mapping.stderr).toBe(
+      `Note: gc: skipped — ${claude}: mcpServers.gc.tools.include: expected a tool name, a glob, or a list of them, got ["echo",null] — a null entry names no tool: remove it\n`,
+    );
+    expect(Object.keys(servers())).toEqual(["gd"]);
+  });
+
   it("a file with neither layout is refused", async () => {
     home = tempHome();
     const file = home.write("other.json", '{"mcp": {}}');

@@ -90,13 +90,61 @@ describe("svc mcp import of Gemini CLI's and Roo Code's server keys", () => {
     ]);
   });
 
-  it("a filter that is no list of names is left out with the note", () => {
-    const { entries, notes } = importedServers(
-      { mcpServers: { g: { command: "x", excludeTools: "rm" } } },
+  it("a filter written as one name is that name; an empty includeTools exposes none, as in Gemini CLI", () => {
+    const { entries, notes, refused } = importedServers(
+      {
+        mcpServers: {
+          g: { command: "x", excludeTools: "rm" },
+          none: { command: "x", includeTools: [], excludeTools: [] },
+        },
+      },
       "settings.json",
     );
-    expect(entries.g).toEqual({ command: "x" });
-    expect(notes).toEqual(["g: excludeTools not carried over (svc has no such key; see docs/mcp.md)"]);
+    expect(entries.g).toEqual({ command: "x", tools: { exclude: ["rm"] } });
+    expect(entries.none).toEqual({ command: "x", tools: { include: [] } });
+    expect(notes).toEqual([]);
+    expect(refused).toEqual({});
+  });
+
+  // Seen: includeTools ["a", null] left out with "svc has no such key", so every tool of ga was exposed.
+  it("a filter svc refuses refuses its server, in the schema's words of the file's key: no allowlist is dropped", () => {
+    const { entries, notes, refused } = importedServers(
+      {
+        mcpServers: {
+          ga: { command: "x", includeTools: ["a", null] },
+          gb: { command: "x", excludeTools: ["rm"], disabledTools: [7] },
+          gn: { command: "x", includeTools: null },
+          gd: { command: "x", includeTools: ["a"] },
+        },
+      },
+      "settings.json",
+    );
+    expect(Object.keys(entries)).toEqual(["gd"]);
+    expect(notes).toEqual([]);
+    expect(refused).toEqual({
+      ga: 'settings.json: mcpServers.ga.includeTools: expected a tool name, a glob, or a list of them, got ["a",null] — a null entry names no tool: remove it',
+      gb: "settings.json: mcpServers.gb.disabledTools: expected a tool name, a glob, or a list of them, got [7] — put 7 in quotes if it is meant as text",
+      gn: "settings.json: mcpServers.gn.includeTools: expected a tool name, a glob, or a list of them, got null — a null names no tool: remove the key to expose every tool of the server, or name the tools to expose",
+    });
+  });
+
+  it("svc's own tools mapping is carried over as written, or its server refused; beside Gemini's lists it is refused", () => {
+    const { entries, notes, refused } = importedServers(
+      {
+        servers: {
+          own: { command: "x", tools: { include: ["a"], resources: true } },
+          bad: { command: "x", tools: { include: ["a", null] } },
+          both: { command: "x", tools: { exclude: ["b"] }, includeTools: ["a"] },
+        },
+      },
+      "mcp.json",
+    );
+    expect(entries).toEqual({ own: { command: "x", tools: { include: ["a"], resources: true } } });
+    expect(notes).toEqual([]);
+    expect(refused).toEqual({
+      bad: 'mcp.json: servers.bad.tools.include: expected a tool name, a glob, or a list of them, got ["a",null] — a null entry names no tool: remove it',
+      both: "mcp.json: servers.both: writes both tools and includeTools — keep one and import again",
+    });
   });
 });
 
