@@ -1,6 +1,7 @@
-import { existsSync, readFileSync, readlinkSync } from "node:fs";
+import { readFileSync, readlinkSync, statSync } from "node:fs";
 import { SvcError } from "../errors.js";
-import { byWayOf, linkChainSync, onTheWay } from "../io/linkChain.js";
+import { userName } from "../io/dataDirsWritable.js";
+import { byWayOf, closedOnTheWay, linkChainSync, onTheWay } from "../io/linkChain.js";
 import { permissionFix } from "../io/permissionFix.js";
 import { notUtf8Text } from "../io/textEncoding.js";
 
@@ -32,13 +33,41 @@ export function readUtf8(file: string): string {
 }
 
 /**
+ * Why this user cannot get to `target`, the end of a link it may read: the first directory on the way it may not
+ * look into, with its owner when another user (`<dir>/priv (owned by uid 0) cannot be looked into by this user`),
+ * and what to do; `err` said when no such directory is found.
+ */
+function closedTarget(target: string, err: Error): string {
+  const uid = process.getuid?.();
+  const user = `this user (${userName()}${uid === undefined ? "" : `, uid ${uid}`})`;
+  const closed = closedOnTheWay(target);
+  if (closed === undefined)
+    return `which ${user} cannot get to (${err.message}) — point the link at a file this user can read`;
+  let owner: number | undefined;
+  try {
+    owner = statSync(closed).uid;
+  } catch {}
+  const own = owner === undefined || owner === uid;
+  const fix = own ? `chmod u+x ${closed}` : `chmod o+x ${closed}, as its owner or root`;
+  return `which ${user} cannot get to: ${closed}${own ? "" : ` (owned by uid ${owner})`} cannot be looked into by this user — let this user look into it (${fix}), or point the link at a file this user can read`;
+}
+
+/**
  * Whether `path` is there to be read. A symbolic link to nothing (a config.yaml or `.env` kept in a dotfiles
  * checkout that moved) is refused, not taken for no file: the gateway would otherwise start on the embedded
- * default (no routes) or without a single secret, and say nothing about the link. `withoutIt` says what
- * removing the link leads to; undefined when nothing would take its place (a reload of a running config.yaml).
+ * default (no routes) or without a single secret, and say nothing about the link. So is one whose file this user
+ * may not get to (a directory on the way closed to it), naming that directory: the file may well be there.
+ * `withoutIt` says what removing the link leads to; undefined when nothing would take its place (a reload of a
+ * running config.yaml).
  */
 export function isPresent(path: string, withoutIt: string | undefined): boolean {
-  if (existsSync(path)) return true;
+  // Why the system could not get to it (ENOENT: nothing there, said by no error).
+  let failed: NodeJS.ErrnoException | undefined;
+  try {
+    if (statSync(path, { throwIfNoEntry: false }) !== undefined) return true;
+  } catch (err) {
+    failed = err as NodeJS.ErrnoException;
+  }
   try {
     readlinkSync(path);
   } catch {
@@ -48,10 +77,17 @@ export function isPresent(path: string, withoutIt: string | undefined): boolean 
   // either, but no target of it is missing.
   const chain = linkChainSync(path);
   const target = chain?.at(-1);
+  const away = target === undefined ? "" : onTheWay(target);
+  // An end the walk kept as written (a `..` after a name) says what stops it on the way (onTheWay).
+  if (chain !== undefined && target !== undefined && failed?.code === "EACCES" && away === "")
+    throw new SvcError(
+      "config_unreadable",
+      `${path}: is a symbolic link to ${target}${byWayOf(chain)}, ${closedTarget(target, failed)}${withoutIt === undefined ? ", and reload again" : ""}`,
+    );
   const said =
     chain === undefined || target === undefined
       ? "is a symbolic link into a loop of links (no file at its end)"
-      : `is a symbolic link to ${target}${byWayOf(chain)}, which does not exist${onTheWay(target)}`;
+      : `is a symbolic link to ${target}${byWayOf(chain)}, which does not exist${away}`;
   throw new SvcError(
     "config_unreadable",
     `${path}: ${said} — ${

@@ -282,7 +282,7 @@ export function onTheWay(end: string): string {
 }
 
 /** The first directory on the way to `path` that this user may not look into (no search permission), if any. */
-function closedOnTheWay(path: string): string | undefined {
+export function closedOnTheWay(path: string): string | undefined {
   let at = parse(path).root;
   for (const name of path.split(sep).filter((part) => part !== "")) {
     try {

@@ -1,4 +1,4 @@
-import { chmodSync, chownSync, mkdirSync, symlinkSync, unlinkSync } from "node:fs";
+import { chmodSync, chownSync, mkdirSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type TempHome, tempHome } from "../../helpers/home.js";
@@ -193,3 +193,34 @@ describe("a link to nothing in SVC_HOME is named where the system reads it", () 
     },
   );
 });
+
+// Seen: "…/home/config.yaml: is a symbolic link to …/priv/cfg.yaml, which does not exist", though the file is
+// there: priv (root's, 0700) keeps this user from getting to it.
+it.runIf(AS_ROOT)(
+  "a config.yaml or .env linked into a directory this user may not look into names that directory and its owner, not the file as missing",
+  async () => {
+    const base = ownDir();
+    const priv = join(base, "priv");
+    mkdirSync(priv);
+    writeFileSync(join(priv, "cfg.yaml"), "platforms: {}\n");
+    writeFileSync(join(priv, "env"), "A=1\n");
+    chmodSync(priv, 0o700);
+    const user = `this user (nobody, uid ${OTHER_USER})`;
+    const closed = `${priv} (owned by uid 0) cannot be looked into by this user — let this user look into it (chmod o+x ${priv}, as its owner or root), or point the link at a file this user can read`;
+    for (const [file, target] of [
+      ["config.yaml", "cfg.yaml"],
+      [".env", "env"],
+    ] as const) {
+      const h = join(base, file);
+      mkdirSync(h);
+      chownSync(h, OTHER_USER, OTHER_USER);
+      symlinkSync(`../priv/${target}`, join(h, file));
+      const check = await svcAsUser(h, ["config", "check"]);
+      expect(check.code).toBe(1);
+      expect(check.stderr).toContain(
+        `${join(h, file)}: is a symbolic link to ${join(priv, target)}, which ${user} cannot get to: ${closed}\n`,
+      );
+      expect(check.stderr).not.toContain("does not exist");
+    }
+  },
+);
