@@ -216,7 +216,8 @@ function isFilterValue(at: readonly PropertyKey[]): boolean {
 
 /**
  * A key whose value is text (a template, a filter's value): a {mapping} there is a template or pattern written
- * unquoted, which the hints above name, not a mapping of settings.
+ * unquoted, which the hints above name, not a mapping of settings. `at` as the configuration reads it: a path
+ * in config.yaml without its merge keys (`<<`, a merged list's index).
  */
 export function takesText(at: readonly string[]): boolean {
   return isTemplateKey(at) || isFilterValue(at);
@@ -234,18 +235,21 @@ export function keyPath(at: readonly string[]): string {
  * `at` (null: none), `after` the text that follows it on its line (its comment). The refusal, or undefined:
  * for a template with text before the `#`, when no placeholder (`#{`) was cut off; for a filter's value,
  * when something was read before the `#`; for both, when the comment starts with a space (`x  # note`).
+ * `rules`: the path the rules read, `at` without its merge keys (`deliver_extra.<<.chat_id` is a
+ * `deliver_extra` value); the message names `at`, where the value is written.
  */
 export function templateCutByComment(
   at: readonly string[],
   value: string | null,
   after: string,
+  rules: readonly string[] = at,
 ): string | undefined {
-  const template = isTemplateKey(at);
+  const template = isTemplateKey(rules);
   const key = at.at(-1) as string;
   // `secret: #Xy7…`: no secret at all to YAML (a route then takes the global one), and never quoted back.
   if (value === null && SECRET_VALUE_KEY.test(key) && /^[ \t]*#\S/.test(after))
     return `${keyPath(at)}: YAML read no value: a # after a space starts a comment, so the secret written after it was dropped (not shown: the key holds a secret) — put it in quotes: ${key}: '<the value>'`;
-  if (!template && !(value === null && isFilterValue(at))) return undefined;
+  if (!template && !(value === null && isFilterValue(rules))) return undefined;
   // After text, only a placeholder (`PR #{number}`) is taken for part of the value; with nothing before
   // it, any `#word` is (`chat_id: #general`).
   const comment = (

@@ -69,7 +69,8 @@ export function prepareConfigDocument(doc: Document, text: string, file: string,
     }
   };
   const filters = new FilterValues(doc, text);
-  // `path` is where a node is written, as messages name it; `rules` is the path the rules above read, the
+  // `path` is where a node is written, as messages name it; `rules` is the path the rules above read (and the
+  // template and filter-value rules of unquotedTemplate.ts: a `#` cut, a {mapping} for a template), the
   // same without the merge keys (`<<`, and a merged list's index): a key a merge gives is the taking
   // mapping's, so `two: {<<: {args: [3.10]}}` holds mcp_servers.two.args, and `deliver_extra: {<<: {...}}`
   // the route's ids. A node an alias names is read where its anchor is written.
@@ -87,17 +88,20 @@ export function prepareConfigDocument(doc: Document, text: string, file: string,
       const ids = idValues && !merged;
       const serverArgs = !merged && isServerArgs(rules);
       for (const [i, item] of node.items.entries()) {
-        if (!node.flow) refused(() => refuseFoldedItem(item, [...path, String(i)], text, file, lines));
-        refused(() => refuseCommentedTemplate(item, [...path, String(i)], text, file, lines));
+        const at = [...path, String(i)];
+        if (!node.flow) refused(() => refuseFoldedItem(item, at, text, file, lines));
+        // An item of a merged list is a mapping merged in, no value of the taker's: no text rule reads it.
+        if (!merged)
+          refused(() => refuseCommentedTemplate(item, at, [...rules, String(i)], text, file, lines));
         if (ids || serverArgs) node.items[i] = filters.own(item) as (typeof node.items)[number];
         if (ids) keepNumberText(node.items[i], text);
         if (serverArgs) keepTilde(node.items[i], text);
-        walk(item, [...path, String(i)], merged ? rules : [...rules, String(i)], merged && idValues);
+        walk(item, at, merged ? rules : [...rules, String(i)], merged && idValues);
       }
       return;
     }
     if (!isMap(node)) return;
-    if (node.flow && !takesText(path)) refused(() => refuseUnspacedFlowKeys(node, path, file, lines));
+    if (node.flow && !takesText(rules)) refused(() => refuseUnspacedFlowKeys(node, path, file, lines));
     if (filters.has(node)) {
       const values = filters.keepText(node);
       refused(() => refuseMisreadFilterValues(values, path, text, file, lines));
@@ -121,7 +125,9 @@ export function prepareConfigDocument(doc: Document, text: string, file: string,
         );
         continue;
       }
-      refused(() => refuseCommentedTemplate(pair.value, at, text, file, lines));
+      // The value of `<<` itself is the mapping merged, no value of the taker's (`deliver_extra: {<<: #x}` is
+      // no template: refused as no mapping to merge).
+      if (!merge) refused(() => refuseCommentedTemplate(pair.value, at, ruled, text, file, lines));
       if (!merge && (idValues || key === "cron_job" || isPlatformId(ruled))) {
         pair.value = filters.own(pair.value);
         keepNumberText(pair.value, text);
@@ -219,10 +225,15 @@ function refuseUnspacedFlowKeys(
   }
 }
 
-/** `prompt: PR #{number}` unquoted lost `#{number}` to a YAML comment: refused (src/config/unquotedTemplate.ts). */
+/**
+ * `prompt: PR #{number}` unquoted lost `#{number}` to a YAML comment: refused (src/config/unquotedTemplate.ts).
+ * `rules` is the path the rule reads (without merge keys), `at` where the value is written, as the message
+ * names it (`...deliver_extra.<<.chat_id`).
+ */
 function refuseCommentedTemplate(
   node: unknown,
   at: readonly string[],
+  rules: readonly string[],
   text: string,
   file: string,
   lines: LineCounter,
@@ -231,7 +242,7 @@ function refuseCommentedTemplate(
   if (typeof node.value !== "string" && node.value !== null) return;
   const [, end, nodeEnd] = node.range ?? [];
   if (end === undefined || nodeEnd === undefined) return;
-  const problem = templateCutByComment(at, node.value, text.slice(end, nodeEnd));
+  const problem = templateCutByComment(at, node.value, text.slice(end, nodeEnd), rules);
   if (problem !== undefined)
     throw new SvcError("config_invalid", `${file}: line ${lines.linePos(end).line}: ${problem}`);
 }

@@ -117,3 +117,215 @@ describe("a single value merged where ids are read", () => {
     );
   });
 });
+
+/** The message of the refusal loading `lines` as config.yaml, without the file's path. */
+function refusal(lines: readonly string[]): string {
+  try {
+    load(lines);
+  } catch (err) {
+    return (err as Error).message.replaceAll(`${home?.dir}/config.yaml`, "FILE");
+  }
+  throw new Error("the configuration loaded");
+}
+
+const ROUTES = ["platforms:", "  webhook:", "    secret: s", "    routes:"];
+
+/**
+ * A route's `prompt`, its `deliver_extra` values and its `coalesce.key` are templates: one a merge key gives is
+ * read as a template too, as written in the mapping that takes it, and the messages name where it is written
+ * (`deliver_extra.<<.chat_id`, on its line).
+ */
+describe("template keys through a merge key", () => {
+  it("a deliver_extra value cut by a # is refused at its line, inline, by an alias (at the anchor's line, once) and in a merged list", () => {
+    const advice =
+      "YAML read no value: a # after a space starts a comment, so \"#general\" was dropped — put the template in quotes: chat_id: '#general'";
+    const inline = refusal([
+      ...ROUTES,
+      "      a:",
+      "        prompt: x",
+      "        deliver: slack",
+      "        deliver_extra:",
+      "          <<:",
+      "            chat_id: #general",
+    ]);
+    expect(inline).toBe(`FILE: line 10: platforms.webhook.routes.a.deliver_extra.<<.chat_id: ${advice}`);
+    const aliased = refusal([
+      ...ROUTES,
+      "      a:",
+      "        prompt: x",
+      "        deliver: slack",
+      "        deliver_extra:",
+      "          <<: &ex",
+      "            chat_id: #general",
+      "      b:",
+      "        prompt: y",
+      "        deliver: slack",
+      "        deliver_extra:",
+      "          <<: *ex",
+      "          thread_ts: '1'",
+    ]);
+    expect(aliased).toBe(`FILE: line 10: platforms.webhook.routes.a.deliver_extra.<<.chat_id: ${advice}`);
+    const listed = refusal([
+      ...ROUTES,
+      "      a:",
+      "        prompt: x",
+      "        deliver: slack",
+      "        deliver_extra: &ids {thread_ts: '1'}",
+      "      b:",
+      "        prompt: y",
+      "        deliver: slack",
+      "        deliver_extra:",
+      "          <<:",
+      "            - *ids",
+      "            - chat_id: #general",
+    ]);
+    expect(listed).toBe(`FILE: line 15: platforms.webhook.routes.b.deliver_extra.<<[1].chat_id: ${advice}`);
+  });
+
+  it("a deliver_extra template that keeps text before its cut #{...} is refused with what YAML read", () => {
+    expect(
+      refusal([
+        ...ROUTES,
+        "      a:",
+        "        prompt: x",
+        "        deliver: slack",
+        "        deliver_extra:",
+        "          <<:",
+        "            chat_id: chat #{chat.id}",
+      ]),
+    ).toBe(
+      `FILE: line 10: platforms.webhook.routes.a.deliver_extra.<<.chat_id: YAML read only "chat": a # after a space starts a comment, so "#{chat.id}" was dropped — put the template in quotes: chat_id: 'chat #{chat.id}'`,
+    );
+  });
+
+  it("coalesce.key cut by a # is refused at its line, inline, by an alias and in a merged list", () => {
+    const advice =
+      "YAML read no value: a # after a space starts a comment, so \"#{number}\" was dropped — put the template in quotes: key: '#{number}'";
+    expect(
+      refusal([
+        ...ROUTES,
+        "      a:",
+        "        prompt: x",
+        "        coalesce:",
+        "          <<:",
+        "            key: #{number}",
+      ]),
+    ).toBe(`FILE: line 9: platforms.webhook.routes.a.coalesce.<<.key: ${advice}`);
+    expect(
+      refusal([
+        ...ROUTES,
+        "      a:",
+        "        prompt: x",
+        "        coalesce:",
+        "          <<: &co",
+        "            key: #{number}",
+        "      b:",
+        "        prompt: y",
+        "        coalesce: {<<: *co, window_seconds: 60}",
+      ]),
+    ).toBe(`FILE: line 9: platforms.webhook.routes.a.coalesce.<<.key: ${advice}`);
+    expect(
+      refusal([
+        ...ROUTES,
+        "      a:",
+        "        prompt: x",
+        "        coalesce:",
+        "          <<:",
+        "            - {window_seconds: 60}",
+        "            - key: #{number}",
+      ]),
+    ).toBe(`FILE: line 10: platforms.webhook.routes.a.coalesce.<<[1].key: ${advice}`);
+  });
+
+  it("a prompt cut by a # in a merged platforms or routes mapping is refused at its line", () => {
+    const advice = `YAML read only "PR": a # after a space starts a comment, so "#{number} opened" was dropped — put the template in quotes: prompt: 'PR #{number} opened'`;
+    expect(
+      refusal([
+        "platforms:",
+        "  <<:",
+        "    webhook:",
+        "      secret: s",
+        "      routes:",
+        "        a:",
+        "          prompt: PR #{number} opened",
+      ]),
+    ).toBe(`FILE: line 7: platforms.<<.webhook.routes.a.prompt: ${advice}`);
+    expect(
+      refusal([
+        "platforms:",
+        "  webhook:",
+        "    <<:",
+        "      - {secret: s}",
+        "      - routes:",
+        "          a:",
+        "            prompt: PR #{number} opened",
+      ]),
+    ).toBe(`FILE: line 7: platforms.webhook.<<[1].routes.a.prompt: ${advice}`);
+  });
+
+  it("a filter's value cut by a # that a merge key gives is still refused at its line", () => {
+    expect(
+      refusal([
+        ...ROUTES,
+        "      a:",
+        "        prompt: x",
+        "        filters:",
+        "          - <<:",
+        "              field: channel",
+        "              equals: #general",
+      ]),
+    ).toContain(
+      `FILE: line 10: platforms.webhook.routes.a.filters[0].<<.equals: YAML read no value: a # after a space starts a comment, so "#general" was dropped — put the value in quotes: equals: '#general'`,
+    );
+  });
+
+  it("a template written unquoted as {a:b} and merged in gets the advice to quote it, as written directly, not the missing-space refusal", () => {
+    const deliverExtra =
+      "platforms.webhook.routes.a.deliver_extra.chat_id: expected text (a {template}), a number or true/false — YAML reads a value that starts with { as a mapping: put the template in quotes: chat_id: '{chat:id}'";
+    expect(
+      refusal([...ROUTES, "      a: {prompt: x, deliver: slack, deliver_extra: {chat_id: {chat:id}}}"]),
+    ).toBe(`FILE: ${deliverExtra}`);
+    expect(
+      refusal([...ROUTES, "      a: {prompt: x, deliver: slack, deliver_extra: {<<: {chat_id: {chat:id}}}}"]),
+    ).toBe(`FILE: ${deliverExtra}`);
+    const aliased = refusal([
+      ...ROUTES,
+      "      a: {prompt: x, deliver: slack, deliver_extra: {<<: &ex {chat_id: {chat:id}}}}",
+      "      b: {prompt: x, deliver: slack, deliver_extra: {<<: *ex}}",
+    ]);
+    expect(aliased).toContain(deliverExtra);
+    expect(aliased).toContain(deliverExtra.replace("routes.a.", "routes.b."));
+    expect(aliased).not.toContain("has no space after its colon");
+    expect(
+      refusal([
+        ...ROUTES,
+        "      a: {prompt: x, deliver: slack, deliver_extra: {<<: [{thread_ts: '1'}, {chat_id: {chat:id}}]}}",
+      ]),
+    ).toBe(`FILE: ${deliverExtra}`);
+    expect(refusal([...ROUTES, "      a: {prompt: x, coalesce: {<<: {key: {pr:number}}}}"])).toBe(
+      `FILE: platforms.webhook.routes.a.coalesce.key: expected a string, got {"pr:number":null} — YAML reads a value that starts with { as a mapping: put the template in quotes: key: '{pr:number}'`,
+    );
+  });
+
+  it("a mapping merged into deliver_extra is its settings, not a template: a key without a space after its colon is refused, not dropped", () => {
+    expect(
+      refusal([...ROUTES, "      a: {prompt: x, deliver: slack, deliver_extra: {<<: {chat_id:x}}}"]),
+    ).toContain("platforms.webhook.routes.a.deliver_extra.<<: chat_id:… has no space after its colon");
+  });
+
+  it("the value of << under deliver_extra is no template: one cut by a # is refused as no mapping to merge", () => {
+    expect(
+      refusal([
+        ...ROUTES,
+        "      a:",
+        "        prompt: x",
+        "        deliver: slack",
+        "        deliver_extra:",
+        "          <<: #ids",
+        "          chat_id: '1'",
+      ]),
+    ).toBe(
+      "FILE: line 9: platforms.webhook.routes.a.deliver_extra: the merge key << takes a mapping (its keys are copied in), but it is given a single value — put the anchor on a mapping (&name {...}) and merge that",
+    );
+  });
+});
