@@ -69,6 +69,9 @@ export function prepareConfigDocument(doc: Document, text: string, file: string,
     }
   };
   const filters = new FilterValues(doc, text);
+  // The values refused as cut by a `#`, by where they end: a filter's copy of a value a merge key gives (see
+  // FilterValues) is the same text, named once, where it is written.
+  const cut = new Set<number>();
   // `path` is where a node is written, as messages name it; `rules` is the path the rules above read (and the
   // template and filter-value rules of unquotedTemplate.ts: a `#` cut, a {mapping} for a template), the
   // same without the merge keys (`<<`, and a merged list's index): a key a merge gives is the taking
@@ -92,7 +95,7 @@ export function prepareConfigDocument(doc: Document, text: string, file: string,
         if (!node.flow) refused(() => refuseFoldedItem(item, at, text, file, lines));
         // An item of a merged list is a mapping merged in, no value of the taker's: no text rule reads it.
         if (!merged)
-          refused(() => refuseCommentedTemplate(item, at, [...rules, String(i)], text, file, lines));
+          refused(() => refuseCommentedTemplate(item, at, [...rules, String(i)], text, file, lines, cut));
         if (ids || serverArgs) node.items[i] = filters.own(item) as (typeof node.items)[number];
         if (ids) keepNumberText(node.items[i], text);
         if (serverArgs) keepTilde(node.items[i], text);
@@ -127,7 +130,7 @@ export function prepareConfigDocument(doc: Document, text: string, file: string,
       }
       // The value of `<<` itself is the mapping merged, no value of the taker's (`deliver_extra: {<<: #x}` is
       // no template: refused as no mapping to merge).
-      if (!merge) refused(() => refuseCommentedTemplate(pair.value, at, ruled, text, file, lines));
+      if (!merge) refused(() => refuseCommentedTemplate(pair.value, at, ruled, text, file, lines, cut));
       if (!merge && (idValues || key === "cron_job" || isPlatformId(ruled))) {
         pair.value = filters.own(pair.value);
         keepNumberText(pair.value, text);
@@ -228,7 +231,8 @@ function refuseUnspacedFlowKeys(
 /**
  * `prompt: PR #{number}` unquoted lost `#{number}` to a YAML comment: refused (src/config/unquotedTemplate.ts).
  * `rules` is the path the rule reads (without merge keys), `at` where the value is written, as the message
- * names it (`...deliver_extra.<<.chat_id`).
+ * names it (`...deliver_extra.<<.chat_id`). `cut`: where the values refused so far end; one of them is not
+ * refused again.
  */
 function refuseCommentedTemplate(
   node: unknown,
@@ -237,14 +241,16 @@ function refuseCommentedTemplate(
   text: string,
   file: string,
   lines: LineCounter,
+  cut: Set<number>,
 ): void {
   if (!isScalar(node) || node.type !== Scalar.PLAIN) return;
   if (typeof node.value !== "string" && node.value !== null) return;
   const [, end, nodeEnd] = node.range ?? [];
-  if (end === undefined || nodeEnd === undefined) return;
+  if (end === undefined || nodeEnd === undefined || cut.has(end)) return;
   const problem = templateCutByComment(at, node.value, text.slice(end, nodeEnd), rules);
-  if (problem !== undefined)
-    throw new SvcError("config_invalid", `${file}: line ${lines.linePos(end).line}: ${problem}`);
+  if (problem === undefined) return;
+  cut.add(end);
+  throw new SvcError("config_invalid", `${file}: line ${lines.linePos(end).line}: ${problem}`);
 }
 
 const TEXT_OPERATORS = new Set(["equals", "not_equals", "contains"]);

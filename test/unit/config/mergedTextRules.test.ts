@@ -263,7 +263,8 @@ describe("template keys through a merge key", () => {
     ).toBe(`FILE: line 7: platforms.webhook.<<[1].routes.a.prompt: ${advice}`);
   });
 
-  it("a filter's value cut by a # that a merge key gives is still refused at its line", () => {
+  it("a filter's value cut by a # that a merge key gives is refused once, at its line, inline, by an alias and in a merged list", () => {
+    const advice = `YAML read no value: a # after a space starts a comment, so "#general" was dropped — put the value in quotes: equals: '#general'`;
     expect(
       refusal([
         ...ROUTES,
@@ -274,9 +275,32 @@ describe("template keys through a merge key", () => {
         "              field: channel",
         "              equals: #general",
       ]),
-    ).toContain(
-      `FILE: line 10: platforms.webhook.routes.a.filters[0].<<.equals: YAML read no value: a # after a space starts a comment, so "#general" was dropped — put the value in quotes: equals: '#general'`,
-    );
+    ).toBe(`FILE: line 10: platforms.webhook.routes.a.filters[0].<<.equals: ${advice}`);
+    expect(
+      refusal([
+        ...ROUTES,
+        "      a:",
+        "        prompt: x",
+        "        filters:",
+        "          - <<: &general",
+        "              field: channel",
+        "              equals: #general",
+        "      b:",
+        "        prompt: y",
+        "        filters: [{<<: *general}]",
+      ]),
+    ).toBe(`FILE: line 10: platforms.webhook.routes.a.filters[0].<<.equals: ${advice}`);
+    expect(
+      refusal([
+        ...ROUTES,
+        "      a:",
+        "        prompt: x",
+        "        filters:",
+        "          - <<:",
+        "              - {field: channel}",
+        "              - equals: #general",
+      ]),
+    ).toBe(`FILE: line 10: platforms.webhook.routes.a.filters[0].<<[1].equals: ${advice}`);
   });
 
   it("a template written unquoted as {a:b} and merged in gets the advice to quote it, as written directly, not the missing-space refusal", () => {
