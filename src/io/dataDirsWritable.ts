@@ -63,8 +63,15 @@ function refusal(path: string, mode: number): Refused | undefined {
   }
 }
 
+/**
+ * The entry a file system keeps at the top of its root for the files its repair finds (ext4's, root's with mode
+ * 0700): at the top of a data directory that is a mount point of its own (a volume at `SVC_HOME/state`). svc never
+ * writes into it.
+ */
+const LOST_FOUND = "lost+found";
+
 /** The first entry under `dir` (itself included) this user cannot read and write. */
-function firstRefused(dir: string, deep: boolean, budget: { left: number }): Refused | undefined {
+function firstRefused(dir: string, deep: boolean, budget: { left: number }, top = true): Refused | undefined {
   const own = refusal(dir, constants.R_OK | constants.W_OK | constants.X_OK);
   if (own !== undefined || !deep) return own;
   let entries: Dirent[];
@@ -75,10 +82,11 @@ function firstRefused(dir: string, deep: boolean, budget: { left: number }): Ref
   }
   for (const entry of entries) {
     if (--budget.left < 0) return undefined;
+    if (top && entry.name === LOST_FOUND) continue;
     const path = join(dir, entry.name);
     // Symbolic links are left alone: where they lead is the user's choice.
     if (entry.isDirectory()) {
-      const found = firstRefused(path, true, budget);
+      const found = firstRefused(path, true, budget, false);
       if (found !== undefined) return found;
     } else if (entry.isFile()) {
       const found = refusal(path, constants.R_OK | constants.W_OK);

@@ -56,3 +56,32 @@ export function svcAsUser(
     }),
   );
 }
+
+/**
+ * `svc gateway run --port 0` on `home` as `svcAsUser`'s user: whether it listened (it is then stopped with
+ * SIGTERM), its exit code and what it wrote to stderr. A start refused ends by itself, before it listens.
+ */
+export function gatewayRunAsUser(
+  home: string,
+): Promise<{ listened: boolean; code: number | null; stderr: string }> {
+  const argv = [process.execPath, ...SVC_ARGV, "gateway", "run", "--port", "0"];
+  const [command, ...rest] = AS_ROOT
+    ? ["setpriv", `--reuid=${OTHER_USER}`, `--regid=${OTHER_USER}`, "--clear-groups", ...argv]
+    : argv;
+  const child = spawn(command as string, rest, {
+    env: { PATH: process.env.PATH ?? "", HOME: home, SVC_HOME: home },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  let listened = false;
+  child.stdout.on("data", (d) => {
+    stdout += d;
+    if (!listened && stdout.includes("Listening on")) {
+      listened = true;
+      child.kill("SIGTERM");
+    }
+  });
+  child.stderr.on("data", (d) => (stderr += d));
+  return new Promise((resolve) => child.on("exit", (code) => resolve({ listened, code, stderr })));
+}

@@ -2,7 +2,7 @@ import { chmodSync, chownSync, existsSync, mkdirSync, symlinkSync, writeFileSync
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { AS_ROOT, OTHER_USER, ownedTempDirs, svcAsUser } from "../../helpers/svcAsUser.js";
+import { AS_ROOT, gatewayRunAsUser, OTHER_USER, ownedTempDirs, svcAsUser } from "../../helpers/svcAsUser.js";
 
 /**
  * A `sessions/` (or any data directory) made by root — `sudo svc gateway run` once, a volume restored as
@@ -119,6 +119,43 @@ describe("a data directory this user cannot write", { timeout: 30_000 }, () => {
       expect(check.code).toBe(0);
     },
   );
+
+  // Seen: check and start refused "…/state (…/state/lost+found, owned by uid 0): cannot be written by this user".
+  it.runIf(AS_ROOT)(
+    "a lost+found of root's at the top of state/ and logs/ (each a volume of its own) is none of the gateway's: the check passes and the gateway starts",
+    async () => {
+      const home = ownDir();
+      for (const name of ["state", "logs"]) {
+        mkdirSync(join(home, name));
+        chownSync(join(home, name), OTHER_USER, OTHER_USER);
+        // As mkfs.ext4 leaves it at the top of a file system: root's, mode 0700.
+        mkdirSync(join(home, name, "lost+found"), { mode: 0o700 });
+      }
+      const check = await svcAsUser(home, ["config", "check"]);
+      expect(check.stderr).not.toContain("lost+found");
+      expect(check.stderr).not.toContain("cannot be written");
+      expect(check.code).toBe(0);
+      const run = await gatewayRunAsUser(home);
+      expect(run.stderr).toBe("");
+      expect(run.listened).toBe(true);
+      expect(run.code).toBe(0);
+    },
+  );
+
+  // Only at the top: deeper down, a directory of that name is no file system's own, and is checked as any other.
+  it.runIf(AS_ROOT)("a lost+found of root's below the top of a data directory is checked", async () => {
+    const home = ownDir();
+    const runs = join(home, "sessions", "webhook-runs");
+    mkdirSync(runs, { recursive: true });
+    chownSync(join(home, "sessions"), OTHER_USER, OTHER_USER);
+    chownSync(runs, OTHER_USER, OTHER_USER);
+    mkdirSync(join(runs, "lost+found"), { mode: 0o700 });
+    const check = await svcAsUser(home, ["config", "check"]);
+    expect(check.code).toBe(1);
+    expect(check.stderr).toContain(
+      `${join(home, "sessions")} (${join(runs, "lost+found")}, owned by uid 0): cannot be written by this user`,
+    );
+  });
 
   // Seen: check exit 0 and the gateway started, then each run warned "run session not recorded … EACCES … mkdir".
   it.runIf(AS_ROOT)(
