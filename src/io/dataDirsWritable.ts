@@ -3,6 +3,7 @@ import { userInfo } from "node:os";
 import { join, relative, sep } from "node:path";
 import { DEFAULT_PROFILE, PROFILE_NAME } from "../config/paths.js";
 import { linkTargetSync } from "./linkChain.js";
+import { isProfileDir } from "./profiles.js";
 
 /**
  * The directories the gateway writes in SVC_HOME and in each profile's directory, what it keeps in each, and
@@ -111,11 +112,13 @@ type Found =
 function dataDirs(home: string): Found[] {
   const roots = [home];
   try {
-    // Only a profile's directory, as the profiles are found: a `lost+found` or another directory whose name is
-    // no profile's is none of the gateway's, whoever owns it.
-    for (const entry of readdirSync(join(home, "profiles"), { withFileTypes: true }))
-      if (entry.isDirectory() && entry.name !== DEFAULT_PROFILE && PROFILE_NAME.test(entry.name))
-        roots.push(join(home, "profiles", entry.name));
+    // Only a profile's directory, as the profiles are found (a directory, or a symbolic link to one: a profile kept
+    // in a dotfiles checkout): a `lost+found` or another directory whose name is no profile's is none of the
+    // gateway's, whoever owns it.
+    const profiles = join(home, "profiles");
+    for (const entry of readdirSync(profiles, { withFileTypes: true }))
+      if (entry.name !== DEFAULT_PROFILE && PROFILE_NAME.test(entry.name) && isProfileDir(profiles, entry))
+        roots.push(join(profiles, entry.name));
   } catch {}
   const dirs: (readonly [dir: string, name: string, holds: string, deep: boolean])[] = HOME_DIRS.map(
     ([name, holds, deep]) => [join(home, name), name, holds, deep],

@@ -10,7 +10,7 @@ import { openFilesFix } from "./openFiles.js";
  * A directory entry that is a profile's directory: a directory, or a symbolic link to one (a profile kept
  * elsewhere, such as in a dotfiles checkout: svc reads and writes its files through the link).
  */
-function isProfileDir(dir: string, entry: Dirent): boolean {
+export function isProfileDir(dir: string, entry: Dirent): boolean {
   if (entry.isDirectory()) return true;
   if (!entry.isSymbolicLink()) return false;
   try {

@@ -103,6 +103,26 @@ describe("a data directory this user cannot write", { timeout: 30_000 }, () => {
     },
   );
 
+  // Seen: check exit 0 and the gateway started, while a profile's directory (not a link) with the same was refused.
+  it.runIf(AS_ROOT)(
+    "a profile's directory that is a symbolic link (a dotfiles checkout) is checked as one that is not",
+    async () => {
+      const base = ownDir();
+      const home = join(base, "home");
+      const work = join(base, "dotfiles", "work");
+      mkdirSync(join(home, "profiles"), { recursive: true });
+      mkdirSync(work, { recursive: true });
+      for (const dir of [home, join(home, "profiles"), join(base, "dotfiles"), work])
+        chownSync(dir, OTHER_USER, OTHER_USER);
+      symlinkSync(work, join(home, "profiles", "work"));
+      // root's, made through the link by a run as root.
+      const sessions = join(home, "profiles", "work", "sessions");
+      mkdirSync(sessions, { mode: 0o755 });
+      const problem = `${sessions} (owned by uid 0): cannot be written by this user (${USER}, uid ${UID}) — the gateway keeps its sessions, stores and logs there: give them to this user: chown -R ${USER} ${sessions} (as root), then start it again`;
+      await expectRefusedOnce(home, problem);
+    },
+  );
+
   // Seen: check and start refused "…/profiles/lost+found (owned by uid 0): cannot be written by this user".
   it.runIf(AS_ROOT)(
     "a directory of root's under profiles/ whose name is no profile's (lost+found) is none of the gateway's: the check passes",
