@@ -1,8 +1,8 @@
 import { accessSync, constants, type Dirent, lstatSync, readdirSync, statSync } from "node:fs";
 import { userInfo } from "node:os";
-import { join, relative, sep } from "node:path";
+import { join } from "node:path";
 import { DEFAULT_PROFILE, PROFILE_NAME } from "../config/paths.js";
-import { linkTargetSync } from "./linkChain.js";
+import { closedOnTheWay } from "./linkChain.js";
 import { isProfileDir } from "./profiles.js";
 
 /**
@@ -136,7 +136,7 @@ function dataDirs(home: string): Found[] {
       if (code === "ELOOP") {
         if (name !== OWN_LOOP_CHECK) found.push({ kind: "loop", dir, holds });
       } else if (code === "EACCES") {
-        const refused = blockedOnTheWay(home, dir) ?? blockedBeyondLink(dir);
+        const refused = blockedOnTheWay(dir);
         if (!blockers.has(refused.path)) {
           blockers.add(refused.path);
           found.push({ kind: "refused", dir: refused.path, refused });
@@ -148,43 +148,17 @@ function dataDirs(home: string): Found[] {
 }
 
 /**
- * The directory on the way from `home` to `dir` this user may not look into (a profile's directory root's
- * with mode 0700), with its owner; undefined when none is (the refusal is then `dir`'s own, said by its check).
+ * For a data directory this user may not get to: the directory on the way that refuses it (a profile's directory of
+ * root's with mode 0700; with `sessions -> /srv/private/sessions`, /srv/private root's with mode 0700), every link
+ * on the way followed to where it leads (`closedOnTheWay`), with its owner; else the data directory itself, refused.
  */
-function blockedOnTheWay(home: string, dir: string): Refused | undefined {
-  const names = relative(home, dir).split(sep).slice(0, -1);
-  let at = home;
-  for (const name of ["", ...names]) {
-    at = join(at, name);
-    try {
-      accessSync(at, constants.X_OK);
-    } catch (err) {
-      let owner = -1;
-      try {
-        owner = statSync(at).uid;
-      } catch {}
-      return { path: at, owner, code: (err as NodeJS.ErrnoException).code ?? "EACCES" };
-    }
-  }
-  return undefined;
-}
-
-/**
- * For a data directory this user may not get to though every directory from SVC_HOME to it may be looked into:
- * the directory on the way to where its link leads that refuses this user (`sessions -> /srv/private/sessions`,
- * /srv/private root's with mode 0700), with its owner; else the directory itself, refused.
- */
-function blockedBeyondLink(dir: string): Refused {
-  const target = linkTargetSync(dir);
-  if (target !== undefined) {
-    const refused = blockedOnTheWay(sep, target);
-    if (refused !== undefined) return refused;
-  }
+function blockedOnTheWay(dir: string): Refused {
+  const closed = closedOnTheWay(dir);
   let owner = -1;
   try {
-    owner = lstatSync(dir).uid;
+    owner = closed === undefined ? lstatSync(dir).uid : statSync(closed).uid;
   } catch {}
-  return { path: dir, owner, code: "EACCES" };
+  return { path: closed ?? dir, owner, code: "EACCES" };
 }
 
 /**

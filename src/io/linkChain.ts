@@ -1,4 +1,4 @@
-import { accessSync, constants, readlinkSync, realpathSync, type Stats, statSync } from "node:fs";
+import { accessSync, constants, lstatSync, readlinkSync, realpathSync, type Stats, statSync } from "node:fs";
 import { readlink, realpath, stat } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, parse, resolve, sep } from "node:path";
 
@@ -281,16 +281,38 @@ export function onTheWay(end: string): string {
   return ` (${step}, on the way, ${found === undefined ? "is not there" : "is a file"})`;
 }
 
-/** The first directory on the way to `path` that this user may not look into (no search permission), if any. */
+/**
+ * The first directory on the way to `path` that this user may not look into (no search permission), if any. A name
+ * reached that is a symbolic link (`path` itself too) is followed where it leads (`linkChainSync`), and the walk
+ * goes on along that path: the directory named is the one that refuses (`priv`, with `lnk -> priv/deep`), never a
+ * link on the way to it, whose owner and mode no chown or chmod of its name would change. Undefined for a loop of
+ * links, and where a name is missing or a file.
+ */
 export function closedOnTheWay(path: string): string | undefined {
+  let names = path.split(sep).filter((part) => part !== "");
   let at = parse(path).root;
-  for (const name of path.split(sep).filter((part) => part !== "")) {
+  let links = MAX_LINKS;
+  for (;;) {
+    const name = names.shift();
+    if (name === undefined) return undefined;
     try {
       accessSync(at, constants.X_OK);
     } catch (err) {
       return (err as NodeJS.ErrnoException).code === "EACCES" ? at : undefined;
     }
-    at = join(at, name);
+    const next = join(at, name);
+    let link = false;
+    try {
+      link = lstatSync(next).isSymbolicLink();
+    } catch {}
+    if (!link) {
+      // No name in `at` is a link: a `..` after it goes up where its text does.
+      at = next;
+      continue;
+    }
+    const target = linkChainSync(next)?.at(-1);
+    if (target === undefined || --links < 0) return undefined;
+    names = [...target.split(sep).filter((part) => part !== ""), ...names];
+    at = parse(target).root;
   }
-  return undefined;
 }

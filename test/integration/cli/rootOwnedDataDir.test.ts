@@ -194,6 +194,42 @@ describe("a data directory this user cannot write", { timeout: 30_000 }, () => {
     },
   );
 
+  // Seen: "<base>/ea-lnk: cannot be written by this user … chmod -R u+rwX <base>/ea-lnk", the link reached on the
+  // way named, with a chmod that cannot change it; a direct sessions -> ../priv/deep/sessions named priv.
+  it.runIf(AS_ROOT)(
+    "a data directory linked by way of a second link into a directory of root's names that directory, not the link",
+    async () => {
+      const base = ownDir();
+      const home = join(base, "h");
+      mkdirSync(home);
+      chownSync(home, OTHER_USER, OTHER_USER);
+      const priv = join(base, "priv");
+      mkdirSync(join(priv, "deep", "sessions"), { recursive: true });
+      chmodSync(priv, 0o700);
+      symlinkSync("priv/deep", join(base, "ea-lnk"));
+      symlinkSync("../ea-lnk/sessions", join(home, "sessions"));
+      const problem = `${priv} (owned by uid 0): cannot be written by this user (${USER}, uid ${UID}) — the gateway keeps its sessions, stores and logs there: give them to this user: chown -R ${USER} ${priv} (as root), then start it again`;
+      await expectRefusedOnce(home, problem);
+    },
+  );
+
+  // Seen: "<home>/profiles/work (owned by uid 0): … chown -R nobody <home>/profiles/work", which changes the link only.
+  it.runIf(AS_ROOT)(
+    "a profile's directory that is a symbolic link to a directory of root's this user may not look into names that directory",
+    async () => {
+      const base = ownDir();
+      const home = join(base, "home");
+      mkdirSync(join(home, "profiles"), { recursive: true });
+      chownSync(home, OTHER_USER, OTHER_USER);
+      chownSync(join(home, "profiles"), OTHER_USER, OTHER_USER);
+      const work = join(base, "dotfiles-work");
+      mkdirSync(work, { mode: 0o700 });
+      symlinkSync(work, join(home, "profiles", "work"));
+      const problem = `${work} (owned by uid 0): cannot be written by this user (${USER}, uid ${UID}) — the gateway keeps its sessions, stores and logs there: give them to this user: chown -R ${USER} ${work} (as root), then start it again`;
+      await expectRefusedOnce(home, problem);
+    },
+  );
+
   it("a directory of this user's closed to writing is refused with the chmod that fixes it", async () => {
     const home = ownDir();
     const deliveries = join(home, "deliveries");
