@@ -1,4 +1,4 @@
-import { accessSync, constants, readlinkSync, type Stats, statfsSync, statSync } from "node:fs";
+import { accessSync, constants, lstatSync, readlinkSync, type Stats, statfsSync, statSync } from "node:fs";
 import { dirname, join, resolve, sep } from "node:path";
 import { describeError, SvcError } from "../errors.js";
 import { dataDirsProblem, START_MAX_ENTRIES, userName } from "./dataDirsWritable.js";
@@ -51,24 +51,62 @@ function linkTo(path: string): { readonly said: string; readonly fix: string } |
 }
 
 /**
- * The first name on the way to `path` that the system cannot resolve for a loop of links (ELOOP): the link
- * that leads into the loop; undefined when none is found (the loop was undone meanwhile).
+ * A name above SVC_HOME where a directory must be, and is not: a symbolic link into a loop of links (ELOOP), one to
+ * nothing (a dotfiles checkout moved away) or to a file, or a file.
  */
-function loopOnTheWay(path: string): string | undefined {
+interface NoDirectory {
+  readonly kind: "loop" | "link to nothing" | "link to a file" | "file";
+  readonly at: string;
+}
+
+/**
+ * The first name on the way to `path` (`path` itself aside) that is no directory, walked from `/` with `lstat`, a
+ * link followed where it leads; undefined when each is a directory (or a link to one) down to one not there yet
+ * (made with `path`), or one this user may not look into (a refusal, said as one).
+ */
+function noDirectoryOnTheWay(path: string): NoDirectory | undefined {
   const names = resolve(path)
     .split(sep)
-    .filter((name) => name !== "");
+    .filter((name) => name !== "")
+    .slice(0, -1);
   let at: string = sep;
   for (const name of names) {
     at = join(at, name);
+    let link = false;
     try {
-      statSync(at, { throwIfNoEntry: false });
+      const found = lstatSync(at, { throwIfNoEntry: false });
+      if (found === undefined) return undefined;
+      if (found.isDirectory()) continue;
+      if (!found.isSymbolicLink()) return { kind: "file", at };
+      link = true;
+      if (!statSync(at).isDirectory()) return { kind: "link to a file", at };
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ELOOP") return at;
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === "ELOOP") return { kind: "loop", at };
+      // ENOTDIR: a link to a name below a file, which is not there either.
+      if (link && (code === "ENOENT" || code === "ENOTDIR")) return { kind: "link to nothing", at };
       return undefined;
     }
   }
   return undefined;
+}
+
+/** Why SVC_HOME, below `way`, can be neither made nor used, and what to do. */
+function noDirectoryProblem(home: string, way: NoDirectory): string {
+  if (way.kind === "loop")
+    return `${home}: SVC_HOME is in a loop of symbolic links on the way to it (${way.at}) — point that link at a directory, or set SVC_HOME to another one`;
+  const chain = way.kind === "link to a file" ? linkChainSync(way.at) : undefined;
+  const target = chain?.at(-1);
+  const is =
+    way.kind === "file"
+      ? { said: "a file, not a directory", fix: "move that file away" }
+      : chain !== undefined && target !== undefined
+        ? {
+            said: `a symbolic link to ${target}${byWayOf(chain)}, which is a file, not a directory`,
+            fix: "point the link at a directory",
+          }
+        : (linkTo(way.at) ?? INTO_A_LOOP);
+  return `${home}: SVC_HOME cannot be made: ${way.at}, on the way to it, is ${is.said} — ${is.fix}, or set SVC_HOME to another one`;
 }
 
 /**
@@ -83,15 +121,20 @@ export function homeProblem(home: string): string | undefined {
   } catch (err) {
     // A loop of links (ELOOP) is a link too: named as one, not as a directory that cannot be written.
     const code = (err as NodeJS.ErrnoException).code;
-    if (code !== "ENOENT" && code !== "ELOOP") return homeNotWritable(home, err).message;
+    if (code !== "ENOENT" && code !== "ELOOP" && code !== "ENOTDIR")
+      return homeNotWritable(home, err).message;
     const to = linkTo(home);
     if (to !== undefined)
       return `${home}: SVC_HOME is ${to.said} — ${to.fix}, or set SVC_HOME to another one`;
+    // A loop, a link to nothing or a file on the way (`hl -> hl`, SVC_HOME=hl/.svc): no directory can be made there.
+    const way = noDirectoryOnTheWay(home);
+    if (way !== undefined) return noDirectoryProblem(home, way);
     // Missing: the gateway makes it, where it can.
     if (code === "ENOENT") return missingHomeProblem(home);
-    // A loop on the way (`hl -> hl`, SVC_HOME=hl/.svc): SVC_HOME is no link itself, nor can it be read as one.
-    const link = loopOnTheWay(home);
-    return `${home}: SVC_HOME is in a loop of symbolic links on the way to it${link === undefined ? "" : ` (${link})`} — point ${link === undefined ? "the link" : "that link"} at a directory, or set SVC_HOME to another one`;
+    // A loop undone since it was met: named without its link.
+    if (code === "ELOOP")
+      return `${home}: SVC_HOME is in a loop of symbolic links on the way to it — point the link at a directory, or set SVC_HOME to another one`;
+    return homeNotWritable(home, err).message;
   }
   if (!isDirectory)
     return `${home}: SVC_HOME is not a directory — move that file away (the gateway makes the directory), or set SVC_HOME to a directory`;

@@ -154,6 +154,43 @@ describe("a link to nothing in SVC_HOME is named where the system reads it", () 
     expect(run.stderr).toBe(`svc: ${problem}\n`);
   });
 
+  // Seen: config check "ok" (exit 0), gateway run "SVC_HOME cannot be written (ENOENT … mkdir …) — … fix its owner
+  // or permissions (or free disk space)", cron create a bare "svc: ENOENT: no such file or directory, mkdir '…/cron'";
+  // below a file, "SVC_HOME cannot be written (ENOTDIR …) — … fix its owner or permissions".
+  it("an SVC_HOME below a link to nothing, or below a file, names it: config check, gateway run and start, cron create", async () => {
+    home = tempHome();
+    const dang = join(home.dir, "dang");
+    symlinkSync(join(home.dir, "nowhere", "x"), dang);
+    const file = home.write("f1", "");
+    const cases = [
+      [
+        join(dang, ".svc"),
+        `${join(dang, ".svc")}: SVC_HOME cannot be made: ${dang}, on the way to it, is a symbolic link to ${join(home.dir, "nowhere", "x")}, which does not exist — create that directory, or set SVC_HOME to another one`,
+      ],
+      [
+        join(file, ".svc"),
+        `${join(file, ".svc")}: SVC_HOME cannot be made: ${file}, on the way to it, is a file, not a directory — move that file away, or set SVC_HOME to another one`,
+      ],
+    ] as const;
+    for (const [h, problem] of cases) {
+      const env = { SVC_HOME: h };
+      const check = await svc(home, ["config", "check"], { env });
+      expect(check.code).toBe(1);
+      expect(check.stderr).toContain(problem);
+      expect(check.stderr).not.toContain("cannot be written");
+      for (const command of ["run", "start"]) {
+        const started = await svc(home, ["gateway", command, "--port", "0"], { env, timeoutMs: 20_000 });
+        expect(started.code).toBe(1);
+        expect(started.stderr).toBe(`svc: ${problem}\n`);
+      }
+      const create = await svc(home, ["cron", "create", "--name", "a", "--schedule", "1h", "--prompt", "x"], {
+        env,
+      });
+      expect(create.code).toBe(1);
+      expect(create.stderr.startsWith(`svc: ${problem} (`)).toBe(true);
+    }
+  });
+
   // Seen: "… a symbolic link to <home>/gone/../env, which does not exist", not what on the way is missing.
   it("a link whose `..` follows a name that is not there names that name", async () => {
     home = tempHome();

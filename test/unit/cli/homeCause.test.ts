@@ -8,10 +8,10 @@ describe("homeCause: a failure caused by SVC_HOME itself", () => {
   it("is said once when the failure is the gateway's own refusal of SVC_HOME (svc gateway run|start)", () => {
     const parent = tempHome();
     try {
-      // A path under a file: stat fails with ENOTDIR, which names no ENOENT, so the home is 'cannot be written'.
+      // A path under a file: stat fails with ENOTDIR, and the file on the way is named.
       const home = `${parent.write("file", "x")}/sub`;
       const problem = homeProblem(home) as string;
-      expect(problem).toContain("SVC_HOME cannot be written (ENOTDIR");
+      expect(problem).toContain("on the way to it, is a file, not a directory");
       expect(homeCause(new SvcError("startup_refused", problem), () => home)).toBeUndefined();
     } finally {
       parent.cleanup();

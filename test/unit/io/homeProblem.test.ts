@@ -35,6 +35,38 @@ describe("an SVC_HOME that cannot be the data directory", () => {
     expect((await checkConfig({ home, env: {} })).problems).toContain(problem);
   });
 
+  // Seen: below a link to nothing, no problem (the start then failed on mkdir's ENOENT); below a file, "SVC_HOME
+  // cannot be written (ENOTDIR …) — … fix its owner or permissions".
+  it("one below a link to nothing, a link to a file or a file names that name", () => {
+    dir = tempHome();
+    const file = dir.write("f1", "");
+    const made = (at: string, is: string) =>
+      `${join(at, "a", ".svc")}: SVC_HOME cannot be made: ${at}, on the way to it, is ${is}, or set SVC_HOME to another one`;
+    // Two links to nothing, the last named after where they lead.
+    symlinkSync(join(dir.dir, "nowhere"), join(dir.dir, "l1"));
+    symlinkSync("l1", join(dir.dir, "dang"));
+    expect(homeProblem(join(dir.dir, "dang", "a", ".svc"))).toBe(
+      made(
+        join(dir.dir, "dang"),
+        `a symbolic link to ${join(dir.dir, "nowhere")} (by way of ${join(dir.dir, "l1")}), which does not exist — create that directory`,
+      ),
+    );
+    expect(homeProblem(join(file, "a", ".svc"))).toBe(
+      made(file, "a file, not a directory — move that file away"),
+    );
+    symlinkSync("f1", join(dir.dir, "lf"));
+    expect(homeProblem(join(dir.dir, "lf", "a", ".svc"))).toBe(
+      made(
+        join(dir.dir, "lf"),
+        `a symbolic link to ${file}, which is a file, not a directory — point the link at a directory`,
+      ),
+    );
+    // Below a directory reached through a link: missing, made at start.
+    mkdirSync(join(dir.dir, "real"));
+    symlinkSync("real", join(dir.dir, "to-real"));
+    expect(homeProblem(join(dir.dir, "to-real", "a", ".svc"))).toBeUndefined();
+  });
+
   it("a missing one (made at start) and a writable directory are fine", () => {
     dir = tempHome();
     expect(homeProblem(join(dir.dir, "not-yet", "home"))).toBeUndefined();
