@@ -2,7 +2,7 @@ import { accessSync, constants, type Dirent, lstatSync, readdirSync, statSync } 
 import { userInfo } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_PROFILE, PROFILE_NAME } from "../config/paths.js";
-import { closedOnTheWay } from "./linkChain.js";
+import { closedOnTheWay, LOOP_OF_LINKS } from "./linkChain.js";
 import { isProfileDir } from "./profiles.js";
 
 /**
@@ -177,7 +177,7 @@ export function dataDirsProblem(
   for (const dir of dataDirs(home)) {
     if (dir.kind === "loop") {
       loops.push(
-        `${dir.dir}: a symbolic link into a loop of links — the gateway keeps its ${dir.holds} there: point the link at a directory, or remove the link`,
+        `${dir.dir}: a symbolic link into ${LOOP_OF_LINKS} — the gateway keeps its ${dir.holds} there: point the link at a directory, or remove the link`,
       );
       continue;
     }

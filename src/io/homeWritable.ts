@@ -2,7 +2,7 @@ import { accessSync, constants, lstatSync, readlinkSync, type Stats, statfsSync,
 import { dirname, join, resolve, sep } from "node:path";
 import { describeError, SvcError } from "../errors.js";
 import { dataDirsProblem, START_MAX_ENTRIES, userName } from "./dataDirsWritable.js";
-import { byWayOf, linkChainSync, onTheWay } from "./linkChain.js";
+import { byWayOf, LOOP_OF_LINKS, linkChainSync, onTheWay } from "./linkChain.js";
 import { makeDirs } from "./makeDirs.js";
 
 /**
@@ -26,14 +26,15 @@ export function homeNotWritable(home: string, err: unknown): SvcError {
 }
 
 const INTO_A_LOOP = {
-  said: "a symbolic link into a loop of links",
+  said: `a symbolic link into ${LOOP_OF_LINKS}`,
   fix: "point the link at a directory",
 } as const;
 
 /**
  * What `path`, which is not there (or is in a loop of links: ELOOP), is when it is a symbolic link, and what makes
  * it a directory: `a symbolic link to <target>, which does not exist`, named where the system reads it, each link on
- * the way after it (`linkChainSync`), or `a symbolic link into a loop of links`. Undefined for no link.
+ * the way after it (`linkChainSync`), or `a symbolic link into a loop of links, or a chain of more than 40`. Undefined
+ * for no link.
  */
 function linkTo(path: string): { readonly said: string; readonly fix: string } | undefined {
   try {
@@ -94,7 +95,7 @@ function noDirectoryOnTheWay(path: string): NoDirectory | undefined {
 /** Why SVC_HOME, below `way`, can be neither made nor used, and what to do. */
 function noDirectoryProblem(home: string, way: NoDirectory): string {
   if (way.kind === "loop")
-    return `${home}: SVC_HOME is in a loop of symbolic links on the way to it (${way.at}) — point that link at a directory, or set SVC_HOME to another one`;
+    return `${home}: SVC_HOME is in ${LOOP_OF_LINKS}, on the way to it (${way.at}) — point that link at a directory, or set SVC_HOME to another one`;
   const chain = way.kind === "link to a file" ? linkChainSync(way.at) : undefined;
   const target = chain?.at(-1);
   const is =
@@ -133,7 +134,7 @@ export function homeProblem(home: string): string | undefined {
     if (code === "ENOENT") return missingHomeProblem(home);
     // A loop undone since it was met: named without its link.
     if (code === "ELOOP")
-      return `${home}: SVC_HOME is in a loop of symbolic links on the way to it — point the link at a directory, or set SVC_HOME to another one`;
+      return `${home}: SVC_HOME is in ${LOOP_OF_LINKS}, on the way to it — point the link at a directory, or set SVC_HOME to another one`;
     return homeNotWritable(home, err).message;
   }
   if (!isDirectory)
@@ -242,7 +243,7 @@ export function gatewayDirProblem(
       found = statSync(file, { throwIfNoEntry: false });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "ELOOP") throw err;
-      return `${file}: a symbolic link that leads back to itself (ELOOP) — the gateway writes ${holds} in a file of this name: remove the link`;
+      return `${file}: a symbolic link into ${LOOP_OF_LINKS} (ELOOP) — the gateway writes ${holds} in a file of this name: remove the link`;
     }
     if (found?.isDirectory())
       return `${file}: a directory — the gateway writes ${holds} in a file of this name: move that directory away`;

@@ -14,6 +14,13 @@ import { basename, dirname, isAbsolute, join, parse, resolve, sep } from "node:p
 /** Symbolic links followed at most in one resolution, as the system follows them in one path (Linux's MAXSYMLINKS). */
 const MAX_LINKS = 40;
 
+/**
+ * Where a resolution that failed with ELOOP led, as a message says it (`a symbolic link into …`): the system gives up
+ * past 40 links, in a loop of links or in a chain longer than that (`l0 -> l1 -> … -> l40 -> dir`), and its answer
+ * does not tell them apart; nor does the walk, which leaves the names on the way to it.
+ */
+export const LOOP_OF_LINKS = `a loop of links, or a chain of more than ${MAX_LINKS}`;
+
 /** What the walk asks of the file system (`directory`: whether `path` is one). */
 interface Ask {
   readonly op: "realpath" | "readlink" | "directory";

@@ -3,7 +3,7 @@ import { isAbsolute, join, resolve, sep } from "node:path";
 import { expandHome } from "../config/interpolate.js";
 import { nearMiss } from "../config/nearMiss.js";
 import { DEFAULT_PROFILE, PROFILE_NAME, profilesAmong } from "../config/paths.js";
-import { byWayOf, linkChainSync } from "./linkChain.js";
+import { byWayOf, LOOP_OF_LINKS, linkChainSync } from "./linkChain.js";
 import { openFilesFix } from "./openFiles.js";
 
 /**
@@ -149,7 +149,7 @@ function unusableEntryMessage(dir: string, entry: Dirent): string {
 function linkToNoDirectory(path: string): { readonly said: string; readonly fix: string } {
   const pointAt = "point the link at a directory";
   const chain = linkChainSync(path);
-  if (chain === undefined) return { said: `${path}: a symbolic link into a loop of links`, fix: pointAt };
+  if (chain === undefined) return { said: `${path}: a symbolic link into ${LOOP_OF_LINKS}`, fix: pointAt };
   const target = chain.at(-1);
   if (target === undefined)
     return {

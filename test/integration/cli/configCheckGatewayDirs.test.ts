@@ -57,7 +57,7 @@ describe("svc config check and the gateway's own directories in SVC_HOME", () =>
     home = tempHome();
     mkdirSync(join(home.dir, "logs"));
     symlinkSync("gateway.log", join(home.dir, "logs", "gateway.log"));
-    const problem = `${join(home.dir, "logs", "gateway.log")}: a symbolic link that leads back to itself (ELOOP) — the gateway writes its log in a file of this name: remove the link`;
+    const problem = `${join(home.dir, "logs", "gateway.log")}: a symbolic link into a loop of links, or a chain of more than 40 (ELOOP) — the gateway writes its log in a file of this name: remove the link`;
     const check = await svc(home, ["config", "check"]);
     expect(check.code).toBe(1);
     expect(check.stderr).toContain(problem);
@@ -87,7 +87,7 @@ describe("svc config check and the gateway's own directories in SVC_HOME", () =>
     const check = await svc(home, ["config", "check"]);
     expect(check.stderr).not.toContain("ELOOP");
     expect(check.stderr).toContain(
-      `Warning: ${join(home.dir, "cron")}: a symbolic link into a loop of links — the default profile's cron jobs cannot be kept there: point the link at a directory, or remove the link (svc makes the directory); the gateway skips this profile's cron jobs until then`,
+      `Warning: ${join(home.dir, "cron")}: a symbolic link into a loop of links, or a chain of more than 40 — the default profile's cron jobs cannot be kept there: point the link at a directory, or remove the link (svc makes the directory); the gateway skips this profile's cron jobs until then`,
     );
     expect(check.code).toBe(0);
   });
@@ -99,8 +99,8 @@ describe("svc config check and the gateway's own directories in SVC_HOME", () =>
     symlinkSync("loopdir", join(home.dir, "loopdir"));
     symlinkSync("loopdir/sessions", join(home.dir, "sessions"));
     symlinkSync("loopdir/mcp-tokens", join(home.dir, "mcp-tokens"));
-    const sessions = `${join(home.dir, "sessions")}: a symbolic link into a loop of links — the gateway keeps its run sessions there: point the link at a directory, or remove the link`;
-    const tokens = `${join(home.dir, "mcp-tokens")}: a symbolic link into a loop of links — the gateway keeps its MCP logins there: point the link at a directory, or remove the link`;
+    const sessions = `${join(home.dir, "sessions")}: a symbolic link into a loop of links, or a chain of more than 40 — the gateway keeps its run sessions there: point the link at a directory, or remove the link`;
+    const tokens = `${join(home.dir, "mcp-tokens")}: a symbolic link into a loop of links, or a chain of more than 40 — the gateway keeps its MCP logins there: point the link at a directory, or remove the link`;
     const check = await svc(home, ["config", "check"]);
     expect(check.code).toBe(1);
     expect(check.stdout).toContain("2 problems: the gateway would not start");

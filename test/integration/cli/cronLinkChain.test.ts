@@ -57,7 +57,7 @@ describe("svc cron with its store behind a chain of symbolic links", () => {
     home = tempHome();
     home.write("config.yaml", "");
     const cron = join(home.dir, "cron");
-    const loop = `svc: ${cron}: a symbolic link into a loop of links — the default profile's cron jobs cannot be kept there: point the link at a directory, or remove the link (svc makes the directory)\n`;
+    const loop = `svc: ${cron}: a symbolic link into a loop of links, or a chain of more than 40 — the default profile's cron jobs cannot be kept there: point the link at a directory, or remove the link (svc makes the directory)\n`;
     // `ln -s loopdir loopdir; ln -s loopdir/cron cron`. Seen: "a symbolic link to <home>/loopdir/cron, which is
     // not a directory (missing or moved) — …: restore the directory it points to".
     symlinkSync("loopdir", join(home.dir, "loopdir"));

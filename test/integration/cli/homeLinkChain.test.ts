@@ -90,7 +90,7 @@ describe("a link to nothing in SVC_HOME is named where the system reads it", () 
     home = tempHome();
     const h = join(home.dir, "hl");
     symlinkSync("hl", h);
-    const problem = `${h}: SVC_HOME is a symbolic link into a loop of links — point the link at a directory, or set SVC_HOME to another one`;
+    const problem = `${h}: SVC_HOME is a symbolic link into a loop of links, or a chain of more than 40 — point the link at a directory, or set SVC_HOME to another one`;
     const check = await svc(home, ["config", "check"], { env: { SVC_HOME: h } });
     expect(check.code).toBe(1);
     expect(check.stderr).toContain(problem);
@@ -104,7 +104,7 @@ describe("a link to nothing in SVC_HOME is named where the system reads it", () 
     // logs -> loopdir/logs, loopdir -> loopdir.
     symlinkSync("loopdir", join(home.dir, "loopdir"));
     symlinkSync("loopdir/logs", join(home.dir, "logs"));
-    const logs = `${join(home.dir, "logs")}: a symbolic link into a loop of links — the gateway keeps its log (gateway.log) there: point the link at a directory, or remove the link (the gateway makes the directory)`;
+    const logs = `${join(home.dir, "logs")}: a symbolic link into a loop of links, or a chain of more than 40 — the gateway keeps its log (gateway.log) there: point the link at a directory, or remove the link (the gateway makes the directory)`;
     const logsCheck = await svc(home, ["config", "check"]);
     expect(logsCheck.code).toBe(1);
     expect(logsCheck.stderr).toContain(logs);
@@ -118,7 +118,7 @@ describe("a link to nothing in SVC_HOME is named where the system reads it", () 
     home = tempHome();
     const h = join(home.dir, "hl");
     symlinkSync("hl", h);
-    const problem = `svc: ${h}: SVC_HOME is a symbolic link into a loop of links — point the link at a directory, or set SVC_HOME to another one (`;
+    const problem = `svc: ${h}: SVC_HOME is a symbolic link into a loop of links, or a chain of more than 40 — point the link at a directory, or set SVC_HOME to another one (`;
     const create = await svc(
       home,
       ["cron", "create", "--name", "digest", "--schedule", "1h", "--prompt", "p"],
@@ -141,7 +141,7 @@ describe("a link to nothing in SVC_HOME is named where the system reads it", () 
     const hl = join(home.dir, "hl");
     symlinkSync("hl", hl);
     const h = join(hl, ".svc");
-    const problem = `${h}: SVC_HOME is in a loop of symbolic links on the way to it (${hl}) — point that link at a directory, or set SVC_HOME to another one`;
+    const problem = `${h}: SVC_HOME is in a loop of links, or a chain of more than 40, on the way to it (${hl}) — point that link at a directory, or set SVC_HOME to another one`;
     const check = await svc(home, ["config", "check"], { env: { SVC_HOME: h } });
     expect(check.code).toBe(1);
     expect(check.stderr).toContain(problem);

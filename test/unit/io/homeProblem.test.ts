@@ -2,7 +2,14 @@ import { chmodSync, mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { checkConfig } from "../../../src/cli/config/check.js";
-import { assertHomeWritable, homeNotWritable, homeProblem } from "../../../src/io/homeWritable.js";
+import { dataDirsProblem } from "../../../src/io/dataDirsWritable.js";
+import {
+  assertHomeWritable,
+  gatewayDirProblem,
+  homeNotWritable,
+  homeProblem,
+} from "../../../src/io/homeWritable.js";
+import { unusableProfileEntries } from "../../../src/io/profiles.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
 let dir: TempHome;
@@ -73,6 +80,45 @@ describe("an SVC_HOME that cannot be the data directory", () => {
     mkdirSync(join(dir.dir, "home"));
     chmodSync(join(dir.dir, "home"), 0o700);
     expect(homeProblem(join(dir.dir, "home"))).toBeUndefined();
+  });
+});
+
+// Seen: each called "a symbolic link into a loop of links", though no link in the chain leads back.
+describe("a chain of more than 40 links with no loop in it (ELOOP, as for a loop)", () => {
+  /** `<dir>/l0 -> l1 -> … -> l40 -> <dir>/real`: 41 links, one more than the system follows. */
+  function longChain(): string {
+    mkdirSync(join(dir.dir, "real"));
+    symlinkSync(join(dir.dir, "real"), join(dir.dir, "l40"));
+    for (let i = 39; i >= 0; i--) symlinkSync(`l${i + 1}`, join(dir.dir, `l${i}`));
+    return join(dir.dir, "l0");
+  }
+
+  it("is said to be a loop of links, or a chain of more than 40: SVC_HOME, one below it, logs/, sessions/, a profile", () => {
+    dir = tempHome();
+    const l0 = longChain();
+    expect(homeProblem(l0)).toBe(
+      `${l0}: SVC_HOME is a symbolic link into a loop of links, or a chain of more than 40 — point the link at a directory, or set SVC_HOME to another one`,
+    );
+    expect(homeProblem(join(l0, ".svc"))).toBe(
+      `${join(l0, ".svc")}: SVC_HOME is in a loop of links, or a chain of more than 40, on the way to it (${l0}) — point that link at a directory, or set SVC_HOME to another one`,
+    );
+    const home = join(dir.dir, "home");
+    mkdirSync(home);
+    symlinkSync(l0, join(home, "logs"));
+    expect(gatewayDirProblem(home)).toBe(
+      `${join(home, "logs")}: a symbolic link into a loop of links, or a chain of more than 40 — the gateway keeps its log (gateway.log) there: point the link at a directory, or remove the link (the gateway makes the directory)`,
+    );
+    const other = join(dir.dir, "other");
+    mkdirSync(other);
+    symlinkSync(l0, join(other, "sessions"));
+    expect(dataDirsProblem(other)).toBe(
+      `${join(other, "sessions")}: a symbolic link into a loop of links, or a chain of more than 40 — the gateway keeps its run sessions there: point the link at a directory, or remove the link`,
+    );
+    mkdirSync(join(other, "profiles"));
+    symlinkSync(l0, join(other, "profiles", "work"));
+    expect(unusableProfileEntries(other)).toEqual([
+      `${join(other, "profiles", "work")}: a symbolic link into a loop of links, or a chain of more than 40 — profile work's runs, cron jobs and MCP logins cannot use it: point the link at a directory, or remove the link`,
+    ]);
   });
 });
 

@@ -110,7 +110,7 @@ describe("cron store gaps", () => {
     expect(lines.filter(({ level }) => level >= 40)).toEqual([
       expect.objectContaining({
         level: 50,
-        msg: `[cron] ${cron}: a symbolic link into a loop of links — the default profile's cron jobs cannot be kept there: point the link at a directory, or remove the link (svc makes the directory)`,
+        msg: `[cron] ${cron}: a symbolic link into a loop of links, or a chain of more than 40 — the default profile's cron jobs cannot be kept there: point the link at a directory, or remove the link (svc makes the directory)`,
       }),
     ]);
   });
