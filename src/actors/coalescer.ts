@@ -54,7 +54,8 @@ export interface CoalesceObserver {
    * `offered` opened (`merged` 1) or joined group `id`; `latest` is the event the group would dispatch:
    * `offered`, or a newer event when `offered` was received before it (a slow script let it pass). Told before
    * the group takes `offered` in: when it throws (a record that cannot be written), no group is opened or
-   * changed, and `offer` or `offerRetired` throws it on.
+   * changed, and `offer` or `offerRetired` throws it on. `restore` tells it after it merged a saved group,
+   * whose events were both recorded before.
    */
   updated(id: string, latest: AcceptedEvent, merged: number, offered: AcceptedEvent): void;
   /** Group `id` fired; its dispatch follows. */

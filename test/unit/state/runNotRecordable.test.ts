@@ -150,7 +150,7 @@ describe("a run whose record cannot be written at all", () => {
   );
 
   it(
-    "a retired event (its route replaced by a reload while it was in the script) newer than its key's group's latest event is refused before it joins: the group runs the event answered 202, once",
+    "a retired event (its route replaced by a reload while it was in the script), newer or older than its key's group's latest event, is refused before it joins: the group runs the event answered 202, once",
     async () => {
       const { store, state, queue, clock, coalescer } = coalescingState();
       const modes = state.eventModes({
@@ -162,6 +162,9 @@ describe("a run whose record cannot be written at all", () => {
       // (answered 500); the group's run record then threw from its timer (an uncaught exception stopped the
       // gateway), and the 500-answered event was the one that ran.
       expect(() => modes.coalesceRetired?.(coalescing("huge", hugePrompt(), 70))).toThrow(RangeError);
+      // Received before "small", it would join behind it (the group's record names "small" and fits), answered
+      // 202 and counted by a group whose run can never record it: eventModes' own check refuses it first.
+      expect(() => modes.coalesceRetired?.(coalescing("huge-older", hugePrompt(), 40))).toThrow(RangeError);
       expect(pendingOf(coalescer)).toEqual([["small", "a prompt".length]]);
       expect(store.recover().groups.map((group) => [group.latest.deliveryId, group.merged])).toEqual([
         ["small", 1],
