@@ -68,13 +68,17 @@ const INLINE_TAG_CODED = new RegExp(
   "iy",
 );
 /**
- * Any other HTML tag (`<u>`, `<small>`, `<pre>`, `<br>`, `<a>`, `<h1>`…, attributes too), written or escaped:
- * skipped like an inline one when a token's character (or another tag) follows it, so it is never read as the
- * token. A link with attributes (`<a href="…">`) wraps words, not a token, and is not skipped.
+ * Any other HTML tag (`<u>`, `<small>`, `<pre>`, `<br>`, `<br/>`, `<a>`, `<h1>`…, attributes too), written or
+ * escaped: skipped like an inline one when a token's character (or another tag) follows it, so it is never read as
+ * the token. A link with attributes (`<a href="…">`) wraps words, not a token, and is not skipped.
  */
-const ANY_TAG = /<(?!a\s)[A-Za-z]{1,10}[1-6]?(?:\s[^<>]{0,200})?>/iy;
+const ANY_TAG = /<(?!a\s)[A-Za-z]{1,10}[1-6]?(?:\s[^<>]{0,200})?\/?>/iy;
 const ANY_TAG_CODED =
-  /(?:&lt;|&#0*60;|&#x0*3c;)(?!a\s)[A-Za-z]{1,10}[1-6]?(?:\s[^<>]{0,200}?)?(?:&gt;|&#0*62;|&#x0*3e;)/iy;
+  /(?:&lt;|&#0*60;|&#x0*3c;)(?!a\s)[A-Za-z]{1,10}[1-6]?(?:\s[^<>]{0,200}?)?\/?(?:&gt;|&#0*62;|&#x0*3e;)/iy;
+/** A tag of no attributes (`<token>`, `&lt;token&gt;`): its name, which may be a token in a lone `<…>`. */
+const BARE_TAG_NAME = /^(?:<|&(?:lt|#0*60|#x0*3c);)([A-Za-z0-9]+)\/?(?:>|&)/i;
+/** A letter or a digit: what a token after a tag starts with (a `.` or `…` after `<token>` is the sentence's). */
+const ALNUM = /[A-Za-z0-9]/y;
 /** HTML's elements a page writes around text: `<pre>` before a line break is one of them, no token in `<…>`. */
 const HTML_ELEMENTS = new Set(
   (
@@ -161,12 +165,28 @@ function tagAt(text: string, at: number, inline: boolean): string | undefined {
   return stickyAt(written ? ANY_TAG : ANY_TAG_CODED, text, at);
 }
 
+/** Whether `name` (a tag's, or a lone `<…>`'s content, a `/` closing it left out) is an HTML element's. */
+const isElement = (name: string) => HTML_ELEMENTS.has(name.replace(/\/$/, "").toLowerCase());
+
+/**
+ * Whether the other tag `tag` (`ANY_TAG`) is skipped: a token's character or another `<` follows it; but a tag of
+ * no HTML element's name and no attributes (`<token>`) only when a letter, a digit or another `<` does, as it may
+ * itself be a lone `<…>` wrapping a token (`Bearer <token>.`): the `.` after it is the sentence's.
+ */
+function tagSkipped(text: string, tag: string, after: number): boolean {
+  if (opensAt(text, after)) return true;
+  if (stickyAt(TOKEN68_CHAR, text, after) === undefined) return false;
+  const name = BARE_TAG_NAME.exec(tag)?.[1];
+  return name === undefined || isElement(name) || stickyAt(ALNUM, text, after) !== undefined;
+}
+
 /**
  * Where the token after `Bearer ` starting at `at` begins past the markup wrapping it: past inline tags
  * (`INLINE_TAG`, escaped too) and any other tag a token's character or another `<` follows (`ANY_TAG`: `<u>`,
- * `<small>`, `<br>`), then past a lone `<` (or `&lt;`) wrapping the token: a token's character after it (not the
- * `/` of a closing tag), the token ending at a `>` (or `&gt;`) that whitespace, a closer or the end follows (`<abc>`,
- * `<b><abc></b>`; not `<a href=…>`, nor an HTML element's name, `<pre>` before a line break); `at` itself when none.
+ * `<small>`, `<br>`, `<br/>`; one of no element's name only before a letter, a digit or a `<`: `tagSkipped`), then
+ * past a lone `<` (or `&lt;`) wrapping the token: a token's character after it (not the `/` of a closing tag), the
+ * token ending exactly at a `>` (or `&gt;`), whatever follows it (`<abc>`, `<abc>.`, `<b><abc></b>`; not
+ * `<a href=…>`, nor an HTML element's name, `<pre>` before a line break); `at` itself when none.
  */
 function pastMarkup(text: string, at: number): number {
   const c = text.charCodeAt(at);
@@ -176,30 +196,16 @@ function pastMarkup(text: string, at: number): number {
     let tag = tagAt(text, start, true);
     if (tag === undefined) {
       tag = tagAt(text, start, false);
-      if (tag === undefined) break;
-      if (
-        stickyAt(TOKEN68_CHAR, text, start + tag.length) === undefined &&
-        !opensAt(text, start + tag.length)
-      )
-        break;
+      if (tag === undefined || !tagSkipped(text, tag, start + tag.length)) break;
     }
     start += tag.length;
   }
   const open = opensAt(text, start) ? stickyAt(ANGLE_OPEN, text, start) : undefined;
   if (open === undefined || stickyAt(TOKEN68_CHAR, text, start + open.length) === undefined) return start;
   const end = unquotedEnd(text, start + open.length);
-  const close = stickyAt(ANGLE_CLOSE, text, end);
-  if (close === undefined || HTML_ELEMENTS.has(text.slice(start + open.length, end).toLowerCase()))
+  if (stickyAt(ANGLE_CLOSE, text, end) === undefined || isElement(text.slice(start + open.length, end)))
     return start;
-  const after = end + close.length;
-  const closed =
-    after >= text.length ||
-    isSpace(text, after) ||
-    CLOSERS.has(text.charCodeAt(after)) ||
-    stickyAt(CODED_ENDING, text, after) !== undefined ||
-    stickyAt(ESCAPE_ENDING, text, pastBackslashes(text, after)) !== undefined ||
-    quoteAt(text, after) !== undefined;
-  return closed ? start + open.length : start;
+  return start + open.length;
 }
 
 /**

@@ -492,9 +492,50 @@ describe("redacted excerpts (spec 7)", () => {
       // An element's name in <…> before whitespace is a tag, no token; a closing tag is none either.
       ["Bearer <pre>\n</pre> missing", "Bearer <pre> </pre> missing"],
       ["Bearer <code></code> missing", "Bearer <code></code> missing"],
-      // A lone <…> wraps a token only when whitespace, a closer or the end follows its >.
+      // A lone <…> wraps a token when its characters end at the >, whatever follows it.
       ["Bearer <abcd1234secret>, next", "Bearer <[redacted]>, next"],
       ['see Bearer <a href="/doc">the docs</a>', 'see Bearer <a href="/doc">the docs</a>'],
+    ])
+      expect(redactedExcerpt(body as string, 10_000)).toBe(shown);
+  });
+
+  it("a lone <…> after Bearer hides its token whatever follows the >: punctuation, an entity, a line break", () => {
+    // Only whitespace, a closer or the end after the > made it a token's: "Bearer <abcd1234secret>." was shown.
+    for (const after of [".", ";", ":", "!", "?", "...", "—", "|", "/", "&amp;x=1", ".\n"])
+      for (const [open, close] of [
+        ["<", ">"],
+        ["&lt;", "&gt;"],
+        ["&#60;", "&#x3E;"],
+      ])
+        expect(
+          redactedExcerpt(`Invalid header: Bearer ${open}abcd1234secret${close}${after} next`, 10_000),
+        ).toBe(
+          // The excerpt is one line: the line break and the space after it read as one space.
+          `Invalid header: Bearer ${open}[redacted]${close}${after.trimEnd()} next`,
+        );
+    for (const [body, shown] of [
+      ["Bearer <ab12cd34>.\n", "Bearer <[redacted]>."],
+      ["<p>Bearer <b><abcd1234secret>.</b></p>", "<p>Bearer <b><[redacted]>.</b></p>"],
+      // A placeholder of a name no HTML element has reads as a token in <…>: hidden, the . after it kept
+      // (it was taken for a tag and the . for the token: "Bearer <token>[redacted]").
+      ["expected Bearer <token>.", "expected Bearer <[redacted]>."],
+      ["expected Bearer &lt;token&gt;.", "expected Bearer &lt;[redacted]&gt;."],
+      ["expected Bearer <token/>!", "expected Bearer <[redacted]>!"],
+      // Such a tag before a letter or a digit is a tag, the token after it: as before.
+      ["Bearer <mytag>abcd1234secret</mytag>", "Bearer <mytag>[redacted]</mytag>"],
+      // An element's name is never the token: <pre> before a . or a line break, <br/>.
+      ["Bearer <pre>\n</pre>.", "Bearer <pre> </pre>."],
+      ["Bearer <br/> next", "Bearer <br/> next"],
+    ])
+      expect(redactedExcerpt(body as string, 10_000)).toBe(shown);
+  });
+
+  it("an XHTML tag closed by /> with no space (<br/>) after Bearer is skipped as <br> is", () => {
+    // ANY_TAG wanted a space before its /: <br/> was neither a tag nor a lone <…>, and the token was shown.
+    for (const [body, shown] of [
+      ["Bearer <br/>abcd1234secret next", "Bearer <br/>[redacted] next"],
+      ["Bearer &lt;br/&gt;abcd1234secret next", "Bearer &lt;br/&gt;[redacted] next"],
+      ["Bearer <hr/><code>abcd1234secret</code>", "Bearer <hr/><code>[redacted]</code>"],
     ])
       expect(redactedExcerpt(body as string, 10_000)).toBe(shown);
   });
@@ -535,6 +576,10 @@ describe("redacted excerpts (spec 7)", () => {
     [
       "<p>Invalid authorization header: Bearer <code>abcd1234secret</code></p>",
       "<p>Invalid authorization header: Bearer <code>[redacted]</code></p>",
+    ],
+    [
+      "<p>Invalid Authorization header: Bearer <abcd1234secret>.</p>",
+      "<p>Invalid Authorization header: Bearer <[redacted]>.</p>",
     ],
     [
       "&lt;error&gt;Bearer abcd1234secret&lt;/error&gt; &lt;hint&gt;re-login&lt;/hint&gt;",
@@ -578,6 +623,8 @@ describe("redacted excerpts (spec 7)", () => {
       [many("Bearer &quot;a "), many("Bearer &quot;a ", "Bearer &quot;[redacted] ")],
       [many("Bearer &#000 "), many("Bearer &#000 ", "Bearer [redacted] ")],
       [`Bearer &quot;a${many("&#000")}`, "Bearer &quot;[redacted]"],
+      [many("Bearer <abc>."), many("Bearer <abc>.", "Bearer <[redacted]>.")],
+      [many("Bearer &lt;token&gt;."), many("Bearer &lt;token&gt;.", "Bearer &lt;[redacted]&gt;.")],
     ] as const)
       expect(redactedExcerpt(body, 2 * size)).toBe(shown);
   });
