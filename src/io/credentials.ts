@@ -5,7 +5,7 @@ import {
   type DecodedView,
   entitySearch,
   htmlView,
-  jsonUnitsView,
+  jsonLayers,
   spansReplaced,
   stringAround,
 } from "./decodedView.js";
@@ -458,9 +458,10 @@ function heldIn(strings: readonly string[]): (codePoint: number) => boolean {
  * one pass (`occurringOf`), each one found hidden where the text writes it, its entities whole. Only a text with
  * an entity read as a character some form holds is read so (`entitySearch`: a page of `&amp;` and `&lt;` where no
  * secret has `&` or `<` costs one search). A JSON string holding such an entity (as Go's encoding/json writes it,
- * `\u0026#x2f;`, or written as it is beside an escape: PHP's `\/`) is also read as its units (`jsonUnitsView`)
- * and those as HTML, for the secrets themselves: only those strings, not the whole text. `forms` are the
- * scrubber's, `kept` its secrets.
+ * `\u0026#x2f;`, or written as it is beside an escape: PHP's `\/`) is also read as its units, its backslashes in
+ * pairs as JSON.parse reads them, and again for each layer of JSON quoting it (`jsonLayers`), each reading as HTML,
+ * for the secrets themselves: only those strings, not the whole text. `forms` are the scrubber's, `kept` its
+ * secrets.
  */
 function entitySpans(
   forms: readonly string[],
@@ -494,10 +495,11 @@ function entitySpans(
       const string = text.slice(start, end);
       if (!string.includes("\\")) continue;
       entityReadings++;
-      const units = jsonUnitsView(string);
-      const html = htmlView(units.text);
       secretsIn ??= occurringOf(kept);
-      collect(composed(units, html), secretsIn(html.text), start, spans);
+      for (const units of jsonLayers(string)) {
+        const html = htmlView(units.text);
+        collect(composed(units, html), secretsIn(html.text), start, spans);
+      }
     }
   };
   return (text, spans) => {

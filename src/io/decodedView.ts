@@ -224,41 +224,64 @@ const HEX4 = /^[0-9a-fA-F]{4}$/;
 const SHORT_ESCAPES: Readonly<Record<string, string>> = { b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
 
 /**
- * A text as the units of its JSON strings, with where each unit is written: a `\u` escape read as its unit and a
- * short escape as its control character (`\n`), however many backslashes precede either (a proxy quoting JSON in
- * JSON escapes them again); a quote or a `/` after an odd run of backslashes read as itself, written with them
- * (`\"`, `\/` as PHP's json_encode writes `/`, `\\\"` escaped again), and any other run of backslashes read as one `\` (`\\`, a
- * backslash as JSON writes it). HTML quoted in JSON (`\u0026#x2f;` as Go's encoding/json writes `&`) is read as
- * HTML again.
+ * A text as the units of its JSON strings, one layer of escapes read as JSON.parse reads them, with where each unit
+ * is written: backslashes go in pairs, `\\` read as one `\`, and only a backslash left over escapes what follows it:
+ * `\u` and four hex digits read as its unit, a short escape as its control character (`\n`), `\"` and `\/` (as PHP's
+ * json_encode writes `/`) as `"` and `/`, each written with its backslash. A backslash before anything else (no
+ * escape of JSON's) is read as itself. JSON quoted in JSON (`\\u0026`, `\\\"`) is read a layer at a time: this
+ * view's text read again (`composed`). HTML quoted in JSON (`\u0026#x2f;` as Go's encoding/json writes `&`) is read
+ * as HTML again.
  */
 export function jsonUnitsView(text: string): DecodedView {
-  const escapes = new Escapes();
   let at = text.indexOf("\\");
   if (at < 0) return { text, spanOf: (start, end) => [start, end] };
+  const escapes = new Escapes();
   let out = "";
   let from = 0;
   while (at >= 0) {
-    out += text.slice(from, at);
-    let end = at + 1;
-    while (text.charCodeAt(end) === BACKSLASH) end++;
-    let unit = "\\";
-    const next = text.charCodeAt(end);
-    if (next === LETTER_U && HEX4.test(text.slice(end + 1, end + 5))) {
-      unit = String.fromCharCode(Number.parseInt(text.slice(end + 1, end + 5), 16));
-      end += 5;
-    } else if (SHORT_ESCAPES[text[end] as string] !== undefined) {
-      unit = SHORT_ESCAPES[text[end] as string] as string;
-      end++;
-    } else if ((next === QUOTE || next === SLASH) && (end - at) % 2 === 1) {
-      unit = text[end] as string;
-      end++;
+    const next = text.charCodeAt(at + 1);
+    let unit: string | undefined;
+    let end = at + 2;
+    if (next === BACKSLASH || next === QUOTE || next === SLASH) unit = text[at + 1] as string;
+    else if (next === LETTER_U && HEX4.test(text.slice(at + 2, at + 6))) {
+      unit = String.fromCharCode(Number.parseInt(text.slice(at + 2, at + 6), 16));
+      end = at + 6;
+    } else unit = SHORT_ESCAPES[text[at + 1] as string];
+    if (unit === undefined) {
+      // No escape: the backslash is read as it is, one unit for one character.
+      at = text.indexOf("\\", at + 1);
+      continue;
     }
+    out += text.slice(from, at);
     escapes.add(out.length, unit.length, at, end);
     out += unit;
     from = end;
     at = text.indexOf("\\", end);
   }
   return { text: out + text.slice(from), spanOf: escapes.spanOf };
+}
+
+/** The most layers of JSON quoted in JSON `jsonLayers` reads (each halves a run of backslashes). */
+const MAX_JSON_LAYERS = 8;
+
+/**
+ * A JSON string's readings, one for each layer of JSON quoting it (`jsonUnitsView`, then that read again, and so
+ * on), each mapping back to `text`: up to `MAX_JSON_LAYERS`, and only while a reading still holds a backslash that
+ * the next one reads as an escape. A secret's own `\` is in one of them as it is (`Zx9\\tQ` reads `Zx9\tQ` once
+ * quoted, and only the next reading, of a text quoted twice, takes its `\t` for a tab).
+ */
+export function jsonLayers(text: string): DecodedView[] {
+  const layers: DecodedView[] = [];
+  let read = text;
+  let view: DecodedView | undefined;
+  while (layers.length < MAX_JSON_LAYERS && read.includes("\\")) {
+    const next = jsonUnitsView(read);
+    if (next.text === read) break;
+    view = view === undefined ? next : composed(view, next);
+    layers.push(view);
+    read = next.text;
+  }
+  return layers;
 }
 
 /**

@@ -1,9 +1,11 @@
 import { createHash } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { tokenEndpointError } from "../../../src/actors/oauth/tokenErrors.js";
 import { scrub, secretEntityReadings, secretForms, secretScrubber } from "../../../src/io/credentials.js";
+import { jsonLayers, jsonUnitsView } from "../../../src/io/decodedView.js";
 import { oauthFetches } from "../../../src/io/oauth/fetch.js";
 
 /**
@@ -147,19 +149,35 @@ describe("scrub: a secret quoted back HTML-escaped", () => {
     );
   });
 
+  it("a token endpoint's JSON refusal quoting, in an HTML page, a held client secret with a \\ before a t shows it [redacted]", async ({
+    onTestFinished,
+  }) => {
+    // Go's encoding/json of an html/template page: the secret's \ written \\, its + as \u0026#43;. The JSON reading
+    // took \\t for \ and a tab, and the secret was shown whole.
+    const secret = "Zx9\\tQ+7w/Lm0K";
+    const body = String.raw`{"error":"invalid_client","error_description":"<p>client_secret Zx9\\tQ\u0026#43;7w/Lm0K refused</p>"}`;
+    expect(JSON.parse(body).error_description).toBe("<p>client_secret Zx9\\tQ&#43;7w/Lm0K refused</p>");
+    const { endpoint, message } = await refusal(body, onTestFinished, [refresh, secret], "application/json");
+    expect(message).toBe(
+      `s: token refresh failed — ${endpoint} answered 400: ${body.replace(String.raw`Zx9\\tQ\u0026#43;7w/Lm0K`, "[redacted]")}`,
+    );
+  });
+
   /** The error of a refresh of `refresh` that a token endpoint on loopback refuses with `page` (HTML, 400). */
   async function refusal(
     page: string,
     onTestFinished: (cleanup: () => Promise<void>) => void,
+    held: readonly string[] = [refresh],
+    type = "text/html",
   ): Promise<{ endpoint: string; message: string }> {
     const server = createServer((req, res) => {
       req.resume();
-      req.on("end", () => res.writeHead(400, { "content-type": "text/html" }).end(page));
+      req.on("end", () => res.writeHead(400, { "content-type": type }).end(page));
     });
     await new Promise<void>((listening) => server.listen(0, "127.0.0.1", listening));
     onTestFinished(() => new Promise<void>((closed) => server.close(() => closed())));
     const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}/token`;
-    const fetches = oauthFetches(undefined, undefined, undefined, () => [refresh]);
+    const fetches = oauthFetches(undefined, undefined, undefined, () => held);
     await fetches.token(endpoint, {
       method: "POST",
       body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: refresh }).toString(),
@@ -225,5 +243,140 @@ describe("scrub: a text with entities, secrets inside secrets, and backslashes",
     );
     expect(scrub(quoted, secrets)).toBe(go.replace('"Item 7 ', '"Item 7 [redacted] '));
     expect(secretEntityReadings()).toBe(before + 1);
+  });
+});
+
+describe("scrub: a secret with a backslash in HTML quoted in JSON", () => {
+  it("reads a JSON string's backslashes in pairs, as JSON.parse does, each unit mapped to what writes it", () => {
+    // A run of backslashes was read as one escape: \\t as a tab, \\\u0026 as &, \\\\ as one \.
+    for (const [written, read] of [
+      [String.raw`Zx9\\tQ`, "Zx9\\tQ"],
+      [String.raw`a\\\u0026b`, "a\\&b"],
+      [String.raw`n\\\/x`, "n\\/x"],
+      [String.raw`q\\\"r`, 'q\\"r'],
+      [String.raw`w\\\\v`, "w\\\\v"],
+      [String.raw`c\u00e9\n\\\\n`, "cé\n\\\\n"],
+      // No escape of JSON's: the backslash as it is.
+      ["odd \\d, end \\", "odd \\d, end \\"],
+    ] as const) {
+      const view = jsonUnitsView(written);
+      expect(view.text).toBe(read);
+      // Each unit maps back to what writes it, the whole escape or itself, one after the other.
+      let rebuilt = "";
+      for (let at = 0; at < read.length; at++) {
+        const [from, to] = view.spanOf(at, at + 1);
+        expect(from).toBe(rebuilt.length);
+        rebuilt += written.slice(from, to);
+      }
+      expect(rebuilt).toBe(written);
+    }
+    expect(jsonUnitsView(String.raw`Zx9\\tQ`).text).toBe(JSON.parse(String.raw`"Zx9\\tQ"`));
+  });
+
+  it("reads JSON quoted in JSON a layer at a time, each reading mapped back to the text", () => {
+    const inner = JSON.stringify({ e: "<p>Zx9\\tQ&#43;7w</p>" }).replace(/&/g, "\\u0026");
+    const outer = JSON.stringify(inner).slice(1, -1);
+    const layers = jsonLayers(outer);
+    // The second reading holds the secret's \t as it is; only a third takes it for a tab.
+    expect(layers.map((layer) => layer.text)).toEqual([
+      inner,
+      '{"e":"<p>Zx9\\tQ&#43;7w</p>"}',
+      '{"e":"<p>Zx9\tQ&#43;7w</p>"}',
+    ]);
+    const last = layers[1] as (typeof layers)[number];
+    const at = last.text.indexOf("&#43;");
+    const [from, to] = last.spanOf(at, at + "&#43;".length);
+    expect(outer.slice(from, to)).toBe(String.raw`\\u0026#43;`);
+    // Nothing to read: no reading.
+    expect(jsonLayers("no escape")).toEqual([]);
+    expect(jsonLayers("C:\\dir")).toEqual([]);
+  });
+
+  it("hides the secrets a review found shown: Go's \\u0026 beside \\\\, and & as it is beside \\\\t", () => {
+    for (const [secret, text, shown] of [
+      [
+        "Zx9\\tQ+7w/Lm0K",
+        String.raw`{"e":"<p>client_secret Zx9\\tQ\u0026#43;7w/Lm0K refused</p>"}`,
+        '{"e":"<p>client_secret [redacted] refused</p>"}',
+      ],
+      [
+        "Pw\\&Rd9/+xq2",
+        String.raw`{"e":"<p>Pw\\\u0026amp;Rd9/\u0026#43;xq2</p>"}`,
+        '{"e":"<p>[redacted]</p>"}',
+      ],
+      ['q"r\\tz+9Ab', String.raw`{"e":"<p>q&#34;r\\tz&#43;9Ab</p>"}`, '{"e":"<p>[redacted]</p>"}'],
+    ] as const)
+      expect(scrub(text, [secret])).toBe(shown);
+  });
+
+  /**
+   * Secrets with a backslash (before t, n, u, ", /, &, b, x or another backslash) an HTML page quotes as an escaper
+   * may (& < > " ' always as entities, other characters now and then: decimal, hex of either case, zero-padded, or
+   * named), the page as it is, in JSON, in Go's encoding/json (& < > as \u escapes), in PHP's json_encode (\/), and
+   * in JSON quoted in JSON (plain and Go's): each hidden whole, everything around it kept.
+   */
+  it("hides every secret with a backslash an HTML page quotes, in each JSON wrapper, the rest kept (seeded)", () => {
+    const alphabet = [..."abXZ09+/=-_.~&<>\"'`!#$%;:?@[]{|}ntubfr\\"];
+    const named: Readonly<Record<string, string>> = {
+      "&": "amp",
+      "<": "lt",
+      ">": "gt",
+      '"': "quot",
+      "'": "apos",
+      "/": "sol",
+      "+": "plus",
+      "=": "equals",
+      "\\": "bsol",
+    };
+    const entity = (c: string, style: number): string => {
+      const code = c.codePointAt(0) as number;
+      if (style === 1) return `&#x${code.toString(16)};`;
+      if (style === 2) return `&#X${code.toString(16).toUpperCase()};`;
+      if (style === 3) return `&#x00${code.toString(16)};`;
+      if (style === 4 && named[c] !== undefined) return `&${named[c]};`;
+      return `&#${code};`;
+    };
+    const wrappers: Readonly<Record<string, (page: string) => string>> = {
+      html: (page) => page,
+      json: (page) => JSON.stringify({ e: page }),
+      go: (page) =>
+        JSON.stringify({ e: page })
+          .replace(/&/g, "\\u0026")
+          .replace(/</g, "\\u003c")
+          .replace(/>/g, "\\u003e"),
+      php: (page) => JSON.stringify({ e: page }).replace(/\//g, "\\/"),
+      jsonInJson: (page) => JSON.stringify(JSON.stringify({ e: page })),
+      goInJson: (page) => JSON.stringify(JSON.stringify({ e: page }).replace(/&/g, "\\u0026")),
+    };
+    const quoted = fc.record({
+      units: fc.array(fc.tuple(fc.constantFrom(...alphabet), fc.nat(9)), { minLength: 5, maxLength: 14 }),
+      backslashAt: fc.nat(),
+      before: fc.constantFrom(...'tnu"/&\\bx'),
+      wrapper: fc.constantFrom(...Object.keys(wrappers)),
+    });
+    let checked = 0;
+    fc.assert(
+      fc.property(quoted, ({ units, backslashAt, before, wrapper }) => {
+        const at = backslashAt % (units.length + 1);
+        const all: ReadonlyArray<readonly [string, number]> = [
+          ["Q", 9],
+          ["7", 9],
+          ...units.slice(0, at),
+          ["\\", 9],
+          [before, 9],
+          ...units.slice(at),
+        ];
+        const secret = all.map(([c]) => c).join("");
+        // Styles 0 to 4 an entity, 5 to 9 the character as it is (never for & < > " ').
+        const echoed = all
+          .map(([c, style]) => ("&<>\"'".includes(c) || style < 5 ? entity(c, style) : c))
+          .join("");
+        const wrap = wrappers[wrapper] as (page: string) => string;
+        expect(scrub(wrap(`<p>PRE ${echoed} POST</p>`), [secret])).toBe(wrap("<p>PRE [redacted] POST</p>"));
+        checked++;
+      }),
+      { seed: 20261207, numRuns: 1500 },
+    );
+    expect(checked).toBe(1500);
   });
 });
