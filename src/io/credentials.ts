@@ -6,6 +6,8 @@ import {
   entitySearch,
   htmlView,
   jsonLayers,
+  percentSearch,
+  percentView,
   spansReplaced,
   stringAround,
 } from "./decodedView.js";
@@ -94,8 +96,9 @@ export function secretTextForms(secret: string): string[] {
 
 /**
  * A secret as it may be echoed back: its `secretTextForms`, and in base64 or base64url, alone or inside a longer
- * run (`base64Forms`), as a process may print it encoded. Written with HTML entities, it is found by reading the
- * text's entities (`entitiesHidden`), not by a form of its own.
+ * run (`base64Forms`), as a process may print it encoded. Written with HTML entities, or percent-encoded otherwise
+ * than `encodeURIComponent` writes it (lowercase hex, some characters as they are), it is found by reading the
+ * text's entities (`entitySpans`) or its `%XX` escapes (`percentSpans`), not by a form of its own.
  */
 export function secretForms(secret: string): string[] {
   const forms = new Set([...secretTextForms(secret), ...base64Forms(secret)]);
@@ -444,6 +447,15 @@ export function secretEntityReadings(): number {
 /** Spans of a text (`[from, to)`), found to hold a secret. */
 type Spans = Array<readonly [number, number]>;
 
+/** Where a reading's text holds each of `found`, as spans of the text it was read from (past `offset` in it). */
+function collect(view: DecodedView, found: readonly string[], offset: number, spans: Spans): void {
+  for (const needle of found)
+    for (let at = view.text.indexOf(needle); at >= 0; at = view.text.indexOf(needle, at + needle.length)) {
+      const [from, to] = view.spanOf(at, at + needle.length);
+      spans.push([offset + from, offset + to]);
+    }
+}
+
 /** Whether a code point is one of those `strings` hold. */
 function heldIn(strings: readonly string[]): (codePoint: number) => boolean {
   const held = new Set<number>();
@@ -472,13 +484,6 @@ function entitySpans(
   const inSecretsQuoted = entitySearch(heldIn(kept), true);
   let formsIn: Occurring | undefined;
   let secretsIn: Occurring | undefined;
-  const collect = (view: DecodedView, found: readonly string[], offset: number, spans: Spans) => {
-    for (const needle of found)
-      for (let at = view.text.indexOf(needle); at >= 0; at = view.text.indexOf(needle, at + needle.length)) {
-        const [from, to] = view.spanOf(at, at + needle.length);
-        spans.push([offset + from, offset + to]);
-      }
-  };
   /** Each JSON string holding an entity of a secret's character and an escape, read as JSON and then as HTML. */
   const quotedSpans = (text: string, spans: Spans, written: boolean) => {
     let from = 0;
@@ -511,6 +516,38 @@ function entitySpans(
       collect(html, formsIn(html.text), 0, spans);
     }
     if (text.includes("\\")) quotedSpans(text, spans, written);
+  };
+}
+
+/** How many texts were read with their `%XX` escapes decoded (`percentSpans`). */
+let percentReadings = 0;
+
+/** How many texts a scrubber read with their `%XX` escapes decoded (tests count them). */
+export function secretPercentReadings(): number {
+  return percentReadings;
+}
+
+/**
+ * The spans of a text that write secrets percent-encoded however the encoder chose: its hex in lowercase (.NET's
+ * `HttpUtility.UrlEncode`: `%2f`), only some characters encoded (Python's `quote` keeps `/`), or both, which no form
+ * of `secretTextForms` holds. The text is read with its `%XX` escapes decoded (`percentView`) and that reading
+ * searched for every secret in one pass, each one found hidden where the text writes it, its escapes whole. Only a
+ * text with an escape read as a character some secret holds is read so (`percentSearch`: a URL's `%20` where no
+ * secret has a space costs one search; a text without `%`, one search for `%`).
+ */
+function percentSpans(kept: readonly string[]): (text: string, spans: Spans) => void {
+  const held = heldIn(kept);
+  const mayHold = percentSearch(
+    held,
+    kept.some((secret) => /[\u0080-\uffff]/.test(secret)),
+  );
+  let secretsIn: Occurring | undefined;
+  return (text, spans) => {
+    if (!mayHold(text)) return;
+    percentReadings++;
+    const view = percentView(text, held);
+    secretsIn ??= occurringOf(kept);
+    collect(view, secretsIn(view.text), 0, spans);
   };
 }
 
@@ -568,15 +605,17 @@ function scrubberOf(secrets: readonly (string | undefined)[]): Scrubber {
     }
   };
   const hideEntities = entitySpans(forms, kept);
+  const hidePercentEncoded = percentSpans(kept);
   /**
-   * The forms hidden and the secrets written with entities, both found in the text as given and hidden at once
-   * (a span in another merged into it: a secret inside a longer one written with an entity is hidden with it);
-   * whether the text left holds a `\` (an escape).
+   * The forms hidden and the secrets written with entities or percent-encoded, all found in the text as given and
+   * hidden at once (a span in another merged into it: a secret inside a longer one written with an entity is hidden
+   * with it); whether the text left holds a `\` (an escape).
    */
   const redactFormsAndEntities = (text: string): { out: string; escaped: boolean } => {
     const spans: Spans = [];
     formSpans(text, spans);
     hideEntities(text, spans);
+    hidePercentEncoded(text, spans);
     const out = spansReplaced(text, spans, REDACTED);
     return { out, escaped: out.includes("\\") };
   };

@@ -1,7 +1,7 @@
 /**
- * A text read with its escapes decoded (HTML's entities, JSON's `\` escapes), and where each part of that reading
- * came from in the text: a secret found in the reading is hidden where the text writes it, whichever characters
- * the writer chose to escape and however (`&#43;`, `&#x2B;`, `&plus;`, `\u0026#x2f;`).
+ * A text read with its escapes decoded (HTML's entities, JSON's `\` escapes, a URL's `%XX`), and where each part of
+ * that reading came from in the text: a secret found in the reading is hidden where the text writes it, whichever
+ * characters the writer chose to escape and however (`&#43;`, `&#x2B;`, `&plus;`, `\u0026#x2f;`, `%2f`).
  */
 export interface DecodedView {
   /** The text read. */
@@ -213,6 +213,130 @@ export function entitySearch(
     }
     return -1;
   };
+}
+
+const PERCENT = 0x25;
+const hexValue = (c: number) => (c <= 0x39 ? c - 0x30 : (c | 0x20) - 0x57);
+
+/** The byte the `%XX` at `at` writes (two hex digits, either case); -1 for none. */
+function percentByteAt(text: string, at: number): number {
+  if (text.charCodeAt(at) !== PERCENT) return -1;
+  const high = text.charCodeAt(at + 1);
+  const low = text.charCodeAt(at + 2);
+  return isHexDigit(high) && isHexDigit(low) ? hexValue(high) * 16 + hexValue(low) : -1;
+}
+
+/** The least code point of a UTF-8 sequence of one, two, three and four bytes: a smaller one is overlong. */
+const LEAST_OF_LENGTH = [0, 0x80, 0x800, 0x10000];
+
+/** Where the escapes `percentAt` read last end. */
+let percentEnd = 0;
+
+/**
+ * The code point the `%XX` at `at` writes, its escapes' end left in `percentEnd`: an ASCII character's own, or the
+ * UTF-8 sequence of one (`%c3%a9` for `é`, as `encodeURIComponent` writes it, in either case); -1 for none, or for
+ * bytes of no character (a continuation byte alone, a sequence cut short, overlong or naming a surrogate).
+ */
+function percentAt(text: string, at: number): number {
+  const first = percentByteAt(text, at);
+  if (first < 0) return -1;
+  if (first < 0x80) {
+    percentEnd = at + 3;
+    return first;
+  }
+  const more = first >= 0xf0 ? 3 : first >= 0xe0 ? 2 : first >= 0xc0 ? 1 : 0;
+  if (more === 0 || first > 0xf4) return -1;
+  let code = first & (0x3f >> more);
+  let end = at + 3;
+  for (let k = 0; k < more; k++, end += 3) {
+    const next = percentByteAt(text, end);
+    if (next < 0 || (next & 0xc0) !== 0x80) return -1;
+    code = (code << 6) | (next & 0x3f);
+  }
+  if (code < (LEAST_OF_LENGTH[more] as number) || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff))
+    return -1;
+  percentEnd = end;
+  return code;
+}
+
+/**
+ * A text as a URL's reader decodes it: each `%XX` (hex of either case: `%2f`, `%2F`) read as the character it
+ * writes, a run of them as the UTF-8 of one (`%C3%A9`), each mapped back to the escapes that write it; any other
+ * `%` as it is, and so is `+` (a secret's `+` may be written as it is beside escapes). Only the escapes of a
+ * character `wanted` takes are read (a secret's: no other can be part of one found in the reading); the others stay
+ * as written. One pass, from one `%` to the next.
+ */
+export function percentView(text: string, wanted: (codePoint: number) => boolean = () => true): DecodedView {
+  // The reading first, the map back only once a span of it is asked for: most texts read hold no secret.
+  let out = "";
+  let from = 0;
+  eachPercentEscape(text, wanted, (at, code) => {
+    out += text.slice(from, at) + String.fromCodePoint(code);
+    from = percentEnd;
+  });
+  if (from === 0) return { text, spanOf: (start, end) => [start, end] };
+  let escapes: Escapes | undefined;
+  const mapped = () => {
+    const made = new Escapes();
+    let length = 0;
+    let last = 0;
+    eachPercentEscape(text, wanted, (at, code) => {
+      length += at - last;
+      const units = code > 0xffff ? 2 : 1;
+      made.add(length, units, at, percentEnd);
+      length += units;
+      last = percentEnd;
+    });
+    return made;
+  };
+  return {
+    text: out + text.slice(from),
+    spanOf: (start, end) => {
+      escapes ??= mapped();
+      return escapes.spanOf(start, end);
+    },
+  };
+}
+
+/**
+ * Each `%XX` escape of `text` (or UTF-8 run of them) read as a character `wanted` takes, in order, where it ends
+ * left in `percentEnd`.
+ */
+function eachPercentEscape(
+  text: string,
+  wanted: (codePoint: number) => boolean,
+  each: (at: number, code: number) => void,
+): void {
+  for (let at = text.indexOf("%"); at >= 0; at = text.indexOf("%", at + 1)) {
+    const code = percentAt(text, at);
+    if (code < 0 || !wanted(code)) continue;
+    each(at, code);
+    at = percentEnd - 1;
+  }
+}
+
+/**
+ * A check for the `%XX` escapes `percentView` reads as a character `wanted` takes (one of a secret's), or as the
+ * first byte of a character past ASCII (`nonAscii`: some secret has one): whether the text holds one. Only such an
+ * escape can make a secret appear in the reading that the text does not hold as it is, so a text without one (a URL's
+ * `%20` where no secret has a space) need not be read: one regular expression's search.
+ */
+export function percentSearch(
+  wanted: (codePoint: number) => boolean,
+  nonAscii: boolean,
+): (text: string) => boolean {
+  const bytes: string[] = [];
+  for (let high = 0; high < 8; high++) {
+    let lows = "";
+    for (let low = 0; low < 16; low++)
+      if (wanted(high * 16 + low))
+        lows += low < 10 ? `${low}` : `${low.toString(16)}${low.toString(16).toUpperCase()}`;
+    if (lows !== "") bytes.push(`${high}[${lows}]`);
+  }
+  if (nonAscii) bytes.push("[c-fC-F][0-9a-fA-F]");
+  if (bytes.length === 0) return () => false;
+  const pattern = new RegExp(`%(?:${bytes.join("|")})`);
+  return (text) => text.includes("%") && pattern.test(text);
 }
 
 const BACKSLASH = 0x5c;

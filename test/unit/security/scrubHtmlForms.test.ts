@@ -1,12 +1,9 @@
 import { createHash } from "node:crypto";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { tokenEndpointError } from "../../../src/actors/oauth/tokenErrors.js";
 import { scrub, secretEntityReadings, secretForms, secretScrubber } from "../../../src/io/credentials.js";
 import { jsonLayers, jsonUnitsView } from "../../../src/io/decodedView.js";
-import { oauthFetches } from "../../../src/io/oauth/fetch.js";
+import { refusedRefresh } from "../../helpers/refusedRefresh.js";
 
 /**
  * An authorization server's or a proxy's HTML error page quotes what it was sent with HTML's escapes: a held
@@ -133,7 +130,11 @@ describe("scrub: a secret quoted back HTML-escaped", () => {
       onTestFinished,
     }) => {
       // Neither was one of the entity forms listed per escaper: the token was shown whole.
-      const { endpoint, message } = await refusal(`<p>Refresh token ${echoed} revoked</p>`, onTestFinished);
+      const { endpoint, message } = await refusedRefresh(
+        `<p>Refresh token ${echoed} revoked</p>`,
+        [refresh],
+        onTestFinished,
+      );
       expect(message).toBe(
         `s: token refresh failed — ${endpoint} answered 400: <p>Refresh token [redacted] revoked</p>`,
       );
@@ -143,7 +144,7 @@ describe("scrub: a secret quoted back HTML-escaped", () => {
     onTestFinished,
   }) => {
     const page = `<p>Refresh token ${refresh.replace(/\//g, "&#x2f;").replace(/\+/g, "&#x2b;").replace(/=/g, "&#x3d;")} revoked; sent 9f8Kx2/Qw7LmZp&#43;3RtYv0aBc/D1eF2g&#61;</p>`;
-    const { endpoint, message } = await refusal(page, onTestFinished);
+    const { endpoint, message } = await refusedRefresh(page, [refresh], onTestFinished);
     expect(message).toBe(
       `s: token refresh failed — ${endpoint} answered 400: <p>Refresh token [redacted] revoked; sent [redacted]</p>`,
     );
@@ -157,40 +158,16 @@ describe("scrub: a secret quoted back HTML-escaped", () => {
     const secret = "Zx9\\tQ+7w/Lm0K";
     const body = String.raw`{"error":"invalid_client","error_description":"<p>client_secret Zx9\\tQ\u0026#43;7w/Lm0K refused</p>"}`;
     expect(JSON.parse(body).error_description).toBe("<p>client_secret Zx9\\tQ&#43;7w/Lm0K refused</p>");
-    const { endpoint, message } = await refusal(body, onTestFinished, [refresh, secret], "application/json");
+    const { endpoint, message } = await refusedRefresh(
+      body,
+      [refresh, secret],
+      onTestFinished,
+      "application/json",
+    );
     expect(message).toBe(
       `s: token refresh failed — ${endpoint} answered 400: ${body.replace(String.raw`Zx9\\tQ\u0026#43;7w/Lm0K`, "[redacted]")}`,
     );
   });
-
-  /** The error of a refresh of `refresh` that a token endpoint on loopback refuses with `page` (HTML, 400). */
-  async function refusal(
-    page: string,
-    onTestFinished: (cleanup: () => Promise<void>) => void,
-    held: readonly string[] = [refresh],
-    type = "text/html",
-  ): Promise<{ endpoint: string; message: string }> {
-    const server = createServer((req, res) => {
-      req.resume();
-      req.on("end", () => res.writeHead(400, { "content-type": type }).end(page));
-    });
-    await new Promise<void>((listening) => server.listen(0, "127.0.0.1", listening));
-    onTestFinished(() => new Promise<void>((closed) => server.close(() => closed())));
-    const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}/token`;
-    const fetches = oauthFetches(undefined, undefined, undefined, () => held);
-    await fetches.token(endpoint, {
-      method: "POST",
-      body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: refresh }).toString(),
-    });
-    const { message } = tokenEndpointError(
-      "s",
-      "token refresh",
-      fetches,
-      endpoint,
-      new Error("invalid_grant"),
-    );
-    return { endpoint, message };
-  }
 });
 
 describe("scrub: a text with entities, secrets inside secrets, and backslashes", () => {

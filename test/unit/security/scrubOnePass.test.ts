@@ -7,18 +7,58 @@ const hex = (seed: string, length: number) =>
   createHash("sha256").update(seed).digest("hex").repeat(2).slice(0, length);
 
 /**
+ * The text with each `%XX` (or UTF-8 run of them) decoded, as `decodeURIComponent` reads it, and where each of its
+ * units is written in the text.
+ */
+function percentDecoded(text: string): { read: string; from: number[]; to: number[] } {
+  let read = "";
+  const from: number[] = [];
+  const to: number[] = [];
+  for (let at = 0; at < text.length; ) {
+    let unit = text[at] as string;
+    let end = at + 1;
+    for (let bytes = 1; bytes <= 4; bytes++) {
+      const escapes = text.slice(at, at + 3 * bytes);
+      if (!/^(?:%[0-9a-fA-F]{2})+$/.test(escapes) || escapes.length < 3 * bytes) break;
+      try {
+        unit = decodeURIComponent(escapes);
+        end = at + 3 * bytes;
+        break;
+      } catch {
+        // not one character yet: one more byte
+      }
+    }
+    for (let k = 0; k < unit.length; k++) {
+      from.push(at);
+      to.push(end);
+    }
+    read += unit;
+    at = end;
+  }
+  return { read, from, to };
+}
+
+/**
  * What a search for each form, longest first, finds: every place each form is written (one after the other, as
- * a search goes on past a find), a find overlapping another hidden with it as one `[redacted]` (so no part of a
- * secret overlapping another is left showing).
+ * a search goes on past a find), and each secret in the text read with its `%XX` decoded (however the encoder wrote
+ * them: lowercase, some characters as they are), a find overlapping another hidden with it as one `[redacted]` (so
+ * no part of a secret overlapping another is left showing).
  */
 function eachFormFound(text: string, secrets: readonly string[]): string {
-  const forms = [...new Set(secrets.filter((s) => s.length >= 4).flatMap(secretForms))].sort(
-    (a, b) => b.length - a.length,
-  );
+  const kept = secrets.filter((s) => s.length >= 4);
+  const forms = [...new Set(kept.flatMap(secretForms))].sort((a, b) => b.length - a.length);
   const spans: [number, number][] = [];
   for (const form of forms)
     for (let at = text.indexOf(form); at >= 0; at = text.indexOf(form, at + form.length))
       spans.push([at, at + form.length]);
+  const decoded = percentDecoded(text);
+  for (const secret of new Set(kept))
+    for (
+      let at = decoded.read.indexOf(secret);
+      at >= 0;
+      at = decoded.read.indexOf(secret, at + secret.length)
+    )
+      spans.push([decoded.from[at] as number, decoded.to[at + secret.length - 1] as number]);
   spans.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
   let out = "";
   let from = 0;
@@ -33,7 +73,7 @@ function eachFormFound(text: string, secrets: readonly string[]): string {
 /**
  * A scrubber first checks a text for any of its forms in one pass (six for a 40-hex token with its base64) and
  * skips the JSON-escape match when the text has no escape that could hide a secret: what it redacts is what a
- * search for each form redacted.
+ * search for each form redacted, and a search of the text read with its `%XX` decoded for each secret.
  */
 describe("scrub: one pass over the text for all forms", () => {
   const alphabet = [..."aZ09+/=-_:é€ "];

@@ -1,0 +1,97 @@
+import { createHash } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { scrub, secretPercentReadings, secretScrubber } from "../../../src/io/credentials.js";
+import { percentView } from "../../../src/io/decodedView.js";
+import { refusedRefresh } from "../../helpers/refusedRefresh.js";
+
+/**
+ * A server quoting a secret back URL-encoded writes it as its encoder does: .NET's `HttpUtility.UrlEncode` with
+ * lowercase hex (`%2f`), Python's `urllib.parse.quote` with `/` as it is. Only `encodeURIComponent`'s form (uppercase,
+ * every reserved character) and the form-encoded one were cut out, so both were shown whole.
+ */
+describe("scrub: a secret quoted back percent-encoded however the encoder wrote it", () => {
+  const refresh = "9f8Kx2/Qw7LmZp+3RtYv0aBc/D1eF2g=";
+  // .NET's HttpUtility.UrlEncode: lowercase hex.
+  const dotNet = "9f8Kx2%2fQw7LmZp%2b3RtYv0aBc%2fD1eF2g%3d";
+  // Python's urllib.parse.quote: / kept.
+  const python = "9f8Kx2/Qw7LmZp%2B3RtYv0aBc/D1eF2g%3D";
+
+  it("is cut out with lowercase hex, only some characters encoded, or hex of both cases, the rest kept", () => {
+    for (const echoed of [
+      dotNet,
+      python,
+      "9f8Kx2%2FQw7LmZp%2b3RtYv0aBc/D1eF2g%3d",
+      "9f8Kx2/Qw7LmZp+3RtYv0aBc%2fD1eF2g=",
+    ])
+      expect(scrub(`GET /cb?t=${echoed}&next=%2Fhome%20page 400`, [refresh])).toBe(
+        "GET /cb?t=[redacted]&next=%2Fhome%20page 400",
+      );
+    // A secret past ASCII: its UTF-8 in lowercase hex.
+    expect(scrub("pw=p%c3%a4ss-w%c3%b6rd-1234; retry", ["päss-wörd-1234"])).toBe("pw=[redacted]; retry");
+  });
+
+  it("hides the escapes whole: each %XX is hidden with the secret it ends or starts", () => {
+    expect(scrub("a%2fb%2bc9f8K%2f end", ["/b+c9f8K/"])).toBe("a[redacted] end");
+    expect(scrub(`[${dotNet}][${python}]`, [refresh])).toBe("[[redacted]][[redacted]]");
+  });
+
+  it("reads each %XX, in either case, as the character it writes, mapped back to its three characters", () => {
+    const text = "a%2fb%2Bc%e2%82%ACd%zz%4 %c3(%80x";
+    const view = percentView(text);
+    // An invalid escape, a lone or cut-short UTF-8 byte, stays as written.
+    expect(view.text).toBe("a/b+c€d%zz%4 %c3(%80x");
+    expect(view.spanOf(1, 2)).toEqual([1, 4]);
+    expect(view.spanOf(3, 4)).toEqual([5, 8]);
+    expect(view.spanOf(5, 6)).toEqual([9, 18]);
+    expect(view.spanOf(1, 6)).toEqual([1, 18]);
+    expect(view.spanOf(6, 7)).toEqual([18, 19]);
+    expect(text.slice(...view.spanOf(7, view.text.length))).toBe("%zz%4 %c3(%80x");
+    // Only the escapes of the characters asked for are read: the others stay as written.
+    expect(percentView("a%2fb%20c", (c) => c === 0x2f).text).toBe("a/b%20c");
+  });
+
+  it("reads no text without an escape of a secret's character: a URL's %20, a % before no hex, no %", () => {
+    const scrubbed = secretScrubber([refresh, "abcdef0123456789abcdef0123456789"]);
+    const urls = Array.from(
+      { length: 500 },
+      (_, i) => `GET /search?q=a%20b%20${i}&p=50%25 ${i}% done %zz %4`,
+    ).join("\n");
+    const before = secretPercentReadings();
+    expect(scrubbed(urls)).toBe(urls);
+    expect(scrubbed("no escape at all")).toBe("no escape at all");
+    expect(secretPercentReadings()).toBe(before);
+    // With one escape of a secret's character (/, + or =): read once, and the secret hidden.
+    expect(scrubbed(`${urls}\nPOST /token refresh_token=${dotNet}`)).toBe(
+      `${urls}\nPOST /token refresh_token=[redacted]`,
+    );
+    expect(secretPercentReadings()).toBe(before + 1);
+  });
+
+  it("with 2,000 secrets a text of many escapes has the three it quotes hidden, the rest as it was", () => {
+    const secrets = Array.from({ length: 2000 }, (_, i) =>
+      createHash("sha256").update(`secret ${i}`).digest("base64"),
+    );
+    const line = "next=%2Fo%2Fr%2Fpull%2F7&sig=ab%2Bcd%3D%3D%20x\n";
+    const lower = (secret: string) =>
+      encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase());
+    const quoted = (secret: string) => secret.replace(/\+/g, "%2B").replace(/=/g, "%3D");
+    const [a, b, c] = [7, 1234, 1999].map((i) => secrets[i] as string);
+    const text = `${line.repeat(300)}t=${lower(a as string)}\n${line.repeat(300)}${quoted(b as string)} ${encodeURIComponent(c as string)}\n`;
+    expect(secretScrubber(secrets)(text)).toBe(
+      `${line.repeat(300)}t=[redacted]\n${line.repeat(300)}[redacted] [redacted]\n`,
+    );
+  });
+
+  it("a token endpoint's HTML refusal quoting the held refresh token as .NET and Python encode it shows it [redacted]", async ({
+    onTestFinished,
+  }) => {
+    const { endpoint, message } = await refusedRefresh(
+      `<p>unknown grant ${dotNet}; see /grants?id=${python}</p>`,
+      [refresh],
+      onTestFinished,
+    );
+    expect(message).toBe(
+      `s: token refresh failed — ${endpoint} answered 400: <p>unknown grant [redacted]; see /grants?id=[redacted]</p>`,
+    );
+  });
+});
