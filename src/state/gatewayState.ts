@@ -130,8 +130,9 @@ function journalNotOpened(dir: string, err: unknown): string {
 
 /**
  * Why the gateway could not open the local journal of `home`, found by reading its segments as the start
- * replays them, without writing or locking anything (`svc config check`): a segment it cannot read (a
- * directory in its place, a file this user cannot read). Undefined with `state.backend: redis`, with no
+ * replays them, without writing or locking anything (`svc config check`): a segment file it cannot read (one
+ * this user cannot read, one too large to read; a link or a directory at a segment's name is set aside by a
+ * start, no refusal). Undefined with `state.backend: redis`, with no
  * state directory yet, or when every segment reads. A lock held by a running gateway is no problem here.
  */
 export function journalProblem(settings: StateSettings, home: string): string | undefined {

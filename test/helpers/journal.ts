@@ -1,6 +1,7 @@
 import { copyFileSync, fstatSync, mkdirSync, readdirSync, readFileSync, truncateSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach } from "vitest";
+import { LOCK_FILE } from "../../src/io/state/journal/dirLock.js";
 import { type JournalFs, nodeJournalFs } from "../../src/io/state/journal/fsFacade.js";
 import { Journal } from "../../src/io/state/journal/journal.js";
 import { decodeRecords } from "../../src/io/state/journal/records.js";
@@ -61,6 +62,10 @@ export function openJournal(path: string, options: OpenJournalOptions = {}) {
 /** The segment files in `path` (not a rotation's temp file). */
 export const segmentFiles = (path: string): string[] =>
   readdirSync(path).filter((name) => name.endsWith(".seg"));
+
+/** The files in a state directory `path` but its `LOCK`: the segments and what is beside them. */
+export const journalFiles = (path: string): string[] =>
+  readdirSync(path).filter((name) => name !== LOCK_FILE);
 
 /** `base` whose writes fail with ENOSPC while `disk.full` is set, as on a full disk. */
 export function fillableDisk(base: JournalFs = nodeJournalFs, full = false) {

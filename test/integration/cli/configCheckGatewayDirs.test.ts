@@ -1,4 +1,5 @@
-import { mkdirSync, symlinkSync } from "node:fs";
+import { constants } from "node:buffer";
+import { mkdirSync, symlinkSync, truncateSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
@@ -122,11 +123,12 @@ describe("svc config check and the gateway's own directories in SVC_HOME", () =>
 
   it("a journal segment the gateway cannot read: check exits 1 with the gateway's own refusal", async () => {
     home = tempHome();
-    const segment = join(home.dir, "state", "journal-000001.seg");
-    mkdirSync(segment, { recursive: true });
+    // A file no buffer takes whole (sparse: no disk used); as root, no file is one this user cannot read.
+    const segment = home.write("state/journal-000001.seg", "");
+    truncateSync(segment, constants.MAX_LENGTH + 1);
     const check = await svc(home, ["config", "check"]);
     expect(check.code).toBe(1);
-    const problem = `${join(home.dir, "state")}: the state journal cannot be opened (${segment} cannot be read (EISDIR`;
+    const problem = `${join(home.dir, "state")}: the state journal cannot be opened (${segment} cannot be read (it holds ${constants.MAX_LENGTH + 1} bytes, more than one buffer takes`;
     expect(check.stderr).toContain(problem);
     // Refused by the gateway's start, after `gateway run` installed its signal handlers: a process of its own.
     const run = await svc(home, ["gateway", "run", "--port", "0"], { timeoutMs: 20_000 });
@@ -145,6 +147,15 @@ describe("svc config check and the gateway's own directories in SVC_HOME", () =>
     } finally {
       await svc(home, ["gateway", "stop"]);
     }
+  });
+
+  // A directory at a segment's name refused the start (EISDIR); the start sets it aside now (durability.md).
+  it("a directory at a journal segment's name is no problem: the start sets it aside", async () => {
+    home = tempHome();
+    mkdirSync(join(home.dir, "state", "journal-000001.seg"), { recursive: true });
+    const check = await svc(home, ["config", "check"]);
+    expect(check.stderr).toBe("");
+    expect(check.code).toBe(0);
   });
 
   it("existing directories are fine", async () => {

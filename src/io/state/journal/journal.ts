@@ -1,4 +1,4 @@
-import { close as closeFd, existsSync, statSync } from "node:fs";
+import { close as closeFd, lstatSync, statSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { Clock } from "../../../clock.js";
@@ -42,7 +42,10 @@ export interface JournalOptions {
   readonly dir: string;
   readonly fs?: JournalFs;
   readonly maxSegmentBytes?: number;
-  /** A segment that could not be read whole (torn or corrupt tail, incomplete snapshot): logged, skipped. */
+  /**
+   * A segment that could not be read whole (torn or corrupt tail, incomplete snapshot), or what is at a
+   * segment's name but no segment of this journal (set aside): logged, skipped.
+   */
   readonly onProblem?: (problem: SegmentProblem) => void;
   /** The clock of the once-a-second look at the segment's path (default `Date.now`). */
   readonly now?: () => number;
@@ -199,7 +202,18 @@ export class Journal {
       this.segment = (read.segments.at(-1) ?? 0) + 1;
       trimGrownSpace(options.dir, read.zerosFrom);
       const first = encodeSnapshot(snapshot());
-      const fd = startSegmentSync(options.dir, this.segment, first, read.segments, read.keep);
+      const fd = startSegmentSync(
+        options.dir,
+        this.segment,
+        first,
+        read.segments,
+        read.keep,
+        ({ file, keptAs, err }) =>
+          options.onProblem?.({
+            file,
+            problem: `could not be set aside as ${keptAs} (${(err as Error).message}): it is left where it is, and each start tries again — move it out of ${options.dir}`,
+          }),
+      );
       this.fd = fd;
       this.closeCurrent = () => closeRawFd(fd);
       this.snapshotBytes = first.length;
@@ -366,7 +380,9 @@ export class Journal {
    * rotates (or restates) at once, as due, without waiting for the segment to grow further.
    */
   private lookInTheWay(): void {
-    if (this.inTheWay === undefined || existsSync(this.inTheWay)) return;
+    // The entry itself, not what it leads to: a symbolic link to nothing is still in the way (the link fails).
+    if (this.inTheWay === undefined || lstatSync(this.inTheWay, { throwIfNoEntry: false }) !== undefined)
+      return;
     this.inTheWay = undefined;
     this.retryAtBytes = 0;
     this.restateAtBytes = 0;

@@ -1,4 +1,4 @@
-import { existsSync, openSync } from "node:fs";
+import { lstatSync, openSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { JournalFs } from "./fsFacade.js";
@@ -253,7 +253,8 @@ export class SegmentRotation {
       const code = (err as NodeJS.ErrnoException).code ?? "";
       if (code === "EEXIST") throw new SegmentNameTaken(err, this.segmentPath);
       if (!LINK_UNSUPPORTED.has(code)) throw err;
-      if (existsSync(this.segmentPath))
+      // The entry itself: a symbolic link to nothing there would be replaced by the rename.
+      if (lstatSync(this.segmentPath, { throwIfNoEntry: false }) !== undefined)
         throw new SegmentNameTaken(
           Object.assign(new Error(`EEXIST: file already exists, ${this.segmentPath} (left as it is)`), {
             code: "EEXIST",

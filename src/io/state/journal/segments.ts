@@ -5,11 +5,14 @@ import {
   fdatasyncSync,
   fstatSync,
   fsyncSync,
+  lstatSync,
   openSync,
   readdirSync,
+  readlinkSync,
   readSync,
   renameSync,
   rmSync,
+  type Stats,
   truncateSync,
   writeSync,
 } from "node:fs";
@@ -47,8 +50,9 @@ export interface ReadJournal {
   /** Bytes of records read (not the zeros a segment was grown into). */
   readonly bytes: number;
   /**
-   * Damaged segments (more skipped than the tail a crash cuts short), by number: once the new snapshot is
-   * durable they are renamed to the name given here instead of removed, so what was skipped is not lost.
+   * Damaged segments (more skipped than the tail a crash cuts short), and what is at a segment's name but
+   * is no segment of this journal (a link, a directory), by number: once the new snapshot is durable they
+   * are renamed to the name given here instead of removed, so what was skipped is not lost.
    */
   readonly keep: Map<number, string>;
   /**
@@ -96,7 +100,7 @@ const KEPT_FOR_INSPECTION = "inspect it as docs/durability.md shows, then delete
 
 /**
  * A segment of which no record could be read (damaged from byte 0 on, no intact record after): kept aside
- * as `keptAs`. `older`: segments before it were read, which a start uses instead.
+ * as `keptAs`. `older`: segments of this journal before it were read, which a start uses instead.
  */
 function describeNothingRead(torn: TornTail | undefined, older: boolean, keptAs: string): string {
   const where = torn === undefined ? "" : ` (${describeSkip(torn)})`;
@@ -104,6 +108,26 @@ function describeNothingRead(torn: TornTail | undefined, older: boolean, keptAs:
     ? "nothing was replayed from it; the segments before it are, and what was appended to it alone is lost (nothing, if it was a file put there that was never a segment of this journal)"
     : "what it held is lost (the runs it owed do not run, its coalescing groups do not fire, and the delivery ids it remembered are forgotten: a sender's retry of one is taken as new); nothing was replayed from it";
   return `no record of it could be read${where}, though every segment starts with a snapshot: ${lost}; the segment is kept as ${keptAs} (${KEPT_FOR_INSPECTION})`;
+}
+
+/** What is set aside as no segment of this journal: said of each, whatever it holds. */
+const setAside = (keptAs: string, inspect: string) =>
+  `nothing of it was replayed, and it is set aside as ${keptAs} (${inspect})`;
+
+/** Something at a segment's name that is no file (a symbolic link, a directory): no segment svc wrote. */
+function describeNotAFile(file: string, found: Stats, keptAs: string): string {
+  let what: string;
+  if (found.isSymbolicLink()) {
+    let target = "";
+    try {
+      target = ` to ${readlinkSync(file)}`;
+    } catch {
+      // Gone meanwhile: said without its target.
+    }
+    what = `is a symbolic link${target}`;
+  } else if (found.isDirectory()) what = "is a directory";
+  else what = "is not a regular file (a named pipe, a socket or a device)";
+  return `${what}, not a file: svc writes its segments as files, never as that, so it is no segment of this journal but something put at this name; ${setAside(keptAs, "look at it, then delete it")}`;
 }
 
 function describeDamage(
@@ -171,7 +195,10 @@ export interface ReadOptions {
   readonly understood?: (record: unknown) => boolean;
 }
 
-/** Reads every segment of `dir` (synchronously: at startup, before the listener opens). */
+/**
+ * Reads every segment of `dir` (synchronously: at startup, before the listener opens). What is at a
+ * segment's name but is no segment of this journal (a link, a directory) is set aside (`keep`).
+ */
 export function readJournal(dir: string, options: ReadOptions = {}): ReadJournal {
   const now = options.now ?? Date.now;
   const understood = options.understood ?? (() => true);
@@ -181,8 +208,20 @@ export function readJournal(dir: string, options: ReadOptions = {}): ReadJournal
   const keep = new Map<number, string>();
   const zerosFrom = new Map<number, number>();
   let bytes = 0;
-  for (const [index, n] of segments.entries()) {
-    const file = join(dir, segmentName(n));
+  /** Segments of this journal read so far (not those set aside as no segment of it). */
+  let read = 0;
+  for (const n of segments) {
+    const name = segmentName(n);
+    const file = join(dir, name);
+    const found = lstatSync(file, { throwIfNoEntry: false });
+    // Removed since it was listed.
+    if (found === undefined) continue;
+    if (!found.isFile()) {
+      const keptAs = `${name}.foreign-${now()}`;
+      keep.set(n, keptAs);
+      problems.push({ file, problem: describeNotAFile(file, found, keptAs) });
+      continue;
+    }
     let data: Buffer;
     try {
       data = readSegment(file);
@@ -194,27 +233,30 @@ export function readJournal(dir: string, options: ReadOptions = {}): ReadJournal
     // only: a power cut after the file grew) with none before it, it lost what it held, unless the first
     // start here was cut short before its snapshot was synced; after an older one, that older one holds it all.
     const nothingWritten = data.every((byte) => byte === 0);
-    if (nothingWritten && index === 0)
+    if (nothingWritten && read === 0)
       problems.push({
         file,
         problem: `${data.length === 0 ? "is empty (0 bytes)" : `holds only zero bytes (${data.length} bytes)`}, though every segment starts with a snapshot: what it held is lost (${data.length === 0 ? "the file was truncated, or the file system lost its data" : "the file system lost its data, as a power cut can"}), unless the very first start in this directory was cut short before its snapshot reached the disk; nothing was replayed from it`,
       });
-    if (nothingWritten) continue;
+    if (nothingWritten) {
+      read += 1;
+      continue;
+    }
     const decoded = decodeRecords(data);
+    const snapshotFirst = startsWithSnapshot(decoded);
+    const older = read > 0;
+    read += 1;
     bytes += data.length - (decoded.unused ?? 0);
     const list = decoded.records.filter(
       (record) => isMark(record, SNAPSHOT_BEGIN.t) || isMark(record, SNAPSHOT_END.t) || understood(record),
     );
     const unknown = decoded.records.length - list.length;
-    const snapshotFirst = startsWithSnapshot(decoded);
     const keptAs =
-      onlyCrashTail(decoded) && unknown === 0 && snapshotFirst
-        ? undefined
-        : `${segmentName(n)}.damaged-${now()}`;
+      onlyCrashTail(decoded) && unknown === 0 && snapshotFirst ? undefined : `${name}.damaged-${now()}`;
     if (keptAs !== undefined) keep.set(n, keptAs);
     if (decoded.records.length === 0 && keptAs !== undefined) {
       // Not "the records before it were recovered": there were none.
-      problems.push({ file, problem: describeNothingRead(decoded.torn, index > 0, keptAs) });
+      problems.push({ file, problem: describeNothingRead(decoded.torn, older, keptAs) });
       continue;
     }
     // One kept aside is left as it was read.
@@ -227,7 +269,7 @@ export function readJournal(dir: string, options: ReadOptions = {}): ReadJournal
     if (damage !== undefined) problems.push({ file, problem: damage });
     if (list.length > 0 && isMark(list[0], SNAPSHOT_BEGIN.t)) {
       const end = list.findIndex((record) => isMark(record, SNAPSHOT_END.t));
-      if (end < 0 && index > 0) {
+      if (end < 0 && older) {
         problems.push({
           file,
           problem: "its snapshot is incomplete (a start was cut short); the segments before it are used",
@@ -293,9 +335,17 @@ function syncDir(dir: string): void {
   }
 }
 
+/** What is at an older segment's name that could not be set aside as `keptAs`: left where it is. */
+export interface LeftInPlace {
+  readonly file: string;
+  readonly keptAs: string;
+  readonly err: unknown;
+}
+
 /**
  * Starts segment `n` holding `snapshot` (synchronously, at startup), makes it durable, then removes
- * the segments before it (a damaged one named in `keep` is renamed instead). Returns the open file
+ * the segments before it (one named in `keep`, damaged or no segment of this journal, is renamed instead;
+ * one that cannot be renamed is left where it is and passed to `onLeft`). Returns the open file
  * descriptor (0600; not in append mode: the writer's writes name their position).
  */
 export function startSegmentSync(
@@ -304,6 +354,7 @@ export function startSegmentSync(
   snapshot: Buffer,
   older: readonly number[],
   keep: ReadonlyMap<number, string> = new Map(),
+  onLeft: (left: LeftInPlace) => void = () => {},
 ): number {
   const file = join(dir, segmentName(n));
   const fd = openSync(file, "w", 0o600);
@@ -320,12 +371,22 @@ export function startSegmentSync(
   }
   for (const old of older) {
     const keptAs = keep.get(old);
-    if (keptAs === undefined) rmSync(join(dir, segmentName(old)), { force: true });
-    else {
-      renameSync(join(dir, segmentName(old)), join(dir, keptAs));
-      // It holds payloads: owner-only, as every segment is written, whatever mode a restore gave it.
-      chmodSync(join(dir, keptAs), 0o600);
+    const path = join(dir, segmentName(old));
+    if (keptAs === undefined) {
+      rmSync(path, { force: true });
+      continue;
     }
+    try {
+      renameSync(path, join(dir, keptAs));
+    } catch (err) {
+      // The new segment is durable: a start goes on. What is left is read again by the next, and set aside.
+      onLeft({ file: path, keptAs, err });
+      continue;
+    }
+    // It holds payloads: owner-only, as every segment is written, whatever mode a restore gave it. Not a link
+    // (chmod would change what it points to) nor a directory (it would be closed to its owner too).
+    if (lstatSync(join(dir, keptAs), { throwIfNoEntry: false })?.isFile() === true)
+      chmodSync(join(dir, keptAs), 0o600);
   }
   return fd;
 }

@@ -1,0 +1,144 @@
+import { spawnSync } from "node:child_process";
+import { lstatSync, mkdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { type JournalFs, nodeJournalFs } from "../../../src/io/state/journal/fsFacade.js";
+import { SEGMENT_CHECK_MS } from "../../../src/io/state/journal/journal.js";
+import { RotationBlocked } from "../../../src/io/state/journal/rotation.js";
+import { type SegmentProblem, segmentName } from "../../../src/io/state/journal/segments.js";
+import { leaveLockAsCrashed } from "../../helpers/crashedLock.js";
+import {
+  cleanUpJournals,
+  journalDir,
+  journalFiles,
+  keyed,
+  type OpenJournalOptions,
+  openJournal,
+  recordKey,
+} from "../../helpers/journal.js";
+import { CAN_MOUNT } from "../../helpers/smallDisk.js";
+
+/**
+ * docs/durability.md ("Recovery, torn tails and corruption"): what is at a segment's name but no file (a
+ * symbolic link, a directory) — put there by hand, a restore or a sync tool, in the way of a rotation or
+ * not — is no segment of this journal. A symbolic link to nothing or a directory there had the rotation
+ * retried, and said, every second (the look followed the link, and found nothing), then refused the next
+ * start (ENOENT, EISDIR).
+ */
+
+cleanUpJournals();
+
+/** A journal whose live state is `live` (what a store keeps): a record appended is live from then on. */
+function liveJournal(dir: string, options: Omit<OpenJournalOptions, "live"> = {}) {
+  const live: unknown[] = [];
+  const opened = openJournal(dir, { ...options, live: () => [...live] });
+  const append = async (records: unknown[]) => {
+    for (const record of records) {
+      live.push(record);
+      opened.journal.append(record);
+    }
+    await opened.journal.durable();
+  };
+  return { ...opened, live, append };
+}
+
+/** Opens the journal again as a start after a kill does: what it replayed and said. */
+function restart(dir: string) {
+  leaveLockAsCrashed(dir);
+  const problems: SegmentProblem[] = [];
+  const { journal, replayed } = openJournal(dir, { problems });
+  return { journal, replayed, problems };
+}
+
+const keptAs = (dir: string, name: string, kind: "foreign" | "damaged") =>
+  journalFiles(dir).find((file) => file.startsWith(`${name}.${kind}-`));
+
+describe("no file at a segment's name (a symbolic link, a directory)", () => {
+  it("a symbolic link to nothing at the next segment's name: the rotation waits for it, said once (each look finds the link, not what it leads to); a start with it there sets the link aside", async () => {
+    const dir = journalDir();
+    const errors: unknown[] = [];
+    const links: string[] = [];
+    const fs: JournalFs = {
+      ...nodeJournalFs,
+      link: (from, to) => {
+        links.push(to);
+        return nodeJournalFs.link(from, to);
+      },
+    };
+    let now = 1_000_000;
+    const { journal, append } = liveJournal(dir, { fs, maxSegmentBytes: 2048, errors, now: () => now });
+    const stray = join(dir, segmentName(2));
+    const nowhere = join(dir, "..", "moved-away");
+    symlinkSync(nowhere, stray);
+    // A look each second: the link is still there (not what it leads to), so no rotation is begun again.
+    for (const record of keyed("ours", 20, 300)) {
+      await append([record]);
+      await journal.rotated();
+      now += SEGMENT_CHECK_MS;
+    }
+    expect(links).toEqual([stray]);
+    expect(errors).toEqual([expect.any(RotationBlocked)]);
+    expect(journal.currentSegment().n).toBe(1);
+
+    const { replayed, problems } = restart(dir);
+    expect(replayed.map(recordKey)).toEqual(keyed("ours", 20).map(recordKey));
+    const kept = keptAs(dir, segmentName(2), "foreign") as string;
+    expect(problems).toEqual([
+      {
+        file: stray,
+        problem: `is a symbolic link to ${nowhere}, not a file: svc writes its segments as files, never as that, so it is no segment of this journal but something put at this name; nothing of it was replayed, and it is set aside as ${kept} (look at it, then delete it)`,
+      },
+    ]);
+    // The link itself was renamed, still leading where it did.
+    expect(readlinkSync(join(dir, kept))).toBe(nowhere);
+    expect(journalFiles(dir).sort()).toEqual([kept, segmentName(3)]);
+  });
+
+  it("a directory at a segment's name: the start sets it aside (its mode and files as they were) and replays the journal", async () => {
+    const dir = journalDir();
+    const { journal, append } = liveJournal(dir);
+    await append([{ t: "s", k: "ours", at: 1 }]);
+    await journal.close();
+    const stray = join(dir, segmentName(2));
+    mkdirSync(stray, { mode: 0o755 });
+    writeFileSync(join(stray, "inside"), "x");
+
+    const { replayed, problems } = restart(dir);
+    expect(replayed.map(recordKey)).toEqual(["ours"]);
+    const kept = keptAs(dir, segmentName(2), "foreign") as string;
+    expect(problems.map((p) => p.problem)).toEqual([
+      `is a directory, not a file: svc writes its segments as files, never as that, so it is no segment of this journal but something put at this name; nothing of it was replayed, and it is set aside as ${kept} (look at it, then delete it)`,
+    ]);
+    expect(lstatSync(join(dir, kept)).mode & 0o777).toBe(0o755);
+    expect(readFileSync(join(dir, kept, "inside"), "utf8")).toBe("x");
+  });
+
+  describe.skipIf(!CAN_MOUNT)("one that cannot be renamed (a mount point)", () => {
+    const mounts: string[] = [];
+    afterEach(() => {
+      for (const mount of mounts.splice(0)) spawnSync("umount", [mount]);
+    });
+
+    it("is left where it is, and the start says what to move", async () => {
+      const dir = journalDir();
+      const { journal, append } = liveJournal(dir);
+      await append([{ t: "s", k: "ours", at: 1 }]);
+      await journal.close();
+      const stray = join(dir, segmentName(2));
+      mkdirSync(stray);
+      expect(spawnSync("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", stray]).status).toBe(0);
+      mounts.push(stray);
+
+      const { replayed, problems } = restart(dir);
+      expect(replayed.map(recordKey)).toEqual(["ours"]);
+      expect(problems).toHaveLength(2);
+      expect(problems[1]?.file).toBe(stray);
+      expect(problems[1]?.problem).toMatch(
+        new RegExp(
+          `^could not be set aside as ${segmentName(2)}\\.foreign-\\d+ \\(EBUSY: .*\\): it is left where it is, and each start tries again — move it out of ${dir}$`,
+        ),
+      );
+      expect(journalFiles(dir).sort()).toEqual([segmentName(2), segmentName(3)]);
+    });
+  });
+});
