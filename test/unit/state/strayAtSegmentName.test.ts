@@ -24,6 +24,9 @@ import { CAN_MOUNT } from "../../helpers/smallDisk.js";
  * not — is no segment of this journal. A symbolic link to nothing or a directory there had the rotation
  * retried, and said, every second (the look followed the link, and found nothing), then refused the next
  * start (ENOENT, EISDIR).
+ *
+ * "Recovery, torn tails and corruption": a segment no record of which can be read, or an empty one, before
+ * one whose snapshot is complete was said to have lost what it held, though that later snapshot restated it.
  */
 
 cleanUpJournals();
@@ -140,5 +143,49 @@ describe("no file at a segment's name (a symbolic link, a directory)", () => {
       );
       expect(journalFiles(dir).sort()).toEqual([segmentName(2), segmentName(3)]);
     });
+  });
+});
+
+describe("a segment no record of which can be read, before one with a complete snapshot", () => {
+  it("is said not to have been needed, not to have lost what it held", async () => {
+    const dir = journalDir();
+    const first = liveJournal(dir);
+    await first.append([{ t: "s", k: "a1", at: 1 }]);
+    await first.journal.close();
+    const second = liveJournal(dir);
+    await second.append([
+      { t: "s", k: "a1", at: 1 },
+      { t: "s", k: "a2", at: 2 },
+    ]);
+    await second.journal.close();
+    // Segment 2 whole; a 1 beside it (a crash right after a rotation) unreadable from its first byte on.
+    writeFileSync(join(dir, segmentName(1)), "garbage garbage garbage", { mode: 0o600 });
+
+    const { replayed, problems } = restart(dir);
+    expect(replayed.map(recordKey)).toEqual(["a1", "a2"]);
+    const kept = keptAs(dir, segmentName(1), "damaged") as string;
+    expect(problems).toEqual([
+      {
+        file: join(dir, segmentName(1)),
+        problem: `no record of it could be read (bad length at byte 0; 23 bytes skipped); it was not needed: ${segmentName(2)}, after it, starts with a complete snapshot of everything live, which was replayed, so nothing was lost; the segment is kept as ${kept} (inspect it as docs/durability.md shows, then delete it)`,
+      },
+    ]);
+  });
+
+  it("an empty one likewise", async () => {
+    const dir = journalDir();
+    const first = liveJournal(dir);
+    await first.append([{ t: "s", k: "a1", at: 1 }]);
+    await first.journal.close();
+    const second = liveJournal(dir);
+    await second.append([{ t: "s", k: "a1", at: 1 }]);
+    await second.journal.close();
+    writeFileSync(join(dir, segmentName(1)), "", { mode: 0o600 });
+
+    const { replayed, problems } = restart(dir);
+    expect(replayed.map(recordKey)).toEqual(["a1"]);
+    expect(problems.map((p) => p.problem)).toEqual([
+      `is empty (0 bytes); it was not needed: ${segmentName(2)}, after it, starts with a complete snapshot of everything live, which was replayed, so nothing was lost`,
+    ]);
   });
 });

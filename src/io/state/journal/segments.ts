@@ -99,15 +99,37 @@ const startsWithSnapshot = (decoded: DecodedSegment): boolean =>
 const KEPT_FOR_INSPECTION = "inspect it as docs/durability.md shows, then delete it";
 
 /**
- * A segment of which no record could be read (damaged from byte 0 on, no intact record after): kept aside
- * as `keptAs`. `older`: segments of this journal before it were read, which a start uses instead.
+ * What a later segment's complete snapshot makes of one before it that lost what it held: it restates
+ * everything live, so nothing the earlier one held is lost. `by`: that later segment's name.
  */
-function describeNothingRead(torn: TornTail | undefined, older: boolean, keptAs: string): string {
+const notNeeded = (by: string) =>
+  `it was not needed: ${by}, after it, starts with a complete snapshot of everything live, which was replayed, so nothing was lost`;
+
+/**
+ * A segment of which no record could be read (damaged from byte 0 on, no intact record after): kept aside
+ * as `keptAs`. `older`: segments of this journal before it were read, which a start uses instead;
+ * `supersededBy`: a later segment's complete snapshot was replayed (`notNeeded`).
+ */
+function describeNothingRead(
+  torn: TornTail | undefined,
+  older: boolean,
+  keptAs: string,
+  supersededBy: string | undefined,
+): string {
   const where = torn === undefined ? "" : ` (${describeSkip(torn)})`;
+  if (supersededBy !== undefined)
+    return `no record of it could be read${where}; ${notNeeded(supersededBy)}; the segment is kept as ${keptAs} (${KEPT_FOR_INSPECTION})`;
   const lost = older
     ? "nothing was replayed from it; the segments before it are, and what was appended to it alone is lost (nothing, if it was a file put there that was never a segment of this journal)"
     : "what it held is lost (the runs it owed do not run, its coalescing groups do not fire, and the delivery ids it remembered are forgotten: a sender's retry of one is taken as new); nothing was replayed from it";
   return `no record of it could be read${where}, though every segment starts with a snapshot: ${lost}; the segment is kept as ${keptAs} (${KEPT_FOR_INSPECTION})`;
+}
+
+/** A segment with nothing written in it (0 bytes, or zeros only) and no segment of this journal before it. */
+function describeNothingWritten(bytes: number, supersededBy: string | undefined): string {
+  const what = bytes === 0 ? "is empty (0 bytes)" : `holds only zero bytes (${bytes} bytes)`;
+  if (supersededBy !== undefined) return `${what}; ${notNeeded(supersededBy)}`;
+  return `${what}, though every segment starts with a snapshot: what it held is lost (${bytes === 0 ? "the file was truncated, or the file system lost its data" : "the file system lost its data, as a power cut can"}), unless the very first start in this directory was cut short before its snapshot reached the disk; nothing was replayed from it`;
 }
 
 /** What is set aside as no segment of this journal: said of each, whatever it holds. */
@@ -208,9 +230,18 @@ export function readJournal(dir: string, options: ReadOptions = {}): ReadJournal
   const keep = new Map<number, string>();
   const zerosFrom = new Map<number, number>();
   let bytes = 0;
+  /** Problems whose words depend on whether a later segment's complete snapshot was replayed. */
+  const later: Array<{ readonly at: number; readonly index: number; readonly say: (by?: string) => string }> =
+    [];
+  const sayLater = (index: number, file: string, say: (by?: string) => string) => {
+    later.push({ at: problems.length, index, say });
+    problems.push({ file, problem: say() });
+  };
+  /** The last segment whose complete snapshot was replayed (what was before it is superseded). */
+  let snapshotAt: { readonly index: number; readonly name: string } | undefined;
   /** Segments of this journal read so far (not those set aside as no segment of it). */
   let read = 0;
-  for (const n of segments) {
+  for (const [index, n] of segments.entries()) {
     const name = segmentName(n);
     const file = join(dir, name);
     const found = lstatSync(file, { throwIfNoEntry: false });
@@ -231,13 +262,10 @@ export function readJournal(dir: string, options: ReadOptions = {}): ReadJournal
     }
     // Every segment starts with a snapshot, made durable before the older ones are removed: empty (or zeros
     // only: a power cut after the file grew) with none before it, it lost what it held, unless the first
-    // start here was cut short before its snapshot was synced; after an older one, that older one holds it all.
+    // start here was cut short before its snapshot was synced, or a later segment's snapshot restates it all;
+    // after an older one, that older one holds it all.
     const nothingWritten = data.every((byte) => byte === 0);
-    if (nothingWritten && read === 0)
-      problems.push({
-        file,
-        problem: `${data.length === 0 ? "is empty (0 bytes)" : `holds only zero bytes (${data.length} bytes)`}, though every segment starts with a snapshot: what it held is lost (${data.length === 0 ? "the file was truncated, or the file system lost its data" : "the file system lost its data, as a power cut can"}), unless the very first start in this directory was cut short before its snapshot reached the disk; nothing was replayed from it`,
-      });
+    if (nothingWritten && read === 0) sayLater(index, file, (by) => describeNothingWritten(data.length, by));
     if (nothingWritten) {
       read += 1;
       continue;
@@ -256,7 +284,7 @@ export function readJournal(dir: string, options: ReadOptions = {}): ReadJournal
     if (keptAs !== undefined) keep.set(n, keptAs);
     if (decoded.records.length === 0 && keptAs !== undefined) {
       // Not "the records before it were recovered": there were none.
-      problems.push({ file, problem: describeNothingRead(decoded.torn, older, keptAs) });
+      sayLater(index, file, (by) => describeNothingRead(decoded.torn, older, keptAs, by));
       continue;
     }
     // One kept aside is left as it was read.
@@ -287,12 +315,17 @@ export function readJournal(dir: string, options: ReadOptions = {}): ReadJournal
       }
       // A complete snapshot restates everything live: what came before it is superseded.
       records = [...list.slice(1, end), ...list.slice(end + 1)];
+      snapshotAt = { index, name };
     } else {
       // A snapshot whose first mark was damaged (skipped above): its records are read as appends, and a
       // mark is no record to replay (nor one "not understood").
       for (const record of list)
         if (!isMark(record, SNAPSHOT_BEGIN.t) && !isMark(record, SNAPSHOT_END.t)) records.push(record);
     }
+  }
+  for (const { at, index, say } of later) {
+    const by = snapshotAt !== undefined && snapshotAt.index > index ? snapshotAt.name : undefined;
+    if (by !== undefined) problems[at] = { file: (problems[at] as SegmentProblem).file, problem: say(by) };
   }
   return { records, segments, problems, bytes, keep, zerosFrom };
 }
