@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterEach } from "vitest";
 import { LOCK_FILE } from "../../src/io/state/journal/dirLock.js";
 import { type JournalFs, nodeJournalFs } from "../../src/io/state/journal/fsFacade.js";
+import { JOURNAL_ID_FILE } from "../../src/io/state/journal/identity.js";
 import { Journal } from "../../src/io/state/journal/journal.js";
 import { decodeRecords } from "../../src/io/state/journal/records.js";
 import type { SegmentProblem } from "../../src/io/state/journal/segments.js";
@@ -63,9 +64,9 @@ export function openJournal(path: string, options: OpenJournalOptions = {}) {
 export const segmentFiles = (path: string): string[] =>
   readdirSync(path).filter((name) => name.endsWith(".seg"));
 
-/** The files in a state directory `path` but its `LOCK`: the segments and what is beside them. */
+/** The files in a state directory `path` but its `LOCK` and `journal.id`: the segments and what is beside them. */
 export const journalFiles = (path: string): string[] =>
-  readdirSync(path).filter((name) => name !== LOCK_FILE);
+  readdirSync(path).filter((name) => name !== LOCK_FILE && name !== JOURNAL_ID_FILE);
 
 /** `base` whose writes fail with ENOSPC while `disk.full` is set, as on a full disk. */
 export function fillableDisk(base: JournalFs = nodeJournalFs, full = false) {

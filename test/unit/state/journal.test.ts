@@ -13,8 +13,9 @@ import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { type JournalFs, nodeJournalFs } from "../../../src/io/state/journal/fsFacade.js";
 import { GROWTH_BYTES, MAX_SYNCS_IN_FLIGHT } from "../../../src/io/state/journal/groupCommit.js";
+import { readJournalId } from "../../../src/io/state/journal/identity.js";
 import { encodeRecord, HEADER_BYTES } from "../../../src/io/state/journal/records.js";
-import { type SegmentProblem, segmentName } from "../../../src/io/state/journal/segments.js";
+import { type SegmentProblem, segmentName, snapshotBegin } from "../../../src/io/state/journal/segments.js";
 import { leaveLockAsCrashed } from "../../helpers/crashedLock.js";
 import {
   cleanUpJournals,
@@ -76,6 +77,11 @@ async function segmentOfFiveRecords(path: string): Promise<string> {
 }
 
 const fiveRecords = [0, 1, 2, 3, 4].map((i) => ({ t: "s", k: `k${i}`, at: i }));
+
+/** The bytes of segment 1's snapshot of nothing in the journal at `path`: its first mark (naming the journal) and its last. */
+const emptySnapshotBytes = (path: string) =>
+  encodeRecord(snapshotBegin(readJournalId(path).id as string, 1)).length +
+  encodeRecord({ t: "snap-end" }).length;
 
 /** Starts again as after a crash: what it replayed, what it said of the segments, and the files left. */
 function reopen(path: string) {
@@ -366,7 +372,7 @@ describe("reading the journal back", () => {
     const path = dir();
     const file = await segmentOfFiveRecords(path);
     const data = readFileSync(file);
-    const snapshot = encodeRecord({ t: "snap" }).length + encodeRecord({ t: "snap-end" }).length;
+    const snapshot = emptySnapshotBytes(path);
     writeFileSync(file, data.subarray(snapshot));
     const { replayed, problems, files } = reopen(path);
     expect(replayed).toEqual(fiveRecords);
@@ -381,7 +387,7 @@ describe("reading the journal back", () => {
     const file = await segmentOfFiveRecords(path);
     const data = readFileSync(file);
     // After the (empty) snapshot that starts the segment: a byte inside the third record's body.
-    const snapshot = encodeRecord({ t: "snap" }).length + encodeRecord({ t: "snap-end" }).length;
+    const snapshot = emptySnapshotBytes(path);
     const third = snapshot + encodeRecord({ t: "s", k: "k0", at: 0 }).length * 2 + 8 + 3;
     data[third] = (data[third] as number) ^ 0xff;
     writeFileSync(file, data);

@@ -3,11 +3,13 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { type JournalFs, nodeJournalFs } from "../../../src/io/state/journal/fsFacade.js";
 import { GROWTH_BYTES } from "../../../src/io/state/journal/groupCommit.js";
+import { readJournalId } from "../../../src/io/state/journal/identity.js";
 import { encodeRecord } from "../../../src/io/state/journal/records.js";
 import {
   readJournal,
   type SegmentProblem,
   segmentName,
+  snapshotBegin,
   tempSegmentName,
 } from "../../../src/io/state/journal/segments.js";
 import {
@@ -15,6 +17,7 @@ import {
   cleanUpJournals,
   crashImages,
   journalDir as dir,
+  journalFiles,
   recordKey as key,
   keyed,
   openJournal as open,
@@ -139,7 +142,7 @@ describe("rotation and compaction", () => {
     expect(journal.currentSegment().n).toBe(2);
     await appendAll(journal, keyed("after", 1));
     await journal.close();
-    expect(readdirSync(path).filter((name) => name !== "LOCK")).toEqual([segmentName(2)]);
+    expect(journalFiles(path)).toEqual([segmentName(2)]);
     expect(statSync(join(path, segmentName(2))).mode & 0o777).toBe(0o600);
 
     const { replayed } = open(path);
@@ -217,7 +220,7 @@ describe("rotation and compaction", () => {
     const closed = journal.close();
     gate.open();
     await closed;
-    expect(readdirSync(path).filter((name) => name !== "LOCK")).toEqual([segmentName(1)]);
+    expect(journalFiles(path)).toEqual([segmentName(1)]);
     const { replayed } = open(path);
     expect(replayed).toEqual([...before, ...keyed("during", 3)]);
   });
@@ -240,7 +243,9 @@ describe("rotation and compaction", () => {
     const { journal } = open(path);
     await appendAll(journal, keyed("kept", 1));
     await journal.close();
-    writeFileSync(join(path, segmentName(2)), encodeRecord({ t: "snap" }), { mode: 0o600 });
+    // The first record of segment 2's snapshot, as a start cut short after it wrote it leaves it.
+    const { id } = readJournalId(path);
+    writeFileSync(join(path, segmentName(2)), encodeRecord(snapshotBegin(id as string, 2)), { mode: 0o600 });
     const problems: SegmentProblem[] = [];
     const { replayed } = open(path, { problems });
     expect(replayed).toEqual(keyed("kept", 1));

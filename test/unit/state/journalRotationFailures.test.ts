@@ -1,4 +1,3 @@
-import { readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { type JournalFs, nodeJournalFs } from "../../../src/io/state/journal/fsFacade.js";
 import { RotationFailed, RotationLeftSegment } from "../../../src/io/state/journal/rotation.js";
@@ -9,14 +8,13 @@ import {
   cleanUpJournals,
   crashImages,
   journalDir as dir,
+  journalFiles,
   keyed,
   openJournal as open,
   recordKey,
 } from "../../helpers/journal.js";
 
 cleanUpJournals();
-
-const journalFiles = (path: string) => readdirSync(path).filter((name) => name !== "LOCK");
 
 /** node:fs whose `call` fails the first `times` times it is made. */
 function failingFs(call: "link" | "syncDir", times: number, message: string): JournalFs {

@@ -1,4 +1,4 @@
-import { fstatSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { fstatSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { LOCK_FILE, StateDirTakenOver } from "../../../src/io/state/journal/dirLock.js";
@@ -6,7 +6,14 @@ import { type JournalFs, nodeJournalFs } from "../../../src/io/state/journal/fsF
 import { RotationBlocked } from "../../../src/io/state/journal/rotation.js";
 import { type SegmentProblem, segmentName, tempSegmentName } from "../../../src/io/state/journal/segments.js";
 import { journalErrorLine } from "../../../src/state/gatewayState.js";
-import { cleanUpJournals, fillableDisk, journalDir, keyed, openJournal } from "../../helpers/journal.js";
+import {
+  cleanUpJournals,
+  fillableDisk,
+  journalDir,
+  journalFiles,
+  keyed,
+  openJournal,
+} from "../../helpers/journal.js";
 
 /**
  * A rotation under way when another gateway takes the state directory over (this one paused past the bound a
@@ -86,8 +93,6 @@ async function appendUntil(
   }
   throw new Error("the rotation's held call was never reached");
 }
-
-const journalFiles = (dir: string) => readdirSync(dir).filter((name) => name !== LOCK_FILE);
 
 /**
  * A journal whose rotation's naming of its segment (the link) waits while `takeOver` acts on its directory;
@@ -175,26 +180,26 @@ describe("a rotation under way when another gateway takes the state directory ov
     await journal.rotated();
     expect(links).toEqual([]);
     expect(readFileSync(join(dir, segmentName(2)), "utf8")).toBe(THEIR_SEGMENT);
-    expect(readdirSync(dir)).toEqual([segmentName(2)]);
+    expect(journalFiles(dir)).toEqual([segmentName(2)]);
     expect(errors).toEqual([expect.any(StateDirTakenOver)]);
     expect((errors[0] as Error).message).toContain("was released by another gateway");
     expect(journal.accepting()).toBe(false);
     journal.append({ k: "after" });
     await expect(journal.durable()).rejects.toBeInstanceOf(StateDirTakenOver);
     await journal.close();
-    expect(readdirSync(dir)).toEqual([segmentName(2)]);
+    expect(journalFiles(dir)).toEqual([segmentName(2)]);
   });
 
   it("taken over and released while its segment's naming waited (the link fails, the temp file removed): reported as the takeover, not as a failed rotation, and appends are refused", async () => {
     const { dir, journal, errors } = await rotatedWhileNamingWaited(takenOverAndReleased);
     expect(readFileSync(join(dir, segmentName(2)), "utf8")).toBe(THEIR_SEGMENT);
-    expect(readdirSync(dir)).toEqual([segmentName(2)]);
+    expect(journalFiles(dir)).toEqual([segmentName(2)]);
     expect(errors).toEqual([expect.any(StateDirTakenOver)]);
     expect(journal.accepting()).toBe(false);
     journal.append({ k: "after" });
     await expect(journal.durable()).rejects.toBeInstanceOf(StateDirTakenOver);
     await journal.close();
-    expect(readdirSync(dir)).toEqual([segmentName(2)]);
+    expect(journalFiles(dir)).toEqual([segmentName(2)]);
   });
 });
 

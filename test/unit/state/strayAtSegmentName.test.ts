@@ -1,9 +1,20 @@
 import { spawnSync } from "node:child_process";
-import { lstatSync, mkdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type JournalFs, nodeJournalFs } from "../../../src/io/state/journal/fsFacade.js";
+import { JOURNAL_ID_FILE, readJournalId } from "../../../src/io/state/journal/identity.js";
 import { SEGMENT_CHECK_MS } from "../../../src/io/state/journal/journal.js";
+import { encodeRecords } from "../../../src/io/state/journal/records.js";
 import { RotationBlocked } from "../../../src/io/state/journal/rotation.js";
 import { type SegmentProblem, segmentName } from "../../../src/io/state/journal/segments.js";
 import { leaveLockAsCrashed } from "../../helpers/crashedLock.js";
@@ -19,11 +30,13 @@ import {
 import { CAN_MOUNT } from "../../helpers/smallDisk.js";
 
 /**
- * docs/durability.md ("Recovery, torn tails and corruption"): what is at a segment's name but no file (a
- * symbolic link, a directory) — put there by hand, a restore or a sync tool, in the way of a rotation or
- * not — is no segment of this journal. A symbolic link to nothing or a directory there had the rotation
- * retried, and said, every second (the look followed the link, and found nothing), then refused the next
- * start (ENOENT, EISDIR).
+ * docs/durability.md ("Which segments are this journal's", "Recovery, torn tails and corruption"): a file
+ * at a segment's name that is no segment of this journal — put there by hand, a restore or a sync tool, in
+ * the way of a rotation or not — is never taken for one. A readable segment of another state directory
+ * there replaced this journal's state at the next start, silently (its snapshot was the last complete one),
+ * and the journal's own segment was removed. A symbolic link to nothing or a directory there had the
+ * rotation retried, and said, every second (the look followed the link, and found nothing), then refused
+ * the next start (ENOENT, EISDIR).
  *
  * "Recovery, torn tails and corruption": a segment no record of which can be read, or an empty one, before
  * one whose snapshot is complete was said to have lost what it held, though that later snapshot restated it.
@@ -53,8 +66,150 @@ function restart(dir: string) {
   return { journal, replayed, problems };
 }
 
+/** Another state directory's journal, started twice: its segment 2, holding `records`, at its own number. */
+async function otherJournalSegment2(records: unknown[]): Promise<string> {
+  const other = journalDir();
+  const first = openJournal(other);
+  await first.journal.close();
+  const second = openJournal(other, { live: records });
+  await second.journal.close();
+  return join(other, segmentName(2));
+}
+
 const keptAs = (dir: string, name: string, kind: "foreign" | "damaged") =>
   journalFiles(dir).find((file) => file.startsWith(`${name}.${kind}-`));
+
+describe("a segment of another journal at a segment's name", () => {
+  it("at the next segment's name while the gateway ran (the rotation blocked): the next start sets it aside, says so, and replays this journal's records", async () => {
+    const dir = journalDir();
+    const errors: unknown[] = [];
+    let now = 1_000_000;
+    const { journal, append } = liveJournal(dir, { maxSegmentBytes: 2048, errors, now: () => now });
+    // Its own number (2) and a complete snapshot: only the journal it names tells it from this one's.
+    const foreign = await otherJournalSegment2([{ t: "s", k: "theirs", at: 1 }]);
+    const stray = join(dir, segmentName(2));
+    copyFileSync(foreign, stray);
+    for (const record of keyed("ours", 20, 300)) {
+      await append([record]);
+      await journal.rotated();
+      now += SEGMENT_CHECK_MS;
+    }
+    expect(errors).toEqual([expect.any(RotationBlocked)]);
+    expect(journal.currentSegment().n).toBe(1);
+    const id = readJournalId(dir).id as string;
+    const theirs = readJournalId(join(foreign, "..")).id as string;
+
+    // Killed (a crash, kill -9) with the file still there.
+    const { replayed, problems } = restart(dir);
+    expect(replayed.map(recordKey)).toEqual(keyed("ours", 20).map(recordKey));
+    const kept = keptAs(dir, segmentName(2), "foreign") as string;
+    expect(problems).toEqual([
+      {
+        file: stray,
+        problem: `is not this journal's: its snapshot names another journal (${theirs}; this one is ${id}, as journal.id says): a file of another state directory put at this name (by hand, a restore or a sync tool); nothing of it was replayed, and it is set aside as ${kept} (inspect it as docs/durability.md shows, then delete it)`,
+      },
+    ]);
+    // Kept as it was; this journal's segment 1 is superseded by the start's own (3), which replays alike.
+    expect(readFileSync(join(dir, kept))).toEqual(readFileSync(foreign));
+    expect(journalFiles(dir).sort()).toEqual([kept, segmentName(3)]);
+    expect(readJournalId(dir).id).toBe(id);
+  });
+
+  it("a copy of this journal's own older segment put at a later number: set aside, the segments at their own numbers replayed", async () => {
+    const dir = journalDir();
+    const first = liveJournal(dir);
+    await first.append([{ t: "s", k: "a1", at: 1 }]);
+    await first.journal.close();
+    const older = readFileSync(join(dir, segmentName(1)));
+    const second = liveJournal(dir);
+    await second.append([
+      { t: "s", k: "a1", at: 1 },
+      { t: "s", k: "a2", at: 2 },
+    ]);
+    await second.journal.close();
+    writeFileSync(join(dir, segmentName(3)), older, { mode: 0o600 });
+
+    const { replayed, problems } = restart(dir);
+    expect(replayed.map(recordKey)).toEqual(["a1", "a2"]);
+    const kept = keptAs(dir, segmentName(3), "foreign") as string;
+    expect(problems).toEqual([
+      {
+        file: join(dir, segmentName(3)),
+        problem: `is not this journal's: its snapshot says it is segment 1 of this journal, not segment 3: a copy of one of this journal's segments put at this name (by hand, a restore or a sync tool); nothing of it was replayed, and it is set aside as ${kept} (inspect it as docs/durability.md shows, then delete it)`,
+      },
+    ]);
+    expect(journalFiles(dir).sort()).toEqual([kept, segmentName(4)]);
+  });
+
+  it("a segment in an earlier version's form (its snapshot names no journal) after one of this journal's: set aside", async () => {
+    const dir = journalDir();
+    const { journal, append } = liveJournal(dir);
+    await append([{ t: "s", k: "ours", at: 1 }]);
+    await journal.close();
+    const unnamed = encodeRecords([{ t: "snap" }, { t: "s", k: "older-svc", at: 2 }, { t: "snap-end" }]);
+    writeFileSync(join(dir, segmentName(2)), unnamed, { mode: 0o600 });
+
+    const { replayed, problems } = restart(dir);
+    expect(replayed.map(recordKey)).toEqual(["ours"]);
+    const kept = keptAs(dir, segmentName(2), "foreign") as string;
+    expect(problems.map((p) => p.problem)).toEqual([
+      `is not this journal's: its snapshot names no journal, as an earlier version of svc wrote them, yet it comes after ${segmentName(1)}, which names this one: a file put at this name (by hand, a restore or a sync tool), not this journal's continuation; nothing of it was replayed, and it is set aside as ${kept} (inspect it as docs/durability.md shows, then delete it)`,
+    ]);
+  });
+
+  it("a journal an earlier version wrote (no id anywhere) is read as it was, and adopts an id at that start: written to journal.id (0600) and named by its new segment", async () => {
+    const dir = journalDir();
+    mkdirSync(dir, { recursive: true });
+    const unnamed = encodeRecords([{ t: "snap" }, { t: "s", k: "kept", at: 1 }, { t: "snap-end" }]);
+    writeFileSync(join(dir, segmentName(4)), unnamed, { mode: 0o600 });
+
+    const { journal, replayed, problems } = restart(dir);
+    expect(replayed.map(recordKey)).toEqual(["kept"]);
+    expect(problems).toEqual([]);
+    const id = readJournalId(dir).id as string;
+    expect(id).toMatch(/^[0-9a-f]{32}$/);
+    expect(lstatSync(join(dir, JOURNAL_ID_FILE)).mode & 0o777).toBe(0o600);
+    await journal.close();
+    const again = restart(dir);
+    expect(again.problems).toEqual([]);
+    expect(readJournalId(dir).id).toBe(id);
+  });
+
+  it("journal.id removed by hand: the id of the oldest segment at its own number is taken again, and a later one of another journal is still set aside", async () => {
+    const dir = journalDir();
+    const { journal, append } = liveJournal(dir);
+    await append([{ t: "s", k: "ours", at: 1 }]);
+    await journal.close();
+    const id = readJournalId(dir).id;
+    rmSync(join(dir, JOURNAL_ID_FILE));
+    copyFileSync(await otherJournalSegment2([{ t: "s", k: "theirs", at: 1 }]), join(dir, segmentName(2)));
+
+    const { replayed, problems } = restart(dir);
+    expect(replayed.map(recordKey)).toEqual(["ours"]);
+    expect(problems.map((p) => p.problem)).toEqual([
+      expect.stringContaining("its snapshot names another journal"),
+    ]);
+    expect(readJournalId(dir).id).toBe(id);
+  });
+  it("journal.id holding no id (edited, truncated): said, and written again with the id the segments name", async () => {
+    const dir = journalDir();
+    const { journal, append } = liveJournal(dir);
+    await append([{ t: "s", k: "ours", at: 1 }]);
+    await journal.close();
+    const id = readJournalId(dir).id as string;
+    writeFileSync(join(dir, JOURNAL_ID_FILE), "not an id\n");
+
+    const { replayed, problems } = restart(dir);
+    expect(replayed.map(recordKey)).toEqual(["ours"]);
+    expect(problems).toEqual([
+      {
+        file: join(dir, JOURNAL_ID_FILE),
+        problem: `does not hold a journal id; it is written again with the id the segments name (${id})`,
+      },
+    ]);
+    expect(readJournalId(dir).id).toBe(id);
+  });
+});
 
 describe("no file at a segment's name (a symbolic link, a directory)", () => {
   it("a symbolic link to nothing at the next segment's name: the rotation waits for it, said once (each look finds the link, not what it leads to); a start with it there sets the link aside", async () => {

@@ -6,6 +6,7 @@ import { pathMovedFrom } from "../../batchedWriter.js";
 import { type DirLock, lockStateDir, StateDirTakenOver } from "./dirLock.js";
 import { type JournalFs, nodeJournalFs } from "./fsFacade.js";
 import { GroupCommitWriter } from "./groupCommit.js";
+import { newJournalId, readJournalId, writeJournalId } from "./identity.js";
 import { RecordBuffer } from "./records.js";
 import {
   JournalNotRecreated,
@@ -25,9 +26,9 @@ import {
   readJournal,
   removeTempSegments,
   type SegmentProblem,
-  SNAPSHOT_BEGIN,
   SNAPSHOT_END,
   segmentName,
+  snapshotBegin,
   startSegmentSync,
   trimGrownSpace,
 } from "./segments.js";
@@ -81,9 +82,10 @@ export interface JournalOpened {
   readonly bytes: number;
 }
 
-function encodeSnapshot(records: Iterable<unknown>): Buffer {
+/** Segment `n`'s snapshot of `records`, in the journal `id`. */
+function encodeSnapshot(id: string, n: number, records: Iterable<unknown>): Buffer {
   const out = new RecordBuffer();
-  out.add(SNAPSHOT_BEGIN);
+  out.add(snapshotBegin(id, n));
   for (const record of records) out.add(record);
   out.add(SNAPSHOT_END);
   return out.data();
@@ -175,6 +177,8 @@ export class Journal {
   private refusal: Promise<void> | undefined;
   /** The state directory this journal writes in (`dirIdentity`): the one opened, or the one a relocation made. */
   private dirId: string | undefined;
+  /** The journal's id (`identity.ts`): named by every segment's snapshot, kept in `journal.id`. */
+  private readonly id: string;
   readonly opened: JournalOpened;
 
   constructor(
@@ -199,9 +203,13 @@ export class Journal {
       for (const problem of read.problems) options.onProblem?.(problem);
       restore(read.records);
       this.opened = { records: read.records.length, segments: read.segments.length, bytes: read.bytes };
+      // Numbered past every entry at a segment's name, those set aside included.
       this.segment = (read.segments.at(-1) ?? 0) + 1;
+      // A journal an earlier version of svc wrote (no id in it) adopts one now, before a segment names it.
+      this.id = read.id ?? newJournalId();
+      if (!read.idStored) writeJournalId(options.dir, this.id);
       trimGrownSpace(options.dir, read.zerosFrom);
-      const first = encodeSnapshot(snapshot());
+      const first = encodeSnapshot(this.id, this.segment, snapshot());
       const fd = startSegmentSync(
         options.dir,
         this.segment,
@@ -507,9 +515,11 @@ export class Journal {
         throw err;
       }
       this.dirId = dirIdentity(this.options.dir);
+      // Removed with the directory (or never there): the next start finds this journal's id all the same.
+      if (readJournalId(this.options.dir).id !== this.id) writeJournalId(this.options.dir, this.id);
       n = Math.max(this.segment, ...listSegments(this.options.dir)) + 1;
     }
-    const rotation = new SegmentRotation(this.options.dir, n, this.snapshot(), this.fs);
+    const rotation = new SegmentRotation(this.options.dir, n, this.id, this.snapshot(), this.fs);
     this.rotation = rotation;
     await this.rotate(rotation);
   }

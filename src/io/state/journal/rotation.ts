@@ -3,7 +3,7 @@ import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { JournalFs } from "./fsFacade.js";
 import { RecordBuffer } from "./records.js";
-import { SNAPSHOT_BEGIN, SNAPSHOT_END, segmentName, tempSegmentName } from "./segments.js";
+import { SNAPSHOT_END, segmentName, snapshotBegin, tempSegmentName } from "./segments.js";
 
 /**
  * A snapshot is encoded this many records (or bytes) at a time, one slice per turn of the event loop:
@@ -176,6 +176,8 @@ export class SegmentRotation {
   constructor(
     private readonly dir: string,
     readonly n: number,
+    /** The journal's id, which the snapshot's first record names with `n`. */
+    private readonly journalId: string,
     private readonly records: Iterable<unknown>,
     private readonly fs: JournalFs,
   ) {
@@ -194,7 +196,7 @@ export class SegmentRotation {
     this.fd = openSync(this.tempPath, "w", 0o600);
     const iterator = this.records[Symbol.iterator]();
     let slice = new RecordBuffer();
-    slice.add(SNAPSHOT_BEGIN);
+    slice.add(snapshotBegin(this.journalId, this.n));
     for (;;) {
       let next = iterator.next();
       while (next.done !== true) {

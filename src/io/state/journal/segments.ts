@@ -18,6 +18,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { privateDir } from "../../privateMode.js";
+import { isJournalId, isJournalIdTemp, JOURNAL_ID_FILE, readJournalId } from "./identity.js";
 import { type DecodedSegment, decodeRecords, type TornTail } from "./records.js";
 
 /** Segment files: `journal-000001.seg`, numbered in the order they were started. */
@@ -29,12 +30,26 @@ export const segmentName = (n: number): string => `journal-${String(n).padStart(
 export const tempSegmentName = (n: number): string => `${segmentName(n)}.tmp`;
 const TEMP_SEGMENT = /^journal-\d{6,}\.seg\.tmp$/;
 
-/** The first and last record of a snapshot; a snapshot without its end was torn and is not used. */
+/**
+ * The first and last record of a snapshot; a snapshot without its end was torn and is not used. The first
+ * names the journal (`j`, its id: `identity.ts`) and the segment's own number (`n`): `snapshotBegin`. An
+ * earlier version of svc wrote it without them (`SNAPSHOT_BEGIN` as it is).
+ */
 export const SNAPSHOT_BEGIN = { t: "snap" } as const;
 export const SNAPSHOT_END = { t: "snap-end" } as const;
 
+/** The first record of segment `n`'s snapshot, in the journal `id`. */
+export const snapshotBegin = (id: string, n: number) => ({ t: SNAPSHOT_BEGIN.t, j: id, n });
+
 const isMark = (record: unknown, t: string) =>
   typeof record === "object" && record !== null && (record as { t?: unknown }).t === t;
+
+/** The journal and segment number a snapshot's first record names; undefined when it names none (an earlier version's). */
+function namedBy(record: unknown): { readonly j: string; readonly n: number } | undefined {
+  if (!isMark(record, SNAPSHOT_BEGIN.t)) return undefined;
+  const { j, n } = record as { j?: unknown; n?: unknown };
+  return isJournalId(j) && Number.isSafeInteger(n) ? { j, n: n as number } : undefined;
+}
 
 export interface SegmentProblem {
   readonly file: string;
@@ -51,8 +66,9 @@ export interface ReadJournal {
   readonly bytes: number;
   /**
    * Damaged segments (more skipped than the tail a crash cuts short), and what is at a segment's name but
-   * is no segment of this journal (a link, a directory), by number: once the new snapshot is durable they
-   * are renamed to the name given here instead of removed, so what was skipped is not lost.
+   * is no segment of this journal (another journal's, a copy of one of this journal's under another number,
+   * a link or a directory), by number: once the new snapshot is durable they are renamed to the name given
+   * here instead of removed, so what was skipped is not lost.
    */
   readonly keep: Map<number, string>;
   /**
@@ -61,6 +77,14 @@ export interface ReadJournal {
    * `keep`, which are kept as they were.
    */
   readonly zerosFrom: Map<number, number>;
+  /**
+   * The journal's id: the one `journal.id` holds, or, without that file, the one the oldest segment names
+   * that is at its own number; undefined when no segment names one either (written by an earlier version of
+   * svc, or none yet: the start makes one).
+   */
+  readonly id: string | undefined;
+  /** Whether `journal.id` holds `id` already (otherwise the start writes it). */
+  readonly idStored: boolean;
 }
 
 export function listSegments(dir: string): number[] {
@@ -152,6 +176,28 @@ function describeNotAFile(file: string, found: Stats, keptAs: string): string {
   return `${what}, not a file: svc writes its segments as files, never as that, so it is no segment of this journal but something put at this name; ${setAside(keptAs, "look at it, then delete it")}`;
 }
 
+/**
+ * Segment `n`, whose snapshot names (`named`) another journal than `id`, or this one under another number (a
+ * copy of one of its segments put at another name): not this journal's continuation.
+ */
+function describeForeign(
+  named: { readonly j: string; readonly n: number },
+  id: string,
+  n: number,
+  keptAs: string,
+): string {
+  const why =
+    named.j === id
+      ? `its snapshot says it is segment ${named.n} of this journal, not segment ${n}: a copy of one of this journal's segments put at this name (by hand, a restore or a sync tool)`
+      : `its snapshot names another journal (${named.j}; this one is ${id}, as ${JOURNAL_ID_FILE} says): a file of another state directory put at this name (by hand, a restore or a sync tool)`;
+  return `is not this journal's: ${why}; ${setAside(keptAs, KEPT_FOR_INSPECTION)}`;
+}
+
+/** A segment in an earlier version's form (its snapshot names no journal) after one of this journal's, `after`. */
+function describeUnnamedAfter(after: string, keptAs: string): string {
+  return `is not this journal's: its snapshot names no journal, as an earlier version of svc wrote them, yet it comes after ${after}, which names this one: a file put at this name (by hand, a restore or a sync tool), not this journal's continuation; ${setAside(keptAs, KEPT_FOR_INSPECTION)}`;
+}
+
 function describeDamage(
   decoded: DecodedSegment,
   unknown: number,
@@ -218,13 +264,17 @@ export interface ReadOptions {
 }
 
 /**
- * Reads every segment of `dir` (synchronously: at startup, before the listener opens). What is at a
- * segment's name but is no segment of this journal (a link, a directory) is set aside (`keep`).
+ * Reads every segment of `dir` (synchronously: at startup, before the listener opens). Only this journal's
+ * chain is replayed: what is at a segment's name but is no segment of this journal (a link, a directory,
+ * another journal's segment, a copy of one of this journal's under another number) is set aside (`keep`).
  */
 export function readJournal(dir: string, options: ReadOptions = {}): ReadJournal {
   const now = options.now ?? Date.now;
   const understood = options.understood ?? (() => true);
   const segments = listSegments(dir);
+  const stored = readJournalId(dir);
+  // Without journal.id, the id the oldest segment at its own number names (taken as the segments are read).
+  let id = stored.id;
   let records: unknown[] = [];
   const problems: SegmentProblem[] = [];
   const keep = new Map<number, string>();
@@ -241,6 +291,8 @@ export function readJournal(dir: string, options: ReadOptions = {}): ReadJournal
   let snapshotAt: { readonly index: number; readonly name: string } | undefined;
   /** Segments of this journal read so far (not those set aside as no segment of it). */
   let read = 0;
+  /** The last segment read whose snapshot names this journal. */
+  let named: string | undefined;
   for (const [index, n] of segments.entries()) {
     const name = segmentName(n);
     const file = join(dir, name);
@@ -272,6 +324,22 @@ export function readJournal(dir: string, options: ReadOptions = {}): ReadJournal
     }
     const decoded = decodeRecords(data);
     const snapshotFirst = startsWithSnapshot(decoded);
+    // Whose segment it is, as its snapshot's first record says: this journal's at its own number, or not.
+    const names = snapshotFirst ? namedBy(decoded.records[0]) : undefined;
+    if (names !== undefined && names.n === n) id ??= names.j;
+    if (names !== undefined && (names.n !== n || names.j !== id)) {
+      const keptAs = `${name}.foreign-${now()}`;
+      keep.set(n, keptAs);
+      problems.push({ file, problem: describeForeign(names, id ?? names.j, n, keptAs) });
+      continue;
+    }
+    if (names === undefined && snapshotFirst && named !== undefined) {
+      const keptAs = `${name}.foreign-${now()}`;
+      keep.set(n, keptAs);
+      problems.push({ file, problem: describeUnnamedAfter(named, keptAs) });
+      continue;
+    }
+    if (names !== undefined) named = name;
     const older = read > 0;
     read += 1;
     bytes += data.length - (decoded.unused ?? 0);
@@ -327,7 +395,21 @@ export function readJournal(dir: string, options: ReadOptions = {}): ReadJournal
     const by = snapshotAt !== undefined && snapshotAt.index > index ? snapshotAt.name : undefined;
     if (by !== undefined) problems[at] = { file: (problems[at] as SegmentProblem).file, problem: say(by) };
   }
-  return { records, segments, problems, bytes, keep, zerosFrom };
+  if (stored.problem !== undefined)
+    problems.push({
+      file: join(dir, JOURNAL_ID_FILE),
+      problem: `${stored.problem}; ${id === undefined ? "a new id is written in its place" : `it is written again with the id the segments name (${id})`}`,
+    });
+  return {
+    records,
+    segments,
+    problems,
+    bytes,
+    keep,
+    zerosFrom,
+    id,
+    idStored: stored.id !== undefined,
+  };
 }
 
 /**
@@ -346,9 +428,13 @@ export function trimGrownSpace(dir: string, zerosFrom: ReadonlyMap<number, numbe
   }
 }
 
-/** Removes what a rotation cut short by a crash left (it was never a segment: the old ones hold it all). */
+/**
+ * Removes what a rotation cut short by a crash left (it was never a segment: the old ones hold it all), and
+ * what a write of `journal.id` cut short left (the file itself was never replaced by part of one).
+ */
 export function removeTempSegments(dir: string): void {
-  for (const name of readdirSync(dir)) if (TEMP_SEGMENT.test(name)) rmSync(join(dir, name), { force: true });
+  for (const name of readdirSync(dir))
+    if (TEMP_SEGMENT.test(name) || isJournalIdTemp(name)) rmSync(join(dir, name), { force: true });
 }
 
 /**

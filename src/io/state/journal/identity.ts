@@ -1,0 +1,78 @@
+import { randomBytes } from "node:crypto";
+import {
+  closeSync,
+  fsyncSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from "node:fs";
+import { join } from "node:path";
+
+/**
+ * The journal's identity: a random id made when the journal is first written, kept in `journal.id` beside
+ * its segments and named by the first record of each segment's snapshot, with the segment's own number. A
+ * start replays only segments of this journal (a file put at a segment's name from another state directory,
+ * or a copy of one of this journal's segments under another number, is set aside).
+ */
+export const JOURNAL_ID_FILE = "journal.id";
+const JOURNAL_ID_TEMP = `${JOURNAL_ID_FILE}.tmp`;
+
+const JOURNAL_ID = /^[0-9a-f]{32}$/;
+
+export const isJournalId = (value: unknown): value is string =>
+  typeof value === "string" && JOURNAL_ID.test(value);
+
+export const newJournalId = (): string => randomBytes(16).toString("hex");
+
+/** What `journal.id` in `dir` holds: the id, none (no such file), or what is wrong with it. */
+export interface StoredJournalId {
+  readonly id?: string;
+  /** What is wrong with the file (there, but no id read from it). */
+  readonly problem?: string;
+}
+
+export function readJournalId(dir: string): StoredJournalId {
+  const file = join(dir, JOURNAL_ID_FILE);
+  const found = lstatSync(file, { throwIfNoEntry: false });
+  if (found === undefined) return {};
+  if (!found.isFile()) return { problem: "is not a file" };
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8").trim();
+  } catch (err) {
+    return { problem: `cannot be read (${(err as Error).message})` };
+  }
+  return isJournalId(text) ? { id: text } : { problem: "does not hold a journal id" };
+}
+
+/**
+ * Writes `id` to `journal.id` in `dir` (mode 0600) so that a reader sees the old file or the new one, never
+ * part of one: a temp file, synced, renamed into place, the directory synced.
+ */
+export function writeJournalId(dir: string, id: string): void {
+  const temp = join(dir, JOURNAL_ID_TEMP);
+  const fd = openSync(temp, "w", 0o600);
+  try {
+    const data = Buffer.from(`${id}\n`);
+    for (let at = 0; at < data.length; ) at += writeSync(fd, data, at);
+    fsyncSync(fd);
+  } catch (err) {
+    closeSync(fd);
+    rmSync(temp, { force: true });
+    throw err;
+  }
+  closeSync(fd);
+  renameSync(temp, join(dir, JOURNAL_ID_FILE));
+  const dirFd = openSync(dir, "r");
+  try {
+    fsyncSync(dirFd);
+  } finally {
+    closeSync(dirFd);
+  }
+}
+
+/** The temp file a write of `journal.id` cut short by a crash left (the start removes it). */
+export const isJournalIdTemp = (name: string): boolean => name === JOURNAL_ID_TEMP;
