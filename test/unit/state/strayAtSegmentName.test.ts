@@ -40,6 +40,8 @@ import { CAN_MOUNT } from "../../helpers/smallDisk.js";
  *
  * "Recovery, torn tails and corruption": a segment no record of which can be read, or an empty one, before
  * one whose snapshot is complete was said to have lost what it held, though that later snapshot restated it.
+ * A relocation (the segment's path lost its file) numbered past a file in the way of a rotation leaves that
+ * file below its segment: the next start says of it as of any other.
  */
 
 cleanUpJournals();
@@ -342,5 +344,56 @@ describe("a segment no record of which can be read, before one with a complete s
     expect(problems.map((p) => p.problem)).toEqual([
       `is empty (0 bytes); it was not needed: ${segmentName(2)}, after it, starts with a complete snapshot of everything live, which was replayed, so nothing was lost`,
     ]);
+  });
+});
+
+describe("a relocation (the segment's path lost its file) numbered past a file in the way", () => {
+  /**
+   * A journal blocked by `place` at segment 2's name, whose segment 1 is then removed: the look a second
+   * later restates what is live in segment 3, past the file, which stays below it. What the next start says.
+   */
+  async function relocatedPast(place: (stray: string) => Promise<void> | void) {
+    const dir = journalDir();
+    const errors: unknown[] = [];
+    let now = 1_000_000;
+    const { journal, append } = liveJournal(dir, { maxSegmentBytes: 2048, errors, now: () => now });
+    const stray = join(dir, segmentName(2));
+    await place(stray);
+    for (const record of keyed("before", 10, 300)) {
+      await append([record]);
+      await journal.rotated();
+    }
+    expect(errors).toEqual([expect.any(RotationBlocked)]);
+    rmSync(join(dir, segmentName(1)));
+    now += SEGMENT_CHECK_MS;
+    await append(keyed("after", 2));
+    await journal.rotated();
+    expect(journal.currentSegment().n).toBe(3);
+    const { replayed, problems } = restart(dir);
+    // What was appended while the relocation was under way is in its snapshot and copied behind it: one fact.
+    expect([...new Set(replayed.map(recordKey))]).toEqual(
+      [...keyed("before", 10), ...keyed("after", 2)].map(recordKey),
+    );
+    return { dir, stray, problems };
+  }
+
+  it("a file no record of which can be read: the start says it was not needed", async () => {
+    const { dir, stray, problems } = await relocatedPast((file) => writeFileSync(file, "not mine\n"));
+    const kept = keptAs(dir, segmentName(2), "damaged") as string;
+    expect(problems).toEqual([
+      {
+        file: stray,
+        problem: `no record of it could be read (truncated record at byte 0; 9 bytes skipped); it was not needed: ${segmentName(3)}, after it, starts with a complete snapshot of everything live, which was replayed, so nothing was lost; the segment is kept as ${kept} (inspect it as docs/durability.md shows, then delete it)`,
+      },
+    ]);
+  });
+
+  it("another journal's segment: set aside as not this journal's", async () => {
+    const foreign = await otherJournalSegment2([{ t: "s", k: "theirs", at: 1 }]);
+    const { dir, problems } = await relocatedPast((file) => copyFileSync(foreign, file));
+    expect(problems.map((p) => p.problem)).toEqual([
+      expect.stringContaining("its snapshot names another journal"),
+    ]);
+    expect(keptAs(dir, segmentName(2), "foreign")).toBeDefined();
   });
 });
