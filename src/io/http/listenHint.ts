@@ -73,7 +73,10 @@ export function bindFailure(host: string, port: number, err: NodeJS.ErrnoExcepti
 /**
  * What holds a port the listener could not take (`EADDRINUSE`), found at that failure only
  * (`listenProbe.ts`): the gateway of this SVC_HOME (its `gateway.json` records the port; `named`: its
- * `gateway.pid` names it too), another svc gateway (it answers `GET /health` as one does), or another program.
+ * `gateway.pid` names it too), the same seen by its answer alone (`this_home_unseen`: its `GET /health` names
+ * the instance `gateway.json` records, but no process of this SVC_HOME here is it), another svc gateway (its
+ * `GET /health` answers as one does, naming another instance), an svc gateway older than this version or
+ * another program answering as one (`svc_unnamed`: svc's body without `Svc-Instance`), or another program.
  */
 export type PortHolder =
   | {
@@ -83,7 +86,17 @@ export type PortHolder =
       readonly pid: number;
       readonly named: boolean;
     }
+  | {
+      readonly kind: "this_home_unseen";
+      readonly home: string;
+      readonly stateFile: string;
+      /** The pid `gateway.json` records. */
+      readonly pid: number;
+      /** The PID namespace it records for that pid, when it is not this process's. */
+      readonly namespace?: string;
+    }
   | { readonly kind: "svc" }
+  | { readonly kind: "svc_unnamed" }
   | { readonly kind: "other" };
 
 export interface ListenFailure {
@@ -122,8 +135,16 @@ function busyPortHint(port: number | undefined, holder: PortHolder | undefined, 
           ? "svc gateway stop"
           : `kill ${holder.pid} (${holder.pidFile} does not name it, so svc gateway stop would not find it)`
       }`;
+    case "this_home_unseen":
+      return `the gateway of this SVC_HOME (${holder.home}) already listens on port ${port} (its GET /health names the instance ${holder.stateFile} records), ${
+        holder.namespace === undefined
+          ? `as pid ${holder.pid}, a gateway this process cannot see (another PID namespace's, or another user's)`
+          : `as pid ${holder.pid} of another PID namespace (${holder.namespace}), which this process cannot signal`
+      } — stop it where it runs (svc gateway stop there: docker exec <container> svc gateway stop, or on the host), or choose another port (${choose})`;
     case "svc":
-      return `another svc gateway listens on port ${port} (it answers GET /health as one does, and this SVC_HOME's gateway.json does not name it: it serves another SVC_HOME) — stop that one (svc gateway stop, with its SVC_HOME), or choose another port (${choose})`;
+      return `another svc gateway listens on port ${port} (its GET /health answers as one does, naming an instance this SVC_HOME's gateway.json does not record: it serves another SVC_HOME) — stop that one (svc gateway stop, with its SVC_HOME), or choose another port (${choose})`;
+    case "svc_unnamed":
+      return `an svc gateway older than this version, or another program answering as one, listens on port ${port} (its GET /health answers with an svc gateway's body but without the Svc-Instance header this version's gateways name themselves by) — find it with ${findListener(port)}, and stop it or choose another port (${choose})`;
     case "other":
       return `another program listens on port ${port} (not an svc gateway: it does not answer GET /health as one does) — find it with ${findListener(port)}, and stop it or choose another port (${choose})`;
     default:

@@ -3,7 +3,9 @@ import { createServer } from "node:net";
 import type { WrittenAs } from "../../config/describe.js";
 import { svcPaths } from "../../config/paths.js";
 import { describeError } from "../../errors.js";
-import { recordedGatewayOn } from "../gatewayState.js";
+import { gatewayStateFile, readGatewayState, recordedGatewayOn } from "../gatewayState.js";
+import { pidNamespace } from "../pidNamespace.js";
+import { INSTANCE_HEADER } from "./instanceHeader.js";
 import { listenFailureHint, type PortHolder, shownHost, withShownHost } from "./listenHint.js";
 
 /**
@@ -67,15 +69,21 @@ function reachedAt(host: string): string[] {
 }
 
 /**
- * How what listens on `host:port` answers `GET /health`: "svc" as an svc gateway does (`200
- * {"status":"ok","platform":"webhook"}`), "other" otherwise (another answer, bytes that are no HTTP, the
- * connection closed, or no answer by `deadline`), "none" when nothing takes the connection.
+ * How what listens on `host:port` answers `GET /health`: `{ instance }`, as an svc gateway does (`200
+ * {"status":"ok","platform":"webhook"}`) naming its instance in `Svc-Instance`; "unnamed", svc's body
+ * without that header (an svc gateway older than this version, or another program answering as one);
+ * "other" otherwise (another answer, bytes that are no HTTP, the connection closed, or no answer by
+ * `deadline`); "none" when nothing takes the connection.
  */
-function healthAnswer(host: string, port: number, deadline: number): Promise<"svc" | "other" | "none"> {
+function healthAnswer(
+  host: string,
+  port: number,
+  deadline: number,
+): Promise<{ readonly instance: string } | "unnamed" | "other" | "none"> {
   return new Promise((resolve) => {
     let connected = false;
     let settled = false;
-    const done = (answer: "svc" | "other" | "none") => {
+    const done = (answer: { readonly instance: string } | "unnamed" | "other" | "none") => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
@@ -85,12 +93,13 @@ function healthAnswer(host: string, port: number, deadline: number): Promise<"sv
     const req = request({ host, port, path: "/health", method: "GET", agent: false }, (res) => {
       const chunks: Buffer[] = [];
       let size = 0;
+      const instance = res.headers[INSTANCE_HEADER.toLowerCase()];
       const judge = () => {
         try {
           const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as Record<string, unknown>;
-          done(
-            res.statusCode === 200 && body.status === "ok" && body.platform === "webhook" ? "svc" : "other",
-          );
+          if (res.statusCode !== 200 || body.status !== "ok" || body.platform !== "webhook")
+            return done("other");
+          done(typeof instance === "string" && instance !== "" ? { instance } : "unnamed");
         } catch {
           done("other");
         }
@@ -115,9 +124,12 @@ function healthAnswer(host: string, port: number, deadline: number): Promise<"sv
 
 /**
  * What holds `port` on `host`, which the listener could not take: the gateway of `home` when its
- * `gateway.json` records that port and names a live gateway of it; else what answers `GET /health` there
- * (an svc gateway, or another program), asked once, for a second at most. Undefined when it cannot be told
- * (nothing takes a connection there). Asked only when a start failed, never on the way to listening.
+ * `gateway.json` records that port and names a live gateway of it; else what answers `GET /health` there,
+ * asked once, for a second at most: the gateway of `home` all the same when its answer names the instance
+ * `gateway.json` records (one this process cannot see: of another PID namespace), another svc gateway when
+ * it names another, one that cannot be told from another program answering as svc does when it names
+ * none, or another program. Undefined when it cannot be told (nothing takes a connection there). Asked only
+ * when a start failed, never on the way to listening.
  */
 export async function portHolder(host: string, port: number, home?: string): Promise<PortHolder | undefined> {
   const paths = home === undefined ? undefined : svcPaths(home);
@@ -127,7 +139,20 @@ export async function portHolder(host: string, port: number, home?: string): Pro
   const deadline = performance.now() + HOLDER_WAIT_MS;
   for (const at of reachedAt(host)) {
     const answer = await healthAnswer(at, port, deadline);
-    if (answer !== "none") return { kind: answer };
+    if (answer === "none") continue;
+    if (answer === "unnamed") return { kind: "svc_unnamed" };
+    if (answer === "other") return { kind: "other" };
+    const recorded = paths === undefined ? undefined : readGatewayState(gatewayStateFile(paths));
+    if (paths === undefined || recorded === undefined || recorded.instance !== answer.instance)
+      return { kind: "svc" };
+    const namespace = recorded.pid_namespace;
+    return {
+      kind: "this_home_unseen",
+      home: paths.home,
+      stateFile: gatewayStateFile(paths),
+      pid: recorded.pid,
+      ...(namespace !== undefined && namespace !== pidNamespace() ? { namespace } : {}),
+    };
   }
   return undefined;
 }

@@ -4,19 +4,24 @@ import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
+import { listenAddress } from "../../../src/cli/listenAddress.js";
 import { startGateway } from "../../../src/gateway/index.js";
 import { createLogger } from "../../../src/io/log.js";
 import { SVC_ARGV } from "../../helpers/cliEntry.js";
 import { webhookConfig } from "../../helpers/gateway.js";
+import { type HealthImpostor, healthImpostor } from "../../helpers/healthImpostor.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { onPickedPort } from "../../helpers/http.js";
 import { cliConfig, svc } from "./svc.js";
 
 let home: TempHome;
 let busy: Server | undefined;
-afterEach(() => {
+let impostor: HealthImpostor | undefined;
+afterEach(async () => {
   busy?.close();
   busy = undefined;
+  await impostor?.close();
+  impostor = undefined;
   home.cleanup();
 });
 
@@ -87,11 +92,77 @@ describe("svc gateway run: why it cannot listen, and what to do", { timeout: 90_
       const res = await svc(home, ["gateway", "run", "--port", String(port)], { timeoutMs: 30_000 });
       expect(res.code).toBe(1);
       expect(res.stderr).toContain(
-        `cannot listen on 127.0.0.1:${port} — another svc gateway listens on port ${port} (it answers GET /health as one does, and this SVC_HOME's gateway.json does not name it: it serves another SVC_HOME) — stop that one (svc gateway stop, with its SVC_HOME), or choose another port (platforms.webhook.port, WEBHOOK_PORT or --port)`,
+        `cannot listen on 127.0.0.1:${port} — another svc gateway listens on port ${port} (its GET /health answers as one does, naming an instance this SVC_HOME's gateway.json does not record: it serves another SVC_HOME) — stop that one (svc gateway stop, with its SVC_HOME), or choose another port (platforms.webhook.port, WEBHOOK_PORT or --port)`,
       );
     } finally {
       await first.stop();
       other.cleanup();
+    }
+  });
+
+  it.each([
+    ["127.0.0.1", "127.0.0.1"],
+    ["every interface (::), asked on ::1 and then 127.0.0.1", "::"],
+  ])(
+    "a port another program holds that answers GET /health with an svc gateway's body but no Svc-Instance (%s) is not called another svc gateway to stop with svc gateway stop",
+    async (_, host) => {
+      home = tempHome();
+      home.write("config.yaml", stringify(cliConfig({ a: { secret: "s" } })));
+      impostor = await healthImpostor();
+      const port = impostor.port;
+      const res = await svc(home, ["gateway", "run", "--host", host, "--port", String(port)], {
+        timeoutMs: 30_000,
+      });
+      expect(res.code).toBe(1);
+      expect(impostor.asked()).toBe(1);
+      expect(res.stderr).toContain(
+        `cannot listen on ${listenAddress(host, port)} — an svc gateway older than this version, or another program answering as one, listens on port ${port} (its GET /health answers with an svc gateway's body but without the Svc-Instance header this version's gateways name themselves by) — find it with ss -ltnp 'sport = :${port}', and stop it or choose another port (platforms.webhook.port, WEBHOOK_PORT or --port)`,
+      );
+      expect(res.stderr).not.toContain("svc gateway stop");
+    },
+  );
+});
+
+describe("a gateway of this SVC_HOME seen only by its /health answer", { timeout: 90_000 }, () => {
+  it("is named as this SVC_HOME's gateway when its Svc-Instance is the instance gateway.json records, though no process here is it (another PID namespace's)", async () => {
+    home = tempHome();
+    home.write("config.yaml", stringify(cliConfig({ a: { secret: "s" } })));
+    const there = tempHome();
+    const [port, running] = await onPickedPort((picked) => {
+      there.write("config.yaml", stringify(webhookConfig({ a: { secret: "s" } }, { port: picked })));
+      return startGateway({
+        home: there.dir,
+        env: { PATH: process.env.PATH ?? "" },
+        http: "uws",
+        logger: createLogger({ file: join(there.dir, "gateway.log"), stdout: false, level: "warn" }),
+      });
+    });
+    try {
+      // Stands for this SVC_HOME's gateway run in a container (pid 4242 there), whose record names it.
+      const stateFile = join(home.dir, "gateway.json");
+      home.write(
+        "gateway.json",
+        JSON.stringify({
+          pid: 4242,
+          host: "127.0.0.1",
+          port,
+          started_at: new Date().toISOString(),
+          pid_namespace: "pid:[4026530000]",
+          instance: running.instance,
+        }),
+      );
+      const refused = startGateway({
+        home: home.dir,
+        env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir },
+        port,
+        logger: createLogger({ file: join(home.dir, "gateway.log"), stdout: false, level: "warn" }),
+      });
+      await expect(refused).rejects.toThrow(
+        `cannot listen on 127.0.0.1:${port} — the gateway of this SVC_HOME (${home.dir}) already listens on port ${port} (its GET /health names the instance ${stateFile} records), as pid 4242 of another PID namespace (pid:[4026530000]), which this process cannot signal — stop it where it runs (svc gateway stop there: docker exec <container> svc gateway stop, or on the host), or choose another port (platforms.webhook.port, WEBHOOK_PORT or --port)`,
+      );
+    } finally {
+      await running.stop();
+      there.cleanup();
     }
   });
 });
