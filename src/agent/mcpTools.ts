@@ -192,7 +192,10 @@ export function mcpAgentTool(hub: McpToolSource, tool: RegisteredTool): AgentToo
 
 /** What a run is told of the MCP servers it selected that it waits for or goes on without. */
 export interface McpWaitReports {
-  /** Which servers the run waits for, before it waits (a run that times out meanwhile names them). */
+  /**
+   * Which servers the run waits for, before it waits (a run that times out meanwhile names them): told again
+   * when, those connects over, it waits for others a reload during the wait is connecting again.
+   */
   readonly onWait?: (servers: readonly string[]) => void;
   /**
    * Which of them were still connecting when the wait ended (the run goes on without their tools), and how
@@ -216,7 +219,8 @@ const comingUp = (state: string): boolean => state === "connecting" || state ===
 /**
  * The registered tools of `servers` as agent tools. A server still making its first connect is waited
  * for (bounded), so a run that starts with the gateway is offered its tools — through a reload that changes
- * its entry meanwhile, whose new connect is waited for in what is left of the wait; lazy servers are offered
+ * its entry meanwhile, whose new connect is waited for in what is left of the wait, as is that of any other
+ * selected server (connected when the run began) whose entry that reload changed; lazy servers are offered
  * their cached tools and connect on the first call, and a server reconnecting with its tools registered
  * (a recycled process respawning) holds no run up.
  */
@@ -237,15 +241,32 @@ export async function mcpAgentTools(
   };
   const connecting = withoutTools();
   if (connecting.length > 0) {
-    reports.onWait?.(connecting.map((s) => s.name));
     const started = performance.now();
     let timer: NodeJS.Timeout | undefined;
+    let over = false;
     const giveUp = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, waitMs);
       signal.addEventListener("abort", () => resolve(), { once: true });
+    }).then(() => {
+      over = true;
     });
+    // Each round waits for the servers coming up with no tools registered: first those still making their
+    // first connect, then any other selected server a reload during the wait is connecting again (one that
+    // was connected when the run began, whose entry it changed), until none is left or the wait is over.
     // (hub.settled goes on with the connect of a runtime a reload put in place of the one it waited on.)
-    await Promise.race([Promise.allSettled(connecting.map((s) => hub.settled(s.name))), giveUp]);
+    let round = connecting;
+    while (round.length > 0 && !over) {
+      reports.onWait?.(round.map((s) => s.name));
+      await Promise.race([Promise.allSettled(round.map((s) => hub.settled(s.name))), giveUp]);
+      const next = withoutTools();
+      // A server still stopped after its wait is replaced by nothing (the hub's stop): not waited on again.
+      const same =
+        next.length === round.length &&
+        next.every(
+          (s, i) => s.name === round[i]?.name && s.state === "stopped" && round[i]?.state === "stopped",
+        );
+      round = same ? [] : next;
+    }
     clearTimeout(timer);
     // Any selected server still coming up with no tools registered, whether the run waited for it or a
     // reload during the wait changed its entry: the run goes on without its tools, and says so.

@@ -16,17 +16,28 @@ import { entry, useHubs } from "../../integration/mcp/harness.js";
 
 const ctx = useHubs();
 
-/** A `transportFor` whose servers start (take their transport) only once `start(n)` is called for the n-th connect. */
-function slowStarts(): { transportFor: TransportFor; connects: () => number; start: (n: number) => void } {
+/**
+ * A `transportFor` whose servers start (take their transport) only once `start(n)` is called for the n-th
+ * connect; `named(server)` is the list of `server`'s connects, by their n.
+ */
+function slowStarts(): {
+  transportFor: TransportFor;
+  connects: () => number;
+  start: (n: number) => void;
+  named: (server: string) => number[];
+} {
   const pending: Array<() => void> = [];
+  const names: string[] = [];
   return {
-    transportFor: () => {
+    transportFor: (name) => {
       const [client, server] = InMemoryTransport.createLinkedPair();
       pending.push(() => void buildServer().connect(server));
+      names.push(name);
       return client;
     },
     connects: () => pending.length,
     start: (n) => pending[n]?.(),
+    named: (server) => names.flatMap((name, n) => (name === server ? [n] : [])),
   };
 }
 
@@ -34,18 +45,20 @@ function slowStarts(): { transportFor: TransportFor; connects: () => number; sta
 const first = entry({ ...IN_MEMORY_ENTRY, connect_timeout: 600 });
 const changed = entry({ ...IN_MEMORY_ENTRY, connect_timeout: 600, timeout: 44 });
 
-async function waitingRun(h: McpHub) {
+async function waitingRun(h: McpHub, selected: readonly string[] = ["z"]) {
   const gaveUp: Array<{ servers: readonly string[]; waitedMs: number }> = [];
   const down: unknown[] = [];
+  const waits: Array<readonly string[]> = [];
   let offered: string[] | undefined;
-  const run = mcpAgentTools(h, ["z"], new AbortController().signal, 30_000, {
+  const run = mcpAgentTools(h, selected, new AbortController().signal, 30_000, {
+    onWait: (servers) => waits.push(servers),
     onGaveUp: (servers, waitedMs) => gaveUp.push({ servers, waitedMs }),
     onDown: (servers) => down.push(servers),
   }).then((tools) => {
     offered = tools.map((t) => t.name);
     return offered;
   });
-  return { run, gaveUp, down, offered: () => offered };
+  return { run, gaveUp, down, waits, offered: () => offered };
 }
 
 describe("a reload that changes a server's entry while a run waits for its first connect", () => {
@@ -86,5 +99,55 @@ describe("a reload that changes a server's entry while a run waits for its first
     await vi.advanceTimersByTimeAsync(20);
     expect(await waiting.run).toEqual([]);
     expect(waiting.gaveUp).toEqual([{ servers: ["z"], waitedMs: 30_000 }]);
+  });
+
+  it("a server connected when the run began, whose entry the same reload changes, is waited for too, in what is left of the 30 s", async () => {
+    vi.useFakeTimers();
+    const servers = slowStarts();
+    const h = ctx.hub(ctx.home, { z: first, y: first }, { transportFor: servers.transportFor });
+    await vi.advanceTimersByTimeAsync(10);
+    expect(servers.connects()).toBe(2);
+    servers.start(servers.named("y")[0] as number);
+    await vi.advanceTimersByTimeAsync(10);
+    expect(h.tools().map((t) => t.server)).toContain("y");
+    // The run waits for z's first connect only: y is connected, its tools registered.
+    const waiting = await waitingRun(h, ["z", "y"]);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(waiting.waits).toEqual([["z"]]);
+    await h.reload({ z: changed, y: changed });
+    await vi.advanceTimersByTimeAsync(10);
+    expect(servers.connects()).toBe(4);
+    // z's new connect ends at once; y's 1.5 s after it.
+    servers.start(servers.named("z")[1] as number);
+    await vi.advanceTimersByTimeAsync(1500);
+    expect(waiting.offered()).toBeUndefined();
+    expect(waiting.waits).toEqual([["z"], ["y"]]);
+    servers.start(servers.named("y")[1] as number);
+    await vi.advanceTimersByTimeAsync(10);
+    expect((await waiting.run).filter((name) => name.endsWith("__echo"))).toEqual([
+      "mcp__z__echo",
+      "mcp__y__echo",
+    ]);
+    expect(waiting.gaveUp).toEqual([]);
+    expect(waiting.down).toEqual([]);
+  });
+
+  it("a server the reload is connecting again when the 30 s from the run's start are over is named as the run goes on without it", async () => {
+    vi.useFakeTimers();
+    const servers = slowStarts();
+    const h = ctx.hub(ctx.home, { z: first, y: first }, { transportFor: servers.transportFor });
+    await vi.advanceTimersByTimeAsync(10);
+    servers.start(servers.named("y")[0] as number);
+    await vi.advanceTimersByTimeAsync(10);
+    const waiting = await waitingRun(h, ["z", "y"]);
+    await vi.advanceTimersByTimeAsync(10_000);
+    await h.reload({ z: changed, y: changed });
+    await vi.advanceTimersByTimeAsync(10);
+    servers.start(servers.named("z")[1] as number);
+    await vi.advanceTimersByTimeAsync(19_970);
+    expect(waiting.offered()).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(20);
+    expect((await waiting.run).filter((name) => name.endsWith("__echo"))).toEqual(["mcp__z__echo"]);
+    expect(waiting.gaveUp).toEqual([{ servers: ["y"], waitedMs: 30_000 }]);
   });
 });
