@@ -179,3 +179,46 @@ describe("a run's MCP tools while a reload replaces a selected server's connecti
     );
   });
 });
+
+/**
+ * A call of an unoffered server's tool says why the server was not connected when the run's tools were
+ * chosen (docs/agent.md, Tools in a run): the reason was read at the call, so a server connecting then and
+ * connected by the call was said "(still connected)".
+ */
+describe("why a run was not offered a server's tools, when the server's state changed since", () => {
+  const changing = (state: { now: string; lastError?: string }): McpToolSource => ({
+    tools: () => [],
+    status: () => (state.now === "removed" ? [] : [{ name: "y", ...state, state: state.now }]),
+    settled: () => new Promise(() => undefined),
+    callRegistered: () => Promise.resolve({ content: [] } as CallToolResult),
+  });
+
+  it("gives the state the run began with, and says the server has connected since", () => {
+    const state = { now: "connecting" };
+    const why = unofferedServerTools(changing(state), ["y"], []);
+    expect(why("mcp__y__echo")).toBe(
+      'mcp_servers.y was not connected when this run began (still connecting), so the run was not offered its tools; "mcp__y__echo" was not run',
+    );
+    state.now = "connected";
+    expect(why("mcp__y__echo")).toBe(
+      'mcp_servers.y was not connected when this run began (it was still connecting then; it has connected since, and the next run is offered its tools), so the run was not offered its tools; "mcp__y__echo" was not run',
+    );
+  });
+
+  it("keeps a failed server's error of then, and says so of one a reload has removed since", () => {
+    const state: { now: string; lastError?: string } = {
+      now: "failed",
+      lastError: "mcp_servers.y: command not found: nodee",
+    };
+    const why = unofferedServerTools(changing(state), ["y"], []);
+    state.now = "connected";
+    delete state.lastError;
+    expect(why("mcp__y__echo")).toBe(
+      'mcp_servers.y was not connected when this run began (mcp_servers.y: command not found: nodee; it has connected since, and the next run is offered its tools), so the run was not offered its tools; "mcp__y__echo" was not run',
+    );
+    state.now = "removed";
+    expect(why("mcp__y__echo")).toBe(
+      'mcp_servers.y was not connected when this run began (mcp_servers.y: command not found: nodee; a reload has removed it from mcp_servers since), so the run was not offered its tools; "mcp__y__echo" was not run',
+    );
+  });
+});
