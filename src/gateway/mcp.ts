@@ -192,7 +192,7 @@ export function createMcp(deps: {
           );
         retiring.set(name, hub);
         void hub
-          .reload({})
+          .close()
           .catch(reloadFailed)
           .finally(() => {
             if (retiring.get(name) === hub) retiring.delete(name);

@@ -39,6 +39,11 @@ export interface GatewayMcpOptions {
 export interface GatewayMcp {
   readonly hub: McpHub;
   reload(servers: McpServers): Promise<ReloadSummary>;
+  /**
+   * Closes the connections (a reload to no server), its report marked `closed`: a named profile no route,
+   * subscription or cron job is bound to any more, whose servers config.yaml still has.
+   */
+  close(): Promise<ReloadSummary>;
   /** A reload the gateway refused (config.yaml kept): published for `svc mcp reload`, which waits for it. */
   reloadRefused(why: string): void;
   stop(): Promise<void>;
@@ -94,6 +99,13 @@ function reloadReport(
   const ended = hub.reloadConnectsEndedByStop().filter((name) => own.includes(name));
   const outcomes = hub.reloadConnectOutcomes(own);
   return { ...reload, outcomes, ...(ended.length === 0 ? {} : { endedByStop: ended }) };
+}
+
+/** Whether a reload left no server configured (each removed, none added). */
+function configuresNone(summary: ReloadSummary): boolean {
+  return [summary.added, summary.changed, summary.unchanged, summary.disabled, summary.enabled ?? []].every(
+    (names) => names.length === 0,
+  );
 }
 
 /** How often a status file that could not be written is tried again. */
@@ -184,24 +196,28 @@ export function startGatewayMcp(options: GatewayMcpOptions): GatewayMcp {
       `[mcp] ${count} server${count === 1 ? "" : "s"}${inProfile(paths.profile)}: ${serverNames(options.servers).join(", ")}`,
     );
   publish();
+  const reload = async (servers: McpServers, closing: boolean) => {
+    // Stamped with when this reload began, after the config read its SIGHUP asked for: a reload still
+    // stopping servers when a later SIGHUP came ends after it, and `svc mcp reload` must not take it for
+    // that signal's answer. Reloads replaced by a later one end with its summary, in any order: the last
+    // of them to end is stamped with when the newest began (a begin time, never a time kept from before a
+    // step of the system clock). A close is reported `closed` when the servers it ends with are none: one
+    // replaced by a later reload (the profile bound again) ends with that reload's servers.
+    const at = new Date().toISOString();
+    reloading += 1;
+    newestBegun = at;
+    const summary = await hub.reload(servers).finally(() => {
+      reloading -= 1;
+    });
+    const closed = closing && configuresNone(summary);
+    lastReload = { ...summary, at: reloading === 0 ? newestBegun : at, ...(closed ? { closed: true } : {}) };
+    publish();
+    return summary;
+  };
   return {
     hub,
-    async reload(servers) {
-      // Stamped with when this reload began, after the config read its SIGHUP asked for: a reload still
-      // stopping servers when a later SIGHUP came ends after it, and `svc mcp reload` must not take it for
-      // that signal's answer. Reloads replaced by a later one end with its summary, in any order: the last
-      // of them to end is stamped with when the newest began (a begin time, never a time kept from before a
-      // step of the system clock).
-      const at = new Date().toISOString();
-      reloading += 1;
-      newestBegun = at;
-      const summary = await hub.reload(servers).finally(() => {
-        reloading -= 1;
-      });
-      lastReload = { ...summary, at: reloading === 0 ? newestBegun : at };
-      publish();
-      return summary;
-    },
+    reload: (servers) => reload(servers, false),
+    close: () => reload({}, true),
     reloadRefused(why) {
       lastRefusedReload = { at: new Date().toISOString(), why };
       publish();

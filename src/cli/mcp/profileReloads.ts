@@ -1,5 +1,10 @@
 import { DEFAULT_PROFILE, svcPaths } from "../../config/paths.js";
-import { type ReloadSummary, readStatusFile, type ServerStatus } from "../../io/mcp/statusFile.js";
+import {
+  type ReloadSummary,
+  readStatusFile,
+  type ServerStatus,
+  type StatusFile,
+} from "../../io/mcp/statusFile.js";
 import { existingProfiles } from "../../io/profiles.js";
 import { asFirstOutcomes, awaitedConnect, type ReadReload, reloadSummaryText } from "./reloadSummary.js";
 
@@ -24,7 +29,7 @@ export function liveProfileHubs(home: string, pid: number): string[] {
 }
 
 type ReloadReport = {
-  readonly reload: ReadReload<ReloadSummary & { readonly at: string }>;
+  readonly reload: ReadReload<NonNullable<StatusFile["lastReload"]>>;
   readonly servers: readonly ServerStatus[];
 };
 
@@ -127,13 +132,14 @@ export function endedByStop(
 
 /**
  * What `svc mcp reload` prints for a named profile's own connections, under the default profile's summary:
- * the same lines under `Profile <name> (its own .env and logins):`, or, for a profile the reload left with no
- * route, subscription or cron job bound to it (its servers all closed while config.yaml still has some),
- * that its connections are closed.
+ * the same lines under `Profile <name> (its own .env and logins):`, or, for a profile the reload (or a later
+ * one) left with no route, subscription or cron job bound to it (its servers all closed while config.yaml still
+ * has some: a report marked `closed`, or, from a gateway started before it was marked, one that removed every
+ * server), that its connections are closed.
  */
 export function profileReloadText(profile: string, report: ReloadReport, configured: number): string {
   const { reload, servers } = report;
-  if (servers.length === 0 && configured > 0 && reload.removed.length > 0)
+  if (reload.closed === true || (servers.length === 0 && configured > 0 && reload.removed.length > 0))
     return `Profile ${profile}: its connections are closed — no route, subscription or cron job is bound to it any more (a later run of it opens them again)\n`;
   return reloadSummaryText(0, reload, servers, `Profile ${profile} (its own .env and logins):`);
 }
@@ -142,7 +148,9 @@ export function profileReloadText(profile: string, report: ReloadReport, configu
  * Each named profile's report of the reload a command asked for, as the command reads the profiles' status
  * files while it waits (`look`, at each of its reads): the first report since `sentAt` is kept, a later
  * reload's (another SIGHUP) giving it the outcomes of the connects both wait for and naming those it removed
- * before they connected (`outcomesSince`), as the default profile's is; or why the gateway refused it.
+ * before they connected (`outcomesSince`), as the default profile's is; a later reload that closed the
+ * profile's connections (no route bound to it any more) is kept in its place, since nothing of the profile's
+ * reload runs then. Or why the gateway refused it.
  */
 export function profileReports(home: string, sentAt: number) {
   const reports = new Map<string, ReloadReport>();
@@ -159,9 +167,10 @@ export function profileReports(home: string, sentAt: number) {
       const kept = reports.get(profile);
       const now = seen.report;
       if (now === undefined) return kept === undefined ? {} : { report: kept };
-      // The same report, with its connects' outcomes once it has them, or a later one folded in.
+      // The same report, with its connects' outcomes once it has them, or a later one folded in (or, when that
+      // one closed the profile's connections, in its place).
       const report =
-        kept === undefined || now.reload.at === kept.reload.at
+        kept === undefined || now.reload.at === kept.reload.at || now.reload.closed === true
           ? now
           : { reload: outcomesSince(kept.reload, now.reload), servers: now.servers };
       reports.set(profile, report);
@@ -213,9 +222,11 @@ export async function printProfileReloads(
       process.stdout.write(`Profile ${profile}: has not reported its reload yet — see the gateway log\n`);
       continue;
     }
-    const stopped = endedByStop(report.reload, report.servers, stopping());
+    const closed = report.reload.closed === true;
+    const stopped = closed ? [] : endedByStop(report.reload, report.servers, stopping());
     ended.push(...stopped.map((name) => `${name} (profile ${profile})`));
-    removed.push(...(report.reload.removedLater ?? []).map((name) => `${name} (profile ${profile})`));
+    if (!closed)
+      removed.push(...(report.reload.removedLater ?? []).map((name) => `${name} (profile ${profile})`));
     process.stdout.write(
       profileReloadText(
         profile,

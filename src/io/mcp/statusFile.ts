@@ -72,7 +72,15 @@ export interface StatusFile {
   readonly pid: number;
   readonly updatedAt: string;
   readonly servers: ServerStatus[];
-  readonly lastReload?: ReloadSummary & { readonly at: string };
+  readonly lastReload?: ReloadSummary & {
+    readonly at: string;
+    /**
+     * A reload that closed a named profile's connections (no route, subscription or cron job is bound to it any
+     * more), which removes every server from the profile's hub while config.yaml still has them; absent for any
+     * other reload, and in the report of a gateway started before it was reported.
+     */
+    readonly closed?: true;
+  };
   /** The last SIGHUP whose config.yaml the gateway refused (it kept the running config), and why. */
   readonly lastRefusedReload?: { readonly at: string; readonly why: string };
 }

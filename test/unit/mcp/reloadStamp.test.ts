@@ -5,6 +5,7 @@ import { svcPaths } from "../../../src/config/paths.js";
 import { readStatusFile } from "../../../src/io/mcp/statusFile.js";
 import { captureLogger } from "../../fakes/logCapture.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
+import { entry } from "../../integration/mcp/harness.js";
 
 let home: TempHome;
 afterEach(() => {
@@ -45,6 +46,39 @@ describe("the MCP reload report's stamp", () => {
     vi.setSystemTime(new Date("2026-12-06T12:00:03.000Z"));
     await Promise.all([second, first]);
     expect(stamp()).toBe("2026-12-06T12:00:02.000Z");
+    await mcp.stop();
+  });
+});
+
+/**
+ * A named profile's connections closed by a reload (no route bound to it any more) are reported `closed`, so
+ * `svc mcp reload` tells them from servers a reload removed from mcp_servers (docs/mcp.md, svc mcp reload).
+ */
+describe("the report of a reload that closes a profile's connections", () => {
+  it("is marked closed, unless a reload of servers replaced the close before it ran", async () => {
+    home = tempHome();
+    const paths = svcPaths(home.dir);
+    const off = { off: entry({ command: "not-run", enabled: false }) };
+    const mcp = startGatewayMcp({
+      paths,
+      servers: off,
+      approvals: "deny",
+      logger: captureLogger().logger,
+      runner: () => ({}) as AgentRunner,
+    });
+    const report = () => readStatusFile(paths.mcpCache)?.lastReload;
+    await mcp.close();
+    expect(report()).toMatchObject({ removed: ["off"], closed: true });
+    await mcp.reload(off);
+    expect(report()?.added).toEqual(["off"]);
+    expect(report()?.closed).toBeUndefined();
+    // The close waits behind a reload, and is applied.
+    await Promise.all([mcp.reload(off), mcp.close()]);
+    expect(report()).toMatchObject({ removed: ["off"], closed: true });
+    // Bound again before the waiting close ran: the servers stay, nothing was closed.
+    await Promise.all([mcp.reload({}), mcp.close(), mcp.reload(off)]);
+    expect(report()?.added).toEqual(["off"]);
+    expect(report()?.closed).toBeUndefined();
     await mcp.stop();
   });
 });
