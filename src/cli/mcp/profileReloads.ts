@@ -34,16 +34,25 @@ type ReloadReport = {
 };
 
 /**
- * What `cacheDir`'s status file says of a reload made at `sentAt` or later: its report, with the servers,
- * or why the gateway refused it (a named profile's `.env` emptied). One read of the file.
+ * What `cacheDir`'s status file says of reloads made at `sentAt` or later: the last one's report, with the
+ * servers, and the last one the gateway refused (a named profile's `.env` emptied), with when. One read of the
+ * file.
  */
-function reloadSince(cacheDir: string, sentAt: number): { report?: ReloadReport; refused?: string } {
+function reloadSince(
+  cacheDir: string,
+  sentAt: number,
+): { report?: ReloadReport; refused?: { readonly at: number; readonly why: string } } {
   const status = readStatusFile(cacheDir);
-  const refused = status?.lastRefusedReload;
-  if (refused !== undefined && Date.parse(refused.at) >= sentAt) return { refused: refused.why };
+  const refusal = status?.lastRefusedReload;
+  const refusedAt = refusal === undefined ? Number.NaN : Date.parse(refusal.at);
+  const refused =
+    refusal !== undefined && refusedAt >= sentAt ? { at: refusedAt, why: refusal.why } : undefined;
   const reload = status?.lastReload;
-  if (reload === undefined || Date.parse(reload.at) < sentAt) return {};
-  return { report: { reload, servers: status?.servers ?? [] } };
+  const report =
+    reload === undefined || Date.parse(reload.at) < sentAt
+      ? undefined
+      : { reload, servers: status?.servers ?? [] };
+  return { ...(report === undefined ? {} : { report }), ...(refused === undefined ? {} : { refused }) };
 }
 
 /**
@@ -144,29 +153,50 @@ export function profileReloadText(profile: string, report: ReloadReport, configu
   return reloadSummaryText(0, reload, servers, `Profile ${profile} (its own .env and logins):`);
 }
 
+/** What the command has read of a named profile's reload at one look (`profileReports`). */
+export interface ProfileLook {
+  readonly report?: ReloadReport;
+  /** Why the gateway refused the reload the command asked for. */
+  readonly refused?: string;
+  /** Why it refused a later reload, after the one the command asked for was applied and reported. */
+  readonly refusedLater?: string;
+}
+
 /**
  * Each named profile's report of the reload a command asked for, as the command reads the profiles' status
  * files while it waits (`look`, at each of its reads): the first report since `sentAt` is kept, a later
  * reload's (another SIGHUP) giving it the outcomes of the connects both wait for and naming those it removed
  * before they connected (`outcomesSince`), as the default profile's is; a later reload that closed the
  * profile's connections (no route bound to it any more) is kept in its place, since nothing of the profile's
- * reload runs then. Or why the gateway refused it.
+ * reload runs then. Or why the gateway refused it: a refusal since `sentAt` read while there is no report
+ * since then (one followed by a newer report gives way to it, as the default profile's does); one stamped
+ * after the first report is a later reload's (`refusedLater`), not the command's.
  */
 export function profileReports(home: string, sentAt: number) {
   const reports = new Map<string, ReloadReport>();
   const refusals = new Map<string, string>();
+  const laterRefusals = new Map<string, string>();
   return {
-    look(profile: string): { report?: ReloadReport; refused?: string } {
+    look(profile: string): ProfileLook {
       const refusedBefore = refusals.get(profile);
       if (refusedBefore !== undefined) return { refused: refusedBefore };
       const seen = reloadSince(svcPaths(home, profile).mcpCache, sentAt);
-      if (seen.refused !== undefined) {
-        refusals.set(profile, seen.refused);
-        return { refused: seen.refused };
-      }
       const kept = reports.get(profile);
+      // The first report since the signal is the command's reload's (one of a later reload, when the command's
+      // was refused, comes after that refusal). A refusal is the command's only while there is none; one
+      // stamped after it is a later reload's.
+      const first = kept ?? seen.report;
+      const refused = seen.refused;
+      if (first === undefined && refused !== undefined) {
+        refusals.set(profile, refused.why);
+        return { refused: refused.why };
+      }
+      if (first !== undefined && refused !== undefined && refused.at > Date.parse(first.reload.at))
+        laterRefusals.set(profile, refused.why);
+      const refusedLater = laterRefusals.get(profile);
+      const later = refusedLater === undefined ? {} : { refusedLater };
       const now = seen.report;
-      if (now === undefined) return kept === undefined ? {} : { report: kept };
+      if (now === undefined) return kept === undefined ? later : { report: kept, ...later };
       // The same report, with its connects' outcomes once it has them, or a later one folded in (or, when that
       // one closed the profile's connections, in its place).
       const report =
@@ -174,7 +204,7 @@ export function profileReports(home: string, sentAt: number) {
           ? now
           : { reload: outcomesSince(kept.reload, now.reload), servers: now.servers };
       reports.set(profile, report);
-      return { report };
+      return { report, ...later };
     },
   };
 }
@@ -234,6 +264,11 @@ export async function printProfileReloads(
         configured,
       ),
     );
+    // Not the command's: the reload above was applied, and the profile's connections keep what it made.
+    if (seen.refusedLater !== undefined)
+      process.stdout.write(
+        `  a later reload was refused for this profile, whose connections keep what this one applied: ${seen.refusedLater}\n`,
+      );
   }
   return { endedByStop: ended, removedLater: removed };
 }

@@ -123,3 +123,36 @@ describe("svc mcp reload when a later reload closes a named profile's connection
     expect(result.code).toBe(0);
   });
 });
+
+/**
+ * svc mcp reload said "profile work's connections keep their values: the gateway refused their reload" (exit
+ * 1) when the reload it asked for was applied to profile work and reported, and a later SIGHUP's was refused
+ * (work's .env emptied): any refusal since the signal was taken for the command's, whatever report came
+ * before it. The profile's summary is of the reload applied, and the later refusal is said apart.
+ */
+describe("svc mcp reload when a later reload of a named profile is refused", { timeout: 120_000 }, () => {
+  it("lists the profile's reload as applied, says the later one was refused, and exits 0", async () => {
+    home = tempHome();
+    const dir = home.dir;
+    const { live, reloading } = await bh7ConnectingInWork(home);
+    const reported = statusOf(dir, "work")?.lastReload?.at;
+    writeFileSync(join(dir, "profiles/work/.env"), "");
+    signalProcess(live.child.pid as number, "SIGHUP");
+    await waitFor(
+      () => statusOf(dir, "work")?.lastRefusedReload !== undefined,
+      "profile work's later reload refused",
+    );
+    expect(statusOf(dir, "work")?.lastReload?.at).toBe(reported);
+    writeFileSync(join(dir, "gate"), "");
+    const result = await reloading;
+    expect(result.stdout).toContain(
+      "Profile work (its own .env and logins):\n  added: bh7\n  unchanged: fx\n",
+    );
+    expect(result.stdout).toContain(
+      `  a later reload was refused for this profile, whose connections keep what this one applied: ${join(dir, "profiles/work/.env")}: is empty`,
+    );
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(stateIn(dir, "bh7", "work")).toBe("connected");
+  });
+});
