@@ -81,7 +81,7 @@ import {
   profileReports,
   stillConnecting,
 } from "./mcp/profileReloads.js";
-import { type ReadReload, reloadSummaryText } from "./mcp/reloadSummary.js";
+import { endedByLater, type ReadReload, reloadSummaryText } from "./mcp/reloadSummary.js";
 import { servedRoutes } from "./mcp/servedRoutes.js";
 import { detail } from "./mcp/statusDetail.js";
 import { formatTools } from "./mcp/toolsOutput.js";
@@ -736,6 +736,19 @@ async function reloadGateway(options: { wait?: string }): Promise<void> {
         const one = removedLater.length === 1;
         process.stderr.write(
           `svc: ${removedLater.join(", ")} never connected: a later reload removed ${one ? "it" : "them"} from mcp_servers first (svc mcp list shows the servers the gateway runs)\n`,
+        );
+        process.exitCode = 1;
+      }
+      // Ended by a later reload that had not reported when the wait ended: removed or connecting again, not
+      // known; not connected either way.
+      const endedLater = [
+        ...endedByLater({ ...report, endedByStop: stopped }, servers),
+        ...inProfiles.endedByLater,
+      ];
+      if (endedLater.length > 0) {
+        const one = endedLater.length === 1;
+        process.stderr.write(
+          `svc: ${endedLater.join(", ")} did not connect: a later reload ended ${one ? "its connect" : "their connects"}, and had not reported within ${waitMs / 1000} s (--wait) — svc mcp list shows whether it connects ${one ? "it" : "them"} again\n`,
         );
         process.exitCode = 1;
       }

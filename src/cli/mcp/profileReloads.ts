@@ -6,7 +6,13 @@ import {
   type StatusFile,
 } from "../../io/mcp/statusFile.js";
 import { existingProfiles } from "../../io/profiles.js";
-import { asFirstOutcomes, awaitedConnect, type ReadReload, reloadSummaryText } from "./reloadSummary.js";
+import {
+  asFirstOutcomes,
+  awaitedConnect,
+  endedByLater,
+  type ReadReload,
+  reloadSummaryText,
+} from "./reloadSummary.js";
 
 /**
  * The named profiles whose own MCP connections gateway `pid` holds (opened at a first run of the profile,
@@ -79,8 +85,9 @@ export function stillConnecting(reload: ReloadSummary, statuses: readonly Server
 /**
  * `report` (the reload a command asked for) once a later reload has taken its place in the status file: a
  * connect it still waits for takes its outcome from the later report, which waits for the same server's
- * connect; one the later reload did not wait for is judged by its state, as in a report without outcomes,
- * unless that reload's configuration no longer has the server (removed before it connected: `removedLater`).
+ * connect (`replacedLater`: that reload changed its entry, and connects it again); one the later reload did not
+ * wait for is judged by its state, as in a report without outcomes, unless that reload's configuration no longer
+ * has the server (removed before it connected: `removedLater`).
  */
 export function outcomesSince<R extends ReloadSummary>(
   report: ReadReload<R>,
@@ -97,16 +104,24 @@ export function outcomesSince<R extends ReloadSummary>(
     ...later.unchanged,
   ]);
   const removedLater = [...(report.removedLater ?? [])];
+  const replacedLater = new Set(report.replacedLater ?? []);
   for (const [name, outcome] of Object.entries(outcomes)) {
     if (outcome.state !== "connecting") continue;
     const next = Object.hasOwn(newer, name) ? newer[name] : undefined;
-    if (next !== undefined) outcomes[name] = next;
-    else {
+    if (next !== undefined) {
+      outcomes[name] = next;
+      replacedLater.add(name);
+    } else {
       delete outcomes[name];
       if (!configured.has(name)) removedLater.push(name);
     }
   }
-  return { ...report, outcomes, ...(removedLater.length === 0 ? {} : { removedLater }) };
+  return {
+    ...report,
+    outcomes,
+    ...(removedLater.length === 0 ? {} : { removedLater }),
+    ...(replacedLater.size === 0 ? {} : { replacedLater: [...replacedLater] }),
+  };
 }
 
 /**
@@ -215,7 +230,8 @@ export function profileReports(home: string, sentAt: number) {
  * while `waiting()` and the gateway is not `stopping()`; one that has not reported by then is named so, and
  * one whose reload was refused says why (exit 1). Each profile's summary is of its first report since the
  * command's signal (`reports`, read while the default profile's was waited for too). Returns the servers the
- * gateway's stop ended before they connected and those a later reload removed before they connected, each as
+ * gateway's stop ended before they connected, those a later reload removed before they connected, and those
+ * whose connect a later reload that had not reported yet ended (`endedByLater`), each as
  * `<server> (profile <name>)`.
  */
 export async function printProfileReloads(
@@ -225,9 +241,14 @@ export async function printProfileReloads(
   configured: number,
   waiting: () => boolean,
   stopping: () => boolean,
-): Promise<{ readonly endedByStop: string[]; readonly removedLater: string[] }> {
+): Promise<{
+  readonly endedByStop: string[];
+  readonly removedLater: string[];
+  readonly endedByLater: string[];
+}> {
   const ended: string[] = [];
   const removed: string[] = [];
+  const endedLater: string[] = [];
   for (const profile of profiles) {
     let seen = reports.look(profile);
     let report = seen.report;
@@ -255,8 +276,14 @@ export async function printProfileReloads(
     const closed = report.reload.closed === true;
     const stopped = closed ? [] : endedByStop(report.reload, report.servers, stopping());
     ended.push(...stopped.map((name) => `${name} (profile ${profile})`));
-    if (!closed)
+    if (!closed) {
       removed.push(...(report.reload.removedLater ?? []).map((name) => `${name} (profile ${profile})`));
+      endedLater.push(
+        ...endedByLater({ ...report.reload, endedByStop: stopped }, report.servers).map(
+          (name) => `${name} (profile ${profile})`,
+        ),
+      );
+    }
     process.stdout.write(
       profileReloadText(
         profile,
@@ -270,5 +297,5 @@ export async function printProfileReloads(
         `  a later reload was refused for this profile, whose connections keep what this one applied: ${seen.refusedLater}\n`,
       );
   }
-  return { endedByStop: ended, removedLater: removed };
+  return { endedByStop: ended, removedLater: removed, endedByLater: endedLater };
 }

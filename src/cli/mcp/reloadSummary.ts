@@ -3,10 +3,13 @@ import { detail } from "./statusDetail.js";
 
 /**
  * A reload's report as `svc mcp reload` reads it: `removedLater`, the servers whose connect it waited for that a
- * later reload removed from mcp_servers before they connected (`outcomesSince`).
+ * later reload removed from mcp_servers before they connected, and `replacedLater`, those whose connect a later
+ * reload ended as it changed their entry, and which it connects again (its report waits for that connect:
+ * `outcomesSince`).
  */
 export type ReadReload<R extends ReloadSummary = ReloadSummary> = R & {
   readonly removedLater?: readonly string[];
+  readonly replacedLater?: readonly string[];
 };
 
 /**
@@ -26,6 +29,26 @@ export function awaitedConnect(reload: ReloadSummary, name: string): boolean {
       (reload.retried ?? []).includes(name)
     );
   return Object.hasOwn(outcomes, name) && outcomes[name]?.state === "connecting";
+}
+
+/**
+ * Of the servers the reload added, enabled, changed or retried, those whose connect it waited for that a later
+ * reload ended (stopped) before they connected, when that reload has not reported yet: whether it changed their
+ * entry and connects them again or removed them is not known before its report (`outcomesSince`), so they are
+ * not connected. Those the gateway's stop ended (`reload.endedByStop`) are not among them.
+ */
+export function endedByLater(reload: ReadReload, statuses: readonly ServerStatus[]): string[] {
+  const servers = asFirstOutcomes(reload, statuses);
+  const stopped = new Set(reload.endedByStop ?? []);
+  const removed = new Set(reload.removedLater ?? []);
+  const own = [...reload.added, ...(reload.enabled ?? []), ...reload.changed, ...(reload.retried ?? [])];
+  return own.filter(
+    (name) =>
+      !stopped.has(name) &&
+      !removed.has(name) &&
+      servers.find((s) => s.name === name)?.state === "stopped" &&
+      awaitedConnect(reload, name),
+  );
 }
 
 /**
@@ -60,7 +83,8 @@ export function asFirstOutcomes(reload: ReloadSummary, servers: readonly ServerS
  * the reload waited for is listed by how it first ended (`asFirstOutcomes`); one a later reload ended as it
  * replaced the server's entry by how that reload's connect ended (the command waits for it), or as still
  * connecting, never as connected; one a later reload removed before it connected (`reload.removedLater`) as
- * not connected. A server
+ * not connected, as is one a later reload ended whose report had not come when the wait ended (`endedByLater`:
+ * removed or replaced, not known yet). A server
  * the gateway's stop ended before it connected (`reload.endedByStop`) is listed as not connected, with why.
  */
 export function reloadSummaryText(
@@ -85,10 +109,14 @@ export function reloadSummaryText(
   // So is one whose connect the gateway's stop ended before it connected (its state is stopped, or gone).
   const endedByStop = reload.endedByStop ?? [];
   const stopped = (name: string) => endedByStop.includes(name);
-  // One a later reload removed before it connected is not connected either.
+  // One a later reload removed before it connected is not connected either, nor one whose connect a later
+  // reload ended that has not reported yet.
   const removedLater = (name: string) => reload.removedLater?.includes(name) === true;
-  const failed = (name: string) => !stopped(name) && !removedLater(name) && stateOf(name) === "failed";
-  const notOk = (name: string) => failed(name) || stopped(name) || removedLater(name);
+  const laterEnded = endedByLater(reload, statuses);
+  const endedLater = (name: string) => laterEnded.includes(name);
+  const failed = (name: string) =>
+    !stopped(name) && !removedLater(name) && !endedLater(name) && stateOf(name) === "failed";
+  const notOk = (name: string) => failed(name) || stopped(name) || removedLater(name) || endedLater(name);
   const retried = reload.retried ?? [];
   const notConnected = [
     ...reload.added.filter(notOk).map((name) => [name, "added"] as const),
@@ -100,18 +128,20 @@ export function reloadSummaryText(
       return `not connected: ${name} (${how}) — a later reload removed it from mcp_servers before it connected`;
     if (stopped(name))
       return `not connected: ${name} (${how}) — the gateway began stopping before it connected`;
+    if (endedLater(name))
+      return `not connected: ${name} (${how}) — a later reload ended its connect before it connected (that reload had not reported when the wait ended)`;
     const status = servers.find((s) => s.name === name) as ServerStatus;
     const why = detail(status);
     return `failed to connect: ${name} (${how})${why === "" ? "" : ` — ${why}`}`;
   });
-  // Still connecting when the command stopped waiting (--wait): said, not taken for connected. So is one
-  // whose connect a later reload ended as it replaced the server's entry (stopped), which connects it again.
+  // Still connecting when the command stopped waiting (--wait): said, not taken for connected; one whose
+  // connect a later reload ended as it replaced the server's entry, with that reload's connect under way, says so.
   const connecting = (name: string) =>
-    stateOf(name) === "connecting"
-      ? `${name} (still connecting)`
-      : stateOf(name) === "stopped" && awaitedConnect(reload, name)
+    stateOf(name) !== "connecting"
+      ? name
+      : reload.replacedLater?.includes(name) === true
         ? `${name} (still connecting: a later reload changed its entry before it connected, and connects it again)`
-        : name;
+        : `${name} (still connecting)`;
   // Tried again: connected now, or still at it (one still closing its lost session shows reconnecting).
   const tried = retried
     .filter((name) => !notOk(name))

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { readStatusFile } from "../../../src/io/mcp/statusFile.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { signalProcess } from "../../helpers/process.js";
+import { alive, pidInFile, signalProcess } from "../../helpers/process.js";
 import { okAndServers, SILENT } from "./mcpReload.js";
 import { type Foreground, killIfRunning, runForeground, type SvcResult, svc, waitFor } from "./svc.js";
 
@@ -15,11 +15,12 @@ afterEach(async () => {
 
 /**
  * A gateway of `at` with `ok` connected, and `svc mcp reload --wait <wait>` of a config that adds bh7
- * (SILENT, connect_timeout 600), resolved once bh7 is added and connecting.
+ * (`args`, SILENT by default; connect_timeout 600), resolved once bh7 is added and connecting.
  */
 async function bh7Connecting(
   at: TempHome,
   wait: string,
+  args: readonly string[] = SILENT,
 ): Promise<{ live: Foreground; reloading: Promise<SvcResult> }> {
   const dir = at.dir;
   at.write("config.yaml", okAndServers({}), 0o600);
@@ -31,7 +32,7 @@ async function bh7Connecting(
   );
   at.write(
     "config.yaml",
-    okAndServers({ bh7: { command: process.execPath, args: SILENT, connect_timeout: 600 } }),
+    okAndServers({ bh7: { command: process.execPath, args, connect_timeout: 600 } }),
     0o600,
   );
   const reloading = svc(at, ["mcp", "reload", "--wait", wait]);
@@ -91,6 +92,65 @@ describe("svc mcp reload of an added server a later reload removed before it con
     );
     expect(result.code).toBe(1);
     // bh7's process ended with its removal; the gateway's stop leaves nothing behind.
+    signalProcess(live.child.pid ?? 0, "SIGTERM");
+    await live.exited;
+  });
+});
+
+/**
+ * svc mcp reload printed `added: bh7 (still connecting: a later reload changed its entry before it connected, and
+ * connects it again)` (exit 0) when its --wait ended while a later SIGHUP that removed bh7 was still stopping it
+ * (its stop takes seconds), before that reload had reported: a stopped server whose connect the command waited
+ * for was taken for one a later reload replaces. Until the later report comes, the command cannot tell which:
+ * the server is not connected, and the command says a later reload ended its connect (exit 1). The gateway is
+ * paused (SIGSTOP) once it shows bh7 stopped, so its report comes only after the command's wait.
+ */
+describe("svc mcp reload whose wait ends before a later reload that ended a connect has reported", {
+  timeout: 90_000,
+}, () => {
+  it("lists the server as not connected, with why, says so on stderr, and exits 1", async ({
+    onTestFinished,
+  }) => {
+    home = tempHome();
+    const dir = home.dir;
+    // SILENT, noting its pid: the gateway, paused, has its stop of bh7 to finish once resumed.
+    const pidFile = join(dir, "bh7.pid");
+    const { live, reloading } = await bh7Connecting(home, "10", [
+      "-e",
+      `require("node:fs").writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); ${SILENT[1]}`,
+    ]);
+    const bh7 = await pidInFile(pidFile);
+    // (Should the test fail before the gateway ends it: bh7 ignores SIGTERM, and would outlive the gateway.)
+    onTestFinished(() => void signalProcess(bh7, "SIGKILL"));
+    home.write("config.yaml", okAndServers({}), 0o600);
+    signalProcess(live.child.pid as number, "SIGHUP");
+    await waitFor(
+      () =>
+        readStatusFile(join(dir, "mcp-cache"))?.servers?.find((s) => s.name === "bh7")?.state === "stopped",
+      "bh7 stopped by the later reload",
+    );
+    signalProcess(live.child.pid as number, "SIGSTOP");
+    let result: SvcResult;
+    try {
+      result = await reloading;
+    } finally {
+      signalProcess(live.child.pid as number, "SIGCONT");
+    }
+    expect(result.stdout).toBe(
+      `Gateway (pid ${live.child.pid}) reloaded mcp_servers:\n` +
+        "  not connected: bh7 (added) — a later reload ended its connect before it connected (that reload had not reported when the wait ended)\n" +
+        "  unchanged: ok\n",
+    );
+    expect(result.stderr).toBe(
+      `svc: bh7 did not connect: a later reload ended its connect, and had not reported within 10 s (--wait) — svc mcp list shows whether it connects it again\n`,
+    );
+    expect(result.code).toBe(1);
+    // The later reload removed it, and ends its process.
+    await waitFor(
+      () => readStatusFile(join(dir, "mcp-cache"))?.lastReload?.removed.includes("bh7") === true,
+      "the later reload's report",
+    );
+    await waitFor(() => !alive(bh7), "bh7's process ended");
     signalProcess(live.child.pid ?? 0, "SIGTERM");
     await live.exited;
   });

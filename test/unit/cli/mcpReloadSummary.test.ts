@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { endedByStop, outcomesSince, stillConnecting } from "../../../src/cli/mcp/profileReloads.js";
-import { reloadSummaryText } from "../../../src/cli/mcp/reloadSummary.js";
+import { endedByLater, reloadSummaryText } from "../../../src/cli/mcp/reloadSummary.js";
 import type { ServerStatus } from "../../../src/io/mcp/statusFile.js";
 
 const status = (name: string, state: ServerStatus["state"]): ServerStatus => ({
@@ -56,7 +56,7 @@ describe("svc mcp reload's summary", () => {
     );
   });
 
-  it("says of a server whose connect a later reload ended (stopped, being replaced) that it is still connecting, and waits for it", () => {
+  it("waits for a server whose connect a later reload ended (stopped), and lists it as not connected when that reload has not reported by the wait's end", () => {
     const reload = {
       added: ["bh7"],
       removed: [],
@@ -67,11 +67,24 @@ describe("svc mcp reload's summary", () => {
     };
     const servers = [status("bh7", "stopped")];
     expect(stillConnecting(reload, servers)).toBe(true);
+    // Removed or changed by that reload: not known before its report.
+    expect(endedByLater(reload, servers)).toEqual(["bh7"]);
     expect(reloadSummaryText(7, reload, servers)).toBe(
+      "Gateway (pid 7) reloaded mcp_servers:\n  not connected: bh7 (added) — a later reload ended its connect before it connected (that reload had not reported when the wait ended)\n",
+    );
+    // The gateway's stop: not connected, for that reason.
+    expect(endedByStop(reload, servers, true)).toEqual(["bh7"]);
+    expect(endedByLater({ ...reload, endedByStop: ["bh7"] }, servers)).toEqual([]);
+    // The later reload's report: it changed bh7's entry and connects it again.
+    const later = { ...reload, added: [], changed: ["bh7"] };
+    const read = outcomesSince(reload, later);
+    expect(read.replacedLater).toEqual(["bh7"]);
+    const again = [status("bh7", "connecting")];
+    expect(stillConnecting(read, again)).toBe(true);
+    expect(endedByLater(read, again)).toEqual([]);
+    expect(reloadSummaryText(7, read, again)).toBe(
       "Gateway (pid 7) reloaded mcp_servers:\n  added: bh7 (still connecting: a later reload changed its entry before it connected, and connects it again)\n",
     );
-    // The gateway's stop: not connected.
-    expect(endedByStop(reload, servers, true)).toEqual(["bh7"]);
   });
 
   it("lists a server whose connect a later reload ended as it removed the server as not connected, and waits no more", () => {
@@ -242,9 +255,9 @@ describe("svc mcp reload's summary", () => {
         "  not connected: c (changed) — the gateway began stopping before it connected\n" +
         "  unchanged: ok\n",
     );
-    // Not stopping: a later reload ended its connect as it replaced its entry, and connects it again.
+    // Not stopping: a later reload ended its connect, and has not reported whether it connects it again.
     expect(reloadSummaryText(7, reload, stopped)).toContain(
-      "added: x (still connecting: a later reload changed its entry before it connected, and connects it again)",
+      "not connected: x (added) — a later reload ended its connect before it connected (that reload had not reported when the wait ended)",
     );
   });
 
