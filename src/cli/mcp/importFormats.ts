@@ -1,6 +1,7 @@
 /**
- * Server entries of other MCP clients' files as svc entries: Claude Code's `.mcp.json` (`mcpServers`) and
- * VS Code's `mcp.json` (`servers`, with `type`). Pure: the caller reads the file and writes config.yaml.
+ * Server entries of other MCP clients' files as svc entries: Claude Code's `.mcp.json` (`mcpServers`, as GitHub
+ * Copilot's `mcp-config.json`, Gemini CLI's `settings.json` and others write it) and VS Code's `mcp.json` (`servers`,
+ * with `type`). Pure: the caller reads the file and writes config.yaml.
  */
 
 import type { z } from "zod";
@@ -134,31 +135,38 @@ function refusal(where: Where, keys: readonly string[], issues: readonly z.core.
 /** Gemini CLI's and Roo Code's tool lists, with the key of svc's `tools` each is read as. */
 const TOOL_LISTS = { includeTools: "include", excludeTools: "exclude", disabledTools: "exclude" } as const;
 
-/** svc's own `tools` keys: a `tools` mapping with one of them is svc's filter, carried over as it is. */
-const TOOLS_KEYS = ["include", "exclude", "resources", "prompts"];
-
 /**
- * svc's `tools` for an entry: its own `tools` mapping (as svc writes it), or Gemini CLI's `includeTools` /
- * `excludeTools` and Roo Code's `disabledTools` (lists of tool names) as `tools.include` / `tools.exclude`. Where
- * both of Gemini's are written, Gemini excludes a tool named in both; svc reads include alone then, so those
- * names are taken out of it. Each is judged by svc's schema as it is written, and one it refuses (a null entry,
- * `["a", null]`) refuses the entry, in the schema's words: left out, its allowlist would be lost and every tool
- * of the server exposed. The keys carried over are returned too.
+ * svc's `tools` for an entry: a `tools` mapping (svc's own, as svc writes it), GitHub Copilot's `tools` list
+ * (`~/.copilot/mcp-config.json`: the tools to allow, `["*"]` every tool, `[]` none) as `tools.include`, or Gemini
+ * CLI's `includeTools` / `excludeTools` and Roo Code's `disabledTools` (lists of tool names) as `tools.include` /
+ * `tools.exclude`. Where both of Gemini's are written, Gemini excludes a tool named in both; svc reads include
+ * alone then, so those names are taken out of it. Each is judged by svc's schema as it is written, and one it
+ * refuses (a null entry, `["a", null]`; a mapping with a key svc's `tools` has not, `{"Include": [...]}`) refuses
+ * the entry, in the schema's words: left out, its allowlist would be lost and every tool of the server exposed.
+ * The keys carried over are returned too.
  */
 function toolFilters(
   raw: Record<string, unknown>,
   where: Where,
 ): { tools?: Record<string, unknown>; keys: string[] } | { refused: string } {
   const lists = (Object.keys(TOOL_LISTS) as (keyof typeof TOOL_LISTS)[]).filter((key) => key in raw);
-  const own = isMapping(raw.tools) && Object.keys(raw.tools).some((key) => TOOLS_KEYS.includes(key));
-  if (own) {
+  const tools = raw.tools;
+  if (isMapping(tools) || Array.isArray(tools)) {
     if (lists.length > 0)
       return {
         refused: `${where.file}: ${where.format}.${shownName(where.name)}: writes both tools and ${lists.join(", ")} — keep one and import again`,
       };
-    const parsed = jsonToolsPolicySchema.safeParse(raw.tools, { reportInput: true });
+    if (Array.isArray(tools)) {
+      const parsed = jsonToolNamesSchema.include.safeParse(tools, { reportInput: true });
+      if (!parsed.success) return { refused: refusal(where, ["tools"], parsed.error.issues) };
+      // Copilot's "*" is every tool: no filter, as svc has none without `tools`.
+      return parsed.data.includes("*")
+        ? { keys: ["tools"] }
+        : { tools: { include: parsed.data }, keys: ["tools"] };
+    }
+    const parsed = jsonToolsPolicySchema.safeParse(tools, { reportInput: true });
     if (!parsed.success) return { refused: refusal(where, ["tools"], parsed.error.issues) };
-    return { tools: raw.tools as Record<string, unknown>, keys: ["tools"] };
+    return { tools, keys: ["tools"] };
   }
   const read: Partial<Record<keyof typeof TOOL_LISTS, string[]>> = {};
   for (const key of lists) {
@@ -190,7 +198,8 @@ function convert(
   const type = raw.type ?? raw.transport ?? raw.transportType;
   if (type === "sse" || (HTTP_TRANSPORT_NAMES as readonly unknown[]).includes(type))
     entry.transport = type === "sse" ? "sse" : "http";
-  else if (type !== undefined && type !== "stdio")
+  // GitHub Copilot writes a command server's type `local` or `stdio` (the same to it): both are implied by command.
+  else if (type !== undefined && type !== "stdio" && type !== "local")
     notes.push(
       `${shownName(name)}: type ${terminalText(JSON.stringify(type))} is not a transport svc knows (stdio, http, sse) — left out`,
     );

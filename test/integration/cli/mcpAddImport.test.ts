@@ -616,6 +616,44 @@ describe("svc mcp import", { timeout: 60_000 }, () => {
     expect(Object.keys(servers())).toEqual(["gd"]);
   });
 
+  // Seen: "Imported t1, cp" with "tools not carried over (svc's key takes other values …)": both written with no
+  // tools key, every tool of the server exposed.
+  it('GitHub Copilot\'s tools list is tools.include (["*"] every tool), and a tools mapping with a key svc does not know skips its server', async () => {
+    home = tempHome();
+    home.write("config.yaml", COMMENTED);
+    const server = { type: "local", command: process.execPath, args: [SERVER] };
+    const copilot = home.write(
+      ".copilot/mcp-config.json",
+      JSON.stringify({
+        mcpServers: {
+          t1: { ...server, tools: { Include: ["echo"] } },
+          t2: { ...server, tools: { include: ["echo"], Exclude: ["x"] } },
+          cp: { ...server, tools: ["echo"] },
+          none: { ...server, tools: [] },
+          all: { ...server, tools: ["*"] },
+        },
+      }),
+    );
+    const res = await svc(home, ["mcp", "import", copilot]);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain(`Imported cp, none, all from ${copilot}`);
+    expect(res.stderr).toContain(
+      `Note: t1: skipped — ${copilot}: mcpServers.t1.tools: unknown key "Include" — check the spelling (see docs/configuration.md)\n`,
+    );
+    expect(res.stderr).toContain(
+      `Note: t2: skipped — ${copilot}: mcpServers.t2.tools: unknown key "Exclude" — check the spelling (see docs/configuration.md)\n`,
+    );
+    expect(res.stderr).not.toContain("not carried over");
+    expect(res.stderr).not.toContain("is not a transport svc knows");
+    expect(Object.keys(servers())).toEqual(["cp", "none", "all"]);
+    expect(servers().cp?.tools.include).toEqual(["echo"]);
+    expect(servers().none?.tools.include).toEqual([]);
+    expect(servers().all?.tools.include).toBeUndefined();
+    // The allowlist holds: of the server's 12 tools, cp registers echo alone, all of them every one.
+    expect((await svc(home, ["mcp", "test", "cp"])).stdout).toContain("1 tool registered");
+    expect((await svc(home, ["mcp", "test", "all"])).stdout).toContain("12 tools registered");
+  });
+
   it("a file with neither layout is refused", async () => {
     home = tempHome();
     const file = home.write("other.json", '{"mcp": {}}');

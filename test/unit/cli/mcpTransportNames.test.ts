@@ -146,6 +146,75 @@ describe("svc mcp import of Gemini CLI's and Roo Code's server keys", () => {
       both: "mcp.json: servers.both: writes both tools and includeTools — keep one and import again",
     });
   });
+
+  // Seen: {"Include": ["get_issue"]} left out with "svc's key takes other values than this file's": every tool exposed.
+  it("a tools mapping with no key of svc's is judged as svc's: a key svc does not know refuses the server, as beside svc's keys", () => {
+    const { entries, notes, refused } = importedServers(
+      {
+        mcpServers: {
+          t1: { command: "node", tools: { Include: ["get_issue"] } },
+          t2: { command: "node", tools: { include: ["get_issue"], Exclude: ["x"] } },
+          empty: { command: "node", tools: {} },
+        },
+      },
+      "mcp.json",
+    );
+    expect(entries).toEqual({ empty: { command: "node", tools: {} } });
+    expect(notes).toEqual([]);
+    expect(refused).toEqual({
+      t1: 'mcp.json: mcpServers.t1.tools: unknown key "Include" — check the spelling (see docs/configuration.md)',
+      t2: 'mcp.json: mcpServers.t2.tools: unknown key "Exclude" — check the spelling (see docs/configuration.md)',
+    });
+  });
+});
+
+/**
+ * GitHub Copilot's `mcp-config.json` (CLI and SDK) writes the tools a server may offer as a `tools` list: `["*"]`
+ * every tool, `[]` none, or the names to allow; a command server's `type` is `local` or `stdio`.
+ */
+describe("svc mcp import of GitHub Copilot's tools list", () => {
+  // Seen: "cp: tools not carried over (svc's key takes other values …)", cp imported with every tool exposed.
+  it('a list of names is tools.include, [] is include: [] (no tool), ["*"] no filter; type local is a command server', () => {
+    const { entries, notes, refused } = importedServers(
+      {
+        mcpServers: {
+          names: { type: "local", command: "node", tools: ["get_issue", "list_*"] },
+          none: { type: "local", command: "node", tools: [] },
+          all: { type: "stdio", command: "node", tools: ["*"] },
+          remote: { type: "http", url: "https://x.test/mcp", tools: ["search"] },
+        },
+      },
+      "mcp-config.json",
+    );
+    expect(entries).toEqual({
+      names: { command: "node", tools: { include: ["get_issue", "list_*"] } },
+      none: { command: "node", tools: { include: [] } },
+      all: { command: "node" },
+      remote: { url: "https://x.test/mcp", transport: "http", tools: { include: ["search"] } },
+    });
+    expect(notes).toEqual([]);
+    expect(refused).toEqual({});
+  });
+
+  it("a list svc refuses refuses its server, named by the file's key; beside Gemini's lists it is refused", () => {
+    const { entries, notes, refused } = importedServers(
+      {
+        mcpServers: {
+          nul: { command: "node", tools: ["get_issue", null] },
+          num: { command: "node", tools: ["*", 7] },
+          both: { command: "node", tools: ["get_issue"], excludeTools: ["x"] },
+        },
+      },
+      "mcp-config.json",
+    );
+    expect(entries).toEqual({});
+    expect(notes).toEqual([]);
+    expect(refused).toEqual({
+      nul: 'mcp-config.json: mcpServers.nul.tools: expected a tool name, a glob, or a list of them, got ["get_issue",null] — a null entry names no tool: remove it',
+      num: 'mcp-config.json: mcpServers.num.tools: expected a tool name, a glob, or a list of them, got ["*",7] — put 7 in quotes if it is meant as text',
+      both: "mcp-config.json: mcpServers.both: writes both tools and excludeTools — keep one and import again",
+    });
+  });
 });
 
 describe("svc mcp import of an OAuth server's login settings", () => {
