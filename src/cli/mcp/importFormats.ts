@@ -157,7 +157,7 @@ function toolFilters(
         refused: `${where.file}: ${where.format}.${shownName(where.name)}: writes both tools and ${lists.join(", ")} — keep one and import again`,
       };
     if (Array.isArray(tools)) {
-      const parsed = jsonToolNamesSchema.include.safeParse(tools, { reportInput: true });
+      const parsed = jsonToolNamesSchema("include").safeParse(tools, { reportInput: true });
       if (!parsed.success) return { refused: refusal(where, ["tools"], parsed.error.issues) };
       // Copilot's "*" is every tool: no filter, as svc has none without `tools`.
       return parsed.data.includes("*")
@@ -170,7 +170,13 @@ function toolFilters(
   }
   const read: Partial<Record<keyof typeof TOOL_LISTS, string[]>> = {};
   for (const key of lists) {
-    const parsed = jsonToolNamesSchema[TOOL_LISTS[key]].safeParse(raw[key], { reportInput: true });
+    // The other lists written (not null), which alone filter the tools once this one is removed.
+    const beside = lists.filter((other) => other !== key && raw[other] != null);
+    const schema = jsonToolNamesSchema(
+      TOOL_LISTS[key],
+      beside.length === 0 ? undefined : beside.join(" and "),
+    );
+    const parsed = schema.safeParse(raw[key], { reportInput: true });
     if (!parsed.success) return { refused: refusal(where, [key], parsed.error.issues) };
     read[key] = parsed.data;
   }

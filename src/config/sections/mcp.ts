@@ -102,14 +102,11 @@ export type EntrySource = "yaml" | "json";
  * text is not known: `1.50` is the number 1.5 there, so the name is not guessed. And of its nulls: in
  * config.yaml an entry left empty or written `~` (a `Null` there is its text), in JSON a null. A null alone
  * (JSON's `"include": null`, what Python's `json.dumps(None)` writes; config.yaml's is the key left unset) names
- * no tool either: the key is removed to leave the filter out, or the tools are named.
+ * no tool either: `nullFilterHint`.
  */
-function quoteHint(input: unknown, source: EntrySource, key: ToolFilterKey): string {
+function quoteHint(input: unknown, source: EntrySource, key: ToolFilterKey, beside?: string): string {
   if (numberOrBoolean(input)) return " — put it in quotes if it is meant as text";
-  if (input === null)
-    return key === "include"
-      ? " — a null names no tool: remove the key to expose every tool of the server, or name the tools to expose"
-      : " — a null names no tool: remove the key to leave no tool out, or name the tools to leave out";
+  if (input === null) return nullFilterHint(key, beside);
   const values = Array.isArray(input) ? input.filter(numberOrBoolean) : [];
   const nulls = Array.isArray(input) ? input.filter((value) => value === null).length : 0;
   const hints: string[] = [];
@@ -132,26 +129,76 @@ function quoteHint(input: unknown, source: EntrySource, key: ToolFilterKey): str
   return hints.map((hint) => ` — ${hint}`).join("");
 }
 
+/**
+ * A null alone as a tool filter: the key is removed to leave that filter out, or the tools are named. What
+ * removing it leads to depends on the filter written beside it (`beside`, as the entry writes it: `exclude`,
+ * Gemini CLI's `excludeTools`): with none, every tool of the server (for `include`) or no tool left out (for
+ * `exclude`); with one, that filter alone decides.
+ */
+function nullFilterHint(key: ToolFilterKey, beside: string | undefined): string {
+  const removed =
+    beside !== undefined
+      ? `let ${beside} alone filter the tools`
+      : key === "include"
+        ? "expose every tool of the server"
+        : "leave no tool out";
+  return ` — a null names no tool: remove the key to ${removed}, or name the tools to ${key === "include" ? "expose" : "leave out"}`;
+}
+
 /** The two tool filters of `tools`. */
 type ToolFilterKey = "include" | "exclude";
 
-/** Tool names: a name or a list of them; a number or boolean written in config.yaml is its text (yamlNodes.ts). */
-const stringList = (source: EntrySource, key: ToolFilterKey) =>
+const EXPECTED_NAMES = "expected a tool name, a glob, or a list of them";
+
+/**
+ * Tool names: a name or a list of them; a number or boolean written in config.yaml is its text (yamlNodes.ts).
+ * `beside` names the other filter written beside this one, for what a null alone says (nullFilterHint).
+ */
+const stringList = (source: EntrySource, key: ToolFilterKey, beside?: string) =>
   z
     .union([z.string().min(1), z.array(z.string().min(1))], {
       error: (issue) =>
-        `expected a tool name, a glob, or a list of them, got ${describe(issue.input)}${quoteHint(issue.input, source, key)}`,
+        `${EXPECTED_NAMES}, got ${describe(issue.input)}${quoteHint(issue.input, source, key, beside)}`,
     })
     .transform((v) => (typeof v === "string" ? [v] : v));
+
+const isMapping = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** Each tool filter of `tools`, with the other one. */
+const FILTER_PAIRS = [
+  ["include", "exclude"],
+  ["exclude", "include"],
+] as const;
 
 const toolsPolicy = (source: EntrySource) =>
   z
     .strictObject({
-      include: stringList(source, "include").optional(),
-      exclude: stringList(source, "exclude").optional(),
+      // A null alone is refused below, where the filter beside it is seen (nullFilterHint).
+      include: stringList(source, "include").nullable().optional(),
+      exclude: stringList(source, "exclude").nullable().optional(),
       resources: boolLike,
       prompts: boolLike,
     })
+    .superRefine(
+      (tools, ctx) => {
+        for (const [key, other] of FILTER_PAIRS)
+          if (tools[key] === null)
+            ctx.addIssue({
+              code: "custom",
+              path: [key],
+              input: null,
+              message: `${EXPECTED_NAMES}, got null${nullFilterHint(key, tools[other] == null ? undefined : other)}`,
+            });
+      },
+      // Said beside another key's refusal too (`exclude: [7]`), as each filter is refused on its own.
+      { when: (payload) => isMapping(payload.value) },
+    )
+    .transform(({ include, exclude, ...rest }) => ({
+      ...(include == null ? {} : { include }),
+      ...(exclude == null ? {} : { exclude }),
+      ...rest,
+    }))
     .default({ resources: false, prompts: false });
 
 export const toolsPolicySchema = toolsPolicy("yaml");
@@ -159,12 +206,10 @@ export const toolsPolicySchema = toolsPolicy("yaml");
 export const jsonToolsPolicySchema = toolsPolicy("json");
 /**
  * A tool list given as JSON under another client's key (Gemini CLI's `includeTools`, read as `include`; its
- * `excludeTools` and Roo Code's `disabledTools`, as `exclude`), refused in the words of the key svc reads it as.
+ * `excludeTools` and Roo Code's `disabledTools`, as `exclude`; GitHub Copilot's `tools` list, as `include`),
+ * refused in the words of the key svc reads it as; `beside` names the filters the entry writes beside it.
  */
-export const jsonToolNamesSchema = {
-  include: stringList("json", "include"),
-  exclude: stringList("json", "exclude"),
-} as const;
+export const jsonToolNamesSchema = (key: ToolFilterKey, beside?: string) => stringList("json", key, beside);
 
 /**
  * `transport` values: `sse`, `stdio`, and the names other clients give Streamable HTTP (svc's default):

@@ -128,6 +128,28 @@ describe("svc mcp import of Gemini CLI's and Roo Code's server keys", () => {
     });
   });
 
+  // Seen: includeTools null beside excludeTools told to "remove the key to expose every tool of the server".
+  it("a null alone as one of Gemini's lists says that the lists written beside it then filter the tools alone", () => {
+    const { entries, refused } = importedServers(
+      {
+        mcpServers: {
+          gi: { command: "x", includeTools: null, excludeTools: ["rm"], disabledTools: ["mv"] },
+          ge: { command: "x", includeTools: ["a"], excludeTools: null },
+          both: { command: "x", includeTools: null, excludeTools: null },
+        },
+      },
+      "settings.json",
+    );
+    expect(entries).toEqual({});
+    const got =
+      "expected a tool name, a glob, or a list of them, got null — a null names no tool: remove the key to";
+    expect(refused).toEqual({
+      gi: `settings.json: mcpServers.gi.includeTools: ${got} let excludeTools and disabledTools alone filter the tools, or name the tools to expose`,
+      ge: `settings.json: mcpServers.ge.excludeTools: ${got} let includeTools alone filter the tools, or name the tools to leave out`,
+      both: `settings.json: mcpServers.both.includeTools: ${got} expose every tool of the server, or name the tools to expose`,
+    });
+  });
+
   it("svc's own tools mapping is carried over as written, or its server refused; beside Gemini's lists it is refused", () => {
     const { entries, notes, refused } = importedServers(
       {

@@ -1,6 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../src/config/load.js";
-import { isTrusted, mcpServerSchema, transportKind } from "../../../src/config/sections/mcp.js";
+import {
+  isTrusted,
+  jsonMcpServerSchema,
+  mcpServerSchema,
+  transportKind,
+} from "../../../src/config/sections/mcp.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
 let home: TempHome;
@@ -298,6 +303,46 @@ describe("mcp_servers schema (spec 2.1, 2.2, 2.4)", () => {
     expect(message({ include: { a: 1 } })).toBe(
       'expected a tool name, a glob, or a list of them, got {"a":1}',
     );
+  });
+
+  // Seen: {"include": null, "exclude": ["delete_all"]} told to "remove the key to expose every tool of the server",
+  // though exclude still leaves delete_all out once include is removed.
+  it("a null alone as tools.include or exclude (JSON) says what removing the key leads to, with the filter written beside it", () => {
+    const messages = (tools: unknown) => {
+      const parsed = jsonMcpServerSchema.safeParse({ command: "x", tools }, { reportInput: true });
+      return parsed.success
+        ? ["accepted"]
+        : parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+    };
+    const got =
+      "tools.include: expected a tool name, a glob, or a list of them, got null — a null names no tool:";
+    const gotExclude = got.replace("tools.include", "tools.exclude");
+    expect(messages({ include: null, exclude: ["delete_all"] })).toEqual([
+      `${got} remove the key to let exclude alone filter the tools, or name the tools to expose`,
+    ]);
+    expect(messages({ include: ["search"], exclude: null })).toEqual([
+      `${gotExclude} remove the key to let include alone filter the tools, or name the tools to leave out`,
+    ]);
+    // Alone, or beside another null (removed too), removing it leaves no filter of its own.
+    expect(messages({ include: null, resources: true })).toEqual([
+      `${got} remove the key to expose every tool of the server, or name the tools to expose`,
+    ]);
+    expect(messages({ include: null, exclude: null })).toEqual([
+      `${got} remove the key to expose every tool of the server, or name the tools to expose`,
+      `${gotExclude} remove the key to leave no tool out, or name the tools to leave out`,
+    ]);
+    // Said beside the other filter's own refusal, and beside a key svc does not know.
+    expect(messages({ include: null, exclude: [7] })).toEqual([
+      "tools.exclude: expected a tool name, a glob, or a list of them, got [7] — put 7 in quotes if it is meant as text",
+      `${got} remove the key to let exclude alone filter the tools, or name the tools to expose`,
+    ]);
+    expect(messages({ include: null, Exclude: ["x"] })).toEqual([
+      'tools: Unrecognized key: "Exclude"',
+      `${got} remove the key to expose every tool of the server, or name the tools to expose`,
+    ]);
+    // A filter written is read as before.
+    const entry = jsonMcpServerSchema.parse({ command: "x", tools: { include: "a", exclude: ["b"] } });
+    expect(entry.tools).toEqual({ include: ["a"], exclude: ["b"], resources: false, prompts: false });
   });
 
   it("reads y and n (YAML 1.1's short booleans, text in YAML 1.2) as bool-like tool flags", () => {
