@@ -2,9 +2,9 @@ import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { parseDocument } from "yaml";
-import { readUtf8 } from "../config/configFileRead.js";
+import { isPresent, readUtf8 } from "../config/configFileRead.js";
 import { readEnvFile } from "../config/envFile.js";
-import { loadConfig } from "../config/load.js";
+import { loadConfig, WITHOUT_CONFIG } from "../config/load.js";
 import { type SvcPaths, svcHome, svcPaths } from "../config/paths.js";
 import { secretHeaderProblem, writtenAsVariable } from "../config/secretWarnings.js";
 import { settingKey } from "../config/sections/webhook.js";
@@ -303,13 +303,14 @@ export async function runSetup(options: SetupOptions): Promise<void> {
     options.port !== undefined ||
     options.secret !== undefined ||
     options.generateSecret;
-  // config.yaml first: when it cannot be edited nothing is written, and no generated secret goes unseen.
-  const edited = existsSync(paths.config);
-  // Under platforms.webhook.extra when that mapping exists (its keys win): the message names where.
-  const enabledPath = webhookKeyPath(paths.config, "enabled");
   // Refused before the first question, not after the answers (a secret typed in vain); a bad --port,
   // a usage error (exit 2), is named first as before.
   if (options.port !== undefined) parsePort(options.port, "--port");
+  // config.yaml first: when it cannot be edited nothing is written, and no generated secret goes unseen. A
+  // link to nothing, or into a directory this user may not look into, is named as every command names it.
+  const edited = isPresent(paths.config, WITHOUT_CONFIG);
+  // Under platforms.webhook.extra when that mapping exists (its keys win): the message names where.
+  const enabledPath = webhookKeyPath(paths.config, "enabled");
   if (edited) checkYamlEditable(paths.config, [enabledPath, webhookKeyPath(paths.config, "port")]);
   const answers =
     options.nonInteractive || (flagged && !process.stdin.isTTY)

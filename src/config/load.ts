@@ -831,6 +831,9 @@ function withGivenValues(config: Config | undefined, written: Record<string, unk
   return config;
 }
 
+/** What removing a config.yaml link to nothing leads to, said when one is refused (isPresent). */
+export const WITHOUT_CONFIG = "svc then runs on its embedded default, with no routes";
+
 /** Reads config.yaml (or the embedded default), `.env` and the environment, and validates the result. */
 export function loadConfig(
   options: {
@@ -844,10 +847,7 @@ export function loadConfig(
   const paths = svcPaths(options.home ?? svcHome(env));
   const scope = secretScope(paths, env);
   checkEnvFile(paths.env);
-  const fromFile = isPresent(
-    paths.config,
-    options.runningFromFile === true ? undefined : "svc then runs on its embedded default, with no routes",
-  );
+  const fromFile = isPresent(paths.config, options.runningFromFile === true ? undefined : WITHOUT_CONFIG);
   const read: ReturnType<typeof readYaml> = fromFile
     ? readYaml(paths.config)
     : { value: structuredClone(EMBEDDED_DEFAULT), blank: false, longIntegers: [] };

@@ -14,8 +14,9 @@ import {
   visit,
   type YAMLMap,
 } from "yaml";
+import { isPresent } from "../config/configFileRead.js";
 import { readEnvFile } from "../config/envFile.js";
-import { EMBEDDED_DEFAULT, yamlSyntaxProblem } from "../config/load.js";
+import { EMBEDDED_DEFAULT, WITHOUT_CONFIG, yamlSyntaxProblem } from "../config/load.js";
 import { SvcError } from "../errors.js";
 import { writeFileAtomic } from "./stores/atomicFile.js";
 import { withFileLockSync } from "./stores/fileLock.js";
@@ -60,9 +61,11 @@ const WEBHOOK_ENV = ["WEBHOOK_ENABLED", "WEBHOOK_PORT"] as const;
 /**
  * config.yaml read for an edit by `svc mcp <doing>` (the embedded default when there is none), refused
  * with the gateway's words when it is not YAML, its top level is no mapping or mcp_servers is no mapping.
+ * A link to nothing, or to a file behind a directory this user may not look into, is refused as every command
+ * refuses it (isPresent), not taken for no file: a new file would replace the link, or fail to be written there.
  */
 export function loadForServersEdit(configPath: string, doing: string) {
-  if (!existsSync(configPath)) return fromEmbeddedDefault(configPath, doing);
+  if (!isPresent(configPath, WITHOUT_CONFIG)) return fromEmbeddedDefault(configPath, doing);
   // Numbers left alone are written back as in the file (an unquoted id keeps every digit and its "+").
   const text = readFileSync(configPath, "utf8");
   const doc = parseForEdit(text);
@@ -200,9 +203,12 @@ export function addServers(
   });
 }
 
-/** Removes `mcp_servers.<name>`; false when there is no such entry (nothing is written). */
+/**
+ * Removes `mcp_servers.<name>`; false when there is no such entry, or no config.yaml (nothing is written). A
+ * config.yaml link to nothing or into a directory this user may not look into is refused (isPresent).
+ */
 export function removeServer(configPath: string, name: string): boolean {
-  if (!existsSync(configPath)) return false;
+  if (!isPresent(configPath, WITHOUT_CONFIG)) return false;
   return withFileLockSync(configPath, () => {
     const doc = loadForServersEdit(configPath, "remove");
     const servers = doc.get("mcp_servers");

@@ -1,9 +1,10 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { isPresent } from "../../config/configFileRead.js";
 import { CREDENTIAL_NAME, holdsNoCredential } from "../../config/credentialHeader.js";
 import { formatIssue } from "../../config/format.js";
 import { HEADER_NOT_LATIN1 } from "../../config/headerValue.js";
-import { loadConfig } from "../../config/load.js";
+import { loadConfig, WITHOUT_CONFIG } from "../../config/load.js";
 import { svcHome, svcPaths } from "../../config/paths.js";
 import { jsonMcpServerSchema } from "../../config/sections/mcp.js";
 import { withoutUrlCredentials } from "../../config/urlCredentials.js";
@@ -312,11 +313,13 @@ export async function addServer(name: string, target: string[], options: AddOpti
  */
 export async function removeServerCommand(name: string): Promise<void> {
   const paths = svcPaths(svcHome());
+  // A link to nothing, or into a directory this user may not look into, is named as every command names it,
+  // not taken for no config.yaml.
+  const exists = isPresent(paths.config, WITHOUT_CONFIG);
   if (!removeServer(paths.config, name)) {
     // No config.yaml because SVC_HOME itself is unusable (a file in its place, a link to nothing): say that.
-    const problem = existsSync(paths.config) ? undefined : homeProblem(paths.home);
+    const problem = exists ? undefined : homeProblem(paths.home);
     if (problem !== undefined) throw new SvcError("config_unreadable", problem);
-    const exists = existsSync(paths.config);
     throw new SvcError(
       "usage",
       unknownServerMessage(name, paths.config, exists, exists ? [...existingServerNames(paths.config)] : []),

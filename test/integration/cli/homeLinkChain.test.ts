@@ -1,4 +1,13 @@
-import { chmodSync, chownSync, mkdirSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type TempHome, tempHome } from "../../helpers/home.js";
@@ -259,5 +268,58 @@ it.runIf(AS_ROOT)(
       );
       expect(check.stderr).not.toContain("does not exist");
     }
+  },
+);
+
+/** An install link of a command server (`svc mcp install` writes config.yaml). */
+const installLink = `svc://mcp/install?name=srv&config=${Buffer.from(JSON.stringify({ command: "node" })).toString("base64url")}`;
+
+/** The commands that edit config.yaml without loading it first, each with what it is given on stdin. */
+const editors: ReadonlyArray<readonly [readonly string[], string | undefined]> = [
+  [["mcp", "rm", "x"], undefined],
+  [["mcp", "install", installLink], "y\n"],
+  [setup, undefined],
+];
+
+// Seen: svc mcp rm said 'no MCP server named "x": there is no <home>/config.yaml (svc mcp add x -- <command>
+// creates it …)' (exit 2), svc mcp install replaced the link with a file of the embedded default, and svc gateway
+// setup wrote .env before saying the gateway would not start.
+it("a config.yaml link to nothing is refused by svc mcp remove, svc mcp install and svc gateway setup, as by every command, and kept", async () => {
+  home = tempHome();
+  const cfg = join(home.dir, "config.yaml");
+  symlinkSync("gone/cfg.yaml", cfg);
+  const refused = `svc: ${cfg}: is a symbolic link to ${join(home.dir, "gone", "cfg.yaml")}, which does not exist — restore its target or point the link at the file, or remove the link (svc then runs on its embedded default, with no routes)\n`;
+  for (const [args, input] of editors) {
+    const r = await svc(home, args, input === undefined ? {} : { input });
+    expect(r.code, args.join(" ")).toBe(1);
+    expect(r.stderr, args.join(" ")).toBe(refused);
+  }
+  expect(lstatSync(cfg).isSymbolicLink()).toBe(true);
+  expect(existsSync(join(home.dir, ".env"))).toBe(false);
+});
+
+// Seen as nobody: svc mcp rm said 'no MCP server named "x": there is no <home>/config.yaml …' (exit 2), svc gateway
+// setup (and svc mcp install, answered yes) "cannot write <dir>/priv/cfg.yaml: this user may not create files in
+// <dir>/priv" — setup after writing .env.
+it.runIf(AS_ROOT)(
+  "svc mcp remove, svc mcp install and svc gateway setup name a config.yaml linked into a directory this user may not look into, as every command does",
+  async () => {
+    const base = ownDir();
+    const priv = join(base, "priv");
+    mkdirSync(priv);
+    writeFileSync(join(priv, "cfg.yaml"), "mcp_servers:\n  x: {command: node}\n");
+    chmodSync(priv, 0o700);
+    const h = join(base, "home");
+    mkdirSync(h);
+    chownSync(h, OTHER_USER, OTHER_USER);
+    symlinkSync("../priv/cfg.yaml", join(h, "config.yaml"));
+    const closed = `svc: ${join(h, "config.yaml")}: is a symbolic link to ${join(priv, "cfg.yaml")}, which this user (nobody, uid ${OTHER_USER}) cannot get to: ${priv} (owned by uid 0) cannot be looked into by this user — let this user look into it (chmod o+x ${priv}, as its owner or root), or point the link at a file this user can read\n`;
+    for (const [args] of editors) {
+      const r = await svcAsUser(h, args);
+      expect(r.code, args.join(" ")).toBe(1);
+      expect(r.stderr, args.join(" ")).toBe(closed);
+    }
+    expect(existsSync(join(h, ".env"))).toBe(false);
+    expect(lstatSync(join(h, "config.yaml")).isSymbolicLink()).toBe(true);
   },
 );
