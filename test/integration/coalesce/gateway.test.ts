@@ -41,6 +41,9 @@ const recorded = (g: TestGateway) => {
 function coalescingGateway(prompt: string, windows: Record<string, number>): Promise<TestGateway> {
   return perTest.start({
     fakeTimers: true,
+    // The stop waits for the flushed groups' runs (five agent processes) however loaded the machine: a 5 s drain
+    // in real time let the last one be kept for the next start instead.
+    drainTimeoutMs: 120_000,
     files: { "agent/recorder.sh": RECORDER_AGENT },
     config: webhookConfig(
       { gh: { secret: OPEN, prompt, coalesce: { key: "pull_request.number", ...windows } } },
