@@ -1,6 +1,4 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
@@ -18,6 +16,7 @@ import { oauthFetches } from "../../../src/io/oauth/fetch.js";
 import { redactedExcerpt } from "../../../src/io/oauth/redact.js";
 import { oauthEntryOf } from "../../../src/io/oauth/settings.js";
 import { bearerParams, parseChallenges } from "../../../src/io/oauth/wwwAuthenticate.js";
+import { refusedTokenRequest } from "../../helpers/refusedRefresh.js";
 
 describe("client metadata document URL rules (spec 5.8)", () => {
   it.each([
@@ -170,25 +169,11 @@ describe("an https MCP server's authorization server in clear text", () => {
 });
 
 /** The error of a token exchange a real token endpoint on loopback refused with a 400 answering `body`. */
-async function refusalOf(
+const refusalOf = (
   body: string,
   onTestFinished: (fn: () => Promise<void>) => void,
   type = "application/json",
-): Promise<{ endpoint: string; message: string }> {
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on("end", () => res.writeHead(400, { "content-type": type }).end(body));
-  });
-  await new Promise<void>((listening) => server.listen(0, "127.0.0.1", listening));
-  onTestFinished(() => new Promise<void>((closed) => server.close(() => closed())));
-  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}/token`;
-  const fetches = oauthFetches();
-  await fetches.token(endpoint, { method: "POST", body: "grant_type=authorization_code&code=c-1" });
-  return {
-    endpoint,
-    message: tokenEndpointError("s", "token exchange", fetches, endpoint, new Error("invalid_grant")).message,
-  };
-}
+) => refusedTokenRequest(body, onTestFinished, { type, grant: "token exchange" });
 
 describe("redacted excerpts (spec 7)", () => {
   it("removes tokens, codes and secrets from JSON and form bodies", () => {
