@@ -177,22 +177,74 @@ describe("a segment of another journal at a segment's name", () => {
     expect(readJournalId(dir).id).toBe(id);
   });
 
-  it("journal.id removed by hand: the id of the oldest segment at its own number is taken again, and a later one of another journal is still set aside", async () => {
+  it("journal.id removed by hand, and another journal's segment at the next number: without journal.id the last complete snapshot is the journal's (as before ids), so this one's older segment is set aside, not removed", async () => {
     const dir = journalDir();
     const { journal, append } = liveJournal(dir);
     await append([{ t: "s", k: "ours", at: 1 }]);
     await journal.close();
-    const id = readJournalId(dir).id;
+    const id = readJournalId(dir).id as string;
     rmSync(join(dir, JOURNAL_ID_FILE));
-    copyFileSync(await otherJournalSegment2([{ t: "s", k: "theirs", at: 1 }]), join(dir, segmentName(2)));
+    const foreign = await otherJournalSegment2([{ t: "s", k: "theirs", at: 1 }]);
+    const theirs = readJournalId(join(foreign, "..")).id as string;
+    copyFileSync(foreign, join(dir, segmentName(2)));
+
+    const { replayed, problems } = restart(dir);
+    expect(replayed.map(recordKey)).toEqual(["theirs"]);
+    const kept = keptAs(dir, segmentName(1), "foreign") as string;
+    expect(problems.map((p) => p.problem)).toEqual([
+      `is not this journal's: its snapshot names another journal (${id}; this one is ${theirs}, as ${segmentName(2)}, whose snapshot was replayed (there is no usable journal.id), says): a file of another state directory put at this name (by hand, a restore or a sync tool); nothing of it was replayed, and it is set aside as ${kept} (inspect it as docs/durability.md shows, then delete it)`,
+    ]);
+    expect(readJournalId(dir).id).toBe(theirs);
+  });
+
+  it("no journal.id, this journal's segment in an earlier version's form and another journal's segment 1 copied in below it: the id is not taken from that stray, and this journal's segment is replayed", async () => {
+    const dir = journalDir();
+    mkdirSync(dir, { recursive: true });
+    // This home's journal as an earlier version wrote it (segment 3, no id); another home's segment 1 beside it.
+    const unnamed = encodeRecords([{ t: "snap" }, { t: "s", k: "ours", at: 1 }, { t: "snap-end" }]);
+    writeFileSync(join(dir, segmentName(3)), unnamed, { mode: 0o600 });
+    const other = journalDir();
+    const theirs = openJournal(other, { live: [{ t: "s", k: "theirs", at: 1 }] });
+    await theirs.journal.close();
+    const theirId = readJournalId(other).id as string;
+    copyFileSync(join(other, segmentName(1)), join(dir, segmentName(1)));
+
+    const { replayed, problems } = restart(dir);
+    // The segment an earlier version's start would have replayed (the last complete snapshot), as it would.
+    expect(replayed.map(recordKey)).toEqual(["ours"]);
+    expect(problems).toEqual([]);
+    const id = readJournalId(dir).id as string;
+    expect(id).toMatch(/^[0-9a-f]{32}$/);
+    expect(id).not.toBe(theirId);
+    expect(journalFiles(dir)).toEqual([segmentName(4)]);
+  });
+
+  it("journal.id removed, and another journal's segment 1 copied in below this journal's later segment: the id is this journal's, and the stray is set aside", async () => {
+    const dir = journalDir();
+    const first = liveJournal(dir);
+    await first.append([{ t: "s", k: "ours", at: 1 }]);
+    await first.journal.close();
+    const second = liveJournal(dir);
+    await second.append([{ t: "s", k: "ours", at: 1 }]);
+    await second.journal.close();
+    const id = readJournalId(dir).id as string;
+    rmSync(join(dir, JOURNAL_ID_FILE));
+    expect(journalFiles(dir)).toEqual([segmentName(2)]);
+    const other = journalDir();
+    const theirs = openJournal(other, { live: [{ t: "s", k: "theirs", at: 1 }] });
+    await theirs.journal.close();
+    const theirId = readJournalId(other).id as string;
+    copyFileSync(join(other, segmentName(1)), join(dir, segmentName(1)));
 
     const { replayed, problems } = restart(dir);
     expect(replayed.map(recordKey)).toEqual(["ours"]);
+    const kept = keptAs(dir, segmentName(1), "foreign") as string;
     expect(problems.map((p) => p.problem)).toEqual([
-      expect.stringContaining("its snapshot names another journal"),
+      `is not this journal's: its snapshot names another journal (${theirId}; this one is ${id}, as ${segmentName(2)}, whose snapshot was replayed (there is no usable journal.id), says): a file of another state directory put at this name (by hand, a restore or a sync tool); nothing of it was replayed, and it is set aside as ${kept} (inspect it as docs/durability.md shows, then delete it)`,
     ]);
     expect(readJournalId(dir).id).toBe(id);
   });
+
   it("journal.id holding no id (edited, truncated): said, and written again with the id the segments name", async () => {
     const dir = journalDir();
     const { journal, append } = liveJournal(dir);

@@ -78,9 +78,9 @@ export interface ReadJournal {
    */
   readonly zerosFrom: Map<number, number>;
   /**
-   * The journal's id: the one `journal.id` holds, or, without that file, the one the oldest segment names
-   * that is at its own number; undefined when no segment names one either (written by an earlier version of
-   * svc, or none yet: the start makes one).
+   * The journal's id: the one `journal.id` holds, or, without that file, the one named by the segment whose
+   * snapshot a start replays (`latestSnapshot`); undefined when that segment names none (written by an
+   * earlier version of svc) or there is none yet: the start makes one.
    */
   readonly id: string | undefined;
   /** Whether `journal.id` holds `id` already (otherwise the start writes it). */
@@ -185,11 +185,12 @@ function describeForeign(
   id: string,
   n: number,
   keptAs: string,
+  idFrom: string,
 ): string {
   const why =
     named.j === id
       ? `its snapshot says it is segment ${named.n} of this journal, not segment ${n}: a copy of one of this journal's segments put at this name (by hand, a restore or a sync tool)`
-      : `its snapshot names another journal (${named.j}; this one is ${id}, as ${JOURNAL_ID_FILE} says): a file of another state directory put at this name (by hand, a restore or a sync tool)`;
+      : `its snapshot names another journal (${named.j}; this one is ${id}, as ${idFrom} says): a file of another state directory put at this name (by hand, a restore or a sync tool)`;
   return `is not this journal's: ${why}; ${setAside(keptAs, KEPT_FOR_INSPECTION)}`;
 }
 
@@ -264,6 +265,35 @@ export interface ReadOptions {
 }
 
 /**
+ * Without `journal.id`: the last segment whose snapshot is complete (what a start replays, as an earlier
+ * version's start did, whatever it names), not counting one that names a number other than its own (a copy
+ * put at that name, whichever journal it is of), and the journal it names, if any. Undefined when none has one.
+ */
+function latestSnapshot(
+  dir: string,
+  segments: readonly number[],
+): { readonly index: number; readonly id: string | undefined } | undefined {
+  for (let index = segments.length - 1; index >= 0; index -= 1) {
+    const n = segments[index] as number;
+    const file = join(dir, segmentName(n));
+    if (lstatSync(file, { throwIfNoEntry: false })?.isFile() !== true) continue;
+    let decoded: DecodedSegment;
+    try {
+      decoded = decodeRecords(readSegment(file));
+    } catch {
+      // The read that follows says what is wrong with it.
+      continue;
+    }
+    if (!startsWithSnapshot(decoded)) continue;
+    if (!decoded.records.some((record) => isMark(record, SNAPSHOT_END.t))) continue;
+    const names = namedBy(decoded.records[0]);
+    if (names !== undefined && names.n !== n) continue;
+    return { index, id: names?.j };
+  }
+  return undefined;
+}
+
+/**
  * Reads every segment of `dir` (synchronously: at startup, before the listener opens). Only this journal's
  * chain is replayed: what is at a segment's name but is no segment of this journal (a link, a directory,
  * another journal's segment, a copy of one of this journal's under another number) is set aside (`keep`).
@@ -273,8 +303,16 @@ export function readJournal(dir: string, options: ReadOptions = {}): ReadJournal
   const understood = options.understood ?? (() => true);
   const segments = listSegments(dir);
   const stored = readJournalId(dir);
-  // Without journal.id, the id the oldest segment at its own number names (taken as the segments are read).
-  let id = stored.id;
+  // Without journal.id, the id of the segment whose snapshot is replayed. When that one names none (an earlier
+  // version's journal), this journal has no id yet: the segments up to it are read as that version read them,
+  // and one after it that names a journal is not this one's.
+  const latest = stored.id === undefined ? latestSnapshot(dir, segments) : undefined;
+  const id = stored.id ?? latest?.id;
+  const idFrom =
+    stored.id !== undefined || latest === undefined
+      ? JOURNAL_ID_FILE
+      : `${segmentName(segments[latest.index] as number)}, whose snapshot was replayed (there is no usable ${JOURNAL_ID_FILE}),`;
+  const judgedById = (index: number) => id !== undefined || (latest !== undefined && index > latest.index);
   let records: unknown[] = [];
   const problems: SegmentProblem[] = [];
   const keep = new Map<number, string>();
@@ -326,14 +364,15 @@ export function readJournal(dir: string, options: ReadOptions = {}): ReadJournal
     const snapshotFirst = startsWithSnapshot(decoded);
     // Whose segment it is, as its snapshot's first record says: this journal's at its own number, or not.
     const names = snapshotFirst ? namedBy(decoded.records[0]) : undefined;
-    if (names !== undefined && names.n === n) id ??= names.j;
-    if (names !== undefined && (names.n !== n || names.j !== id)) {
+    if (names !== undefined && judgedById(index) && (names.n !== n || names.j !== id)) {
       const keptAs = `${name}.foreign-${now()}`;
       keep.set(n, keptAs);
-      problems.push({ file, problem: describeForeign(names, id ?? names.j, n, keptAs) });
+      problems.push({ file, problem: describeForeign(names, id ?? names.j, n, keptAs, idFrom) });
       continue;
     }
-    if (names === undefined && snapshotFirst && named !== undefined) {
+    // Only against journal.id: without it, the id came from the latest snapshot, and one before it that names
+    // none is this journal's as an earlier version wrote it.
+    if (names === undefined && snapshotFirst && named !== undefined && stored.id !== undefined) {
       const keptAs = `${name}.foreign-${now()}`;
       keep.set(n, keptAs);
       problems.push({ file, problem: describeUnnamedAfter(named, keptAs) });
