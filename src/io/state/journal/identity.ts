@@ -7,6 +7,7 @@ import {
   readFileSync,
   renameSync,
   rmSync,
+  statSync,
   writeSync,
 } from "node:fs";
 import { join } from "node:path";
@@ -16,11 +17,24 @@ import { join } from "node:path";
  * its segments and named by the first record of each segment's snapshot, with the segment's own number. A
  * start replays only segments of this journal (a file put at a segment's name from another state directory,
  * or a copy of one of this journal's segments under another number, is set aside).
+ *
+ * The file also records the state directory it was written in (`dirIdentity`, on its second line as
+ * `dir <dev>:<ino>`): a start that finds another there (the directory copied, restored to another disk, moved)
+ * reads the segments under the recorded id and then makes a new one, so a copy and its original are two
+ * journals from the copy's first start on. A file without that line (written before it was recorded) is taken
+ * as it is, and the line is added.
  */
 export const JOURNAL_ID_FILE = "journal.id";
 const JOURNAL_ID_TEMP = `${JOURNAL_ID_FILE}.tmp`;
 
 const JOURNAL_ID = /^[0-9a-f]{32}$/;
+const DIR_LINE = /^dir (\d+:\d+)$/;
+
+/** The state directory `dir` as the file system knows it (device and inode); undefined when it is gone. */
+export function dirIdentity(dir: string): string | undefined {
+  const stats = statSync(dir, { throwIfNoEntry: false, bigint: true });
+  return stats === undefined ? undefined : `${stats.dev}:${stats.ino}`;
+}
 
 export const isJournalId = (value: unknown): value is string =>
   typeof value === "string" && JOURNAL_ID.test(value);
@@ -30,6 +44,8 @@ export const newJournalId = (): string => randomBytes(16).toString("hex");
 /** What `journal.id` in `dir` holds: the id, none (no such file), or what is wrong with it. */
 export interface StoredJournalId {
   readonly id?: string;
+  /** The state directory it was written in (`dirIdentity`); undefined in a file written before it was recorded. */
+  readonly dir?: string;
   /** What is wrong with the file (there, but no id read from it). */
   readonly problem?: string;
 }
@@ -45,18 +61,23 @@ export function readJournalId(dir: string): StoredJournalId {
   } catch (err) {
     return { problem: `cannot be read (${(err as Error).message})` };
   }
-  return isJournalId(text) ? { id: text } : { problem: "does not hold a journal id" };
+  const [id, dirLine, ...rest] = text.split("\n").map((line) => line.trim());
+  if (!isJournalId(id) || rest.length > 0) return { problem: "does not hold a journal id" };
+  if (dirLine === undefined) return { id };
+  const at = DIR_LINE.exec(dirLine)?.[1];
+  return at === undefined ? { problem: "does not hold a journal id" } : { id, dir: at };
 }
 
 /**
- * Writes `id` to `journal.id` in `dir` (mode 0600) so that a reader sees the old file or the new one, never
+ * Writes `id`, and the identity of `dir` (`dirIdentity`), to `journal.id` in `dir` (mode 0600) so that a reader sees the old file or the new one, never
  * part of one: a temp file, synced, renamed into place, the directory synced.
  */
 export function writeJournalId(dir: string, id: string): void {
   const temp = join(dir, JOURNAL_ID_TEMP);
   const fd = openSync(temp, "w", 0o600);
   try {
-    const data = Buffer.from(`${id}\n`);
+    const at = dirIdentity(dir);
+    const data = Buffer.from(`${id}\n${at === undefined ? "" : `dir ${at}\n`}`);
     for (let at = 0; at < data.length; ) at += writeSync(fd, data, at);
     fsyncSync(fd);
   } catch (err) {

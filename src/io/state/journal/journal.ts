@@ -1,4 +1,4 @@
-import { close as closeFd, lstatSync, statSync } from "node:fs";
+import { close as closeFd, lstatSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { Clock } from "../../../clock.js";
@@ -6,7 +6,7 @@ import { pathMovedFrom } from "../../batchedWriter.js";
 import { type DirLock, lockStateDir, StateDirTakenOver } from "./dirLock.js";
 import { type JournalFs, nodeJournalFs } from "./fsFacade.js";
 import { GroupCommitWriter } from "./groupCommit.js";
-import { newJournalId, readJournalId, writeJournalId } from "./identity.js";
+import { dirIdentity, newJournalId, readJournalId, writeJournalId } from "./identity.js";
 import { RecordBuffer } from "./records.js";
 import {
   JournalNotRecreated,
@@ -111,11 +111,6 @@ function newRelocation(): Relocation {
 }
 
 /** The directory at `dir` (device and inode), to tell it from one made again at its path; undefined when none is. */
-function dirIdentity(dir: string): string | undefined {
-  const stats = statSync(dir, { throwIfNoEntry: false });
-  return stats === undefined ? undefined : `${stats.dev}:${stats.ino}`;
-}
-
 const closeRawFd = (fd: number) =>
   new Promise<void>((resolve) => {
     closeFd(fd, () => resolve());
@@ -205,9 +200,10 @@ export class Journal {
       this.opened = { records: read.records.length, segments: read.segments.length, bytes: read.bytes };
       // Numbered past every entry at a segment's name, those set aside included.
       this.segment = (read.segments.at(-1) ?? 0) + 1;
-      // A journal an earlier version of svc wrote (no id in it) adopts one now, before a segment names it.
-      this.id = read.id ?? newJournalId();
-      if (!read.idStored) writeJournalId(options.dir, this.id);
+      // A journal an earlier version of svc wrote (no id in it) adopts one now, before a segment names it; one
+      // copied from another state directory (or restored, or moved) was read under its id and takes its own.
+      this.id = read.id === undefined || read.copied ? newJournalId() : read.id;
+      if (!read.idStored || read.copied) writeJournalId(options.dir, this.id);
       trimGrownSpace(options.dir, read.zerosFrom);
       const first = encodeSnapshot(this.id, this.segment, snapshot());
       const fd = startSegmentSync(
@@ -516,7 +512,8 @@ export class Journal {
       }
       this.dirId = dirIdentity(this.options.dir);
       // Removed with the directory (or never there): the next start finds this journal's id all the same.
-      if (readJournalId(this.options.dir).id !== this.id) writeJournalId(this.options.dir, this.id);
+      const stored = readJournalId(this.options.dir);
+      if (stored.id !== this.id || stored.dir !== this.dirId) writeJournalId(this.options.dir, this.id);
       n = Math.max(this.segment, ...listSegments(this.options.dir)) + 1;
     }
     const rotation = new SegmentRotation(this.options.dir, n, this.id, this.snapshot(), this.fs);

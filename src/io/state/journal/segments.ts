@@ -18,7 +18,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { privateDir } from "../../privateMode.js";
-import { isJournalId, isJournalIdTemp, JOURNAL_ID_FILE, readJournalId } from "./identity.js";
+import { dirIdentity, isJournalId, isJournalIdTemp, JOURNAL_ID_FILE, readJournalId } from "./identity.js";
 import { type DecodedSegment, decodeRecords, type TornTail } from "./records.js";
 
 /** Segment files: `journal-000001.seg`, numbered in the order they were started. */
@@ -83,8 +83,17 @@ export interface ReadJournal {
    * earlier version of svc) or there is none yet: the start makes one.
    */
   readonly id: string | undefined;
-  /** Whether `journal.id` holds `id` already (otherwise the start writes it). */
+  /**
+   * Whether `journal.id` holds `id` already, with this state directory's identity (otherwise the start
+   * writes it).
+   */
   readonly idStored: boolean;
+  /**
+   * Whether `journal.id` was written in another state directory (`dirIdentity`: this one is a copy, a restore
+   * to another disk, a move): the segments were read under its id all the same, and the start makes a new one,
+   * so the copy and its original are two journals from now on.
+   */
+  readonly copied: boolean;
 }
 
 export function listSegments(dir: string): number[] {
@@ -303,6 +312,7 @@ export function readJournal(dir: string, options: ReadOptions = {}): ReadJournal
   const understood = options.understood ?? (() => true);
   const segments = listSegments(dir);
   const stored = readJournalId(dir);
+  const here = dirIdentity(dir);
   // Without journal.id, the id of the segment whose snapshot is replayed. When that one names none (an earlier
   // version's journal), this journal has no id yet: the segments up to it are read as that version read them,
   // and one after it that names a journal is not this one's.
@@ -447,7 +457,8 @@ export function readJournal(dir: string, options: ReadOptions = {}): ReadJournal
     keep,
     zerosFrom,
     id,
-    idStored: stored.id !== undefined,
+    idStored: stored.id !== undefined && stored.dir !== undefined && stored.dir === here,
+    copied: stored.id !== undefined && stored.dir !== undefined && stored.dir !== here,
   };
 }
 
