@@ -513,3 +513,82 @@ describe("a state directory copied (cp -a), or restored to another disk, or move
     expect(readJournalId(dir).id).toBe(id);
   });
 });
+
+describe("journal.id that is no file (a directory, a symbolic link to nothing)", () => {
+  it("a directory: the start sets it aside as journal.id.foreign-<ms>, says so, writes the id and goes on", async () => {
+    const dir = journalDir();
+    const { journal, append } = liveJournal(dir);
+    await append([{ t: "s", k: "ours", at: 1 }]);
+    await journal.close();
+    const id = readJournalId(dir).id as string;
+    const at = join(dir, JOURNAL_ID_FILE);
+    rmSync(at);
+    mkdirSync(at, { mode: 0o755 });
+    writeFileSync(join(at, "inside"), "x");
+
+    const { replayed, problems } = restart(dir);
+    expect(replayed.map(recordKey)).toEqual(["ours"]);
+    const kept = journalFiles(dir).find((name) => name.startsWith(`${JOURNAL_ID_FILE}.foreign-`)) as string;
+    expect(problems).toEqual([
+      {
+        file: at,
+        problem: `is a directory, not a file: svc writes it as a file, never as that; it is set aside as ${kept} (look at it, then delete it), and the id the segments name (${id}) is written in its place`,
+      },
+    ]);
+    expect(readJournalId(dir).id).toBe(id);
+    expect(readFileSync(join(dir, kept, "inside"), "utf8")).toBe("x");
+    expect(journalFiles(dir).sort()).toEqual([segmentName(2), kept]);
+  });
+
+  it("a symbolic link to nothing: set aside likewise (the link as it was)", async () => {
+    const dir = journalDir();
+    const { journal, append } = liveJournal(dir);
+    await append([{ t: "s", k: "ours", at: 1 }]);
+    await journal.close();
+    const at = join(dir, JOURNAL_ID_FILE);
+    rmSync(at);
+    const nowhere = join(dir, "..", "gone");
+    symlinkSync(nowhere, at);
+
+    const { replayed, problems } = restart(dir);
+    expect(replayed.map(recordKey)).toEqual(["ours"]);
+    const kept = journalFiles(dir).find((name) => name.startsWith(`${JOURNAL_ID_FILE}.foreign-`)) as string;
+    expect(problems.map((p) => p.problem)).toEqual([
+      expect.stringMatching(
+        new RegExp(`^is a symbolic link to .*gone, not a file: .* it is set aside as ${kept} \\(`),
+      ),
+    ]);
+    expect(readlinkSync(join(dir, kept))).toBe(nowhere);
+    expect(lstatSync(at).isFile()).toBe(true);
+  });
+
+  it("a directory found when the journal writes it again (a relocation, its segment's path lost its file): set aside, said, and the relocation goes on", async () => {
+    const dir = journalDir();
+    const errors: unknown[] = [];
+    const problems: SegmentProblem[] = [];
+    let now = 1_000_000;
+    const { journal, append } = liveJournal(dir, { errors, problems, now: () => now });
+    await append([{ t: "s", k: "before", at: 1 }]);
+    const id = readJournalId(dir).id as string;
+    const at = join(dir, JOURNAL_ID_FILE);
+    rmSync(join(dir, segmentName(1)));
+    rmSync(at);
+    mkdirSync(at);
+    now += SEGMENT_CHECK_MS;
+    await append([{ t: "s", k: "after", at: 2 }]);
+    await journal.rotated();
+
+    expect(errors).toEqual([]);
+    expect(journal.currentSegment().n).toBe(2);
+    expect(problems[0]?.problem).toMatch(/^no longer names the file the gateway writes/);
+    const kept = `${JOURNAL_ID_FILE}.foreign-${now}`;
+    expect(problems.slice(1)).toEqual([
+      {
+        file: at,
+        problem: `is a directory, not a file: svc writes it as a file, never as that; it is set aside as ${kept} (look at it, then delete it), and the journal's id (${id}) is written in its place`,
+      },
+    ]);
+    expect(lstatSync(join(dir, kept)).isDirectory()).toBe(true);
+    expect(readJournalId(dir).id).toBe(id);
+  });
+});

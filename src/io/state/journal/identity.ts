@@ -5,6 +5,7 @@ import {
   lstatSync,
   openSync,
   readFileSync,
+  readlinkSync,
   renameSync,
   rmSync,
   statSync,
@@ -48,13 +49,38 @@ export interface StoredJournalId {
   readonly dir?: string;
   /** What is wrong with the file (there, but no id read from it). */
   readonly problem?: string;
+  /** Whether it is no file (a directory, a symbolic link): set aside when the id is written (`writeJournalId`). */
+  readonly notAFile?: boolean;
 }
+
+/** What is at `file` that is no file: said when it is set aside. */
+function describeNotAFile(file: string): string {
+  const found = lstatSync(file, { throwIfNoEntry: false });
+  if (found?.isSymbolicLink() === true) {
+    let target = "";
+    try {
+      target = ` to ${readlinkSync(file)}`;
+    } catch {
+      // Gone meanwhile: said without its target.
+    }
+    return `is a symbolic link${target}`;
+  }
+  if (found?.isDirectory() === true) return "is a directory";
+  return "is not a regular file (a named pipe, a socket or a device)";
+}
+
+/** What the start (or a relocation) says of a `journal.id` that is no file, set aside as `keptAs`. */
+export const describeIdNotAFile = (file: string, keptAs: string, written: string): string =>
+  `${describeNotAFile(file)}, not a file: svc writes it as a file, never as that; it is set aside as ${keptAs} (look at it, then delete it), and ${written} is written in its place`;
+
+/** The name a `journal.id` that is no file is set aside as, at `ms`. */
+export const idKeptAs = (ms: number): string => `${JOURNAL_ID_FILE}.foreign-${ms}`;
 
 export function readJournalId(dir: string): StoredJournalId {
   const file = join(dir, JOURNAL_ID_FILE);
   const found = lstatSync(file, { throwIfNoEntry: false });
   if (found === undefined) return {};
-  if (!found.isFile()) return { problem: "is not a file" };
+  if (!found.isFile()) return { problem: "is not a file", notAFile: true };
   let text: string;
   try {
     text = readFileSync(file, "utf8").trim();
@@ -69,10 +95,16 @@ export function readJournalId(dir: string): StoredJournalId {
 }
 
 /**
- * Writes `id`, and the identity of `dir` (`dirIdentity`), to `journal.id` in `dir` (mode 0600) so that a reader sees the old file or the new one, never
- * part of one: a temp file, synced, renamed into place, the directory synced.
+ * Writes `id`, and the identity of `dir` (`dirIdentity`), to `journal.id` in `dir` (mode 0600) so that a reader
+ * sees the old file or the new one, never part of one: a temp file, synced, renamed into place, the directory
+ * synced. What is at that name and is no file (a directory, a symbolic link: a rename cannot replace the one,
+ * and the other is no file svc wrote) is set aside as `keptAs` first; returns true when it was.
  */
-export function writeJournalId(dir: string, id: string): void {
+export function writeJournalId(dir: string, id: string, keptAs: string): boolean {
+  const file = join(dir, JOURNAL_ID_FILE);
+  const found = lstatSync(file, { throwIfNoEntry: false });
+  const setAside = found !== undefined && !found.isFile();
+  if (setAside) renameSync(file, join(dir, keptAs));
   const temp = join(dir, JOURNAL_ID_TEMP);
   const fd = openSync(temp, "w", 0o600);
   try {
@@ -86,13 +118,14 @@ export function writeJournalId(dir: string, id: string): void {
     throw err;
   }
   closeSync(fd);
-  renameSync(temp, join(dir, JOURNAL_ID_FILE));
+  renameSync(temp, file);
   const dirFd = openSync(dir, "r");
   try {
     fsyncSync(dirFd);
   } finally {
     closeSync(dirFd);
   }
+  return setAside;
 }
 
 /** The temp file a write of `journal.id` cut short by a crash left (the start removes it). */

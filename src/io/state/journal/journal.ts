@@ -6,7 +6,15 @@ import { pathMovedFrom } from "../../batchedWriter.js";
 import { type DirLock, lockStateDir, StateDirTakenOver } from "./dirLock.js";
 import { type JournalFs, nodeJournalFs } from "./fsFacade.js";
 import { GroupCommitWriter } from "./groupCommit.js";
-import { dirIdentity, newJournalId, readJournalId, writeJournalId } from "./identity.js";
+import {
+  describeIdNotAFile,
+  dirIdentity,
+  idKeptAs,
+  JOURNAL_ID_FILE,
+  newJournalId,
+  readJournalId,
+  writeJournalId,
+} from "./identity.js";
 import { RecordBuffer } from "./records.js";
 import {
   JournalNotRecreated,
@@ -203,7 +211,7 @@ export class Journal {
       // A journal an earlier version of svc wrote (no id in it) adopts one now, before a segment names it; one
       // copied from another state directory (or restored, or moved) was read under its id and takes its own.
       this.id = read.id === undefined || read.copied ? newJournalId() : read.id;
-      if (!read.idStored || read.copied) writeJournalId(options.dir, this.id);
+      if (!read.idStored || read.copied) writeJournalId(options.dir, this.id, read.idKeptAs);
       trimGrownSpace(options.dir, read.zerosFrom);
       const first = encodeSnapshot(this.id, this.segment, snapshot());
       const fd = startSegmentSync(
@@ -513,7 +521,15 @@ export class Journal {
       this.dirId = dirIdentity(this.options.dir);
       // Removed with the directory (or never there): the next start finds this journal's id all the same.
       const stored = readJournalId(this.options.dir);
-      if (stored.id !== this.id || stored.dir !== this.dirId) writeJournalId(this.options.dir, this.id);
+      const keptAs = idKeptAs(this.now());
+      const file = join(this.options.dir, JOURNAL_ID_FILE);
+      const problem =
+        stored.notAFile === true
+          ? describeIdNotAFile(file, keptAs, `the journal's id (${this.id})`)
+          : undefined;
+      if (stored.id !== this.id || stored.dir !== this.dirId)
+        writeJournalId(this.options.dir, this.id, keptAs);
+      if (problem !== undefined) this.options.onProblem?.({ file, problem });
       n = Math.max(this.segment, ...listSegments(this.options.dir)) + 1;
     }
     const rotation = new SegmentRotation(this.options.dir, n, this.id, this.snapshot(), this.fs);

@@ -18,7 +18,15 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { privateDir } from "../../privateMode.js";
-import { dirIdentity, isJournalId, isJournalIdTemp, JOURNAL_ID_FILE, readJournalId } from "./identity.js";
+import {
+  describeIdNotAFile,
+  dirIdentity,
+  idKeptAs,
+  isJournalId,
+  isJournalIdTemp,
+  JOURNAL_ID_FILE,
+  readJournalId,
+} from "./identity.js";
 import { type DecodedSegment, decodeRecords, type TornTail } from "./records.js";
 
 /** Segment files: `journal-000001.seg`, numbered in the order they were started. */
@@ -94,6 +102,8 @@ export interface ReadJournal {
    * so the copy and its original are two journals from now on.
    */
   readonly copied: boolean;
+  /** What the start sets aside a `journal.id` that is no file as (said in `problems` when it found one). */
+  readonly idKeptAs: string;
 }
 
 export function listSegments(dir: string): number[] {
@@ -444,7 +454,17 @@ export function readJournal(dir: string, options: ReadOptions = {}): ReadJournal
     const by = snapshotAt !== undefined && snapshotAt.index > index ? snapshotAt.name : undefined;
     if (by !== undefined) problems[at] = { file: (problems[at] as SegmentProblem).file, problem: say(by) };
   }
-  if (stored.problem !== undefined)
+  const idAside = stored.notAFile === true ? idKeptAs(now()) : undefined;
+  if (idAside !== undefined)
+    problems.push({
+      file: join(dir, JOURNAL_ID_FILE),
+      problem: describeIdNotAFile(
+        join(dir, JOURNAL_ID_FILE),
+        idAside,
+        id === undefined ? "a new id" : `the id the segments name (${id})`,
+      ),
+    });
+  else if (stored.problem !== undefined)
     problems.push({
       file: join(dir, JOURNAL_ID_FILE),
       problem: `${stored.problem}; ${id === undefined ? "a new id is written in its place" : `it is written again with the id the segments name (${id})`}`,
@@ -459,6 +479,7 @@ export function readJournal(dir: string, options: ReadOptions = {}): ReadJournal
     id,
     idStored: stored.id !== undefined && stored.dir !== undefined && stored.dir === here,
     copied: stored.id !== undefined && stored.dir !== undefined && stored.dir !== here,
+    idKeptAs: idAside ?? idKeptAs(now()),
   };
 }
 
