@@ -220,6 +220,29 @@ describe("a segment of another journal at a segment's name", () => {
     expect(journalFiles(dir)).toEqual([segmentName(4)]);
   });
 
+  it("another journal's segment at a wrong number after a journal an earlier version wrote (no id yet): said to name that journal while this one has no id, not to be a copy of this journal's", async () => {
+    const dir = journalDir();
+    mkdirSync(dir, { recursive: true });
+    const unnamed = encodeRecords([{ t: "snap" }, { t: "s", k: "ours", at: 1 }, { t: "snap-end" }]);
+    writeFileSync(join(dir, segmentName(3)), unnamed, { mode: 0o600 });
+    const other = journalDir();
+    const theirs = openJournal(other, { live: [{ t: "s", k: "theirs", at: 1 }] });
+    await theirs.journal.close();
+    const theirId = readJournalId(other).id as string;
+    copyFileSync(join(other, segmentName(1)), join(dir, segmentName(5)));
+
+    const { replayed, problems } = restart(dir);
+    expect(replayed.map(recordKey)).toEqual(["ours"]);
+    const kept = keptAs(dir, segmentName(5), "foreign") as string;
+    expect(problems).toEqual([
+      {
+        file: join(dir, segmentName(5)),
+        problem: `is not this journal's: its snapshot names journal ${theirId} (as its segment 1) while this journal has no id yet (its segments, in an earlier version's form, name none): a file of another state directory put at this name (by hand, a restore or a sync tool); nothing of it was replayed, and it is set aside as ${kept} (inspect it as docs/durability.md shows, then delete it)`,
+      },
+    ]);
+    expect(readJournalId(dir).id).not.toBe(theirId);
+  });
+
   it("journal.id removed, and another journal's segment 1 copied in below this journal's later segment: the id is this journal's, and the stray is set aside", async () => {
     const dir = journalDir();
     const first = liveJournal(dir);

@@ -197,19 +197,22 @@ function describeNotAFile(file: string, found: Stats, keptAs: string): string {
 
 /**
  * Segment `n`, whose snapshot names (`named`) another journal than `id`, or this one under another number (a
- * copy of one of its segments put at another name): not this journal's continuation.
+ * copy of one of its segments put at another name), or any journal while this one has none yet (`id` undefined:
+ * an earlier version's segments): not this journal's continuation. `idFrom`: where `id` came from.
  */
 function describeForeign(
   named: { readonly j: string; readonly n: number },
-  id: string,
+  id: string | undefined,
   n: number,
   keptAs: string,
   idFrom: string,
 ): string {
   const why =
-    named.j === id
-      ? `its snapshot says it is segment ${named.n} of this journal, not segment ${n}: a copy of one of this journal's segments put at this name (by hand, a restore or a sync tool)`
-      : `its snapshot names another journal (${named.j}; this one is ${id}, as ${idFrom} says): a file of another state directory put at this name (by hand, a restore or a sync tool)`;
+    id === undefined
+      ? `its snapshot names journal ${named.j} (as its segment ${named.n}) while this journal has no id yet (its segments, in an earlier version's form, name none): a file of another state directory put at this name (by hand, a restore or a sync tool)`
+      : named.j === id
+        ? `its snapshot says it is segment ${named.n} of this journal, not segment ${n}: a copy of one of this journal's segments put at this name (by hand, a restore or a sync tool)`
+        : `its snapshot names another journal (${named.j}; this one is ${id}, as ${idFrom} says): a file of another state directory put at this name (by hand, a restore or a sync tool)`;
   return `is not this journal's: ${why}; ${setAside(keptAs, KEPT_FOR_INSPECTION)}`;
 }
 
@@ -387,7 +390,7 @@ export function readJournal(dir: string, options: ReadOptions = {}): ReadJournal
     if (names !== undefined && judgedById(index) && (names.n !== n || names.j !== id)) {
       const keptAs = `${name}.foreign-${now()}`;
       keep.set(n, keptAs);
-      problems.push({ file, problem: describeForeign(names, id ?? names.j, n, keptAs, idFrom) });
+      problems.push({ file, problem: describeForeign(names, id, n, keptAs, idFrom) });
       continue;
     }
     // Only against journal.id: without it, the id came from the latest snapshot, and one before it that names
