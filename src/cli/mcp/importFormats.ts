@@ -137,7 +137,8 @@ const TOOL_LISTS = { includeTools: "include", excludeTools: "exclude", disabledT
 
 /**
  * svc's `tools` for an entry: a `tools` mapping (svc's own, as svc writes it), GitHub Copilot's `tools` list
- * (`~/.copilot/mcp-config.json`: the tools to allow, `["*"]` every tool, `[]` none) as `tools.include`, or Gemini
+ * (`~/.copilot/mcp-config.json`: the tools to allow, `["*"]` every tool, `[]` none) or a lone name (`"echo"`, as
+ * svc's `include` takes one; `"*"` every tool) as `tools.include`, a null as no filter, or Gemini
  * CLI's `includeTools` / `excludeTools` and Roo Code's `disabledTools` (lists of tool names) as `tools.include` /
  * `tools.exclude`. Where both of Gemini's are written, Gemini excludes a tool named in both; svc reads include
  * alone then, so those names are taken out of it. Each is judged by svc's schema as it is written, and one it
@@ -151,22 +152,24 @@ function toolFilters(
 ): { tools?: Record<string, unknown>; keys: string[] } | { refused: string } {
   const lists = (Object.keys(TOOL_LISTS) as (keyof typeof TOOL_LISTS)[]).filter((key) => key in raw);
   const tools = raw.tools;
-  if (isMapping(tools) || Array.isArray(tools)) {
+  // A null is no filter, as config.yaml's `tools:` left empty: the key is read, and nothing written.
+  if (tools != null) {
     if (lists.length > 0)
       return {
         refused: `${where.file}: ${where.format}.${shownName(where.name)}: writes both tools and ${lists.join(", ")} — keep one and import again`,
       };
-    if (Array.isArray(tools)) {
-      const parsed = jsonToolNamesSchema("include").safeParse(tools, { reportInput: true });
+    if (isMapping(tools)) {
+      const parsed = jsonToolsPolicySchema.safeParse(tools, { reportInput: true });
       if (!parsed.success) return { refused: refusal(where, ["tools"], parsed.error.issues) };
-      // Copilot's "*" is every tool: no filter, as svc has none without `tools`.
-      return parsed.data.includes("*")
-        ? { keys: ["tools"] }
-        : { tools: { include: parsed.data }, keys: ["tools"] };
+      return { tools, keys: ["tools"] };
     }
-    const parsed = jsonToolsPolicySchema.safeParse(tools, { reportInput: true });
+    // A list, or a lone name as svc's include takes one; a number or a boolean is refused in the schema's words.
+    const parsed = jsonToolNamesSchema("include").safeParse(tools, { reportInput: true });
     if (!parsed.success) return { refused: refusal(where, ["tools"], parsed.error.issues) };
-    return { tools, keys: ["tools"] };
+    // Copilot's "*" is every tool: no filter, as svc has none without `tools`.
+    return parsed.data.includes("*")
+      ? { keys: ["tools"] }
+      : { tools: { include: parsed.data }, keys: ["tools"] };
   }
   const read: Partial<Record<keyof typeof TOOL_LISTS, string[]>> = {};
   for (const key of lists) {
@@ -182,9 +185,10 @@ function toolFilters(
   }
   const exclude = [...(read.excludeTools ?? []), ...(read.disabledTools ?? [])];
   // An empty includeTools is kept: Gemini CLI then enables none of the server's tools, as svc's include: [] does.
+  const keys = tools === null ? ["tools", ...lists] : lists;
   if (read.includeTools !== undefined)
-    return { tools: { include: read.includeTools.filter((n) => !exclude.includes(n)) }, keys: lists };
-  return exclude.length === 0 ? { keys: lists } : { tools: { exclude }, keys: lists };
+    return { tools: { include: read.includeTools.filter((n) => !exclude.includes(n)) }, keys };
+  return exclude.length === 0 ? { keys } : { tools: { exclude }, keys };
 }
 
 /** An entry of the file as svc's, or why it is not imported (`toolFilters`). */

@@ -654,6 +654,34 @@ describe("svc mcp import", { timeout: 60_000 }, () => {
     expect((await svc(home, ["mcp", "test", "all"])).stdout).toContain("12 tools registered");
   });
 
+  // Seen: "Imported a1" with "tools not carried over" and no tools key: a1 registered all 12 tools.
+  it("a tools value that is one name is tools.include, in Claude Code's and VS Code's layouts; a number skips its server", async () => {
+    home = tempHome();
+    home.write("config.yaml", COMMENTED);
+    const server = { command: process.execPath, args: [SERVER] };
+    const claude = home.write(
+      ".mcp.json",
+      JSON.stringify({ mcpServers: { a1: { ...server, tools: "echo" }, n1: { ...server, tools: 7 } } }),
+    );
+    const res = await svc(home, ["mcp", "import", claude]);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain(`Imported a1 from ${claude}`);
+    expect(res.stderr).toBe(
+      `Note: n1: skipped — ${claude}: mcpServers.n1.tools: expected a tool name, a glob, or a list of them, got 7 — put it in quotes if it is meant as text\n`,
+    );
+    expect(servers().a1?.tools.include).toEqual(["echo"]);
+    // The allowlist holds: of the server's 12 tools, a1 registers echo alone.
+    expect((await svc(home, ["mcp", "test", "a1"])).stdout).toContain("1 tool registered");
+    const vscode = home.write(
+      ".vscode/mcp.json",
+      JSON.stringify({ servers: { v1: { type: "stdio", ...server, tools: "echo" } } }),
+    );
+    const res2 = await svc(home, ["mcp", "import", vscode]);
+    expect(res2.code).toBe(0);
+    expect(res2.stderr).not.toContain("not carried over");
+    expect(servers().v1?.tools.include).toEqual(["echo"]);
+  });
+
   it("a file with neither layout is refused", async () => {
     home = tempHome();
     const file = home.write("other.json", '{"mcp": {}}');

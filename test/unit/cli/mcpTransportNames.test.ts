@@ -237,6 +237,42 @@ describe("svc mcp import of GitHub Copilot's tools list", () => {
       both: "mcp-config.json: mcpServers.both: writes both tools and excludeTools — keep one and import again",
     });
   });
+  // Seen: {"tools": "echo"} imported with "tools not carried over" and no tools key: every tool of the server exposed.
+  it('a lone name is tools.include ("*" no filter), a null no filter; a number or boolean refuses its server', () => {
+    for (const format of ["mcpServers", "servers"] as const) {
+      const { entries, notes, refused } = importedServers(
+        {
+          [format]: {
+            one: { command: "node", tools: "echo" },
+            glob: { command: "node", tools: "list_*" },
+            all: { command: "node", tools: "*" },
+            nul: { command: "node", tools: null },
+            nulBeside: { command: "node", tools: null, includeTools: ["a"] },
+            num: { command: "node", tools: 7 },
+            yes: { command: "node", tools: true },
+            empty: { command: "node", tools: "" },
+            both: { command: "node", tools: "echo", excludeTools: ["x"] },
+          },
+        },
+        "mcp.json",
+      );
+      expect(entries).toEqual({
+        one: { command: "node", tools: { include: ["echo"] } },
+        glob: { command: "node", tools: { include: ["list_*"] } },
+        all: { command: "node" },
+        nul: { command: "node" },
+        nulBeside: { command: "node", tools: { include: ["a"] } },
+      });
+      expect(notes).toEqual([]);
+      const got = `mcp.json: ${format}`;
+      expect(refused).toEqual({
+        num: `${got}.num.tools: expected a tool name, a glob, or a list of them, got 7 — put it in quotes if it is meant as text`,
+        yes: `${got}.yes.tools: expected a tool name, a glob, or a list of them, got true — put it in quotes if it is meant as text`,
+        empty: `${got}.empty.tools: must not be empty — write a value, or leave the key out`,
+        both: `${got}.both: writes both tools and excludeTools — keep one and import again`,
+      });
+    }
+  });
 });
 
 describe("svc mcp import of an OAuth server's login settings", () => {
