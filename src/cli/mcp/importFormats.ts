@@ -7,6 +7,7 @@
 import type { z } from "zod";
 import { formatIssue } from "../../config/format.js";
 import {
+  filtersTools,
   HTTP_TRANSPORT_NAMES,
   jsonToolNamesSchema,
   jsonToolsPolicySchema,
@@ -173,8 +174,9 @@ function toolFilters(
   }
   const read: Partial<Record<keyof typeof TOOL_LISTS, string[]>> = {};
   for (const key of lists) {
-    // The other lists written (not null), which alone filter the tools once this one is removed.
-    const beside = lists.filter((other) => other !== key && raw[other] != null);
+    // The other lists that filter (not null, nor an empty exclude list, which leaves no tool out): those alone
+    // filter the tools once this one is removed.
+    const beside = lists.filter((other) => other !== key && filtersTools(TOOL_LISTS[other], raw[other]));
     const schema = jsonToolNamesSchema(
       TOOL_LISTS[key],
       beside.length === 0 ? undefined : beside.join(" and "),

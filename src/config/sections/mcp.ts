@@ -148,6 +148,13 @@ function nullFilterHint(key: ToolFilterKey, beside: string | undefined): string 
 /** The two tool filters of `tools`. */
 type ToolFilterKey = "include" | "exclude";
 
+/**
+ * Whether a tool filter written as `value` filters the tools: a null does not, nor an empty `exclude` (it leaves
+ * no tool out); an empty `include` does (it exposes none). For what a null beside it says (nullFilterHint).
+ */
+export const filtersTools = (key: ToolFilterKey, value: unknown): boolean =>
+  value != null && !(key === "exclude" && Array.isArray(value) && value.length === 0);
+
 const EXPECTED_NAMES = "expected a tool name, a glob, or a list of them";
 
 /**
@@ -188,7 +195,7 @@ const toolsPolicy = (source: EntrySource) =>
               code: "custom",
               path: [key],
               input: null,
-              message: `${EXPECTED_NAMES}, got null${nullFilterHint(key, tools[other] == null ? undefined : other)}`,
+              message: `${EXPECTED_NAMES}, got null${nullFilterHint(key, filtersTools(other, tools[other]) ? other : undefined)}`,
             });
       },
       // Said beside another key's refusal too (`exclude: [7]`), as each filter is refused on its own.

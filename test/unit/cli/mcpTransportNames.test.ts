@@ -150,6 +150,31 @@ describe("svc mcp import of Gemini CLI's and Roo Code's server keys", () => {
     });
   });
 
+  // Seen: "includeTools": null beside "excludeTools": [] told to "let excludeTools alone filter the tools", which
+  // leaves no tool out: following it exposed every tool.
+  it("a null beside an empty exclude list says that removing it exposes every tool, in Gemini's lists and a tools mapping", () => {
+    const { entries, refused } = importedServers(
+      {
+        mcpServers: {
+          gi: { command: "x", includeTools: null, excludeTools: [] },
+          gd: { command: "x", includeTools: null, excludeTools: [], disabledTools: ["mv"] },
+          ge: { command: "x", includeTools: [], excludeTools: null },
+          own: { command: "x", tools: { include: null, exclude: [] } },
+        },
+      },
+      "settings.json",
+    );
+    expect(entries).toEqual({});
+    const got =
+      "expected a tool name, a glob, or a list of them, got null — a null names no tool: remove the key to";
+    expect(refused).toEqual({
+      gi: `settings.json: mcpServers.gi.includeTools: ${got} expose every tool of the server, or name the tools to expose`,
+      gd: `settings.json: mcpServers.gd.includeTools: ${got} let disabledTools alone filter the tools, or name the tools to expose`,
+      ge: `settings.json: mcpServers.ge.excludeTools: ${got} let includeTools alone filter the tools, or name the tools to leave out`,
+      own: `settings.json: mcpServers.own.tools.include: ${got} expose every tool of the server, or name the tools to expose`,
+    });
+  });
+
   it("svc's own tools mapping is carried over as written, or its server refused; beside Gemini's lists it is refused", () => {
     const { entries, notes, refused } = importedServers(
       {

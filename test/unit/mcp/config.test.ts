@@ -345,6 +345,27 @@ describe("mcp_servers schema (spec 2.1, 2.2, 2.4)", () => {
     expect(entry.tools).toEqual({ include: ["a"], exclude: ["b"], resources: false, prompts: false });
   });
 
+  // Seen: {"include": null, "exclude": []} told to "remove the key to let exclude alone filter the tools": an empty
+  // exclude leaves no tool out, so following it exposed every tool of the server without a word saying so.
+  it("a null include beside an empty exclude says that removing it exposes every tool; an empty include still filters", () => {
+    const messages = (tools: unknown) => {
+      const parsed = jsonMcpServerSchema.safeParse({ command: "x", tools }, { reportInput: true });
+      return parsed.success
+        ? ["accepted"]
+        : parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+    };
+    const got =
+      "tools.include: expected a tool name, a glob, or a list of them, got null — a null names no tool:";
+    const gotExclude = got.replace("tools.include", "tools.exclude");
+    expect(messages({ include: null, exclude: [] })).toEqual([
+      `${got} remove the key to expose every tool of the server, or name the tools to expose`,
+    ]);
+    // An empty include exposes no tool: it alone filters once the null exclude is removed.
+    expect(messages({ include: [], exclude: null })).toEqual([
+      `${gotExclude} remove the key to let include alone filter the tools, or name the tools to leave out`,
+    ]);
+  });
+
   it("reads y and n (YAML 1.1's short booleans, text in YAML 1.2) as bool-like tool flags", () => {
     const { config } = load("mcp_servers:\n  a:\n    command: x\n    tools: {resources: y, prompts: N}\n");
     expect(config.mcp_servers.a?.tools).toMatchObject({ resources: true, prompts: false });
