@@ -38,7 +38,7 @@ export interface GatewayState {
    * The id the gateway made at its start, which each of its `/health` 200s names in its `Svc-Instance`
    * header: an answer at `host:port` without it is another listener's, not this gateway's. Absent in a file
    * written by an older svc (any 200 is then taken for its gateway's, as that svc took it); one edited by hand
-   * into no id (null, a number, "") is read as absent (`readGatewayState`).
+   * into no id (null, a number, "", spaces alone) is read as absent (`readGatewayState`).
    */
   readonly instance?: string;
 }
@@ -329,8 +329,9 @@ export function readGatewayState(stateFile: string): GatewayState | undefined {
   }
   if (typeof state?.host !== "string" || typeof state.port !== "number") return undefined;
   const instance: unknown = state.instance;
-  if (instance === undefined || (typeof instance === "string" && instance !== "")) return state;
-  // An `instance` edited by hand into no id (null, a number, ""), which no gateway sends: the file is read as
+  if (instance === undefined || (typeof instance === "string" && instance.trim() !== "")) return state;
+  // An `instance` edited by hand into no id (null, a number, "", spaces: a header's value is read without the
+  // spaces around it, so no answer names it), which no gateway sends: the file is read as
   // one that records none (an older svc's), so its gateway's answer is still its own, not another listener's.
   const { instance: _unread, ...recorded } = state;
   return recorded;

@@ -9,7 +9,7 @@ import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers
 /**
  * gateway.json's `instance` is the id a gateway's /health 200 names in its `Svc-Instance` header: an answer
  * without it at the recorded address is another listener's. One edited by hand into no id (null, a number,
- * "") named nothing any gateway sends, so the healthy gateway the file records was taken for another
+ * "", spaces alone) named nothing any gateway sends, so the healthy gateway the file records was taken for another
  * listener ("other"); it is read as a file that records no instance (an older svc's), whose gateway any 200
  * at its address stands for.
  */
@@ -43,6 +43,7 @@ describe("a gateway.json whose instance is no id", { timeout: 60_000 }, () => {
     ["null", null],
     ["a number", 5],
     ["empty", ""],
+    ["spaces alone", "  "],
   ])(
     "(%s) is read as recording none: the healthy gateway at its address answers for it, not another listener",
     async (_, instance) => {
