@@ -11,6 +11,7 @@ import {
   pidFileNamesThisProcess,
   recordClaim,
   recordsThisProcess,
+  restoreRecordBeforeClaim,
   runningPid,
 } from "../io/gatewayState.js";
 import { leaveGoneDirectory } from "../io/goneDirectory.js";
@@ -176,7 +177,10 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
   const removePid = () => {
     stopBeat();
     if (pidFileNamesThisProcess(paths)) remove(paths.pidFile);
-    if (recordsThisProcess(stateFile)) remove(stateFile);
+    // A start that never listened puts back the record its claim was written over (another PID namespace's
+    // gateway of this home, which may still serve); else this gateway's record goes.
+    if (recordsThisProcess(stateFile) && (recorded !== undefined || !restoreRecordBeforeClaim(stateFile)))
+      remove(stateFile);
   };
   // gateway.pid is this gateway's from here on, also while it starts: removed however the process ends.
   process.on("exit", removePid);

@@ -107,6 +107,14 @@ export function recordClaim(paths: SvcPaths): void {
   if (namespace === undefined) return;
   const stateFile = gatewayStateFile(paths);
   const recorded = readGatewayClaim(stateFile);
+  // Kept (`recordBeforeClaim`): a gateway of this home in another PID namespace, which this process cannot
+  // see, may still serve what this record names, and a start refused for its port names it, and puts it back.
+  let before: unknown;
+  try {
+    before = JSON.parse(readFileSync(stateFile, "utf8"));
+  } catch {
+    before = undefined;
+  }
   if (
     recorded !== undefined &&
     recorded.pid !== process.pid &&
@@ -120,9 +128,46 @@ export function recordClaim(paths: SvcPaths): void {
     return;
   try {
     writeJsonAtomic(stateFile, { pid: process.pid, pid_namespace: namespace } satisfies GatewayClaim);
+    replacedByClaim =
+      isRecord(before) && before.pid !== process.pid ? { stateFile, record: before } : undefined;
   } catch {
     // Said once the gateway listens, where its whole record fails to be written the same way.
   }
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** The record of `gateway.json` this process's claim was written over (`recordClaim`), as it was read. */
+let replacedByClaim: { readonly stateFile: string; readonly record: Record<string, unknown> } | undefined;
+
+/**
+ * What `gateway.json` said before this process wrote its claim there (`recordClaim`), while that claim is
+ * still what it says: a gateway of this home in another PID namespace (whose pid this process cannot see, so
+ * its record was not kept) may serve at the address it records, and a start refused for that port names it
+ * by that record (`portHolder`). Undefined once this process wrote its whole record, or another took the file.
+ */
+export function recordBeforeClaim(stateFile: string): GatewayState | undefined {
+  if (replacedByClaim?.stateFile !== stateFile || !recordsThisProcess(stateFile)) return undefined;
+  return recordedState(replacedByClaim.record);
+}
+
+/**
+ * Puts back the record this process's claim was written over (`recordBeforeClaim`), for a start that ends
+ * before its gateway listens: a failed start never removes the record of another gateway, which may still
+ * serve. False when there is none to put back (the claim is then removed by the caller) or it could not be
+ * written.
+ */
+export function restoreRecordBeforeClaim(stateFile: string): boolean {
+  const replaced = replacedByClaim;
+  if (replaced?.stateFile !== stateFile || !recordsThisProcess(stateFile)) return false;
+  try {
+    writeJsonAtomic(stateFile, replaced.record);
+  } catch {
+    return false;
+  }
+  replacedByClaim = undefined;
+  return true;
 }
 
 /**
@@ -321,12 +366,18 @@ export function recordedGatewayOn(
  * gateway still starting), which records no address yet.
  */
 export function readGatewayState(stateFile: string): GatewayState | undefined {
-  let state: GatewayState | null;
+  let parsed: unknown;
   try {
-    state = JSON.parse(readFileSync(stateFile, "utf8")) as GatewayState | null;
+    parsed = JSON.parse(readFileSync(stateFile, "utf8"));
   } catch {
     return undefined;
   }
+  return recordedState(parsed);
+}
+
+/** A parsed `gateway.json` as `readGatewayState` reads it. */
+function recordedState(parsed: unknown): GatewayState | undefined {
+  const state = parsed as GatewayState | null;
   if (typeof state?.host !== "string" || typeof state.port !== "number") return undefined;
   const instance: unknown = state.instance;
   if (instance === undefined || (typeof instance === "string" && instance.trim() !== "")) return state;

@@ -3,7 +3,7 @@ import { createServer } from "node:net";
 import type { WrittenAs } from "../../config/describe.js";
 import { svcPaths } from "../../config/paths.js";
 import { describeError } from "../../errors.js";
-import { gatewayStateFile, readGatewayState, recordedGatewayOn } from "../gatewayState.js";
+import { gatewayStateFile, readGatewayState, recordBeforeClaim, recordedGatewayOn } from "../gatewayState.js";
 import { pidNamespace } from "../pidNamespace.js";
 import { INSTANCE_HEADER } from "./instanceHeader.js";
 import { listenFailureHint, type PortHolder, shownHost, withShownHost } from "./listenHint.js";
@@ -142,7 +142,10 @@ export async function portHolder(host: string, port: number, home?: string): Pro
     if (answer === "none") continue;
     if (answer === "unnamed") return { kind: "svc_unnamed" };
     if (answer === "other") return { kind: "other" };
-    const recorded = paths === undefined ? undefined : readGatewayState(gatewayStateFile(paths));
+    // Before this start's claim, the record it was written over: the gateway of another PID namespace's.
+    const stateFile = paths === undefined ? undefined : gatewayStateFile(paths);
+    const recorded =
+      stateFile === undefined ? undefined : (recordBeforeClaim(stateFile) ?? readGatewayState(stateFile));
     if (paths === undefined || recorded === undefined || recorded.instance !== answer.instance)
       return { kind: "svc" };
     const namespace = recorded.pid_namespace;
