@@ -239,8 +239,20 @@ export async function mcpAgentTools(
     const known = new Set(hub.tools().map((tool) => tool.server));
     return hub.status().filter((s) => wanted.has(s.name) && comingUp(s.state) && !known.has(s.name));
   };
+  const atStart = new Set(hub.tools().map((tool) => tool.server));
   const connecting = withoutTools();
   if (connecting.length > 0) {
+    // The servers a later round may wait for: those making their first connect as the run began, and those
+    // connected then with their tools registered, which come up again without tools only under a reload
+    // that changed their entry. One failed (waiting out its backoff) or reconnecting as the run began is
+    // not waited for, its retry during the wait neither.
+    const waitable = new Set([
+      ...connecting.map((s) => s.name),
+      ...hub
+        .status()
+        .filter((s) => wanted.has(s.name) && s.state === "connected" && atStart.has(s.name))
+        .map((s) => s.name),
+    ]);
     const started = performance.now();
     let timer: NodeJS.Timeout | undefined;
     let over = false;
@@ -258,7 +270,7 @@ export async function mcpAgentTools(
     while (round.length > 0 && !over) {
       reports.onWait?.(round.map((s) => s.name));
       await Promise.race([Promise.allSettled(round.map((s) => hub.settled(s.name))), giveUp]);
-      const next = withoutTools();
+      const next = withoutTools().filter((s) => waitable.has(s.name));
       // A server still stopped after its wait is replaced by nothing (the hub's stop): not waited on again.
       const same =
         next.length === round.length &&

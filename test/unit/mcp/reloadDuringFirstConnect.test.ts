@@ -151,3 +151,38 @@ describe("a reload that changes a server's entry while a run waits for its first
     expect(waiting.gaveUp).toEqual([{ servers: ["y"], waitedMs: 30_000 }]);
   });
 });
+
+describe("a selected server that had failed when the run began", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("is not waited for when its backoff's retry starts during the wait: the run goes on once the first connect it waited for ends", async () => {
+    vi.useFakeTimers();
+    const servers = slowStarts();
+    // f's first start ends at once, as a process exiting 1 does: its connect fails, and it waits out its
+    // backoff (1 s) before the next.
+    let fStarts = 0;
+    const transportFor: TransportFor = (name, ...rest) => {
+      if (name !== "f" || fStarts++ > 0) return servers.transportFor(name, ...rest);
+      const [client, server] = InMemoryTransport.createLinkedPair();
+      void server.close();
+      return client;
+    };
+    const h = ctx.hub(ctx.home, { z: first, f: first }, { transportFor });
+    await vi.advanceTimersByTimeAsync(10);
+    expect(h.status().find((s) => s.name === "f")?.state).toBe("failed");
+    const waiting = await waitingRun(h, ["z", "f"]);
+    // f's retry begins (connecting, no tools) while the run waits for z's first connect.
+    await vi.advanceTimersByTimeAsync(1500);
+    expect(h.status().find((s) => s.name === "f")?.state).toBe("connecting");
+    await vi.advanceTimersByTimeAsync(6500);
+    servers.start(servers.named("z")[0] as number);
+    await vi.advanceTimersByTimeAsync(10);
+    // Offered z's tools as soon as z is connected, not 30 s after the run began.
+    expect(waiting.offered()?.filter((name) => name.endsWith("__echo"))).toEqual(["mcp__z__echo"]);
+    expect(waiting.waits).toEqual([["z"]]);
+    // f, still connecting as the wait ends, is named with the time the run waited for z.
+    expect(waiting.gaveUp).toEqual([{ servers: ["f"], waitedMs: 8000 }]);
+  });
+});
