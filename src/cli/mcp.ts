@@ -79,6 +79,8 @@ import {
   outcomesSince,
   printProfileReloads,
   profileReports,
+  refusalSince,
+  refusedSince,
   stillConnecting,
 } from "./mcp/profileReloads.js";
 import { endedByLater, type ReadReload, reloadSummaryText } from "./mcp/reloadSummary.js";
@@ -681,21 +683,31 @@ async function reloadGateway(options: { wait?: string }): Promise<void> {
     process.exitCode = 1;
     return;
   }
+  const refusedText = (why: string) => {
+    process.stderr.write(
+      `svc: the gateway (pid ${pid}) refused the reload and keeps the running config — fix what is named below and run svc mcp reload again:\n${why}\n`,
+    );
+    process.exitCode = 1;
+  };
   while (performance.now() - waitFrom < waitMs) {
     const status = readStatusFile(loaded.paths.mcpCache);
     for (const profile of profiles) reports.look(profile);
-    const refused = status?.lastRefusedReload;
-    const reload = status?.lastReload;
-    const refusedAt = refused === undefined ? Number.NaN : Date.parse(refused.at);
-    // Both are stamped by the gateway after this kill arrived: an older one answered an earlier reload.
-    if (refusedAt >= sentAt && !(reload !== undefined && Date.parse(reload.at) > refusedAt)) {
-      process.stderr.write(
-        `svc: the gateway (pid ${pid}) refused the reload and keeps the running config — fix what is named below and run svc mcp reload again:\n${refused?.why}\n`,
-      );
-      process.exitCode = 1;
+    // Both are stamped by the gateway after this kill arrived: an older one answered an earlier reload. A
+    // refusal with no report yet, made while a reload begun since the signal was still running (stopping
+    // servers), is not taken for this reload's while the wait has time left: that reload's report, saying
+    // when it began, decides.
+    const lastReload = status?.lastReload;
+    const reload = lastReload !== undefined && Date.parse(lastReload.at) >= sentAt ? lastReload : undefined;
+    let refusal = refusalSince(
+      refusedSince(status, sentAt),
+      reload === undefined ? undefined : Date.parse(reload.at),
+      false,
+    );
+    if (refusal !== undefined && "refused" in refusal) {
+      refusedText(refusal.refused);
       return;
     }
-    if (reload !== undefined && Date.parse(reload.at) >= sentAt) {
+    if (reload !== undefined) {
       // The servers it (re)started connect after the report: their outcome is waited for (within --wait),
       // so a connect that failed is not printed as a reconnect. So is that of a server it tried again (one
       // still closing its lost session connects once that is done). A stop of the gateway ends the wait:
@@ -716,10 +728,16 @@ async function reloadGateway(options: { wait?: string }): Promise<void> {
         if (now?.lastReload?.at === report.at) report = now.lastReload;
         else if (now?.lastReload !== undefined) report = outcomesSince(report, now.lastReload);
         for (const profile of profiles) reports.look(profile);
+        refusal ??= refusalSince(refusedSince(now, sentAt), Date.parse(reload.at), false);
         since = stoppingSince();
       }
       const stopped = endedByStop(report, servers, since !== undefined);
       process.stdout.write(reloadSummaryText(pid, { ...report, endedByStop: stopped }, servers));
+      // Not the command's: the reload above was applied, and the gateway runs what it made.
+      if (refusal !== undefined && "refusedLater" in refusal)
+        process.stdout.write(
+          `  a later reload was refused, and the gateway keeps what this one applied: ${refusal.refusedLater}\n`,
+        );
       const inProfiles = await printProfileReloads(
         profiles,
         reports,
@@ -764,6 +782,12 @@ async function reloadGateway(options: { wait?: string }): Promise<void> {
       return;
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  // No report by the end of the wait: a refusal since the signal is this reload's.
+  const refused = refusalSince(refusedSince(readStatusFile(loaded.paths.mcpCache), sentAt), undefined, true);
+  if (refused !== undefined && "refused" in refused) {
+    refusedText(refused.refused);
+    return;
   }
   const since = stoppingSince();
   if (since !== undefined) {

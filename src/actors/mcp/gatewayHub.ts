@@ -219,7 +219,12 @@ export function startGatewayMcp(options: GatewayMcpOptions): GatewayMcp {
     reload: (servers) => reload(servers, false),
     close: () => reload({}, true),
     reloadRefused(why) {
-      lastRefusedReload = { at: new Date().toISOString(), why };
+      // A reload still running (stopping servers) reports after this refusal: `svc mcp reload` waits for it.
+      lastRefusedReload = {
+        at: new Date().toISOString(),
+        why,
+        ...(reloading > 0 ? { underway: newestBegun } : {}),
+      };
       publish();
     },
     async stop() {

@@ -44,21 +44,60 @@ type ReloadReport = {
  * servers, and the last one the gateway refused (a named profile's `.env` emptied), with when. One read of the
  * file.
  */
-function reloadSince(
-  cacheDir: string,
-  sentAt: number,
-): { report?: ReloadReport; refused?: { readonly at: number; readonly why: string } } {
+function reloadSince(cacheDir: string, sentAt: number): { report?: ReloadReport; refused?: RefusalSince } {
   const status = readStatusFile(cacheDir);
-  const refusal = status?.lastRefusedReload;
-  const refusedAt = refusal === undefined ? Number.NaN : Date.parse(refusal.at);
-  const refused =
-    refusal !== undefined && refusedAt >= sentAt ? { at: refusedAt, why: refusal.why } : undefined;
+  const refused = refusedSince(status, sentAt);
   const reload = status?.lastReload;
   const report =
     reload === undefined || Date.parse(reload.at) < sentAt
       ? undefined
       : { reload, servers: status?.servers ?? [] };
   return { ...(report === undefined ? {} : { report }), ...(refused === undefined ? {} : { refused }) };
+}
+
+/** What a refusal the gateway stamped since a command's signal is to that command (`refusalSince`). */
+export type RefusalReading =
+  /** The command's own reload was refused: no report came by the end of its wait. */
+  | { readonly refused: string }
+  /** A later reload's: the command's reload began before it and has reported. */
+  | { readonly refusedLater: string }
+  /** Neither yet: no report has come, and the command's wait has time left. */
+  | { readonly pending: string };
+
+/** A refusal stamped since the command's signal (`refusedSince`). */
+export interface RefusalSince {
+  readonly at: number;
+  readonly why: string;
+  /** A reload begun since the signal was still running as the gateway refused: its report comes after. */
+  readonly reportDue: boolean;
+}
+
+/**
+ * Whose a refusal since the command's signal is, given when the first report since then began (`reportAt`,
+ * its `at`): a report that began before the refusal is the command's reload's, applied, and the refusal a
+ * later SIGHUP's (one that lands while the command's reload is still stopping servers, before it reports);
+ * one that began after it answered a later signal, and the refusal gives way to it (none). With no report,
+ * the refusal is the command's, unless a reload begun since the signal was still running when it came: then
+ * only once the command's wait is over (`final`), that reload's report may still come until then.
+ */
+export function refusalSince(
+  refused: RefusalSince | undefined,
+  reportAt: number | undefined,
+  final: boolean,
+): RefusalReading | undefined {
+  if (refused === undefined) return undefined;
+  if (reportAt === undefined)
+    return final || !refused.reportDue ? { refused: refused.why } : { pending: refused.why };
+  return refused.at > reportAt ? { refusedLater: refused.why } : undefined;
+}
+
+/** The refusal `status` carries stamped at `sentAt` or later, with when. */
+export function refusedSince(status: StatusFile | undefined, sentAt: number): RefusalSince | undefined {
+  const refusal = status?.lastRefusedReload;
+  const refusedAt = refusal === undefined ? Number.NaN : Date.parse(refusal.at);
+  if (refusal === undefined || !(refusedAt >= sentAt)) return undefined;
+  const underway = refusal.underway === undefined ? Number.NaN : Date.parse(refusal.underway);
+  return { at: refusedAt, why: refusal.why, reportDue: underway >= sentAt };
 }
 
 /**
@@ -173,7 +212,7 @@ export interface ProfileLook {
   readonly report?: ReloadReport;
   /** Why the gateway refused the reload the command asked for. */
   readonly refused?: string;
-  /** Why it refused a later reload, after the one the command asked for was applied and reported. */
+  /** Why it refused a later reload, the one the command asked for applied (reported, then or since). */
   readonly refusedLater?: string;
 }
 
@@ -184,30 +223,36 @@ export interface ProfileLook {
  * before they connected (`outcomesSince`), as the default profile's is; a later reload that closed the
  * profile's connections (no route bound to it any more) is kept in its place, since nothing of the profile's
  * reload runs then. Or why the gateway refused it: a refusal since `sentAt` read while there is no report
- * since then (one followed by a newer report gives way to it, as the default profile's does); one stamped
- * after the first report is a later reload's (`refusedLater`), not the command's.
+ * since then (one followed by a newer report gives way to it, as the default profile's does) — when a reload
+ * begun since then was running as it came, only at the `final` look (the wait over), that reload's report
+ * deciding until then; one stamped after the first report is a later reload's (`refusedLater`), not the
+ * command's (`refusalSince`).
  */
 export function profileReports(home: string, sentAt: number) {
   const reports = new Map<string, ReloadReport>();
   const refusals = new Map<string, string>();
   const laterRefusals = new Map<string, string>();
   return {
-    look(profile: string): ProfileLook {
+    look(profile: string, final = false): ProfileLook {
       const refusedBefore = refusals.get(profile);
       if (refusedBefore !== undefined) return { refused: refusedBefore };
       const seen = reloadSince(svcPaths(home, profile).mcpCache, sentAt);
       const kept = reports.get(profile);
       // The first report since the signal is the command's reload's (one of a later reload, when the command's
-      // was refused, comes after that refusal). A refusal is the command's only while there is none; one
-      // stamped after it is a later reload's.
+      // was refused, comes after that refusal). A refusal with none is the command's only once the wait is
+      // over (`final`): a later SIGHUP's refusal lands before the report of a reload still stopping servers.
       const first = kept ?? seen.report;
-      const refused = seen.refused;
-      if (first === undefined && refused !== undefined) {
-        refusals.set(profile, refused.why);
-        return { refused: refused.why };
+      const reading = refusalSince(
+        seen.refused,
+        first === undefined ? undefined : Date.parse(first.reload.at),
+        final,
+      );
+      if (reading !== undefined && "refused" in reading) {
+        refusals.set(profile, reading.refused);
+        return { refused: reading.refused };
       }
-      if (first !== undefined && refused !== undefined && refused.at > Date.parse(first.reload.at))
-        laterRefusals.set(profile, refused.why);
+      if (reading !== undefined && "refusedLater" in reading)
+        laterRefusals.set(profile, reading.refusedLater);
       const refusedLater = laterRefusals.get(profile);
       const later = refusedLater === undefined ? {} : { refusedLater };
       const now = seen.report;
@@ -260,6 +305,11 @@ export async function printProfileReloads(
     ) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       seen = reports.look(profile);
+      report = seen.report;
+    }
+    // No report by the end of the wait: a refusal since the signal is the command's.
+    if (report === undefined && seen.refused === undefined) {
+      seen = reports.look(profile, true);
       report = seen.report;
     }
     if (seen.refused !== undefined) {

@@ -81,8 +81,12 @@ export interface StatusFile {
      */
     readonly closed?: true;
   };
-  /** The last SIGHUP whose config.yaml the gateway refused (it kept the running config), and why. */
-  readonly lastRefusedReload?: { readonly at: string; readonly why: string };
+  /**
+   * The last SIGHUP whose config.yaml the gateway refused (it kept the running config), and why; `underway`:
+   * when the newest reload still running as it was refused began (absent when none was), whose report comes
+   * after this refusal.
+   */
+  readonly lastRefusedReload?: { readonly at: string; readonly why: string; readonly underway?: string };
 }
 
 export function statusPath(cacheDir: string): string {

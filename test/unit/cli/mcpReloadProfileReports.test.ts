@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { profileReports } from "../../../src/cli/mcp/profileReloads.js";
-import { svcPaths } from "../../../src/config/paths.js";
-import { type StatusFile, writeStatusFile } from "../../../src/io/mcp/statusFile.js";
+import { profileReports, refusalSince, refusedSince } from "../../../src/cli/mcp/profileReloads.js";
+import { DEFAULT_PROFILE, svcPaths } from "../../../src/config/paths.js";
+import { readStatusFile, type StatusFile, writeStatusFile } from "../../../src/io/mcp/statusFile.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
 let home: TempHome | undefined;
@@ -24,9 +24,9 @@ const applied = {
   outcomes: { bh7: { state: "connecting" as const } },
 };
 
-/** Profile work's status file as the gateway writes it. */
-function write(dir: string, file: Partial<StatusFile>): void {
-  writeStatusFile(svcPaths(dir, "work").mcpCache, { pid: 7, updatedAt: at(0), servers: [], ...file });
+/** Profile work's status file (or the default profile's) as the gateway writes it. */
+function write(dir: string, file: Partial<StatusFile>, profile = "work"): void {
+  writeStatusFile(svcPaths(dir, profile).mcpCache, { pid: 7, updatedAt: at(0), servers: [], ...file });
 }
 
 /**
@@ -71,5 +71,61 @@ describe("svc mcp reload's reading of a named profile's refusals", () => {
     dir = fresh();
     write(dir, { lastRefusedReload: { at: at(-1), why: "profiles/work/.env: is empty" } });
     expect(profileReports(dir, SENT).look("work")).toEqual({});
+  });
+});
+
+/**
+ * A later SIGHUP refused while the command's reload is still running (stopping a slow server), before that
+ * reload has reported: the refusal lands first, stamped with the reload under way (`underway`, its begin).
+ */
+describe("svc mcp reload's reading of a refusal that lands before its reload's report", () => {
+  const early = { at: at(3), why: "profiles/work/.env: is empty", underway: at(1) };
+
+  it("a named profile's: not the command's while the wait has time left, a later reload's once the report (begun before it) comes", () => {
+    const dir = fresh();
+    const reports = profileReports(dir, SENT);
+    write(dir, { lastRefusedReload: early });
+    expect(reports.look("work")).toEqual({});
+    write(dir, { lastReload: { ...applied, at: at(1) }, lastRefusedReload: early });
+    const seen = reports.look("work");
+    expect(seen.refused).toBeUndefined();
+    expect(seen.report?.reload.at).toBe(at(1));
+    expect(seen.refusedLater).toBe("profiles/work/.env: is empty");
+  });
+
+  it("a named profile's with no report by the end of the wait is the command's", () => {
+    const dir = fresh();
+    const reports = profileReports(dir, SENT);
+    write(dir, { lastRefusedReload: early });
+    expect(reports.look("work")).toEqual({});
+    expect(reports.look("work", true)).toEqual({ refused: "profiles/work/.env: is empty" });
+    // Latched: a report coming after that changes nothing.
+    write(dir, { lastReload: { ...applied, at: at(1) }, lastRefusedReload: early });
+    expect(reports.look("work")).toEqual({ refused: "profiles/work/.env: is empty" });
+  });
+
+  it("the default profile's: pending with no report while the wait has time left, a later reload's once the report comes, the command's at the end of the wait", () => {
+    const dir = fresh();
+    const cache = svcPaths(dir, DEFAULT_PROFILE).mcpCache;
+    const refusal = { ...early, why: "config.yaml: line 3: bad" };
+    write(dir, { lastRefusedReload: refusal }, DEFAULT_PROFILE);
+    const refused = refusedSince(readStatusFile(cache), SENT);
+    expect(refusalSince(refused, undefined, false)).toEqual({ pending: "config.yaml: line 3: bad" });
+    expect(refusalSince(refused, undefined, true)).toEqual({ refused: "config.yaml: line 3: bad" });
+    write(dir, { lastReload: { ...applied, at: at(1) }, lastRefusedReload: refusal }, DEFAULT_PROFILE);
+    const status = readStatusFile(cache);
+    expect(refusalSince(refusedSince(status, SENT), Date.parse(status?.lastReload?.at ?? ""), false)).toEqual(
+      {
+        refusedLater: "config.yaml: line 3: bad",
+      },
+    );
+    // A report begun after the refusal answered a later signal: the refusal gives way to it.
+    write(dir, { lastReload: { ...applied, at: at(4) }, lastRefusedReload: refusal }, DEFAULT_PROFILE);
+    expect(refusalSince(refusedSince(readStatusFile(cache), SENT), Date.parse(at(4)), false)).toBeUndefined();
+    // No reload under way as it was refused: the command's at once, as before.
+    write(dir, { lastRefusedReload: { at: at(1), why: "config.yaml: line 3: bad" } }, DEFAULT_PROFILE);
+    expect(refusalSince(refusedSince(readStatusFile(cache), SENT), undefined, false)).toEqual({
+      refused: "config.yaml: line 3: bad",
+    });
   });
 });

@@ -82,3 +82,39 @@ describe("the report of a reload that closes a profile's connections", () => {
     await mcp.stop();
   });
 });
+
+/**
+ * A SIGHUP refused while a reload is still running (stopping servers) lands before that reload's report: the
+ * refusal names when that reload began (`underway`), so `svc mcp reload` waits for its report before taking
+ * the refusal for its own.
+ */
+describe("the stamp of a refused reload", () => {
+  it("names when the reload still running began, and none when no reload runs", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    home = tempHome();
+    const paths = svcPaths(home.dir);
+    const mcp = startGatewayMcp({
+      paths,
+      servers: {},
+      approvals: "deny",
+      logger: captureLogger().logger,
+      runner: () => ({}) as AgentRunner,
+    });
+    const refusal = () => readStatusFile(paths.mcpCache)?.lastRefusedReload;
+    vi.setSystemTime(new Date("2027-01-01T00:00:00.000Z"));
+    const running = mcp.reload({});
+    vi.setSystemTime(new Date("2027-01-01T00:00:03.000Z"));
+    mcp.reloadRefused("config.yaml: line 3: bad");
+    expect(refusal()).toEqual({
+      at: "2027-01-01T00:00:03.000Z",
+      why: "config.yaml: line 3: bad",
+      underway: "2027-01-01T00:00:00.000Z",
+    });
+    await running;
+    expect(readStatusFile(paths.mcpCache)?.lastReload?.at).toBe("2027-01-01T00:00:00.000Z");
+    vi.setSystemTime(new Date("2027-01-01T00:00:05.000Z"));
+    mcp.reloadRefused("config.yaml: line 3: bad");
+    expect(refusal()).toEqual({ at: "2027-01-01T00:00:05.000Z", why: "config.yaml: line 3: bad" });
+    await mcp.stop();
+  });
+});
