@@ -114,6 +114,31 @@ export function svcHome(
 }
 
 /**
+ * What `home` was taken from when it is `~/.svc` because SVC_HOME is unset: the user's home and what names it
+ * (`HOME`, or the user database's entry when HOME is unset or empty), for a message that must not speak of an
+ * SVC_HOME nobody set (`HOME=/dev/null`, a service account's). Undefined when SVC_HOME is set, or `home` is another
+ * directory.
+ */
+export function homeFromUser(
+  home: string,
+  env: NodeJS.ProcessEnv = process.env,
+): { readonly name: string; readonly dir: string } | undefined {
+  if (env.SVC_HOME?.trim()) return undefined;
+  const fromEnv = env.HOME?.trim() ? env.HOME : undefined;
+  let dir: string;
+  try {
+    dir = fromEnv ?? userInfo().homedir;
+  } catch {
+    return undefined;
+  }
+  if (resolve(dir, ".svc") !== resolve(home)) return undefined;
+  return {
+    name: fromEnv === undefined ? "this user's home directory (from /etc/passwd)" : "HOME",
+    dir: resolve(dir),
+  };
+}
+
+/**
  * Node reads the environment as UTF-8 and puts U+FFFD in place of each byte that is not (a HOME or
  * SVC_HOME written in Latin-1, `/home/caf\xe9`): svc would then make and use another directory than the
  * one named, `/home/caf\u{FFFD}` in UTF-8. Refused instead, naming the variable and what to do.

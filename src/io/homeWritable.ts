@@ -1,5 +1,6 @@
 import { accessSync, constants, lstatSync, readlinkSync, type Stats, statfsSync, statSync } from "node:fs";
 import { dirname, join, resolve, sep } from "node:path";
+import { homeFromUser } from "../config/paths.js";
 import { describeError, SvcError } from "../errors.js";
 import { dataDirsProblem, START_MAX_ENTRIES, userName } from "./dataDirsWritable.js";
 import { byWayOf, LOOP_OF_LINKS, linkChainSync, onTheWay } from "./linkChain.js";
@@ -52,13 +53,24 @@ function linkTo(path: string): { readonly said: string; readonly fix: string } |
 }
 
 /**
- * A name above SVC_HOME where a directory must be, and is not: a symbolic link into a loop of links (ELOOP), one to
- * nothing (a dotfiles checkout moved away) or to a file, or a file.
+ * What `found`, which is no directory, is as a message names it: a device (`/dev/null`, a service account's home), a
+ * named pipe, a socket, or a file. Only a file is one to move away: the others are the system's, or a program's.
  */
-interface NoDirectory {
-  readonly kind: "loop" | "link to nothing" | "link to a file" | "file";
-  readonly at: string;
+function kindOf(found: Stats): string {
+  if (found.isCharacterDevice() || found.isBlockDevice()) return "a device";
+  if (found.isFIFO()) return "a named pipe";
+  if (found.isSocket()) return "a socket";
+  return "a file";
 }
+
+/**
+ * A name above SVC_HOME where a directory must be, and is not: a symbolic link into a loop of links (ELOOP), one to
+ * nothing (a dotfiles checkout moved away) or to something no directory (`what` that is), or something no
+ * directory itself (a file, a device: `what`).
+ */
+type NoDirectory =
+  | { readonly kind: "loop" | "link to nothing"; readonly at: string }
+  | { readonly kind: "link to a file" | "file"; readonly at: string; readonly what: string };
 
 /**
  * The first name on the way to `path` (`path` itself aside) that is no directory, walked from `/` with `lstat`, a
@@ -78,9 +90,10 @@ function noDirectoryOnTheWay(path: string): NoDirectory | undefined {
       const found = lstatSync(at, { throwIfNoEntry: false });
       if (found === undefined) return undefined;
       if (found.isDirectory()) continue;
-      if (!found.isSymbolicLink()) return { kind: "file", at };
+      if (!found.isSymbolicLink()) return { kind: "file", at, what: kindOf(found) };
       link = true;
-      if (!statSync(at).isDirectory()) return { kind: "link to a file", at };
+      const target = statSync(at);
+      if (!target.isDirectory()) return { kind: "link to a file", at, what: kindOf(target) };
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === "ELOOP") return { kind: "loop", at };
@@ -92,22 +105,48 @@ function noDirectoryOnTheWay(path: string): NoDirectory | undefined {
   return undefined;
 }
 
-/** Why SVC_HOME, below `way`, can be neither made nor used, and what to do. */
-function noDirectoryProblem(home: string, way: NoDirectory): string {
-  if (way.kind === "loop")
-    return `${home}: SVC_HOME is in ${LOOP_OF_LINKS}, on the way to it (${way.at}) — point that link at a directory, or set SVC_HOME to another one`;
-  const chain = way.kind === "link to a file" ? linkChainSync(way.at) : undefined;
-  const target = chain?.at(-1);
-  const is =
-    way.kind === "file"
-      ? { said: "a file, not a directory", fix: "move that file away" }
-      : chain !== undefined && target !== undefined
+/**
+ * Why SVC_HOME, below `way`, can be neither made nor used, and what to do. A device, a named pipe or a socket is
+ * never to be moved away (`/dev/null`): only SVC_HOME is. When SVC_HOME is unset, its `~/.svc` below HOME (`user`),
+ * HOME is named as what leads there, and no SVC_HOME as if one were set.
+ */
+function noDirectoryProblem(
+  home: string,
+  way: NoDirectory,
+  user: { readonly name: string; readonly dir: string } | undefined,
+): string {
+  const is: { readonly said: string; readonly fix?: string } =
+    way.kind === "loop"
+      ? { said: LOOP_OF_LINKS, fix: "point that link at a directory" }
+      : way.kind === "file"
         ? {
-            said: `a symbolic link to ${target}${byWayOf(chain)}, which is a file, not a directory`,
-            fix: "point the link at a directory",
+            said: `${way.what}, not a directory`,
+            ...(way.what === "a file" ? { fix: "move that file away" } : {}),
           }
-        : (linkTo(way.at) ?? INTO_A_LOOP);
-  return `${home}: SVC_HOME cannot be made: ${way.at}, on the way to it, is ${is.said} — ${is.fix}, or set SVC_HOME to another one`;
+        : way.kind === "link to a file"
+          ? linkToNoDirectory(way.at, way.what)
+          : (linkTo(way.at) ?? INTO_A_LOOP);
+  if (user !== undefined) {
+    const at = way.at === user.dir ? ` (${is.said})` : `, and ${way.at}, on the way to it, is ${is.said}`;
+    // A file as HOME is no more svc's to move than a device.
+    const fix = way.kind === "file" || is.fix === undefined ? "" : `${is.fix}, or `;
+    return `${user.name} is ${user.dir}${at}, so svc has no home of its own: ${fix}set SVC_HOME to a directory this user can write`;
+  }
+  const fix = is.fix === undefined ? "" : `${is.fix}, or `;
+  if (way.kind === "loop")
+    return `${home}: SVC_HOME is in ${LOOP_OF_LINKS}, on the way to it (${way.at}) — ${fix}set SVC_HOME to another one`;
+  return `${home}: SVC_HOME cannot be made: ${way.at}, on the way to it, is ${is.said} — ${fix}set SVC_HOME to another one`;
+}
+
+/** A symbolic link `path` to something that is there and is no directory (`what`): where it leads, and what to do. */
+function linkToNoDirectory(path: string, what: string): { readonly said: string; readonly fix: string } {
+  const chain = linkChainSync(path);
+  const target = chain?.at(-1);
+  if (chain === undefined || target === undefined) return INTO_A_LOOP;
+  return {
+    said: `a symbolic link to ${target}${byWayOf(chain)}, which is ${what}, not a directory`,
+    fix: "point the link at a directory",
+  };
 }
 
 /**
@@ -115,10 +154,10 @@ function noDirectoryProblem(home: string, way: NoDirectory): string {
  * its place, a symbolic link to nothing (a dotfiles checkout moved away), a directory this user cannot
  * write. Undefined when it can be used, or is missing and will be made.
  */
-export function homeProblem(home: string): string | undefined {
-  let isDirectory: boolean;
+export function homeProblem(home: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  let found: Stats;
   try {
-    isDirectory = statSync(home).isDirectory();
+    found = statSync(home);
   } catch (err) {
     // A loop of links (ELOOP) is a link too: named as one, not as a directory that cannot be written.
     const code = (err as NodeJS.ErrnoException).code;
@@ -129,16 +168,21 @@ export function homeProblem(home: string): string | undefined {
       return `${home}: SVC_HOME is ${to.said} — ${to.fix}, or set SVC_HOME to another one`;
     // A loop, a link to nothing or a file on the way (`hl -> hl`, SVC_HOME=hl/.svc): no directory can be made there.
     const way = noDirectoryOnTheWay(home);
-    if (way !== undefined) return noDirectoryProblem(home, way);
+    const user = homeFromUser(home, env);
+    if (way !== undefined) return noDirectoryProblem(home, way, user);
     // Missing: the gateway makes it, where it can.
-    if (code === "ENOENT") return missingHomeProblem(home);
+    if (code === "ENOENT") return missingHomeProblem(home, user);
     // A loop undone since it was met: named without its link.
     if (code === "ELOOP")
       return `${home}: SVC_HOME is in ${LOOP_OF_LINKS}, on the way to it — point the link at a directory, or set SVC_HOME to another one`;
     return homeNotWritable(home, err).message;
   }
-  if (!isDirectory)
-    return `${home}: SVC_HOME is not a directory — move that file away (the gateway makes the directory), or set SVC_HOME to a directory`;
+  if (!found.isDirectory()) {
+    const what = kindOf(found);
+    return what === "a file"
+      ? `${home}: SVC_HOME is not a directory — move that file away (the gateway makes the directory), or set SVC_HOME to a directory`
+      : `${home}: SVC_HOME is ${what}, not a directory — set SVC_HOME to a directory`;
+  }
   try {
     accessSync(home, constants.W_OK);
   } catch (err) {
@@ -150,9 +194,13 @@ export function homeProblem(home: string): string | undefined {
 /**
  * Why a missing SVC_HOME cannot be made: the nearest directory above it that exists is one this user
  * may not create entries in (a container's read-only or root-owned /home, a systemd unit's HOME under
- * /var/lib owned by root). Undefined when it can be made.
+ * /var/lib owned by root). Undefined when it can be made. With SVC_HOME unset, a HOME that is not there
+ * (`/nonexistent`, a service account's) is named as what leads there, and not to be made.
  */
-function missingHomeProblem(home: string): string | undefined {
+function missingHomeProblem(
+  home: string,
+  user: { readonly name: string; readonly dir: string } | undefined,
+): string | undefined {
   let parent = dirname(home);
   while (dirname(parent) !== parent && statSync(parent, { throwIfNoEntry: false }) === undefined)
     parent = dirname(parent);
@@ -161,6 +209,9 @@ function missingHomeProblem(home: string): string | undefined {
     return undefined;
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? describeError(err);
+    // The nearest directory there is above HOME: HOME itself is not there.
+    if (user !== undefined && parent !== user.dir)
+      return `${user.name} is ${user.dir}, which does not exist, and this user (${userName()}) may not create directories in ${parent} (${code}), so svc has no home of its own: set SVC_HOME to a directory this user can write`;
     return `${home}: SVC_HOME does not exist and cannot be made: this user (${userName()}) may not create directories in ${parent} (${code}) — create it as a user who can and give it to this one (mkdir -p ${home} && chown ${userName()} ${home}), or set SVC_HOME to a directory this user can write`;
   }
 }

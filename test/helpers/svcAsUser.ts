@@ -37,13 +37,15 @@ export function svcAsUser(
   args: readonly string[],
   /** A command expected to end by itself (a refused start) is killed past this, so a run that went on fails the test. */
   killAfterMs?: number,
+  /** Variables set over HOME and SVC_HOME (`SVC_HOME: ""` leaves it unset, as svc reads it). */
+  env: Readonly<Record<string, string>> = {},
 ): Promise<{ code: number | null; stderr: string }> {
   const argv = [process.execPath, ...SVC_ARGV, ...args];
   const [command, ...rest] = AS_ROOT
     ? ["setpriv", `--reuid=${OTHER_USER}`, `--regid=${OTHER_USER}`, "--clear-groups", ...argv]
     : argv;
   const child = spawn(command as string, rest, {
-    env: { PATH: process.env.PATH ?? "", HOME: home, SVC_HOME: home },
+    env: { PATH: process.env.PATH ?? "", HOME: home, SVC_HOME: home, ...env },
     stdio: ["ignore", "ignore", "pipe"],
   });
   let stderr = "";

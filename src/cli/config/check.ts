@@ -147,7 +147,7 @@ export async function checkConfig(
   }
   const problems = startupProblems(loaded.config, loaded.paths.config);
   // A file or a link to nothing where the data directory goes: the gateway refuses to start.
-  const home = homeProblem(loaded.paths.home);
+  const home = homeProblem(loaded.paths.home, options.env ?? process.env);
   // Nothing under it can be read either: its files' own errors (ENOTDIR, ENOENT) would only repeat this one.
   if (home !== undefined)
     return { problems: [...problems, home], storeProblems: [], warnings: [], summary: undefined };

@@ -1,0 +1,99 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { homeProblem } from "../../../src/io/homeWritable.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { AS_ROOT, ownedTempDirs, svcAsUser } from "../../helpers/svcAsUser.js";
+import { svc } from "./svc.js";
+
+/**
+ * With SVC_HOME unset the data directory is `~/.svc`, below HOME: a service account's HOME is often `/dev/null` or
+ * `/nonexistent`. Seen: "/dev/null/.svc: SVC_HOME cannot be made: /dev/null, on the way to it, is a file, not a
+ * directory — move that file away, or set SVC_HOME to another one", advice to move /dev/null, about an SVC_HOME
+ * nobody set.
+ */
+
+let home: TempHome | undefined;
+afterEach(() => home?.cleanup());
+const ownDir = ownedTempDirs();
+
+/** SVC_HOME unset (an empty one counts as unset), HOME as given. */
+const fromHome = (dir: string) => ({ HOME: dir, SVC_HOME: "" });
+
+describe("a HOME that cannot hold ~/.svc is named as HOME", { timeout: 60_000 }, () => {
+  it("HOME=/dev/null: config check, gateway run and cron create name HOME as a device, and never advise moving it", async () => {
+    home = tempHome();
+    const problem =
+      "HOME is /dev/null (a device, not a directory), so svc has no home of its own: set SVC_HOME to a directory this user can write";
+    const env = fromHome("/dev/null");
+    // Each a process of its own (timeoutMs): os.homedir() reads the process's own HOME, not a test's process.env.
+    const check = await svc(home, ["config", "check"], { env, timeoutMs: 20_000 });
+    expect(check.code).toBe(1);
+    expect(check.stderr).toContain(problem);
+    expect(check.stderr).not.toContain("move that file away");
+    const run = await svc(home, ["gateway", "run", "--port", "0"], { env, timeoutMs: 20_000 });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(`svc: ${problem}\n`);
+    const create = await svc(home, ["cron", "create", "--name", "a", "--schedule", "1h", "--prompt", "x"], {
+      env,
+      timeoutMs: 20_000,
+    });
+    expect(create.code).toBe(1);
+    expect(create.stderr.startsWith(`svc: ${problem} (`)).toBe(true);
+  });
+
+  it("a HOME below a device, a named pipe as HOME and a HOME linked to /dev/null say what each is", () => {
+    home = tempHome();
+    const fifo = join(home.dir, "fifo");
+    execFileSync("mkfifo", [fifo]);
+    const linked = join(home.dir, "devlink");
+    symlinkSync("/dev/null", linked);
+    const tail = "so svc has no home of its own";
+    const own = "set SVC_HOME to a directory this user can write";
+    expect(homeProblem("/dev/null/x/.svc", fromHome("/dev/null/x"))).toBe(
+      `HOME is /dev/null/x, and /dev/null, on the way to it, is a device, not a directory, ${tail}: ${own}`,
+    );
+    expect(homeProblem(join(fifo, ".svc"), fromHome(fifo))).toBe(
+      `HOME is ${fifo} (a named pipe, not a directory), ${tail}: ${own}`,
+    );
+    expect(homeProblem(join(linked, ".svc"), fromHome(linked))).toBe(
+      `HOME is ${linked} (a symbolic link to /dev/null, which is a device, not a directory), ${tail}: point the link at a directory, or ${own}`,
+    );
+  });
+
+  it("an SVC_HOME set to a device, or below one or a link to one, is never told to move it", () => {
+    home = tempHome();
+    const fifo = join(home.dir, "fifo");
+    execFileSync("mkfifo", [fifo]);
+    const linked = join(home.dir, "devlink");
+    symlinkSync("/dev/null", linked);
+    const set = { SVC_HOME: "set", HOME: home.dir };
+    expect(homeProblem("/dev/null", set)).toBe(
+      "/dev/null: SVC_HOME is a device, not a directory — set SVC_HOME to a directory",
+    );
+    expect(homeProblem(fifo, set)).toBe(
+      `${fifo}: SVC_HOME is a named pipe, not a directory — set SVC_HOME to a directory`,
+    );
+    expect(homeProblem("/dev/null/.svc", set)).toBe(
+      "/dev/null/.svc: SVC_HOME cannot be made: /dev/null, on the way to it, is a device, not a directory — set SVC_HOME to another one",
+    );
+    expect(homeProblem(join(linked, ".svc"), set)).toBe(
+      `${join(linked, ".svc")}: SVC_HOME cannot be made: ${linked}, on the way to it, is a symbolic link to /dev/null, which is a device, not a directory — point the link at a directory, or set SVC_HOME to another one`,
+    );
+  });
+
+  // Seen: "/nonexistent/.svc: SVC_HOME does not exist and cannot be made: … (mkdir -p /nonexistent/.svc && chown …)".
+  it.runIf(AS_ROOT)("a HOME that is not there (/nonexistent) is named as HOME, not to be made", async () => {
+    const base = ownDir();
+    const closed = join(base, "root-owned");
+    mkdirSync(closed);
+    const gone = join(closed, "nonexistent");
+    const check = await svcAsUser(base, ["config", "check"], undefined, fromHome(gone));
+    expect(check.code).toBe(1);
+    expect(check.stderr).toContain(
+      `HOME is ${gone}, which does not exist, and this user (nobody) may not create directories in ${closed} (EACCES), so svc has no home of its own: set SVC_HOME to a directory this user can write`,
+    );
+    expect(check.stderr).not.toContain("mkdir -p");
+  });
+});
