@@ -1,4 +1,4 @@
-import { accessSync, constants, type Dirent, lstatSync, readdirSync, statSync } from "node:fs";
+import { accessSync, constants, type Dirent, lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { userInfo } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_PROFILE, PROFILE_NAME } from "../config/paths.js";
@@ -97,9 +97,12 @@ function firstRefused(dir: string, deep: boolean, budget: { left: number }, top 
   return undefined;
 }
 
-/** A data directory as found: one to look into, one in a loop of links, or one this user may not get to. */
+/**
+ * A data directory as found: one to look into (`real`: where it leads, when its own name is a symbolic link), one in
+ * a loop of links, or one this user may not get to.
+ */
 type Found =
-  | { readonly kind: "dir"; readonly dir: string; readonly deep: boolean }
+  | { readonly kind: "dir"; readonly dir: string; readonly deep: boolean; readonly real?: string }
   | { readonly kind: "loop"; readonly dir: string; readonly holds: string }
   | { readonly kind: "refused"; readonly dir: string; readonly refused: Refused };
 
@@ -130,7 +133,7 @@ function dataDirs(home: string): Found[] {
   for (const [dir, name, holds, deep] of dirs) {
     try {
       if (statSync(dir, { throwIfNoEntry: false })?.isDirectory() === true)
-        found.push({ kind: "dir", dir, deep });
+        found.push({ kind: "dir", dir, deep, ...linkedTo(dir) });
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === "ELOOP") {
@@ -145,6 +148,19 @@ function dataDirs(home: string): Found[] {
     }
   }
   return found;
+}
+
+/**
+ * Where the data directory `dir` leads when its own name is a symbolic link (`sessions -> /data/sessions`): its
+ * entries are looked at there and named so, and the fix names it, since `chown -R` and `chmod -R` change only the
+ * link itself when given one.
+ */
+function linkedTo(dir: string): { readonly real?: string } {
+  try {
+    return lstatSync(dir).isSymbolicLink() ? { real: realpathSync(dir) } : {};
+  } catch {
+    return {};
+  }
 }
 
 /**
@@ -172,7 +188,7 @@ export function dataDirsProblem(
   /** Entries looked at in each directory, at most (`START_MAX_ENTRIES` for the start; default: all). */
   maxEntries: number = Number.POSITIVE_INFINITY,
 ): string | undefined {
-  const found: (readonly [dir: string, refused: Refused])[] = [];
+  const found: Unwritable[] = [];
   const loops: string[] = [];
   for (const dir of dataDirs(home)) {
     if (dir.kind === "loop") {
@@ -181,30 +197,42 @@ export function dataDirsProblem(
       );
       continue;
     }
+    const real = dir.kind === "dir" ? dir.real : undefined;
     const refused =
-      dir.kind === "refused" ? dir.refused : firstRefused(dir.dir, dir.deep, { left: maxEntries });
-    if (refused !== undefined) found.push([dir.dir, refused]);
+      dir.kind === "refused" ? dir.refused : firstRefused(real ?? dir.dir, dir.deep, { left: maxEntries });
+    if (refused !== undefined) found.push({ dir: dir.dir, refused, ...(real === undefined ? {} : { real }) });
   }
   const refused = writeProblem(found);
   if (loops.length === 0) return refused;
   return [...loops, ...(refused === undefined ? [] : [refused])].join("\n");
 }
 
-/** The directories this user cannot write, each named, and the one command that fixes them all. */
-function writeProblem(found: readonly (readonly [dir: string, refused: Refused])[]): string | undefined {
+/** A data directory this user cannot write: what refused, and where the directory leads when it is a link. */
+interface Unwritable {
+  readonly dir: string;
+  readonly refused: Refused;
+  readonly real?: string;
+}
+
+/**
+ * The directories this user cannot write, each named, and the one command that fixes them all. One that is a
+ * symbolic link is named with where it leads (`<home>/sessions → /data/sessions`), and the command names that.
+ */
+function writeProblem(found: readonly Unwritable[]): string | undefined {
   if (found.length === 0) return undefined;
   const uid = process.getuid?.();
   const user = userName();
-  const named = found.map(([dir, refused]) => {
+  const named = found.map(({ dir, refused, real }) => {
     const notes = [
-      refused.path === dir ? "" : refused.path,
+      refused.path === (real ?? dir) ? "" : refused.path,
       refused.owner === uid || refused.owner < 0 ? "" : `owned by uid ${refused.owner}`,
     ].filter((note) => note !== "");
-    return notes.length === 0 ? dir : `${dir} (${notes.join(", ")})`;
+    const at = real === undefined ? dir : `${dir} → ${real}`;
+    return notes.length === 0 ? at : `${at} (${notes.join(", ")})`;
   });
-  const dirs = found.map(([dir]) => dir).join(" ");
-  const readOnly = found.some(([, refused]) => refused.code === "EROFS");
-  const others = found.some(([, refused]) => refused.owner >= 0 && refused.owner !== uid);
+  const dirs = found.map(({ dir, real }) => real ?? dir).join(" ");
+  const readOnly = found.some(({ refused }) => refused.code === "EROFS");
+  const others = found.some(({ refused }) => refused.owner >= 0 && refused.owner !== uid);
   const fix = readOnly
     ? "they are on a read-only file system: mount it read-write"
     : others

@@ -230,6 +230,30 @@ describe("a data directory this user cannot write", { timeout: 30_000 }, () => {
     },
   );
 
+  // Seen: "<home>/sessions (<home>/sessions/webhook-runs, owned by uid 0): … chown -R nobody <home>/sessions (as root)",
+  // which changes the link alone: chown -R follows no link named on its command line.
+  it.runIf(AS_ROOT)(
+    "a data directory that is a symbolic link is named with where it leads, and the chown -R names that",
+    async () => {
+      const base = ownDir();
+      const home = join(base, "h");
+      const sess = join(base, "data", "sess");
+      mkdirSync(join(sess, "webhook-runs"), { recursive: true });
+      mkdirSync(home);
+      chownSync(home, OTHER_USER, OTHER_USER);
+      chownSync(sess, OTHER_USER, OTHER_USER);
+      symlinkSync("../data/sess", join(home, "sessions"));
+      const problem = `${join(home, "sessions")} → ${sess} (${join(sess, "webhook-runs")}, owned by uid 0): cannot be written by this user (${USER}, uid ${UID}) — the gateway keeps its sessions, stores and logs there: give them to this user: chown -R ${USER} ${sess} (as root), then start it again`;
+      await expectRefusedOnce(home, problem);
+      // The link's target itself root's: named, and given.
+      const priv = join(base, "priv");
+      mkdirSync(priv);
+      symlinkSync("../priv", join(home, "deliveries"));
+      const both = `${join(home, "deliveries")} → ${priv} (owned by uid 0), ${join(home, "sessions")} → ${sess} (${join(sess, "webhook-runs")}, owned by uid 0): cannot be written by this user (${USER}, uid ${UID}) — the gateway keeps its sessions, stores and logs there: give them to this user: chown -R ${USER} ${priv} ${sess} (as root), then start it again`;
+      await expectRefusedOnce(home, both);
+    },
+  );
+
   it("a directory of this user's closed to writing is refused with the chmod that fixes it", async () => {
     const home = ownDir();
     const deliveries = join(home, "deliveries");
