@@ -1,9 +1,10 @@
 import { readFileSync, readlinkSync, statSync } from "node:fs";
 import { SvcError } from "../errors.js";
-import { userName } from "../io/dataDirsWritable.js";
-import { byWayOf, closedOnTheWay, linkChainSync, onTheWay } from "../io/linkChain.js";
+import { closedDirectory } from "../io/closedDir.js";
+import { byWayOf, linkChainSync, onTheWay } from "../io/linkChain.js";
 import { permissionFix } from "../io/permissionFix.js";
 import { notUtf8Text } from "../io/textEncoding.js";
+import { thisUser } from "../io/userName.js";
 
 /** A config.yaml or `.env` that cannot be read, with what to do about it. */
 function unreadable(file: string, err: unknown): SvcError {
@@ -38,18 +39,10 @@ export function readUtf8(file: string): string {
  * and what to do; `err` said when no such directory is found.
  */
 function closedTarget(target: string, err: Error): string {
-  const uid = process.getuid?.();
-  const user = `this user (${userName()}${uid === undefined ? "" : `, uid ${uid}`})`;
-  const closed = closedOnTheWay(target);
+  const closed = closedDirectory(target);
   if (closed === undefined)
-    return `which ${user} cannot get to (${err.message}) — point the link at a file this user can read`;
-  let owner: number | undefined;
-  try {
-    owner = statSync(closed).uid;
-  } catch {}
-  const own = owner === undefined || owner === uid;
-  const fix = own ? `chmod u+x ${closed}` : `chmod o+x ${closed}, as its owner or root`;
-  return `which ${user} cannot get to: ${closed}${own ? "" : ` (owned by uid ${owner})`} cannot be looked into by this user — let this user look into it (${fix}), or point the link at a file this user can read`;
+    return `which ${thisUser()} cannot get to (${err.message}) — point the link at a file this user can read`;
+  return `which ${thisUser()} cannot get to: ${closed.named} cannot be looked into by this user — ${closed.fix}, or point the link at a file this user can read`;
 }
 
 /**

@@ -1,9 +1,10 @@
 import { accessSync, constants, type Dirent, lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
-import { userInfo } from "node:os";
-import { join } from "node:path";
+import { join, resolve, sep } from "node:path";
 import { DEFAULT_PROFILE, PROFILE_NAME } from "../config/paths.js";
-import { closedOnTheWay, LOOP_OF_LINKS } from "./linkChain.js";
+import { type ClosedDir, closedDirectory } from "./closedDir.js";
+import { LOOP_OF_LINKS, linkTargetSync } from "./linkChain.js";
 import { isProfileDir } from "./profiles.js";
+import { thisUser, userName } from "./userName.js";
 
 /**
  * The directories the gateway writes in SVC_HOME and in each profile's directory, what it keeps in each, and
@@ -38,15 +39,6 @@ interface Refused {
   readonly path: string;
   readonly owner: number;
   readonly code: string;
-}
-
-/** The user svc runs as, by name where it has one (a container's arbitrary uid may have none). */
-export function userName(): string {
-  try {
-    return userInfo().username;
-  } catch {
-    return String(process.getuid?.() ?? "this user");
-  }
 }
 
 function refusal(path: string, mode: number): Refused | undefined {
@@ -99,18 +91,21 @@ function firstRefused(dir: string, deep: boolean, budget: { left: number }, top 
 
 /**
  * A data directory as found: one to look into (`real`: where it leads, when its own name is a symbolic link), one in
- * a loop of links, or one this user may not get to.
+ * a loop of links, or one this user may not get to: by a directory of svc's own it may not look into (`refused`,
+ * that directory), or by one elsewhere on the way to where a link leads (`closed`: `/root`, a private checkout).
  */
 type Found =
   | { readonly kind: "dir"; readonly dir: string; readonly deep: boolean; readonly real?: string }
   | { readonly kind: "loop"; readonly dir: string; readonly holds: string }
-  | { readonly kind: "refused"; readonly dir: string; readonly refused: Refused };
+  | { readonly kind: "refused"; readonly dir: string; readonly refused: Refused }
+  | { readonly kind: "closed"; readonly dir: string; readonly holds: string; readonly closed: ClosedDir };
 
 /**
  * The data directories that exist, SVC_HOME's then each profile's, with each in a loop of links (ELOOP: no
  * directory, and nothing the gateway keeps there can be written) and each this user may not get to (a
  * directory on the way it may not look into, or on the way to where its link leads: that directory, named once,
- * as one it cannot write; the data directory itself when none is found).
+ * as one it cannot write when it is SVC_HOME's, in it, or a profile's directory, else as one to let this user look
+ * into; the data directory itself when none is found).
  */
 function dataDirs(home: string): Found[] {
   const roots = [home];
@@ -123,14 +118,13 @@ function dataDirs(home: string): Found[] {
       if (entry.name !== DEFAULT_PROFILE && PROFILE_NAME.test(entry.name) && isProfileDir(profiles, entry))
         roots.push(join(profiles, entry.name));
   } catch {}
-  const dirs: (readonly [dir: string, name: string, holds: string, deep: boolean])[] = HOME_DIRS.map(
-    ([name, holds, deep]) => [join(home, name), name, holds, deep],
-  );
+  const dirs: (readonly [dir: string, name: string, holds: string, deep: boolean, root: string])[] =
+    HOME_DIRS.map(([name, holds, deep]) => [join(home, name), name, holds, deep, home]);
   for (const root of roots)
-    for (const [name, holds] of PROFILE_DIRS) dirs.push([join(root, name), name, holds, true]);
+    for (const [name, holds] of PROFILE_DIRS) dirs.push([join(root, name), name, holds, true, root]);
   const found: Found[] = [];
   const blockers = new Set<string>();
-  for (const [dir, name, holds, deep] of dirs) {
+  for (const [dir, name, holds, deep, root] of dirs) {
     try {
       if (statSync(dir, { throwIfNoEntry: false })?.isDirectory() === true)
         found.push({ kind: "dir", dir, deep, ...linkedTo(dir) });
@@ -139,9 +133,13 @@ function dataDirs(home: string): Found[] {
       if (code === "ELOOP") {
         if (name !== OWN_LOOP_CHECK) found.push({ kind: "loop", dir, holds });
       } else if (code === "EACCES") {
-        const refused = blockedOnTheWay(dir);
-        if (!blockers.has(refused.path)) {
-          blockers.add(refused.path);
+        const closed = closedDirectory(dir);
+        if (blockers.has(closed?.dir ?? dir)) continue;
+        blockers.add(closed?.dir ?? dir);
+        if (closed !== undefined && !svcOwn(closed.dir, home, root))
+          found.push({ kind: "closed", dir, holds, closed });
+        else {
+          const refused = blockedOnTheWay(dir, closed?.dir);
           found.push({ kind: "refused", dir: refused.path, refused });
         }
       } else if (code !== "ENOTDIR") throw err;
@@ -164,12 +162,29 @@ function linkedTo(dir: string): { readonly real?: string } {
 }
 
 /**
- * For a data directory this user may not get to: the directory on the way that refuses it (a profile's directory of
- * root's with mode 0700; with `sessions -> /srv/private/sessions`, /srv/private root's with mode 0700), every link
- * on the way followed to where it leads (`closedOnTheWay`), with its owner; else the data directory itself, refused.
+ * Whether `closed`, a directory this user may not look into on the way to a data directory of `root` (SVC_HOME or a
+ * profile's directory), is svc's own, to give to this user: SVC_HOME or one in it, or the profile's directory as its
+ * link leads (a checkout of root's with mode 0700). Any other (`/srv/private`, or `/root` above a profile linked into
+ * it) is only to be looked into: a `chown -R` of it would give away what is not svc's.
  */
-function blockedOnTheWay(dir: string): Refused {
-  const closed = closedOnTheWay(dir);
+function svcOwn(closed: string, home: string, root: string): boolean {
+  const within = (dir: string) => closed === dir || closed.startsWith(`${dir}${sep}`);
+  const real = (dir: string) => {
+    try {
+      return realpathSync(dir);
+    } catch {
+      return linkTargetSync(dir) ?? dir;
+    }
+  };
+  return within(resolve(home)) || within(real(home)) || within(real(root));
+}
+
+/**
+ * For a data directory this user may not get to: the directory of svc's own on the way that refuses it, `closed`
+ * (a profile's directory of root's with mode 0700, or the checkout its link leads to), with its owner; else the
+ * data directory itself, refused.
+ */
+function blockedOnTheWay(dir: string, closed: string | undefined): Refused {
   let owner = -1;
   try {
     owner = closed === undefined ? lstatSync(dir).uid : statSync(closed).uid;
@@ -194,6 +209,12 @@ export function dataDirsProblem(
     if (dir.kind === "loop") {
       loops.push(
         `${dir.dir}: a symbolic link into ${LOOP_OF_LINKS} — the gateway keeps its ${dir.holds} there: point the link at a directory, or remove the link`,
+      );
+      continue;
+    }
+    if (dir.kind === "closed") {
+      loops.push(
+        `${dir.dir}: on the way to it, ${dir.closed.named} cannot be looked into by ${thisUser()} — the gateway keeps its ${dir.holds} there: ${dir.closed.fix}, then start it again`,
       );
       continue;
     }

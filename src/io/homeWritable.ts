@@ -2,9 +2,10 @@ import { accessSync, constants, lstatSync, readlinkSync, type Stats, statfsSync,
 import { dirname, join, resolve, sep } from "node:path";
 import { homeFromUser } from "../config/paths.js";
 import { describeError, SvcError } from "../errors.js";
-import { dataDirsProblem, START_MAX_ENTRIES, userName } from "./dataDirsWritable.js";
+import { dataDirsProblem, START_MAX_ENTRIES } from "./dataDirsWritable.js";
 import { byWayOf, LOOP_OF_LINKS, linkChainSync, onTheWay } from "./linkChain.js";
 import { makeDirs } from "./makeDirs.js";
+import { userName } from "./userName.js";
 
 /**
  * What makes a directory that refused a write writable, by the refusal's code: a read-only file system is

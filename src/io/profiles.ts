@@ -3,20 +3,24 @@ import { isAbsolute, join, resolve, sep } from "node:path";
 import { expandHome } from "../config/interpolate.js";
 import { nearMiss } from "../config/nearMiss.js";
 import { DEFAULT_PROFILE, PROFILE_NAME, profilesAmong } from "../config/paths.js";
+import { closedDirectory } from "./closedDir.js";
 import { byWayOf, LOOP_OF_LINKS, linkChainSync } from "./linkChain.js";
 import { openFilesFix } from "./openFiles.js";
+import { thisUser } from "./userName.js";
 
 /**
  * A directory entry that is a profile's directory: a directory, or a symbolic link to one (a profile kept
- * elsewhere, such as in a dotfiles checkout: svc reads and writes its files through the link).
+ * elsewhere, such as in a dotfiles checkout: svc reads and writes its files through the link). A link into a
+ * directory this user may not look into (EACCES) is one too: its target may well be there, and the start's check of
+ * the data directories names the directory that keeps this user out (`dataDirsProblem`), not a link to nothing.
  */
 export function isProfileDir(dir: string, entry: Dirent): boolean {
   if (entry.isDirectory()) return true;
   if (!entry.isSymbolicLink()) return false;
   try {
     return statSync(join(dir, entry.name)).isDirectory();
-  } catch {
-    return false; // a link to nothing
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EACCES"; // else a link to nothing
   }
 }
 
@@ -110,9 +114,10 @@ function unusableProfilesDir(dir: string, profile: string | undefined, err: unkn
 
 /**
  * Why `dir`, a directory svc keeps `what` in (`the default profile's cron jobs`), cannot be it: a symbolic link to
- * nothing (or to a file), or a file in its place, in the words of `unusableProfileEntry`. Read through such a
- * link, what it holds reads as nothing; a write fails with a raw ENOENT of `mkdir`. Undefined for a directory, a
- * link to one, or nothing there yet (svc makes the directory).
+ * nothing (or to a file), or a file in its place, in the words of `unusableProfileEntry`; or a link into a directory
+ * this user may not look into, named with that directory. Read through such a link, what it holds reads as nothing; a
+ * write fails with a raw ENOENT (EACCES) of `mkdir`. Undefined for a directory, a link to one, or nothing there yet
+ * (svc makes the directory).
  */
 export function unusableDir(dir: string, what: string): string | undefined {
   let found: ReturnType<typeof lstatSync>;
@@ -144,7 +149,8 @@ function unusableEntryMessage(dir: string, entry: Dirent): string {
 
 /**
  * A symbolic link `path` that leads to no directory: where it leads in the end (every link on the way followed,
- * and named after it) and what is there, and what to do short of removing the link.
+ * and named after it) and what is there, and what to do short of removing the link. One into a directory this user
+ * may not look into (its target may well be there) names that directory and the chmod that lets this user through.
  */
 function linkToNoDirectory(path: string): { readonly said: string; readonly fix: string } {
   const pointAt = "point the link at a directory";
@@ -160,7 +166,13 @@ function linkToNoDirectory(path: string): { readonly said: string; readonly fix:
   let found: ReturnType<typeof lstatSync> | undefined;
   try {
     found = lstatSync(target, { throwIfNoEntry: false });
-  } catch {
+  } catch (err) {
+    const closed = (err as NodeJS.ErrnoException).code === "EACCES" ? closedDirectory(target) : undefined;
+    if (closed !== undefined)
+      return {
+        said: `${to}, which ${thisUser()} cannot get to: ${closed.named} cannot be looked into by this user`,
+        fix: closed.fix,
+      };
     found = undefined; // a file further up (ENOTDIR): not there
   }
   if (found?.isFile() === true) return { said: `${to}, which is a file, not a directory`, fix: pointAt };

@@ -1,4 +1,4 @@
-import { chmodSync, chownSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -189,7 +189,8 @@ describe("a data directory this user cannot write", { timeout: 30_000 }, () => {
       mkdirSync(join(priv, "sessions"), { recursive: true, mode: 0o700 });
       chmodSync(priv, 0o700);
       symlinkSync(join(priv, "sessions"), join(home, "sessions"));
-      const problem = `${priv} (owned by uid 0): cannot be written by this user (${USER}, uid ${UID}) — the gateway keeps its sessions, stores and logs there: give them to this user: chown -R ${USER} ${priv} (as root), then start it again`;
+      // Only to be looked into: private is none of svc's, and a chown -R would give away all it holds.
+      const problem = `${join(home, "sessions")}: on the way to it, ${priv} (owned by uid 0) cannot be looked into by this user (${USER}, uid ${UID}) — the gateway keeps its run sessions there: let this user look into it (chmod o+x ${priv}, as its owner or root), then start it again`;
       await expectRefusedOnce(home, problem);
     },
   );
@@ -208,7 +209,7 @@ describe("a data directory this user cannot write", { timeout: 30_000 }, () => {
       chmodSync(priv, 0o700);
       symlinkSync("priv/deep", join(base, "ea-lnk"));
       symlinkSync("../ea-lnk/sessions", join(home, "sessions"));
-      const problem = `${priv} (owned by uid 0): cannot be written by this user (${USER}, uid ${UID}) — the gateway keeps its sessions, stores and logs there: give them to this user: chown -R ${USER} ${priv} (as root), then start it again`;
+      const problem = `${join(home, "sessions")}: on the way to it, ${priv} (owned by uid 0) cannot be looked into by this user (${USER}, uid ${UID}) — the gateway keeps its run sessions there: let this user look into it (chmod o+x ${priv}, as its owner or root), then start it again`;
       await expectRefusedOnce(home, problem);
     },
   );
@@ -227,6 +228,47 @@ describe("a data directory this user cannot write", { timeout: 30_000 }, () => {
       symlinkSync(work, join(home, "profiles", "work"));
       const problem = `${work} (owned by uid 0): cannot be written by this user (${USER}, uid ${UID}) — the gateway keeps its sessions, stores and logs there: give them to this user: chown -R ${USER} ${work} (as root), then start it again`;
       await expectRefusedOnce(home, problem);
+    },
+  );
+
+  // Seen: "Warning: <home>/profiles/work: a symbolic link to <dir>/priv/work, which is not a directory (missing or
+  // moved) — … restore the directory it points to" and ok (exit 0); the gateway started, and each run warned "run
+  // session not recorded … EACCES … mkdir". A cron link so: that warning, then a refusal naming priv.
+  it.runIf(AS_ROOT)(
+    "a profile's directory or a cron directory linked into a directory this user may not look into is no link to nothing: the start is refused naming that directory",
+    async () => {
+      const base = ownDir();
+      const home = join(base, "h");
+      mkdirSync(join(home, "profiles"), { recursive: true });
+      chownSync(home, OTHER_USER, OTHER_USER);
+      chownSync(join(home, "profiles"), OTHER_USER, OTHER_USER);
+      const priv = join(base, "priv");
+      mkdirSync(join(priv, "work", "sessions"), { recursive: true });
+      chmodSync(priv, 0o700);
+      symlinkSync(join(priv, "work"), join(home, "profiles", "work"));
+      const closed = `${priv} (owned by uid 0) cannot be looked into by this user`;
+      const letIn = `let this user look into it (chmod o+x ${priv}, as its owner or root)`;
+      const problem = `${join(home, "profiles", "work", "sessions")}: on the way to it, ${closed} (${USER}, uid ${UID}) — the gateway keeps its run sessions there: ${letIn}, then start it again`;
+      await expectRefusedOnce(home, problem);
+      const check = await svcAsUser(home, ["config", "check"]);
+      expect(check.stderr).not.toContain("missing or moved");
+
+      // The default profile's cron directory, linked into priv too: its store's warning names priv as well.
+      rmSync(join(home, "profiles", "work"));
+      mkdirSync(join(priv, "cron"));
+      symlinkSync("../priv/cron", join(home, "cron"));
+      const cron = join(home, "cron");
+      const warning = `Warning: ${cron}: a symbolic link to ${join(priv, "cron")}, which this user (${USER}, uid ${UID}) cannot get to: ${closed} — the default profile's cron jobs cannot be kept there: ${letIn}, or remove the link (svc makes the directory)`;
+      const cronCheck = await svcAsUser(home, ["config", "check"]);
+      expect(cronCheck.code).toBe(1);
+      expect(cronCheck.stderr).toContain(warning);
+      expect(cronCheck.stderr).toContain(
+        `${cron}: on the way to it, ${closed} (${USER}, uid ${UID}) — the gateway keeps its cron jobs there: ${letIn}, then start it again`,
+      );
+      expect(cronCheck.stderr).not.toContain("missing or moved");
+      const list = await svcAsUser(home, ["cron", "list"]);
+      expect(list.code).toBe(2);
+      expect(list.stderr).toContain(warning.replace("Warning: ", "svc: "));
     },
   );
 
