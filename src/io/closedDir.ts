@@ -4,6 +4,8 @@ import { closedOnTheWay } from "./linkChain.js";
 /** A directory this user may not look into, as a message says it, and what lets this user through. */
 export interface ClosedDir {
   readonly dir: string;
+  /** Its owner's uid when another user's. */
+  readonly owner?: number;
   /** `<dir> (owned by uid 0)`, with no owner for this user's own. */
   readonly named: string;
   /** `let this user look into it (chmod o+x <dir>, as its owner or root)` (`chmod u+x <dir>` for its own). */
@@ -23,10 +25,12 @@ export function closedDirectory(path: string): ClosedDir | undefined {
   try {
     owner = statSync(dir).uid;
   } catch {}
-  const own = owner === undefined || owner === uid;
+  if (owner === undefined || owner === uid)
+    return { dir, named: dir, fix: `let this user look into it (chmod u+x ${dir})` };
   return {
     dir,
-    named: `${dir}${own ? "" : ` (owned by uid ${owner})`}`,
-    fix: `let this user look into it (${own ? `chmod u+x ${dir}` : `chmod o+x ${dir}, as its owner or root`})`,
+    owner,
+    named: `${dir} (owned by uid ${owner})`,
+    fix: `let this user look into it (chmod o+x ${dir}, as its owner or root)`,
   };
 }

@@ -2,10 +2,11 @@ import { accessSync, constants, lstatSync, readlinkSync, type Stats, statfsSync,
 import { dirname, join, resolve, sep } from "node:path";
 import { homeFromUser } from "../config/paths.js";
 import { describeError, SvcError } from "../errors.js";
+import { closedDirectory } from "./closedDir.js";
 import { dataDirsProblem, START_MAX_ENTRIES } from "./dataDirsWritable.js";
 import { byWayOf, LOOP_OF_LINKS, linkChainSync, onTheWay } from "./linkChain.js";
 import { makeDirs } from "./makeDirs.js";
-import { userName } from "./userName.js";
+import { thisUser, userName } from "./userName.js";
 
 /**
  * What makes a directory that refused a write writable, by the refusal's code: a read-only file system is
@@ -162,6 +163,9 @@ export function homeProblem(home: string, env: NodeJS.ProcessEnv = process.env):
   } catch (err) {
     // A loop of links (ELOOP) is a link too: named as one, not as a directory that cannot be written.
     const code = (err as NodeJS.ErrnoException).code;
+    // A directory on the way this user may not look into (EACCES of stat): named, not SVC_HOME as unwritable.
+    const closed = code === "EACCES" ? closedProblem(home, homeFromUser(home, env)) : undefined;
+    if (closed !== undefined) return closed;
     if (code !== "ENOENT" && code !== "ELOOP" && code !== "ENOTDIR")
       return homeNotWritable(home, err).message;
     const to = linkTo(home);
@@ -190,6 +194,28 @@ export function homeProblem(home: string, env: NodeJS.ProcessEnv = process.env):
     return homeNotWritable(home, err).message;
   }
   return undefined;
+}
+
+/**
+ * Why SVC_HOME cannot be reached: a directory on the way to it this user may not look into (`closedOnTheWay`, every
+ * link followed: `/srv/private`, root's with mode 0700, never a link to it), with its owner and the chmod that lets
+ * this user through; with SVC_HOME unset, named as what stands in HOME's way (`sudo -u svc` keeping HOME=/root), with
+ * no chmod of it. Undefined when no such directory is found.
+ */
+function closedProblem(
+  home: string,
+  user: { readonly name: string; readonly dir: string } | undefined,
+): string | undefined {
+  const closed = closedDirectory(home);
+  if (closed === undefined) return undefined;
+  if (user !== undefined) {
+    const at =
+      closed.dir === user.dir
+        ? `${closed.owner === undefined ? "" : ` (owned by uid ${closed.owner})`}, which`
+        : `, and on the way to it ${closed.named}, which`;
+    return `${user.name} is ${user.dir}${at} ${thisUser()} may not look into, so svc has no home of its own: set SVC_HOME to a directory this user can write`;
+  }
+  return `${home}: SVC_HOME cannot be reached: on the way to it, ${closed.named} cannot be looked into by ${thisUser()} — ${closed.fix}, or set SVC_HOME to a directory this user can write`;
 }
 
 /**

@@ -200,6 +200,37 @@ describe("a link to nothing in SVC_HOME is named where the system reads it", () 
     }
   });
 
+  // Seen: "SVC_HOME cannot be written (EACCES … stat …) — … fix its owner or permissions …", priv never named.
+  it.runIf(AS_ROOT)(
+    "an SVC_HOME below a directory this user may not look into, or below a link into one, names that directory",
+    async () => {
+      const base = ownDir();
+      const priv = join(base, "priv");
+      mkdirSync(priv);
+      chmodSync(priv, 0o700);
+      symlinkSync("priv/x", join(base, "l"));
+      const closed = `${priv} (owned by uid 0) cannot be looked into by this user (nobody, uid ${OTHER_USER})`;
+      for (const h of [join(base, "l", ".svc"), join(priv, ".svc")]) {
+        const problem = `${h}: SVC_HOME cannot be reached: on the way to it, ${closed} — let this user look into it (chmod o+x ${priv}, as its owner or root), or set SVC_HOME to a directory this user can write`;
+        const check = await svcAsUser(h, ["config", "check"]);
+        expect(check.code).toBe(1);
+        expect(check.stderr).toContain(problem);
+        expect(check.stderr).not.toContain("cannot be written");
+        const run = await svcAsUser(h, ["gateway", "run", "--port", "0"], 10_000);
+        expect(run.code).toBe(1);
+        expect(run.stderr).toBe(`svc: ${problem}\n`);
+      }
+      // With SVC_HOME unset, HOME is what leads there, and no chmod of another user's directory is advised.
+      const user = join(priv, "home");
+      const check = await svcAsUser(base, ["config", "check"], undefined, { HOME: user, SVC_HOME: "" });
+      expect(check.code).toBe(1);
+      expect(check.stderr).toContain(
+        `HOME is ${user}, and on the way to it ${priv} (owned by uid 0), which this user (nobody, uid ${OTHER_USER}) may not look into, so svc has no home of its own: set SVC_HOME to a directory this user can write`,
+      );
+      expect(check.stderr).not.toContain("chmod");
+    },
+  );
+
   // Seen: "… a symbolic link to <home>/gone/../env, which does not exist", not what on the way is missing.
   it("a link whose `..` follows a name that is not there names that name", async () => {
     home = tempHome();
