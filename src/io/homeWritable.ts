@@ -48,10 +48,19 @@ function linkTo(path: string): { readonly said: string; readonly fix: string } |
   const chain = linkChainSync(path);
   const target = chain?.at(-1);
   if (chain === undefined || target === undefined) return INTO_A_LOOP;
-  return {
-    said: `a symbolic link to ${target}${byWayOf(chain)}, which does not exist${onTheWay(target)}`,
-    fix: "create that directory",
-  };
+  const to = `a symbolic link to ${target}${byWayOf(chain)}`;
+  const away = onTheWay(target);
+  // Below a file (`dang -> f1/x`, f1 a file), or a link to one: no directory can be made there, so none is to be.
+  const way = away === "" ? noDirectoryOnTheWay(target) : undefined;
+  if (way?.kind === "file" || way?.kind === "link to a file") {
+    const is =
+      way.kind === "file" ? `${way.what}, not a directory` : linkToNoDirectory(way.at, way.what).said;
+    return {
+      said: `${to}, which cannot be made: ${way.at}, on the way to it, is ${is}`,
+      fix: "point the link at a directory",
+    };
+  }
+  return { said: `${to}, which does not exist${away}`, fix: "create that directory" };
 }
 
 /**
@@ -277,12 +286,17 @@ const GATEWAY_FILES: readonly (readonly [name: string, holds: string])[] = [
   ["logs/gateway.log", "its log"],
 ];
 
-/** `path`'s stat, undefined when it is not there, or "loop" when it is in a loop of links (ELOOP). */
+/**
+ * `path`'s stat, undefined when it is not there (ENOTDIR too: a link to a name below a file, `logs -> f1/x`), or
+ * "loop" when it is in a loop of links (ELOOP).
+ */
 function statOrLoop(path: string): Stats | undefined | "loop" {
   try {
     return statSync(path, { throwIfNoEntry: false });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ELOOP") return "loop";
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ELOOP") return "loop";
+    if (code === "ENOTDIR") return undefined;
     throw err;
   }
 }

@@ -74,6 +74,32 @@ describe("an SVC_HOME that cannot be the data directory", () => {
     expect(homeProblem(join(dir.dir, "to-real", "a", ".svc"))).toBeUndefined();
   });
 
+  // Seen: "… is a symbolic link to <dir>/f1/x, which does not exist — create that directory", which cannot be.
+  it("one below a link, or a link itself, whose target lies below a file names that file: no directory can be made there", () => {
+    dir = tempHome();
+    const file = dir.write("f1", "");
+    const dang = join(dir.dir, "dang2");
+    symlinkSync("f1/x", dang);
+    const below = `a symbolic link to ${join(file, "x")}, which cannot be made: ${file}, on the way to it, is a file, not a directory — point the link at a directory`;
+    expect(homeProblem(join(dang, ".svc"))).toBe(
+      `${join(dang, ".svc")}: SVC_HOME cannot be made: ${dang}, on the way to it, is ${below}, or set SVC_HOME to another one`,
+    );
+    expect(homeProblem(dang)).toBe(`${dang}: SVC_HOME is ${below}, or set SVC_HOME to another one`);
+    // By way of a link to the file.
+    symlinkSync("f1", join(dir.dir, "lf"));
+    symlinkSync("lf/x", join(dir.dir, "dang3"));
+    expect(homeProblem(join(dir.dir, "dang3", ".svc"))).toBe(
+      `${join(dir.dir, "dang3", ".svc")}: SVC_HOME cannot be made: ${join(dir.dir, "dang3")}, on the way to it, is a symbolic link to ${join(dir.dir, "lf", "x")}, which cannot be made: ${join(dir.dir, "lf")}, on the way to it, is a symbolic link to ${file}, which is a file, not a directory — point the link at a directory, or set SVC_HOME to another one`,
+    );
+    // A logs link so (seen: "cannot be written (ENOTDIR …) — … fix its owner or permissions").
+    const home = join(dir.dir, "home");
+    mkdirSync(home);
+    symlinkSync("../f1/x", join(home, "logs"));
+    expect(gatewayDirProblem(home)).toBe(
+      `${join(home, "logs")}: a symbolic link to ${join(file, "x")}, which cannot be made: ${file}, on the way to it, is a file, not a directory — the gateway keeps its log (gateway.log) there: point the link at a directory, or remove the link (the gateway makes the directory)`,
+    );
+  });
+
   it("a missing one (made at start) and a writable directory are fine", () => {
     dir = tempHome();
     expect(homeProblem(join(dir.dir, "not-yet", "home"))).toBeUndefined();
