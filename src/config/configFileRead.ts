@@ -1,7 +1,7 @@
 import { readFileSync, readlinkSync, statSync } from "node:fs";
 import { SvcError } from "../errors.js";
 import { closedDirectory } from "../io/closedDir.js";
-import { byWayOf, linkChainSync, onTheWay } from "../io/linkChain.js";
+import { byWayOf, LOOP_OF_LINKS, linkChainSync, onTheWay } from "../io/linkChain.js";
 import { permissionFix } from "../io/permissionFix.js";
 import { notUtf8Text } from "../io/textEncoding.js";
 import { thisUser } from "../io/userName.js";
@@ -66,8 +66,8 @@ export function isPresent(path: string, withoutIt: string | undefined): boolean 
   } catch {
     return false; // not there at all
   }
-  // Named where the system reads it, every link on the way followed; a loop of links (ELOOP) points at no file
-  // either, but no target of it is missing.
+  // Named where the system reads it, every link on the way followed; a loop of links (ELOOP), or a chain longer than
+  // the system follows (which it gives up on alike), points at no file either, but no target of it is missing.
   const chain = linkChainSync(path);
   const target = chain?.at(-1);
   const away = target === undefined ? "" : onTheWay(target);
@@ -79,7 +79,7 @@ export function isPresent(path: string, withoutIt: string | undefined): boolean 
     );
   const said =
     chain === undefined || target === undefined
-      ? "is a symbolic link into a loop of links (no file at its end)"
+      ? `is a symbolic link into ${LOOP_OF_LINKS} (no file at its end)`
       : `is a symbolic link to ${target}${byWayOf(chain)}, which does not exist${away}`;
   throw new SvcError(
     "config_unreadable",

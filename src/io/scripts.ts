@@ -10,7 +10,7 @@ import {
 import { nonFiniteAsNull } from "../streams/jsonNumbers/pythonConstants.js";
 import type { ScriptResult } from "../streams/stages/script.js";
 import { envValue } from "./envValue.js";
-import { byWayOf, linkChain, realOrWouldBe, type WouldBe } from "./linkChain.js";
+import { byWayOf, LOOP_OF_LINKS, linkChain, realOrWouldBe, type WouldBe } from "./linkChain.js";
 import { minimalEnv, runProcess } from "./process.js";
 import type { ProcessGroups } from "./processGroups.js";
 import { profilePathAsWritten } from "./profiles.js";
@@ -111,12 +111,13 @@ async function notFound(
 ): Promise<string> {
   // The directory is a link to nothing (a disk or volume not mounted): said, or "not found" reads as a typo;
   // named where its chain of links leads in the end, each link on the way after it, as the cron store's is.
-  // A loop of links leads nowhere: said so, not named by a link in it as if that were what is missing.
+  // A loop of links (or a chain longer than the system follows) leads nowhere: said so, not named by a link in it as
+  // if that were what is missing.
   const chain = await linkChain(scriptsDir);
   const dir = found ?? (await realOrWouldBe(scriptsDir));
   if (chain?.length !== 0 && !dir.exists)
     return chain === undefined
-      ? "script not found: the scripts directory is a symbolic link into a loop of links"
+      ? `script not found: the scripts directory is a symbolic link into ${LOOP_OF_LINKS}`
       : `script not found: the scripts directory (a symbolic link to ${chain.at(-1)}${byWayOf(chain)}) is missing`;
   // A file where the directory goes (itself, or where its link leads): no script is ever found under it.
   const notDir = dir.exists ? await notADirectory(dir.real) : undefined;

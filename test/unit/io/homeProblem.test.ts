@@ -1,7 +1,8 @@
-import { chmodSync, mkdirSync, symlinkSync } from "node:fs";
+import { chmodSync, mkdirSync, symlinkSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { checkConfig } from "../../../src/cli/config/check.js";
+import { loadConfig } from "../../../src/config/load.js";
 import { dataDirsProblem } from "../../../src/io/dataDirsWritable.js";
 import {
   assertHomeWritable,
@@ -10,6 +11,7 @@ import {
   homeProblem,
 } from "../../../src/io/homeWritable.js";
 import { unusableProfileEntries } from "../../../src/io/profiles.js";
+import { resolveScript } from "../../../src/io/scripts.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
 let dir: TempHome;
@@ -145,6 +147,25 @@ describe("a chain of more than 40 links with no loop in it (ELOOP, as for a loop
     expect(unusableProfileEntries(other)).toEqual([
       `${join(other, "profiles", "work")}: a symbolic link into a loop of links, or a chain of more than 40 — profile work's runs, cron jobs and MCP logins cannot use it: point the link at a directory, or remove the link`,
     ]);
+  });
+
+  // Seen: "is a symbolic link into a loop of links (no file at its end)" and "the scripts directory is a symbolic link
+  // into a loop of links", though no link in the chain leads back.
+  it("a config.yaml, a .env or a route's scripts directory linked into it is said so too", async () => {
+    dir = tempHome();
+    const l0 = longChain();
+    const home = join(dir.dir, "home");
+    mkdirSync(home);
+    const into = "is a symbolic link into a loop of links, or a chain of more than 40 (no file at its end)";
+    symlinkSync(l0, join(home, "config.yaml"));
+    expect(() => loadConfig({ home, env: {} })).toThrow(`${join(home, "config.yaml")}: ${into} — `);
+    unlinkSync(join(home, "config.yaml"));
+    symlinkSync(l0, join(home, ".env"));
+    expect(() => loadConfig({ home, env: {} })).toThrow(`${join(home, ".env")}: ${into} — `);
+    symlinkSync(l0, join(home, "scripts"));
+    expect(await resolveScript(join(home, "scripts"), "x.sh")).toEqual({
+      why: "script not found: the scripts directory is a symbolic link into a loop of links, or a chain of more than 40",
+    });
   });
 });
 

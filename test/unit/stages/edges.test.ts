@@ -247,13 +247,13 @@ describe("resolveScript", () => {
     const loop = join(home.dir, "loop");
     symlinkSync(loop, loop);
     expect(await resolveScript(loop, "x.sh")).toEqual({
-      why: "script not found: the scripts directory is a symbolic link into a loop of links",
+      why: "script not found: the scripts directory is a symbolic link into a loop of links, or a chain of more than 40",
     });
     const two = join(home.dir, "two");
     symlinkSync("back", two);
     symlinkSync("two", join(home.dir, "back"));
     expect(await resolveScript(two, "x.sh")).toEqual({
-      why: "script not found: the scripts directory is a symbolic link into a loop of links",
+      why: "script not found: the scripts directory is a symbolic link into a loop of links, or a chain of more than 40",
     });
     // Mounted again: the same paths name the script.
     home.write("disk/scripts/x.sh", "");
@@ -381,7 +381,9 @@ describe("resolveScript", () => {
 
   it("scripts/ in a loop of links reached through a name on the way, or past the system's 40 links by a `..` in a link's text, is said to be a loop, not missing", async () => {
     home = tempHome();
-    const loop = { why: "script not found: the scripts directory is a symbolic link into a loop of links" };
+    const loop = {
+      why: "script not found: the scripts directory is a symbolic link into a loop of links, or a chain of more than 40",
+    };
     // `ln -s loopdir loopdir; ln -s loopdir/scripts scripts`: the loop is a directory on the way, not a link read
     // one by one. Seen: "(a symbolic link to <home>/loopdir/scripts) is missing".
     symlinkSync("loopdir", join(home.dir, "loopdir"));
