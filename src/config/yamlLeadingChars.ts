@@ -136,6 +136,18 @@ export function nonMappingMerge(
       `${file}: line ${line}: ${found.at}: the merge key << is given *${found.unresolved}, but no anchor &${found.unresolved} is set before it: Unresolved alias (the anchor must be set on an earlier line than its alias) — ${unresolvedMergeAdvice(found.unresolved, line, anchorLines(doc, text, lines))}`,
     );
   const written = text.slice(found.start).split(/[\s,\]}]/)[0] ?? "";
+  // `<<: #ids`: the # began a comment, so YAML read no value at all; an alias (`*ids`) was meant.
+  if (written.startsWith("#")) {
+    const anchors = anchorLines(doc, text, lines);
+    const name = written.slice(1) || "name";
+    const alias = anchors.has(name)
+      ? `<<: *${name} (&${name} is set on line ${anchors.get(name)})`
+      : `<<: *${name}, with &${name} set on the mapping to merge, on a line above this one`;
+    return new SvcError(
+      "config_invalid",
+      `${file}: line ${line}: ${found.at}: the merge key << takes a mapping (its keys are copied in), but YAML read no value: a # after a space starts a comment, so ${JSON.stringify(written)} was dropped — to merge the mapping an anchor names, write an alias: ${alias}`,
+    );
+  }
   const alias = written.startsWith("*") ? written : undefined;
   const given = alias === undefined ? `it is given ${found.what}` : `${alias} is ${found.what}`;
   return new SvcError(

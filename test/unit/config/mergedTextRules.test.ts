@@ -337,7 +337,11 @@ describe("template keys through a merge key", () => {
     ).toContain("platforms.webhook.routes.a.deliver_extra.<<: chat_id:… has no space after its colon");
   });
 
-  it("the value of << under deliver_extra is no template: one cut by a # is refused as no mapping to merge", () => {
+  // Seen: "… but it is given a single value — put the anchor on a mapping (&name {...}) and merge that": YAML read no
+  // value there, the # began a comment.
+  it("the value of << under deliver_extra is no template: one cut by a # is refused as a comment, with the alias meant", () => {
+    const noValue =
+      'the merge key << takes a mapping (its keys are copied in), but YAML read no value: a # after a space starts a comment, so "#ids" was dropped — to merge the mapping an anchor names, write an alias:';
     expect(
       refusal([
         ...ROUTES,
@@ -349,7 +353,20 @@ describe("template keys through a merge key", () => {
         "          chat_id: '1'",
       ]),
     ).toBe(
-      "FILE: line 9: platforms.webhook.routes.a.deliver_extra: the merge key << takes a mapping (its keys are copied in), but it is given a single value — put the anchor on a mapping (&name {...}) and merge that",
+      `FILE: line 9: platforms.webhook.routes.a.deliver_extra: ${noValue} <<: *ids, with &ids set on the mapping to merge, on a line above this one`,
+    );
+    expect(
+      refusal([
+        ...ROUTES,
+        "      b: {prompt: x, deliver: slack, deliver_extra: &ids {thread_ts: '1'}}",
+        "      a:",
+        "        prompt: x",
+        "        deliver: slack",
+        "        deliver_extra: {<<: #ids",
+        "          , chat_id: '1'}",
+      ]),
+    ).toBe(
+      `FILE: line 9: platforms.webhook.routes.a.deliver_extra: ${noValue} <<: *ids (&ids is set on line 5)`,
     );
   });
 });
