@@ -271,12 +271,12 @@ export async function mcpAgentTools(
       reports.onWait?.(round.map((s) => s.name));
       await Promise.race([Promise.allSettled(round.map((s) => hub.settled(s.name))), giveUp]);
       const next = withoutTools().filter((s) => waitable.has(s.name));
-      // A server still stopped after its wait is replaced by nothing (the hub's stop): not waited on again.
+      // The same servers in the same states after their wait settled: nothing came of it (one still stopped is
+      // replaced by nothing, the hub's stop; one that failed and is retrying is not waited for again), and
+      // waiting on them once more would settle at once, a loop that never lets the wait's timer fire.
       const same =
         next.length === round.length &&
-        next.every(
-          (s, i) => s.name === round[i]?.name && s.state === "stopped" && round[i]?.state === "stopped",
-        );
+        next.every((s, i) => s.name === round[i]?.name && s.state === round[i]?.state);
       round = same ? [] : next;
     }
     clearTimeout(timer);
