@@ -75,9 +75,7 @@ const INLINE_TAG_CODED = new RegExp(
 const ANY_TAG = /<(?!a\s)[A-Za-z]{1,10}[1-6]?(?:\s[^<>]{0,200})?\/?>/iy;
 const ANY_TAG_CODED =
   /(?:&lt;|&#0*60;|&#x0*3c;)(?!a\s)[A-Za-z]{1,10}[1-6]?(?:\s[^<>]{0,200}?)?\/?(?:&gt;|&#0*62;|&#x0*3e;)/iy;
-/** A tag of no attributes (`<token>`, `&lt;token&gt;`): its name, which may be a token in a lone `<…>`. */
-const BARE_TAG_NAME = /^(?:<|&(?:lt|#0*60|#x0*3c);)([A-Za-z0-9]+)\/?(?:>|&)/i;
-/** A letter or a digit: what a token after a tag starts with (a `.` or `…` after `<token>` is the sentence's). */
+/** A letter or a digit: what a token holds (a `.` or `…` alone after `<token>` is the sentence's). */
 const ALNUM = /[A-Za-z0-9]/y;
 /** HTML's elements a page writes around text: `<pre>` before a line break is one of them, no token in `<…>`. */
 const HTML_ELEMENTS = new Set(
@@ -169,21 +167,36 @@ function tagAt(text: string, at: number, inline: boolean): string | undefined {
 const isElement = (name: string) => HTML_ELEMENTS.has(name.replace(/\/$/, "").toLowerCase());
 
 /**
- * Whether the other tag `tag` (`ANY_TAG`) is skipped: a token's character or another `<` follows it; but a tag of
- * no HTML element's name and no attributes (`<token>`) only when a letter, a digit or another `<` does, as it may
- * itself be a lone `<…>` wrapping a token (`Bearer <token>.`): the `.` after it is the sentence's.
+ * Whether a token goes on at `at`, right after a tag: a letter or a digit is there, or punctuation a token may
+ * start with (`-`, `_`, `.`, `~`, `+`, `/`, written or escaped: base64url tokens start with `-` or `_`) with a
+ * letter or a digit after it before whitespace or a closer (`unquotedEnd`). Punctuation alone before whitespace, a
+ * closer or the end (`<token>.`, `<token>...`, `<br/>.` ending a sentence) is the text's.
  */
-function tagSkipped(text: string, tag: string, after: number): boolean {
-  if (opensAt(text, after)) return true;
-  if (stickyAt(TOKEN68_CHAR, text, after) === undefined) return false;
-  const name = BARE_TAG_NAME.exec(tag)?.[1];
-  return name === undefined || isElement(name) || stickyAt(ALNUM, text, after) !== undefined;
+function tokenGoesOn(text: string, at: number): boolean {
+  if (stickyAt(ALNUM, text, at) !== undefined) return true;
+  if (stickyAt(TOKEN68_CHAR, text, at) === undefined) return false;
+  const end = unquotedEnd(text, at);
+  for (let i = at; i < end; ) {
+    if (stickyAt(ALNUM, text, i) !== undefined) return true;
+    i += stickyAt(TOKEN68_CHAR, text, i)?.length ?? 1;
+  }
+  return false;
+}
+
+/**
+ * Whether the other tag `tag` (`ANY_TAG`) is skipped: another `<` follows it, or a token goes on after it
+ * (`tokenGoesOn`: `<mytag>-abcd1234`, `<br/>abcd1234`), so it is never read as the token. Else a tag of no HTML
+ * element's name and no attributes (`<token>`) may itself be a lone `<…>` wrapping a token (`Bearer <token>.`: the
+ * `.` after it is the sentence's), and an element's tag before a sentence's `.` wraps no token.
+ */
+function tagSkipped(text: string, after: number): boolean {
+  return opensAt(text, after) || tokenGoesOn(text, after);
 }
 
 /**
  * Where the token after `Bearer ` starting at `at` begins past the markup wrapping it: past inline tags
  * (`INLINE_TAG`, escaped too) and any other tag a token's character or another `<` follows (`ANY_TAG`: `<u>`,
- * `<small>`, `<br>`, `<br/>`; one of no element's name only before a letter, a digit or a `<`: `tagSkipped`), then
+ * `<small>`, `<br>`, `<br/>`; not before punctuation alone, a sentence's `.`: `tagSkipped`), then
  * past a lone `<` (or `&lt;`) wrapping the token: a token's character after it (not the `/` of a closing tag), the
  * token ending exactly at a `>` (or `&gt;`), whatever follows it (`<abc>`, `<abc>.`, `<b><abc></b>`; not
  * `<a href=…>`, nor an HTML element's name, `<pre>` before a line break); `at` itself when none.
@@ -196,7 +209,7 @@ function pastMarkup(text: string, at: number): number {
     let tag = tagAt(text, start, true);
     if (tag === undefined) {
       tag = tagAt(text, start, false);
-      if (tag === undefined || !tagSkipped(text, tag, start + tag.length)) break;
+      if (tag === undefined || !tagSkipped(text, start + tag.length)) break;
     }
     start += tag.length;
   }

@@ -515,6 +515,26 @@ describe("redacted excerpts (spec 7)", () => {
       expect(redactedExcerpt(body as string, 10_000)).toBe(shown);
   });
 
+  it("a tag before a token starting with - _ . or ~ is skipped, and a sentence's . after a tag kept", () => {
+    // A tag of no element's name was skipped only before a letter or a digit: "Bearer <mytag>-abcd1234secret"
+    // gave "Bearer <[redacted]>-abcd1234secret" (base64url tokens start with - or _), and "<br/>." hid the dot.
+    for (const [body, shown] of [
+      ["Bearer <mytag>-abcd1234secret</mytag>", "Bearer <mytag>[redacted]</mytag>"],
+      ["Bearer <mytag>_abcd1234secret</mytag>", "Bearer <mytag>[redacted]</mytag>"],
+      ["Bearer <token>.abcd1234secret", "Bearer <token>[redacted]"],
+      ["Bearer <token>~abcd1234secret next", "Bearer <token>[redacted] next"],
+      ['{"error":"Bearer <tok>_Zm9vYmFyYmF6cXV4"}', '{"error":"Bearer <tok>[redacted]"}'],
+      ["Bearer &lt;mytag&gt;-abcd1234secret&lt;/mytag&gt;", "Bearer &lt;mytag&gt;[redacted]&lt;/mytag&gt;"],
+      ["Bearer <u>-abcd1234secret</u>", "Bearer <u>[redacted]</u>"],
+      // Punctuation alone before whitespace, a closer or the end is the sentence's.
+      ["expected Bearer <token>... next", "expected Bearer <[redacted]>... next"],
+      ["expected Bearer <token>.</p>", "expected Bearer <[redacted]>.</p>"],
+      ["send Bearer <br/>.", "send Bearer <br/>."],
+      ["send Bearer <br/>. next", "send Bearer <br/>. next"],
+    ])
+      expect(redactedExcerpt(body as string, 10_000)).toBe(shown);
+  });
+
   it("an XHTML tag closed by /> with no space (<br/>) after Bearer is skipped as <br> is", () => {
     // ANY_TAG wanted a space before its /: <br/> was neither a tag nor a lone <…>, and the token was shown.
     for (const [body, shown] of [
@@ -608,8 +628,16 @@ describe("redacted excerpts (spec 7)", () => {
       [many("Bearer &quot;a "), many("Bearer &quot;a ", "Bearer &quot;[redacted] ")],
       [many("Bearer &#000 "), many("Bearer &#000 ", "Bearer [redacted] ")],
       [`Bearer &quot;a${many("&#000")}`, "Bearer &quot;[redacted]"],
-      [many("Bearer <abc>."), many("Bearer <abc>.", "Bearer <[redacted]>.")],
-      [many("Bearer &lt;token&gt;."), many("Bearer &lt;token&gt;.", "Bearer &lt;[redacted]&gt;.")],
+      [many("Bearer <abc>. "), many("Bearer <abc>. ", "Bearer <[redacted]>. ")],
+      [many("Bearer &lt;token&gt;. "), many("Bearer &lt;token&gt;. ", "Bearer &lt;[redacted]&gt;. ")],
+      // A sentence's . then the next Bearer: a token going on after the tag, hidden up to the space.
+      [
+        many("Bearer <abc>.Bearer <abc>."),
+        many("Bearer <abc>.Bearer <abc>.", "Bearer <abc>[redacted] <abc>."),
+      ],
+      // Punctuation alone after a tag, read once to its end.
+      [`Bearer <abc>${"-".repeat(size)}`, `Bearer <[redacted]>${"-".repeat(size)}`],
+      [`Bearer <abc>${many("-.")} x`, `Bearer <[redacted]>${many("-.")} x`],
     ] as const)
       expect(redactedExcerpt(body, 2 * size)).toBe(shown);
   });
