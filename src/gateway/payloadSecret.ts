@@ -1,5 +1,14 @@
 import { INSECURE_NO_AUTH } from "../config/sections/webhook.js";
 import { secretTextForms } from "../io/credentials.js";
+import {
+  collect,
+  composed,
+  jsonLayers,
+  percentSearch,
+  percentView,
+  type Spans,
+  spansReplaced,
+} from "../io/decodedView.js";
 
 const REDACTED = Buffer.from("[redacted]");
 /** Secrets shorter than this are not looked for, as `scrub` skips them. */
@@ -34,14 +43,60 @@ function replaced(body: Buffer, form: Buffer): Buffer {
   return Buffer.concat(parts);
 }
 
+const BACKSLASH = 0x5c;
+const PERCENT = 0x25;
+const percentChecks = new Map<
+  string,
+  { wanted: (codePoint: number) => boolean; holds: (text: string) => boolean }
+>();
+
+/**
+ * What of a secret's `%XX` escapes `percentView` reads (its characters, and `\` for a JSON escape written
+ * percent-encoded), and a check for one in a text (`percentSearch`), made once.
+ */
+function percentCheck(secret: string) {
+  let check = percentChecks.get(secret);
+  if (check === undefined) {
+    if (percentChecks.size >= MAX_CACHED) percentChecks.clear();
+    const held = new Set([...secret].map((c) => c.codePointAt(0) as number));
+    held.add(BACKSLASH);
+    const wanted = (codePoint: number) => held.has(codePoint);
+    check = { wanted, holds: percentSearch(wanted, /[\u0080-\uffff]/.test(secret)) };
+    percentChecks.set(secret, check);
+  }
+  return check;
+}
+
+/**
+ * `body` with the secret hidden where it is percent-encoded otherwise than `secretTextForms` writes it: Gogs
+ * sends a form's `payload=` as Go's `url.QueryEscape` of Go's JSON, which keeps `~`, writes `*` as `%2A` and
+ * `&` (JSON's `\u0026`) as `%5Cu0026`. The body (its bytes one unit each) is read with its `%XX` decoded
+ * (`percentView`), and that reading with its JSON escapes (`jsonLayers`), each searched for the secret, found
+ * where the body writes it, its escapes whole. Only a body with an escape of the secret's characters or of `\`
+ * is read so; the same Buffer when none is found.
+ */
+function withoutPercentEncoded(body: Buffer, secret: string): Buffer {
+  if (body.indexOf(PERCENT) < 0) return body;
+  const { wanted, holds } = percentCheck(secret);
+  const text = body.toString("latin1");
+  if (!holds(text)) return body;
+  const percent = percentView(text, wanted);
+  const spans: Spans = [];
+  collect(percent, [secret], 0, spans);
+  for (const units of jsonLayers(percent.text)) collect(composed(percent, units), [secret], 0, spans);
+  return spans.length === 0 ? body : Buffer.from(spansReplaced(text, spans, "[redacted]"), "latin1");
+}
+
 /**
  * `body` with the route's `secret` in every form it may be written in replaced by `[redacted]`, for the
  * delivery history: Gogs and Gitea before 1.14 send the hook's secret inside the payload (`"secret": "..."`)
- * as well as signing with it. The same Buffer, not copied, when the body holds none (the common case).
+ * as well as signing with it. Its forms (`secretBytes`) are searched as they are, then the body read with its
+ * `%XX` decoded and JSON escapes read (`withoutPercentEncoded`). The same Buffer, not copied, when the body
+ * holds none (the common case).
  */
 export function withoutSecret(body: Buffer, secret: string | undefined): Buffer {
   if (secret === undefined || secret.length < MIN_SECRET || secret === INSECURE_NO_AUTH) return body;
   let out = body;
   for (const form of secretBytes(secret)) if (out.indexOf(form) >= 0) out = replaced(out, form);
-  return out;
+  return withoutPercentEncoded(out, secret);
 }

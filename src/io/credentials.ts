@@ -1,13 +1,14 @@
 import { base64Forms } from "./base64Forms.js";
 import { containsAnyOf, type Occurring, occurringOf } from "./containsAny.js";
 import {
+  collect,
   composed,
-  type DecodedView,
   entitySearch,
   htmlView,
   jsonLayers,
   percentSearch,
   percentView,
+  type Spans,
   spansReplaced,
   stringAround,
 } from "./decodedView.js";
@@ -442,18 +443,6 @@ let entityReadings = 0;
 /** How many texts and JSON strings a scrubber read with their entities decoded (tests count them). */
 export function secretEntityReadings(): number {
   return entityReadings;
-}
-
-/** Spans of a text (`[from, to)`), found to hold a secret. */
-type Spans = Array<readonly [number, number]>;
-
-/** Where a reading's text holds each of `found`, as spans of the text it was read from (past `offset` in it). */
-function collect(view: DecodedView, found: readonly string[], offset: number, spans: Spans): void {
-  for (const needle of found)
-    for (let at = view.text.indexOf(needle); at >= 0; at = view.text.indexOf(needle, at + needle.length)) {
-      const [from, to] = view.spanOf(at, at + needle.length);
-      spans.push([offset + from, offset + to]);
-    }
 }
 
 /** Whether a code point is one of those `strings` hold. */

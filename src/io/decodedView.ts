@@ -425,6 +425,18 @@ export function stringAround(text: string, at: number): readonly [number, number
   return [start + 1, end < 0 ? text.length : end];
 }
 
+/** Spans of a text (`[from, to)`), found to hold a secret. */
+export type Spans = Array<readonly [number, number]>;
+
+/** Where a reading's text holds each of `found`, as spans of the text it was read from (past `offset` in it). */
+export function collect(view: DecodedView, found: readonly string[], offset: number, spans: Spans): void {
+  for (const needle of found)
+    for (let at = view.text.indexOf(needle); at >= 0; at = view.text.indexOf(needle, at + needle.length)) {
+      const [from, to] = view.spanOf(at, at + needle.length);
+      spans.push([offset + from, offset + to]);
+    }
+}
+
 /** `text` with each of `spans` (`[from, to)` pairs, in any order, overlapping or not) replaced by `replacement`. */
 export function spansReplaced(
   text: string,

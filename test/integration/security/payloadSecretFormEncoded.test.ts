@@ -1,0 +1,58 @@
+import { createHmac } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, expect, it, vi } from "vitest";
+import { historyOfIds, type RequestRecord } from "../../../src/io/stores/deliveryHistory.js";
+import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { postJson } from "../../helpers/http.js";
+
+/** Go's url.QueryEscape: `~` kept, `*` (and every other character but letters, digits, `-_.~`) escaped. */
+const queryEscape = (text: string) =>
+  encodeURIComponent(text)
+    .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+    .replaceAll("%20", "+");
+/** Go's encoding/json: `<`, `>` and `&` as `\u003c`, `\u003e` and `\u0026`. */
+const goJson = (value: unknown) =>
+  JSON.stringify(value).replace(/[<>&]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`);
+
+let gw: TestGateway;
+beforeAll(async () => {
+  gw = await startTestGateway({
+    config: webhookConfig({
+      tilde: { secret: "ab~cd*ef12x", prompt: "push" },
+      amp: { secret: "s3cr&t-9xyz", prompt: "push" },
+    }),
+  });
+});
+afterAll(() => gw.stop());
+
+/**
+ * Gogs sends a form's payload as `payload=` and Go's url.QueryEscape of Go's JSON, the hook's secret in it: that
+ * writes the secret otherwise than any form the history searched (`*` as `%2A` beside a `~` kept; `&` as `\u0026`,
+ * then `%5Cu0026`), and the history kept it as sent.
+ */
+it.each([
+  ["tilde", "ab~cd*ef12x", "ab~cd%2Aef12x"],
+  ["amp", "s3cr&t-9xyz", "s3cr%5Cu0026t-9xyz"],
+])(
+  "a Gogs form payload's secret on route %s is [redacted] in the delivery history",
+  async (route, secret, sent) => {
+    const body = `payload=${queryEscape(goJson({ secret, ref: "refs/heads/main", pusher: { login: "a b" } }))}`;
+    expect(body).toContain(sent);
+    const delivery = `gogs-form-${route}`;
+    const answer = await postJson(gw.url(`/webhooks/${route}`), body, {
+      "content-type": "application/x-www-form-urlencoded",
+      "X-Gogs-Event": "push",
+      "X-Gogs-Delivery": delivery,
+      "X-Gogs-Signature": createHmac("sha256", secret).update(body).digest("hex"),
+    });
+    expect(answer.status).toBe(202);
+    const dir = join(gw.home.dir, "deliveries");
+    await vi.waitFor(() => expect(readFileSync(join(dir, "history.jsonl"), "utf8")).toContain(delivery));
+    const history = readFileSync(join(dir, "history.jsonl"), "utf8");
+    expect(history).not.toContain(sent);
+    const [record] = historyOfIds(dir, (id) => id === delivery) as RequestRecord[];
+    expect(record).toMatchObject({ kind: "request", status: 202, outcome: "accepted" });
+    expect(record?.payload).toBe(body.replace(sent, "[redacted]"));
+  },
+);
