@@ -522,7 +522,9 @@ export function secretPercentReadings(): number {
  * of `secretTextForms` holds. The text is read with its `%XX` escapes decoded (`percentView`) and that reading
  * searched for every secret in one pass, each one found hidden where the text writes it, its escapes whole. Only a
  * text with an escape read as a character some secret holds is read so (`percentSearch`: a URL's `%20` where no
- * secret has a space costs one search; a text without `%`, one search for `%`).
+ * secret has a space costs one search; a text without `%`, one search for `%`). A secret holding a space is also
+ * looked for in a form's reading, each `+` a space (`pass+word~12` as Python's `urlencode` writes `pass word~12`,
+ * `correct+horse%2bbattery` as .NET's `UrlEncode`), read only for a text with a `+`, when some secret has a space.
  */
 function percentSpans(kept: readonly string[]): (text: string, spans: Spans) => void {
   const held = heldIn(kept);
@@ -530,13 +532,23 @@ function percentSpans(kept: readonly string[]): (text: string, spans: Spans) => 
     held,
     kept.some((secret) => /[\u0080-\uffff]/.test(secret)),
   );
+  const spaced = kept.filter((secret) => secret.includes(" "));
   let secretsIn: Occurring | undefined;
+  let spacedIn: Occurring | undefined;
   return (text, spans) => {
-    if (!mayHold(text)) return;
-    percentReadings++;
-    const view = percentView(text, held);
-    secretsIn ??= occurringOf(kept);
-    collect(view, secretsIn(view.text), 0, spans);
+    const escaped = mayHold(text);
+    if (escaped) {
+      percentReadings++;
+      const view = percentView(text, held);
+      secretsIn ??= occurringOf(kept);
+      collect(view, secretsIn(view.text), 0, spans);
+    }
+    if (spaced.length > 0 && text.includes("+")) {
+      percentReadings++;
+      const form = percentView(text, held, true);
+      spacedIn ??= occurringOf(spaced);
+      collect(form, spacedIn(form.text), 0, spans);
+    }
   };
 }
 

@@ -216,6 +216,8 @@ export function entitySearch(
 }
 
 const PERCENT = 0x25;
+const PLUS = 0x2b;
+const SPACE = 0x20;
 const hexValue = (c: number) => (c <= 0x39 ? c - 0x30 : (c | 0x20) - 0x57);
 
 /** The byte the `%XX` at `at` writes (two hex digits, either case); -1 for none. */
@@ -262,15 +264,20 @@ function percentAt(text: string, at: number): number {
 /**
  * A text as a URL's reader decodes it: each `%XX` (hex of either case: `%2f`, `%2F`) read as the character it
  * writes, a run of them as the UTF-8 of one (`%C3%A9`), each mapped back to the escapes that write it; any other
- * `%` as it is, and so is `+` (a secret's `+` may be written as it is beside escapes). Only the escapes of a
- * character `wanted` takes are read (a secret's: no other can be part of one found in the reading); the others stay
- * as written. One pass, from one `%` to the next.
+ * `%` as it is, and so is `+` (a secret's `+` may be written as it is beside escapes), unless `plusIsSpace`: a
+ * form's reading, each `+` a space, as a form encoder writes one (Python's `urlencode`, .NET's `UrlEncode`). Only the
+ * escapes of a character `wanted` takes are read (a secret's: no other can be part of one found in the reading); the
+ * others stay as written. One pass, from one `%` (or `+`) to the next.
  */
-export function percentView(text: string, wanted: (codePoint: number) => boolean = () => true): DecodedView {
+export function percentView(
+  text: string,
+  wanted: (codePoint: number) => boolean = () => true,
+  plusIsSpace = false,
+): DecodedView {
   // The reading first, the map back only once a span of it is asked for: most texts read hold no secret.
   let out = "";
   let from = 0;
-  eachPercentEscape(text, wanted, (at, code) => {
+  eachPercentEscape(text, wanted, plusIsSpace, (at, code) => {
     out += text.slice(from, at) + String.fromCodePoint(code);
     from = percentEnd;
   });
@@ -280,7 +287,7 @@ export function percentView(text: string, wanted: (codePoint: number) => boolean
     const made = new Escapes();
     let length = 0;
     let last = 0;
-    eachPercentEscape(text, wanted, (at, code) => {
+    eachPercentEscape(text, wanted, plusIsSpace, (at, code) => {
       length += at - last;
       const units = code > 0xffff ? 2 : 1;
       made.add(length, units, at, percentEnd);
@@ -300,18 +307,26 @@ export function percentView(text: string, wanted: (codePoint: number) => boolean
 
 /**
  * Each `%XX` escape of `text` (or UTF-8 run of them) read as a character `wanted` takes, in order, where it ends
- * left in `percentEnd`.
+ * left in `percentEnd`; with `plusIsSpace`, each `+` too, as a space.
  */
 function eachPercentEscape(
   text: string,
   wanted: (codePoint: number) => boolean,
+  plusIsSpace: boolean,
   each: (at: number, code: number) => void,
 ): void {
-  for (let at = text.indexOf("%"); at >= 0; at = text.indexOf("%", at + 1)) {
+  const escape = plusIsSpace ? /[%+]/g : /%/g;
+  for (let found = escape.exec(text); found !== null; found = escape.exec(text)) {
+    const at = found.index;
+    if (text.charCodeAt(at) === PLUS) {
+      percentEnd = at + 1;
+      each(at, SPACE);
+      continue;
+    }
     const code = percentAt(text, at);
     if (code < 0 || !wanted(code)) continue;
     each(at, code);
-    at = percentEnd - 1;
+    escape.lastIndex = percentEnd;
   }
 }
 

@@ -8,14 +8,14 @@ const hex = (seed: string, length: number) =>
 
 /**
  * The text with each `%XX` (or UTF-8 run of them) decoded, as `decodeURIComponent` reads it, and where each of its
- * units is written in the text.
+ * units is written in the text; with `plusIsSpace`, each `+` read as a space, as a form's reader does.
  */
-function percentDecoded(text: string): { read: string; from: number[]; to: number[] } {
+function percentDecoded(text: string, plusIsSpace = false): { read: string; from: number[]; to: number[] } {
   let read = "";
   const from: number[] = [];
   const to: number[] = [];
   for (let at = 0; at < text.length; ) {
-    let unit = text[at] as string;
+    let unit = plusIsSpace && text[at] === "+" ? " " : (text[at] as string);
     let end = at + 1;
     for (let bytes = 1; bytes <= 4; bytes++) {
       const escapes = text.slice(at, at + 3 * bytes);
@@ -41,7 +41,8 @@ function percentDecoded(text: string): { read: string; from: number[]; to: numbe
 /**
  * What a search for each form, longest first, finds: every place each form is written (one after the other, as
  * a search goes on past a find), and each secret in the text read with its `%XX` decoded (however the encoder wrote
- * them: lowercase, some characters as they are), a find overlapping another hidden with it as one `[redacted]` (so
+ * them: lowercase, some characters as they are; a secret with a space also with each `+` a space), a find
+ * overlapping another hidden with it as one `[redacted]` (so
  * no part of a secret overlapping another is left showing).
  */
 function eachFormFound(text: string, secrets: readonly string[]): string {
@@ -51,14 +52,18 @@ function eachFormFound(text: string, secrets: readonly string[]): string {
   for (const form of forms)
     for (let at = text.indexOf(form); at >= 0; at = text.indexOf(form, at + form.length))
       spans.push([at, at + form.length]);
-  const decoded = percentDecoded(text);
-  for (const secret of new Set(kept))
-    for (
-      let at = decoded.read.indexOf(secret);
-      at >= 0;
-      at = decoded.read.indexOf(secret, at + secret.length)
-    )
-      spans.push([decoded.from[at] as number, decoded.to[at + secret.length - 1] as number]);
+  // A secret with a space is also looked for in the form's reading, each + a space.
+  for (const [decoded, searched] of [
+    [percentDecoded(text), kept],
+    [percentDecoded(text, true), kept.filter((secret) => secret.includes(" "))],
+  ] as const)
+    for (const secret of new Set(searched))
+      for (
+        let at = decoded.read.indexOf(secret);
+        at >= 0;
+        at = decoded.read.indexOf(secret, at + secret.length)
+      )
+        spans.push([decoded.from[at] as number, decoded.to[at + secret.length - 1] as number]);
   spans.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
   let out = "";
   let from = 0;

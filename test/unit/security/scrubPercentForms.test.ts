@@ -48,6 +48,11 @@ describe("scrub: a secret quoted back percent-encoded however the encoder wrote 
     expect(text.slice(...view.spanOf(7, view.text.length))).toBe("%zz%4 %c3(%80x");
     // Only the escapes of the characters asked for are read: the others stay as written.
     expect(percentView("a%2fb%20c", (c) => c === 0x2f).text).toBe("a/b%20c");
+    // A form's reading: each + a space, mapped back to itself.
+    const form = percentView("a+b%2Bc+", () => true, true);
+    expect(form.text).toBe("a b+c ");
+    expect(form.spanOf(1, 4)).toEqual([1, 6]);
+    expect(form.spanOf(5, 6)).toEqual([7, 8]);
   });
 
   it("reads no text without an escape of a secret's character: a URL's %20, a % before no hex, no %", () => {
@@ -64,6 +69,26 @@ describe("scrub: a secret quoted back percent-encoded however the encoder wrote 
     expect(scrubbed(`${urls}\nPOST /token refresh_token=${dotNet}`)).toBe(
       `${urls}\nPOST /token refresh_token=[redacted]`,
     );
+    expect(secretPercentReadings()).toBe(before + 1);
+  });
+
+  it("a secret with a space form-encoded, its space as +, beside lowercase or partial %XX, is cut out", () => {
+    // The reading kept + as it is: .NET's HttpUtility.UrlEncode and Python's urlencode were shown whole.
+    expect(scrub("pw=correct+horse%2bbattery%2fstaple next", ["correct horse+battery/staple"])).toBe(
+      "pw=[redacted] next",
+    );
+    expect(scrub("password=pass+word~12&x=1", ["pass word~12"])).toBe("password=[redacted]&x=1");
+    // The + of a secret with no space is still its own, and the reading with + kept still holds the others.
+    expect(scrub("a=b+c9f8K%2f1 x=y+z pw=pass%20word~12", ["b+c9f8K/1", "pass word~12"])).toBe(
+      "a=[redacted] x=y+z pw=[redacted]",
+    );
+    // The + is read as a space only for a secret with a space: no reading of a text with + for the others.
+    const scrubbed = secretScrubber([refresh]);
+    const before = secretPercentReadings();
+    expect(scrubbed("a+b c+d")).toBe("a+b c+d");
+    expect(secretPercentReadings()).toBe(before);
+    const spaced = secretScrubber(["pass word~12"]);
+    expect(spaced("a+b c+d")).toBe("a+b c+d");
     expect(secretPercentReadings()).toBe(before + 1);
   });
 
