@@ -74,6 +74,8 @@ function readAsJson(headers: RequestHead["headers"], body: Buffer): boolean {
  * and lose its record: it is kept as text instead. Parsed only then: most bodies hold no secret.
  */
 function keptPayload(headers: RequestHead["headers"], body: Buffer, secret: string | undefined) {
+  // Over the cap the payload is not kept: its secret is not looked for (a form body's readings cost tens of ms a MB).
+  if (body.length > HISTORY_PAYLOAD_BYTES) return encodePayload(body);
   const kept = withoutSecret(body, secret);
   if (!readAsJson(headers, body)) return encodePayload(kept);
   if (kept === body) return encodePayload(kept, true);
