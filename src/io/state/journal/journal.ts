@@ -208,9 +208,11 @@ export class Journal {
       this.opened = { records: read.records.length, segments: read.segments.length, bytes: read.bytes };
       // Numbered past every entry at a segment's name, those set aside included.
       this.segment = (read.segments.at(-1) ?? 0) + 1;
-      // A journal an earlier version of svc wrote (no id in it) adopts one now, before a segment names it; one
-      // copied from another state directory (or restored, or moved) was read under its id and takes its own.
-      this.id = read.id === undefined || read.copied ? newJournalId() : read.id;
+      // A journal an earlier version of svc wrote (no id in it) adopts one now, before a segment names it. One
+      // found in another state directory (restored, moved, remounted, or copied) keeps its id: a new one written
+      // before a segment names it would, after a crash between the two, make every segment another journal's
+      // (and overlayfs gives a directory another device at each mount); journal.id's directory is updated.
+      this.id = read.id === undefined ? newJournalId() : read.id;
       if (!read.idStored || read.copied) writeJournalId(options.dir, this.id, read.idKeptAs);
       trimGrownSpace(options.dir, read.zerosFrom);
       const first = encodeSnapshot(this.id, this.segment, snapshot());
