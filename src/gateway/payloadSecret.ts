@@ -3,6 +3,7 @@ import { secretTextForms } from "../io/credentials.js";
 import {
   collect,
   composed,
+  cutsEscape,
   jsonLayers,
   percentSearch,
   percentView,
@@ -32,13 +33,24 @@ function secretBytes(secret: string): readonly Buffer[] {
   return forms;
 }
 
-function replaced(body: Buffer, form: Buffer): Buffer {
+/**
+ * `body` with each `form` found replaced; a percent-encoded one (`percentEncoded`) only where it cuts no `%XX`
+ * escape of the body (`Fdead%26beef1` in `%2Fdead%26beef1` is not there): the body is kept whole.
+ */
+function replaced(body: Buffer, form: Buffer, percentEncoded: boolean): Buffer {
   const parts: Buffer[] = [];
+  const text = percentEncoded ? body.toString("latin1") : "";
   let from = 0;
-  for (let at = body.indexOf(form); at >= 0; at = body.indexOf(form, from)) {
+  for (let at = body.indexOf(form); at >= 0; ) {
+    if (percentEncoded && cutsEscape(text, at, at + form.length)) {
+      at = body.indexOf(form, at + 1);
+      continue;
+    }
     parts.push(body.subarray(from, at), REDACTED);
     from = at + form.length;
+    at = body.indexOf(form, from);
   }
+  if (from === 0) return body;
   parts.push(body.subarray(from));
   return Buffer.concat(parts);
 }
@@ -97,6 +109,8 @@ function withoutPercentEncoded(body: Buffer, secret: string): Buffer {
 export function withoutSecret(body: Buffer, secret: string | undefined): Buffer {
   if (secret === undefined || secret.length < MIN_SECRET || secret === INSECURE_NO_AUTH) return body;
   let out = body;
-  for (const form of secretBytes(secret)) if (out.indexOf(form) >= 0) out = replaced(out, form);
+  for (const form of secretBytes(secret))
+    if (out.indexOf(form) >= 0)
+      out = replaced(out, form, form.indexOf(PERCENT) >= 0 && form.toString() !== secret);
   return withoutPercentEncoded(out, secret);
 }

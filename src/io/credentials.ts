@@ -3,6 +3,7 @@ import { containsAnyOf, type Occurring, occurringOf } from "./containsAny.js";
 import {
   collect,
   composed,
+  cutsEscape,
   entitySearch,
   htmlView,
   jsonLayers,
@@ -592,15 +593,30 @@ function scrubberOf(secrets: readonly (string | undefined)[]): Scrubber {
   const endingInEscapes = new Map(
     forms.filter((form) => form.endsWith("\\")).map((f) => [f, endingInEscape(f)]),
   );
-  /** Where the text writes each form as it is (one ending in `\` with the rest of its `\u005c`). */
+  /**
+   * The percent-encoded forms: one found starting or ending inside a `%XX` of the text (`Fdead%26beef1` in
+   * `%2Fdead%26beef1`) is not there, read as the URL it is written for, and the text is left whole.
+   */
+  const percentForms = new Set(forms.filter((form) => !kept.includes(form) && /%[0-9A-Fa-f]{2}/.test(form)));
+  /**
+   * Where the text writes each form as it is (one ending in `\` with the rest of its `\u005c`), a percent-encoded
+   * one only where it cuts no `%XX` (`percentForms`).
+   */
   const formSpans = (text: string, spans: Spans) => {
     if (!holdsAnyForm(text)) return;
     for (const form of forms) {
       if (!text.includes(form)) continue;
       const inEscape = endingInEscapes.get(form);
+      const percentEncoded = percentForms.has(form);
       if (inEscape === undefined)
-        for (let at = text.indexOf(form); at >= 0; at = text.indexOf(form, at + form.length))
+        for (let at = text.indexOf(form); at >= 0; ) {
+          if (percentEncoded && cutsEscape(text, at, at + form.length)) {
+            at = text.indexOf(form, at + 1);
+            continue;
+          }
           spans.push([at, at + form.length]);
+          at = text.indexOf(form, at + form.length);
+        }
       else
         for (const found of text.matchAll(inEscape)) spans.push([found.index, found.index + found[0].length]);
     }

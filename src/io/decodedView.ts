@@ -8,6 +8,11 @@ export interface DecodedView {
   readonly text: string;
   /** Where `text`'s units `[start, end)` are written in the text they were read from: `[from, to)`. */
   readonly spanOf: (start: number, end: number) => readonly [from: number, to: number];
+  /**
+   * Whether a span `[from, to)` of the text read cuts an escape the reading kept as written (a `%XX` of a character
+   * no secret holds): its `%` or hex digits read as characters of their own, a secret found so is not there.
+   */
+  readonly cuts?: (from: number, to: number) => boolean;
 }
 
 /**
@@ -65,6 +70,7 @@ export function composed(inner: DecodedView, outer: DecodedView): DecodedView {
       const [from, to] = outer.spanOf(start, end);
       return inner.spanOf(from, to);
     },
+    ...(inner.cuts === undefined ? {} : { cuts: inner.cuts }),
   };
 }
 
@@ -281,7 +287,8 @@ export function percentView(
     out += text.slice(from, at) + String.fromCodePoint(code);
     from = percentEnd;
   });
-  if (from === 0) return { text, spanOf: (start, end) => [start, end] };
+  const cuts = (start: number, end: number) => cutsEscape(text, start, end);
+  if (from === 0) return { text, spanOf: (start, end) => [start, end], cuts };
   let escapes: Escapes | undefined;
   const mapped = () => {
     const made = new Escapes();
@@ -302,7 +309,17 @@ export function percentView(
       escapes ??= mapped();
       return escapes.spanOf(start, end);
     },
+    cuts,
   };
+}
+
+/**
+ * Whether the span `[from, to)` of `text` starts or ends inside a `%XX` (after its `%`, or between its hex digits):
+ * read as a URL, what it holds is not written there (`Fdead%26beef1` in `%2Fdead%26beef1`).
+ */
+export function cutsEscape(text: string, from: number, to: number): boolean {
+  const inside = (at: number) => percentByteAt(text, at - 1) >= 0 || percentByteAt(text, at - 2) >= 0;
+  return inside(from) || inside(to);
 }
 
 /**
@@ -315,8 +332,8 @@ function eachPercentEscape(
   plusIsSpace: boolean,
   each: (at: number, code: number) => void,
 ): void {
-  const escape = plusIsSpace ? /[%+]/g : /%/g;
-  for (let found = escape.exec(text); found !== null; found = escape.exec(text)) {
+  const escapes = plusIsSpace ? /[%+]/g : /%/g;
+  for (let found = escapes.exec(text); found !== null; found = escapes.exec(text)) {
     const at = found.index;
     if (text.charCodeAt(at) === PLUS) {
       percentEnd = at + 1;
@@ -326,7 +343,7 @@ function eachPercentEscape(
     const code = percentAt(text, at);
     if (code < 0 || !wanted(code)) continue;
     each(at, code);
-    escape.lastIndex = percentEnd;
+    escapes.lastIndex = percentEnd;
   }
 }
 
@@ -443,12 +460,21 @@ export function stringAround(text: string, at: number): readonly [number, number
 /** Spans of a text (`[from, to)`), found to hold a secret. */
 export type Spans = Array<readonly [number, number]>;
 
-/** Where a reading's text holds each of `found`, as spans of the text it was read from (past `offset` in it). */
+/**
+ * Where a reading's text holds each of `found`, as spans of the text it was read from (past `offset` in it). One
+ * whose edge cuts an escape the reading kept as written (`cuts`: `Fdead&beef1` in the reading `%2Fdead&beef1`) is
+ * not there: the text is left whole.
+ */
 export function collect(view: DecodedView, found: readonly string[], offset: number, spans: Spans): void {
   for (const needle of found)
-    for (let at = view.text.indexOf(needle); at >= 0; at = view.text.indexOf(needle, at + needle.length)) {
+    for (let at = view.text.indexOf(needle); at >= 0; ) {
       const [from, to] = view.spanOf(at, at + needle.length);
+      if (view.cuts?.(from, to)) {
+        at = view.text.indexOf(needle, at + 1);
+        continue;
+      }
       spans.push([offset + from, offset + to]);
+      at = view.text.indexOf(needle, at + needle.length);
     }
 }
 

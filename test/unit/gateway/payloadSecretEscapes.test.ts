@@ -1,0 +1,59 @@
+import { describe, expect, it } from "vitest";
+import { withoutSecret } from "../../../src/gateway/payloadSecret.js";
+import { scrub } from "../../../src/io/credentials.js";
+
+/** Go's url.QueryEscape of Go's JSON, as Gogs writes a form's `payload=`. */
+const goForm = (value: unknown) =>
+  `payload=${encodeURIComponent(
+    JSON.stringify(value).replace(/[<>&]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`),
+  )
+    .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+    .replaceAll("%20", "+")}`;
+
+/**
+ * The percent reading decodes only the escapes of a secret's characters; the others stay as three characters,
+ * whose `%` or hex digits were read as characters of their own, so a "secret" was found across one and half an
+ * escape replaced.
+ */
+describe("a secret is not found across an escape the percent reading kept as written", () => {
+  it("a Gogs body holding no secret is kept byte for byte, its %2F whole", () => {
+    const body = goForm({ path: "/dead&beef1" });
+    expect(body).toContain("%22%2Fdead%5Cu0026beef1%22");
+    expect(withoutSecret(Buffer.from(body), "Fdead&beef1").toString()).toBe(body);
+  });
+
+  it("nor is a secret ending in the % of an escape taken (%2C read as %, 2, C)", () => {
+    const body = goForm({ a: ">~", b: "x" });
+    expect(body).toContain("%5Cu003e~%22%2C");
+    expect(withoutSecret(Buffer.from(body), '>~"%').toString()).toBe(body);
+  });
+
+  it("the secret itself beside such an escape is still hidden, the escape whole", () => {
+    const body = goForm({ path: "/dead&beef1", secret: "dead&beef1" });
+    expect(withoutSecret(Buffer.from(body), "dead&beef1").toString()).toBe(
+      goForm({ path: "/@", secret: "@" }).replaceAll("%40", "[redacted]"),
+    );
+  });
+
+  it("a form-encoded body whose %2F is followed by the secret's own form less its first character is kept", () => {
+    // GitHub's form payload: encodeURIComponent of its JSON, & as %26, the form Fdead%26beef1 after %2.
+    const body = `payload=${encodeURIComponent(JSON.stringify({ path: "/dead&beef1" }))}`;
+    expect(withoutSecret(Buffer.from(body), "Fdead&beef1").toString()).toBe(body);
+    const kept = `payload=${encodeURIComponent(JSON.stringify({ secret: "Fdead&beef1" }))}`;
+    expect(withoutSecret(Buffer.from(kept), "Fdead&beef1").toString()).toBe(
+      `payload=${encodeURIComponent(JSON.stringify({ secret: "@" })).replace("%40", "[redacted]")}`,
+    );
+  });
+
+  it("scrub leaves a reply's URL whole where only half an escape would be the secret", () => {
+    expect(scrub("GET /cb?next=%2Fdead%26beef1 400", ["Fdead&beef1"])).toBe(
+      "GET /cb?next=%2Fdead%26beef1 400",
+    );
+    expect(scrub("GET /cb?next=%2Fdead%26beef1 400", ["dead&beef1"])).toBe("GET /cb?next=%2F[redacted] 400");
+    // Read with its %XX decoded (lowercase hex: no form of the secret's): %2F is no part of it.
+    expect(scrub("GET /cb?next=%2Fdead%2bbeef1 400", ["Fdead+beef1"])).toBe(
+      "GET /cb?next=%2Fdead%2bbeef1 400",
+    );
+    expect(scrub("GET /cb?next=%2Fdead%2bbeef1 400", ["dead+beef1"])).toBe("GET /cb?next=%2F[redacted] 400");
+  });
+});
