@@ -4,6 +4,7 @@ import {
   collect,
   composed,
   cutsEscape,
+  type DecodedView,
   jsonLayers,
   percentSearch,
   percentView,
@@ -57,6 +58,7 @@ function replaced(body: Buffer, form: Buffer, percentEncoded: boolean): Buffer {
 
 const BACKSLASH = 0x5c;
 const PERCENT = 0x25;
+const PLUS = 0x2b;
 const percentChecks = new Map<
   string,
   { wanted: (codePoint: number) => boolean; holds: (text: string) => boolean }
@@ -81,21 +83,27 @@ function percentCheck(secret: string) {
 
 /**
  * `body` with the secret hidden where it is percent-encoded otherwise than `secretTextForms` writes it: Gogs
- * sends a form's `payload=` as Go's `url.QueryEscape` of Go's JSON, which keeps `~`, writes `*` as `%2A` and
- * `&` (JSON's `\u0026`) as `%5Cu0026`. The body (its bytes one unit each) is read with its `%XX` decoded
- * (`percentView`), and that reading with its JSON escapes (`jsonLayers`), each searched for the secret, found
- * where the body writes it, its escapes whole. Only a body with an escape of the secret's characters or of `\`
- * is read so; the same Buffer when none is found.
+ * sends a form's `payload=` as Go's `url.QueryEscape` of Go's JSON, which keeps `~`, writes `*` as `%2A`,
+ * `&` (JSON's `\u0026`) as `%5Cu0026` and a space as `+`. The body (its bytes one unit each) is read with its
+ * `%XX` decoded (`percentView`), and that reading with its JSON escapes (`jsonLayers`), each searched for the
+ * secret, found where the body writes it, its escapes whole. Only a body with an escape of the secret's
+ * characters or of `\` is read so; and, for a secret holding a space, a body with a `+` is also read with each
+ * `+` a space (`ab+cd~ef12` for `ab cd~ef12`). The same Buffer when none is found.
  */
 function withoutPercentEncoded(body: Buffer, secret: string): Buffer {
-  if (body.indexOf(PERCENT) < 0) return body;
+  const spaced = body.indexOf(PLUS) >= 0 && secret.includes(" ");
+  if (!spaced && body.indexOf(PERCENT) < 0) return body;
   const { wanted, holds } = percentCheck(secret);
   const text = body.toString("latin1");
-  if (!holds(text)) return body;
-  const percent = percentView(text, wanted);
+  const escaped = holds(text);
+  if (!escaped && !spaced) return body;
   const spans: Spans = [];
-  collect(percent, [secret], 0, spans);
-  for (const units of jsonLayers(percent.text)) collect(composed(percent, units), [secret], 0, spans);
+  const search = (percent: DecodedView) => {
+    collect(percent, [secret], 0, spans);
+    for (const units of jsonLayers(percent.text)) collect(composed(percent, units), [secret], 0, spans);
+  };
+  if (escaped) search(percentView(text, wanted));
+  if (spaced) search(percentView(text, wanted, true));
   return spans.length === 0 ? body : Buffer.from(spansReplaced(text, spans, "[redacted]"), "latin1");
 }
 

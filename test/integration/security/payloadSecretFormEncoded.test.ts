@@ -21,6 +21,9 @@ beforeAll(async () => {
     config: webhookConfig({
       tilde: { secret: "ab~cd*ef12x", prompt: "push" },
       amp: { secret: "s3cr&t-9xyz", prompt: "push" },
+      space: { secret: "ab cd~ef12", prompt: "push" },
+      spaceStar: { secret: "ab cd*ef12", prompt: "push" },
+      spaceAmp: { secret: "my secret&12", prompt: "push" },
     }),
   });
 });
@@ -29,11 +32,15 @@ afterAll(() => gw.stop());
 /**
  * Gogs sends a form's payload as `payload=` and Go's url.QueryEscape of Go's JSON, the hook's secret in it: that
  * writes the secret otherwise than any form the history searched (`*` as `%2A` beside a `~` kept; `&` as `\u0026`,
- * then `%5Cu0026`), and the history kept it as sent.
+ * then `%5Cu0026`), and the history kept it as sent. Go writes a space as `+`, and a secret holding one was kept
+ * as sent too: the `+` was no space to the percent reading.
  */
 it.each([
   ["tilde", "ab~cd*ef12x", "ab~cd%2Aef12x"],
   ["amp", "s3cr&t-9xyz", "s3cr%5Cu0026t-9xyz"],
+  ["space", "ab cd~ef12", "ab+cd~ef12"],
+  ["spaceStar", "ab cd*ef12", "ab+cd%2Aef12"],
+  ["spaceAmp", "my secret&12", "my+secret%5Cu002612"],
 ])(
   "a Gogs form payload's secret on route %s is [redacted] in the delivery history",
   async (route, secret, sent) => {
