@@ -75,6 +75,12 @@ const INLINE_TAG_CODED = new RegExp(
 const ANY_TAG = /<(?!a\s)[A-Za-z]{1,10}[1-6]?(?:\s[^<>]{0,200})?\/?>/iy;
 const ANY_TAG_CODED =
   /(?:&lt;|&#0*60;|&#x0*3c;)(?!a\s)[A-Za-z]{1,10}[1-6]?(?:\s[^<>]{0,200}?)?\/?(?:&gt;|&#0*62;|&#x0*3e;)/iy;
+/**
+ * A `-` or `.` and a word of letters (lowercase, or capitalized; hyphenated words too) before whitespace: prose
+ * after a placeholder (`<token>-style authentication`, `<token>-based header`, `<token>.json for JSON`,
+ * `<token>.Check your config`), not a token, which holds a digit or mixed case (`<mytag>-abcd1234secret`).
+ */
+const PROSE_AFTER = /[-.](?:[a-z]+-)*[A-Z]?[a-z]+(?=\s)/y;
 /** A letter or a digit: what a token holds (a `.` or `…` alone after `<token>` is the sentence's). */
 const ALNUM = /[A-Za-z0-9]/y;
 /** HTML's elements a page writes around text: `<pre>` before a line break is one of them, no token in `<…>`. */
@@ -170,7 +176,8 @@ const isElement = (name: string) => HTML_ELEMENTS.has(name.replace(/\/$/, "").to
  * Whether a token goes on at `at`, right after a tag: a letter or a digit is there, or punctuation a token may
  * start with (`-`, `_`, `.`, `~`, `+`, `/`, written or escaped: base64url tokens start with `-` or `_`) with a
  * letter or a digit after it before whitespace or a closer (`unquotedEnd`). Punctuation alone before whitespace, a
- * closer or the end (`<token>.`, `<token>...`, `<br/>.` ending a sentence) is the text's.
+ * closer or the end (`<token>.`, `<token>...`, `<br/>.` ending a sentence) is the text's, and so is punctuation
+ * before a character neither a token's nor escaping one (`<token>.—see docs`, `<token>.&nbsp;More`).
  */
 function tokenGoesOn(text: string, at: number): boolean {
   if (stickyAt(ALNUM, text, at) !== undefined) return true;
@@ -178,7 +185,9 @@ function tokenGoesOn(text: string, at: number): boolean {
   const end = unquotedEnd(text, at);
   for (let i = at; i < end; ) {
     if (stickyAt(ALNUM, text, i) !== undefined) return true;
-    i += stickyAt(TOKEN68_CHAR, text, i)?.length ?? 1;
+    const char = stickyAt(TOKEN68_CHAR, text, i);
+    if (char === undefined) return false;
+    i += char.length;
   }
   return false;
 }
@@ -187,10 +196,13 @@ function tokenGoesOn(text: string, at: number): boolean {
  * Whether the other tag `tag` (`ANY_TAG`) is skipped: another `<` follows it, or a token goes on after it
  * (`tokenGoesOn`: `<mytag>-abcd1234`, `<br/>abcd1234`), so it is never read as the token. Else a tag of no HTML
  * element's name and no attributes (`<token>`) may itself be a lone `<…>` wrapping a token (`Bearer <token>.`: the
- * `.` after it is the sentence's), and an element's tag before a sentence's `.` wraps no token.
+ * `.` after it is the sentence's), and an element's tag before a sentence's `.` wraps no token. A word of prose
+ * after the tag (`PROSE_AFTER`: `<token>-style authentication`, `<token>.json for JSON`) is no token either.
  */
 function tagSkipped(text: string, after: number): boolean {
-  return opensAt(text, after) || tokenGoesOn(text, after);
+  return (
+    opensAt(text, after) || (tokenGoesOn(text, after) && stickyAt(PROSE_AFTER, text, after) === undefined)
+  );
 }
 
 /**

@@ -535,6 +535,24 @@ describe("redacted excerpts (spec 7)", () => {
       expect(redactedExcerpt(body as string, 10_000)).toBe(shown);
   });
 
+  it("prose after a placeholder (<token>-style, <token>.json, <token>.—see) is kept, the placeholder hidden", () => {
+    // tokenGoesOn stepped over any character, not only a token's, and took a word after - or . for a token:
+    // "Use Bearer <token>-style authentication" gave "Bearer <token>[redacted] authentication".
+    for (const [body, shown] of [
+      ["Use Bearer <token>-style authentication; no", "Use Bearer <[redacted]>-style authentication; no"],
+      ["Use a Bearer <token>-based header", "Use a Bearer <[redacted]>-based header"],
+      ["use Bearer <token>.json for JSON", "use Bearer <[redacted]>.json for JSON"],
+      ["Bearer <token>.—see docs", "Bearer <[redacted]>.—see docs"],
+      ["Bearer <token>.&nbsp;More", "Bearer <[redacted]>.&nbsp;More"],
+      ["Missing Bearer <token>.Check your config", "Missing Bearer <[redacted]>.Check your config"],
+      // A token after the tag, digits in it, is still one.
+      ["Bearer <br/>-abcd1234secret", "Bearer <br/>[redacted]"],
+      ["Bearer <mytag>-abcd1234secret</mytag>", "Bearer <mytag>[redacted]</mytag>"],
+      ["Bearer <token>.abcd1234secret", "Bearer <token>[redacted]"],
+    ])
+      expect(redactedExcerpt(body as string, 10_000)).toBe(shown);
+  });
+
   it("an XHTML tag closed by /> with no space (<br/>) after Bearer is skipped as <br> is", () => {
     // ANY_TAG wanted a space before its /: <br/> was neither a tag nor a lone <…>, and the token was shown.
     for (const [body, shown] of [
@@ -630,10 +648,10 @@ describe("redacted excerpts (spec 7)", () => {
       [`Bearer &quot;a${many("&#000")}`, "Bearer &quot;[redacted]"],
       [many("Bearer <abc>. "), many("Bearer <abc>. ", "Bearer <[redacted]>. ")],
       [many("Bearer &lt;token&gt;. "), many("Bearer &lt;token&gt;. ", "Bearer &lt;[redacted]&gt;. ")],
-      // A sentence's . then the next Bearer: a token going on after the tag, hidden up to the space.
+      // A sentence's . then the next Bearer, a word before a space: prose after a placeholder, each hidden.
       [
         many("Bearer <abc>.Bearer <abc>."),
-        many("Bearer <abc>.Bearer <abc>.", "Bearer <abc>[redacted] <abc>."),
+        many("Bearer <abc>.Bearer <abc>.", "Bearer <[redacted]>.Bearer <[redacted]>."),
       ],
       // Punctuation alone after a tag, read once to its end.
       [`Bearer <abc>${"-".repeat(size)}`, `Bearer <[redacted]>${"-".repeat(size)}`],
