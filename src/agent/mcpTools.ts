@@ -245,7 +245,8 @@ export async function mcpAgentTools(
     // The servers a later round may wait for: those making their first connect as the run began, and those
     // connected then with their tools registered, which come up again without tools only under a reload
     // that changed their entry. One failed (waiting out its backoff) or reconnecting as the run began is
-    // not waited for, its retry during the wait neither.
+    // not waited for, its retry during the wait neither; nor is one seen failed or reconnecting during the
+    // wait, whose retry is no first connect.
     const waitable = new Set([
       ...connecting.map((s) => s.name),
       ...hub
@@ -253,6 +254,11 @@ export async function mcpAgentTools(
         .filter((s) => wanted.has(s.name) && s.state === "connected" && atStart.has(s.name))
         .map((s) => s.name),
     ]);
+    const stateOf = (server: string) => hub.status().find((s) => s.name === server)?.state;
+    const dropIfDown = (server: string) => {
+      const state = stateOf(server);
+      if (state === "failed" || state === "reconnecting") waitable.delete(server);
+    };
     const started = performance.now();
     let timer: NodeJS.Timeout | undefined;
     let over = false;
@@ -269,7 +275,13 @@ export async function mcpAgentTools(
     let round = connecting;
     while (round.length > 0 && !over) {
       reports.onWait?.(round.map((s) => s.name));
-      await Promise.race([Promise.allSettled(round.map((s) => hub.settled(s.name))), giveUp]);
+      // A server whose wait settles failed is dropped as it settles: its retry may be connecting again (no
+      // tools) by the time the others' waits are over.
+      await Promise.race([
+        Promise.allSettled(round.map((s) => hub.settled(s.name).then(() => dropIfDown(s.name)))),
+        giveUp,
+      ]);
+      for (const s of round) dropIfDown(s.name);
       const next = withoutTools().filter((s) => waitable.has(s.name));
       // The same servers in the same states after their wait settled: nothing came of it (one still stopped is
       // replaced by nothing, the hub's stop; one that failed and is retrying is not waited for again), and

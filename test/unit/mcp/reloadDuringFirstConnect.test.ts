@@ -18,25 +18,30 @@ const ctx = useHubs();
 
 /**
  * A `transportFor` whose servers start (take their transport) only once `start(n)` is called for the n-th
- * connect; `named(server)` is the list of `server`'s connects, by their n.
+ * connect, and whose n-th connect fails, as a process exiting does, once `close(n)` is called;
+ * `named(server)` is the list of `server`'s connects, by their n.
  */
 function slowStarts(): {
   transportFor: TransportFor;
   connects: () => number;
   start: (n: number) => void;
+  close: (n: number) => void;
   named: (server: string) => number[];
 } {
   const pending: Array<() => void> = [];
+  const ends: InMemoryTransport[] = [];
   const names: string[] = [];
   return {
     transportFor: (name) => {
       const [client, server] = InMemoryTransport.createLinkedPair();
       pending.push(() => void buildServer().connect(server));
+      ends.push(server);
       names.push(name);
       return client;
     },
     connects: () => pending.length,
     start: (n) => pending[n]?.(),
+    close: (n) => void ends[n]?.close(),
     named: (server) => names.flatMap((name, n) => (name === server ? [n] : [])),
   };
 }
@@ -183,6 +188,35 @@ describe("a selected server that had failed when the run began", () => {
     expect(waiting.offered()?.filter((name) => name.endsWith("__echo"))).toEqual(["mcp__z__echo"]);
     expect(waiting.waits).toEqual([["z"]]);
     // f, still connecting as the wait ends, is named with the time the run waited for z.
+    expect(waiting.gaveUp).toEqual([{ servers: ["f"], waitedMs: 8000 }]);
+  });
+});
+
+describe("a selected server making its first connect as the run began, which fails during the wait", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("is not waited for once its backoff's retry starts while the run waits for another server", async () => {
+    vi.useFakeTimers();
+    const servers = slowStarts();
+    const h = ctx.hub(ctx.home, { z: first, f: first }, { transportFor: servers.transportFor });
+    await vi.advanceTimersByTimeAsync(10);
+    expect(servers.connects()).toBe(2);
+    const waiting = await waitingRun(h, ["z", "f"]);
+    // f's first connect fails 0.3 s into the wait; its retry begins (connecting, no tools) after its backoff.
+    await vi.advanceTimersByTimeAsync(300);
+    servers.close(servers.named("f")[0] as number);
+    await vi.advanceTimersByTimeAsync(10);
+    expect(h.status().find((s) => s.name === "f")?.state).toBe("failed");
+    await vi.advanceTimersByTimeAsync(1500);
+    expect(h.status().find((s) => s.name === "f")?.state).toBe("connecting");
+    await vi.advanceTimersByTimeAsync(6190);
+    servers.start(servers.named("z")[0] as number);
+    await vi.advanceTimersByTimeAsync(10);
+    // Offered z's tools as soon as z is connected (8 s), not 30 s after the run began.
+    expect(waiting.offered()?.filter((name) => name.endsWith("__echo"))).toEqual(["mcp__z__echo"]);
+    expect(waiting.waits).toEqual([["z", "f"]]);
     expect(waiting.gaveUp).toEqual([{ servers: ["f"], waitedMs: 8000 }]);
   });
 });
