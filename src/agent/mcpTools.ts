@@ -239,19 +239,18 @@ export async function mcpAgentTools(
     const known = new Set(hub.tools().map((tool) => tool.server));
     return hub.status().filter((s) => wanted.has(s.name) && comingUp(s.state) && !known.has(s.name));
   };
-  const atStart = new Set(hub.tools().map((tool) => tool.server));
   const connecting = withoutTools();
   if (connecting.length > 0) {
     // The servers a later round may wait for: those making their first connect as the run began, and those
-    // connected then with their tools registered, which come up again without tools only under a reload
-    // that changed their entry. One failed (waiting out its backoff) or reconnecting as the run began is
+    // connected then, whatever their tools (a filter may register none), which come up again without tools
+    // only under a reload that changed their entry. One failed (waiting out its backoff) or reconnecting as the run began is
     // not waited for, its retry during the wait neither; nor is one seen failed or reconnecting during the
     // wait, whose retry is no first connect.
     const waitable = new Set([
       ...connecting.map((s) => s.name),
       ...hub
         .status()
-        .filter((s) => wanted.has(s.name) && s.state === "connected" && atStart.has(s.name))
+        .filter((s) => wanted.has(s.name) && s.state === "connected")
         .map((s) => s.name),
     ]);
     const stateOf = (server: string) => hub.status().find((s) => s.name === server)?.state;

@@ -137,6 +137,34 @@ describe("a reload that changes a server's entry while a run waits for its first
     expect(waiting.down).toEqual([]);
   });
 
+  it("a server connected with no tools registered when the run began (a filter allowing none), whose entry the reload changes, is waited for too", async () => {
+    vi.useFakeTimers();
+    const servers = slowStarts();
+    const none = entry({ ...IN_MEMORY_ENTRY, connect_timeout: 600, tools: { include: [] } });
+    const h = ctx.hub(ctx.home, { z: first, y: none }, { transportFor: servers.transportFor });
+    await vi.advanceTimersByTimeAsync(10);
+    servers.start(servers.named("y")[0] as number);
+    await vi.advanceTimersByTimeAsync(10);
+    expect(h.status().find((s) => s.name === "y")?.state).toBe("connected");
+    expect(h.tools().filter((t) => t.server === "y")).toEqual([]);
+    const waiting = await waitingRun(h, ["z", "y"]);
+    await vi.advanceTimersByTimeAsync(1000);
+    await h.reload({ z: first, y: first });
+    await vi.advanceTimersByTimeAsync(10);
+    // z connects; y's new connect is still under way 1.5 s after.
+    servers.start(servers.named("z")[0] as number);
+    await vi.advanceTimersByTimeAsync(1500);
+    expect(waiting.offered()).toBeUndefined();
+    expect(waiting.waits).toEqual([["z"], ["y"]]);
+    servers.start(servers.named("y")[1] as number);
+    await vi.advanceTimersByTimeAsync(10);
+    expect((await waiting.run).filter((name) => name.endsWith("__echo"))).toEqual([
+      "mcp__z__echo",
+      "mcp__y__echo",
+    ]);
+    expect(waiting.gaveUp).toEqual([]);
+  });
+
   it("a server the reload is connecting again when the 30 s from the run's start are over is named as the run goes on without it", async () => {
     vi.useFakeTimers();
     const servers = slowStarts();
