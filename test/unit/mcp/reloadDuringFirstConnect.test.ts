@@ -218,6 +218,38 @@ describe("a selected server that had failed when the run began", () => {
     // f, still connecting as the wait ends, is named with the time the run waited for z.
     expect(waiting.gaveUp).toEqual([{ servers: ["f"], waitedMs: 8000 }]);
   });
+
+  it("is not waited for when a reload during the wait fixes its entry: the next run is offered its tools", async () => {
+    vi.useFakeTimers();
+    const servers = slowStarts();
+    let fStarts = 0;
+    const transportFor: TransportFor = (name, ...rest) => {
+      if (name !== "f" || fStarts++ > 0) return servers.transportFor(name, ...rest);
+      const [client, server] = InMemoryTransport.createLinkedPair();
+      void server.close();
+      return client;
+    };
+    const h = ctx.hub(ctx.home, { z: first, f: changed }, { transportFor });
+    await vi.advanceTimersByTimeAsync(10);
+    expect(h.status().find((s) => s.name === "f")?.state).toBe("failed");
+    const waiting = await waitingRun(h, ["z", "f"]);
+    await h.reload({ z: first, f: first });
+    await vi.advanceTimersByTimeAsync(10);
+    expect(h.status().find((s) => s.name === "f")?.state).toBe("connecting");
+    servers.start(servers.named("z")[0] as number);
+    await vi.advanceTimersByTimeAsync(10);
+    expect(waiting.offered()?.filter((name) => name.endsWith("__echo"))).toEqual(["mcp__z__echo"]);
+    expect(waiting.waits).toEqual([["z"]]);
+    expect(waiting.gaveUp.map((g) => g.servers)).toEqual([["f"]]);
+    servers.start(servers.named("f")[0] as number);
+    await vi.advanceTimersByTimeAsync(10);
+    const next = await waitingRun(h, ["z", "f"]);
+    expect((await next.run).filter((name) => name.endsWith("__echo"))).toEqual([
+      "mcp__z__echo",
+      "mcp__f__echo",
+    ]);
+    expect(next.waits).toEqual([]);
+  });
 });
 
 describe("a selected server making its first connect as the run began, which fails during the wait", () => {
