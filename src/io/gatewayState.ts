@@ -380,7 +380,11 @@ function recordedState(parsed: unknown): GatewayState | undefined {
   const state = parsed as GatewayState | null;
   if (typeof state?.host !== "string" || typeof state.port !== "number") return undefined;
   const instance: unknown = state.instance;
-  if (instance === undefined || (typeof instance === "string" && instance.trim() !== "")) return state;
+  if (instance === undefined) return state;
+  // An id with spaces around it (edited by hand) is read as the id: a header's value is read without them,
+  // so the gateway's answer names the id alone.
+  if (typeof instance === "string" && instance.trim() !== "")
+    return instance === instance.trim() ? state : { ...state, instance: instance.trim() };
   // An `instance` edited by hand into no id (null, a number, "", spaces: a header's value is read without the
   // spaces around it, so no answer names it), which no gateway sends: the file is read as
   // one that records none (an older svc's), so its gateway's answer is still its own, not another listener's.

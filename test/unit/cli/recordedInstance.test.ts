@@ -11,7 +11,7 @@ import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers
  * without it at the recorded address is another listener's. One edited by hand into no id (null, a number,
  * "", spaces alone) named nothing any gateway sends, so the healthy gateway the file records was taken for another
  * listener ("other"); it is read as a file that records no instance (an older svc's), whose gateway any 200
- * at its address stands for.
+ * at its address stands for. An id with spaces around it is read as the id.
  */
 
 const ELSEWHERE = "pid:[4026530000]";
@@ -66,5 +66,16 @@ describe("a gateway.json whose instance is no id", { timeout: 60_000 }, () => {
     expect(await askElsewhere(own.paths, own.err)).toEqual({ answers: true, address });
     const other = recordElsewhere(gw, "another-gateways-id");
     expect(await askElsewhere(other.paths, other.err)).toEqual({ answers: false, address, other: true });
+  });
+
+  it("is read without the spaces around it: the id of the healthy gateway with a space or tab around it still answers", async () => {
+    gw = await startTestGateway({ config: webhookConfig({ a: { secret: "s" } }) });
+    const id = gw.gateway.instance as string;
+    const { paths, err } = recordElsewhere(gw, `  ${id}\t`);
+    expect(readGatewayState(gatewayStateFile(paths))?.instance).toBe(id);
+    expect(await askElsewhere(paths, err)).toEqual({
+      answers: true,
+      address: `127.0.0.1:${gw.gateway.port}`,
+    });
   });
 });
