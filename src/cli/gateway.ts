@@ -5,6 +5,7 @@ import { type SvcPaths, svcHome, svcPaths } from "../config/paths.js";
 import { describeError, StoppedWhileStarting, StoppedWhileWaiting, SvcError } from "../errors.js";
 import type { Gateway } from "../gateway/index.js";
 import {
+  forgetRecordBeforeClaim,
   GatewayElsewhereError,
   type GatewayState,
   gatewayStateFile,
@@ -405,6 +406,7 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
     };
     writeJsonAtomic(stateFile, state);
     recorded = state;
+    forgetRecordBeforeClaim();
   } catch (err) {
     // Unseen by `svc gateway stop|status` and by the next start's check, it must not run on (a disk that
     // filled up since the check above): stopped as on SIGTERM, exit 1.

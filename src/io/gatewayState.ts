@@ -128,8 +128,15 @@ export function recordClaim(paths: SvcPaths): void {
     return;
   try {
     writeJsonAtomic(stateFile, { pid: process.pid, pid_namespace: namespace } satisfies GatewayClaim);
+    // Only another PID namespace's record: one of this namespace whose pid is not a live gateway of this
+    // home (checked above) is stale, a gateway killed without removing it, and a failed start removes it.
     replacedByClaim =
-      isRecord(before) && before.pid !== process.pid ? { stateFile, record: before } : undefined;
+      isRecord(before) &&
+      before.pid !== process.pid &&
+      typeof before.pid_namespace === "string" &&
+      before.pid_namespace !== namespace
+        ? { stateFile, record: before }
+        : undefined;
   } catch {
     // Said once the gateway listens, where its whole record fails to be written the same way.
   }
@@ -150,6 +157,14 @@ let replacedByClaim: { readonly stateFile: string; readonly record: Record<strin
 export function recordBeforeClaim(stateFile: string): GatewayState | undefined {
   if (replacedByClaim?.stateFile !== stateFile || !recordsThisProcess(stateFile)) return undefined;
   return recordedState(replacedByClaim.record);
+}
+
+/**
+ * Forgets the record this process's claim was written over (`recordBeforeClaim`), once this process has
+ * written its whole record there: from then on a refused port is not that gateway's, and no exit puts it back.
+ */
+export function forgetRecordBeforeClaim(): void {
+  replacedByClaim = undefined;
 }
 
 /**
