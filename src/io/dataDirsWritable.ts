@@ -95,7 +95,14 @@ function firstRefused(dir: string, deep: boolean, budget: { left: number }, top 
  * that directory), or by one elsewhere on the way to where a link leads (`closed`: `/root`, a private checkout).
  */
 type Found =
-  | { readonly kind: "dir"; readonly dir: string; readonly deep: boolean; readonly real?: string }
+  | {
+      readonly kind: "dir";
+      readonly dir: string;
+      readonly deep: boolean;
+      readonly real?: string;
+      /** SVC_HOME, or the profile's directory the data directory is of. */
+      readonly root: string;
+    }
   | { readonly kind: "loop"; readonly dir: string; readonly holds: string }
   | { readonly kind: "refused"; readonly dir: string; readonly refused: Refused }
   | { readonly kind: "closed"; readonly dir: string; readonly holds: string; readonly closed: ClosedDir };
@@ -127,7 +134,7 @@ function dataDirs(home: string): Found[] {
   for (const [dir, name, holds, deep, root] of dirs) {
     try {
       if (statSync(dir, { throwIfNoEntry: false })?.isDirectory() === true)
-        found.push({ kind: "dir", dir, deep, ...linkedTo(dir) });
+        found.push({ kind: "dir", dir, deep, root, ...linkedTo(dir) });
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === "ELOOP") {
@@ -221,11 +228,58 @@ export function dataDirsProblem(
     const real = dir.kind === "dir" ? dir.real : undefined;
     const refused =
       dir.kind === "refused" ? dir.refused : firstRefused(real ?? dir.dir, dir.deep, { left: maxEntries });
-    if (refused !== undefined) found.push({ dir: dir.dir, refused, ...(real === undefined ? {} : { real }) });
+    if (refused === undefined) continue;
+    if (dir.kind === "dir" && real !== undefined && !linkTargetToGive(real, home, dir.root))
+      loops.push(sharedTargetProblem(dir.dir, real, refused));
+    else found.push({ dir: dir.dir, refused, ...(real === undefined ? {} : { real }) });
   }
   const refused = writeProblem(found);
   if (loops.length === 0) return refused;
   return [...loops, ...(refused === undefined ? [] : [refused])].join("\n");
+}
+
+/**
+ * Whether `real`, where a data directory's symbolic link of `root` leads, is svc's to give to this user with a
+ * `chown -R`: svc's own (`svcOwn`: in SVC_HOME, or in the profile's directory as its link leads), this user's
+ * already, or an empty directory made for it. Any other (`deliveries -> /var/log`: root's, holding apt/, journal/,
+ * syslog) is a shared directory whose entries svc does not write: a `chown -R` would give away all it holds.
+ */
+function linkTargetToGive(real: string, home: string, root: string): boolean {
+  if (svcOwn(real, home, root)) return true;
+  try {
+    if (statSync(real).uid === process.getuid?.()) return true;
+    return readdirSync(real).length === 0;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A data directory `dir` whose symbolic link leads into `real`, another user's directory holding what svc does not
+ * keep there (`linkTargetToGive`): the entry that refused is named, and no `chown -R` offered, only to point the link
+ * at a directory of svc's own.
+ */
+function sharedTargetProblem(dir: string, real: string, refused: Refused): string {
+  const uid = process.getuid?.();
+  const user = userName();
+  // The target itself refusing is said once, with its owner, below.
+  const notes =
+    refused.path === real
+      ? []
+      : [
+          refused.path,
+          refused.owner === uid || refused.owner < 0 ? "" : `owned by uid ${refused.owner}`,
+        ].filter((note) => note !== "");
+  const at = `${dir} → ${real}${notes.length === 0 ? "" : ` (${notes.join(", ")})`}`;
+  const owner = (() => {
+    try {
+      return statSync(real).uid;
+    } catch {
+      return -1;
+    }
+  })();
+  const whose = owner < 0 ? "" : ` (owned by uid ${owner})`;
+  return `${at}: cannot be written by this user (${user}${uid === undefined ? "" : `, uid ${uid}`}) — ${real}${whose} is not svc's own and holds what svc does not keep there, so it is not to be given away: point the link at a directory of svc's own that this user can write, then start it again`;
 }
 
 /** A data directory this user cannot write: what refused, and where the directory leads when it is a link. */

@@ -296,6 +296,27 @@ describe("a data directory this user cannot write", { timeout: 30_000 }, () => {
     },
   );
 
+  // Seen: "<home>/deliveries → <dir>/varlog (owned by uid 0): … chown -R nobody <dir>/varlog (as root)": with
+  // deliveries -> /var/log, the system's logs given away.
+  it.runIf(AS_ROOT)(
+    "a data directory linked into another user's directory holding what svc does not keep there is never given away",
+    async () => {
+      const base = ownDir();
+      const home = join(base, "h");
+      mkdirSync(home);
+      chownSync(home, OTHER_USER, OTHER_USER);
+      const varlog = join(base, "varlog");
+      mkdirSync(join(varlog, "apt"), { recursive: true });
+      mkdirSync(join(varlog, "journal"));
+      writeFileSync(join(varlog, "syslog"), "", { mode: 0o640 });
+      symlinkSync(varlog, join(home, "deliveries"));
+      const problem = `${join(home, "deliveries")} → ${varlog}: cannot be written by this user (${USER}, uid ${UID}) — ${varlog} (owned by uid 0) is not svc's own and holds what svc does not keep there, so it is not to be given away: point the link at a directory of svc's own that this user can write, then start it again`;
+      await expectRefusedOnce(home, problem);
+      const check = await svcAsUser(home, ["config", "check"]);
+      expect(check.stderr).not.toContain("chown");
+    },
+  );
+
   it("a directory of this user's closed to writing is refused with the chmod that fixes it", async () => {
     const home = ownDir();
     const deliveries = join(home, "deliveries");
