@@ -11,8 +11,8 @@ import { thisUser } from "./userName.js";
 /**
  * A directory entry that is a profile's directory: a directory, or a symbolic link to one (a profile kept
  * elsewhere, such as in a dotfiles checkout: svc reads and writes its files through the link). A link into a
- * directory this user may not look into (EACCES) is one too: its target may well be there, and the start's check of
- * the data directories names the directory that keeps this user out (`dataDirsProblem`), not a link to nothing.
+ * directory this user may not look into (EACCES) is one too: its target may well be there, and the directory that
+ * keeps this user out is named (`dataDirsProblem`, `unusableProfileEntries`), not a link to nothing.
  */
 export function isProfileDir(dir: string, entry: Dirent): boolean {
   if (entry.isDirectory()) return true;
@@ -21,6 +21,21 @@ export function isProfileDir(dir: string, entry: Dirent): boolean {
     return statSync(join(dir, entry.name)).isDirectory();
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === "EACCES"; // else a link to nothing
+  }
+}
+
+/**
+ * Whether `entry` is a profile's directory svc can get to: one (`isProfileDir`) that is no symbolic link into a
+ * directory this user may not look into. Such a link is a profile all the same (`existingProfiles`), but its runs,
+ * cron jobs and MCP logins cannot use it: `unusableProfileEntries` names it with the directory that keeps this user
+ * out, as a link to nothing is named.
+ */
+function reachableProfileDir(dir: string, entry: Dirent): boolean {
+  if (!entry.isSymbolicLink()) return isProfileDir(dir, entry);
+  try {
+    return statSync(join(dir, entry.name)).isDirectory();
+  } catch {
+    return false;
   }
 }
 
@@ -50,7 +65,7 @@ export function existingProfiles(home: string): string[] {
 
 /**
  * Entries under `<home>/profiles/` named as a profile that cannot be one: a symbolic link to nothing (a
- * dotfiles checkout that moved) or a file; or `profiles` itself, when it is one of those. Every run, cron job and MCP login of that profile fails to write
+ * dotfiles checkout that moved) or into a directory this user may not look into (named with that directory), or a file; or `profiles` itself, when it is one of those. Every run, cron job and MCP login of that profile fails to write
  * its files there (a raw ENOENT / ENOTDIR), and its cron jobs are never scheduled: named at start, on each
  * reload and by `svc config check`.
  */
@@ -65,7 +80,7 @@ export function unusableProfileEntries(home: string): string[] {
   }
   return entries
     .filter((entry) => entry.name !== DEFAULT_PROFILE && PROFILE_NAME.test(entry.name))
-    .filter((entry) => !isProfileDir(dir, entry))
+    .filter((entry) => !reachableProfileDir(dir, entry))
     .sort((a, b) => (a.name < b.name ? -1 : 1))
     .map((entry) => unusableEntryMessage(dir, entry));
 }
@@ -86,7 +101,7 @@ export function unusableProfileEntry(home: string, profile: string | undefined):
     return unusableProfilesDir(dir, profile, err);
   }
   const entry = entries.find((candidate) => candidate.name === profile);
-  if (entry === undefined || isProfileDir(dir, entry)) return undefined;
+  if (entry === undefined || reachableProfileDir(dir, entry)) return undefined;
   return unusableEntryMessage(dir, entry);
 }
 

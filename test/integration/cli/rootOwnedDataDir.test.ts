@@ -272,6 +272,51 @@ describe("a data directory this user cannot write", { timeout: 30_000 }, () => {
     },
   );
 
+  // Seen (after 79a93b8c): no warning for the link, and svc cron list --profile work "<home>/profiles/work/cron/jobs.json:
+  // cannot be read (EACCES …) — … give it to that user (chown) and chmod 600 …", a file that may not be there, priv
+  // never named; a cron/jobs.json linked into priv the same.
+  it.runIf(AS_ROOT)(
+    "a profile linked into a directory this user may not look into is warned of, and its cron store names that directory",
+    async () => {
+      const base = ownDir();
+      const home = join(base, "h");
+      mkdirSync(join(home, "profiles"), { recursive: true });
+      chownSync(home, OTHER_USER, OTHER_USER);
+      chownSync(join(home, "profiles"), OTHER_USER, OTHER_USER);
+      const priv = join(base, "priv");
+      mkdirSync(join(priv, "work"), { recursive: true });
+      chmodSync(priv, 0o700);
+      const work = join(home, "profiles", "work");
+      symlinkSync(join(priv, "work"), work);
+      const closed = `${priv} (owned by uid 0) cannot be looked into by this user`;
+      const letIn = `let this user look into it (chmod o+x ${priv}, as its owner or root)`;
+      const unusable = `${work}: a symbolic link to ${join(priv, "work")}, which this user (${USER}, uid ${UID}) cannot get to: ${closed} — profile work's runs, cron jobs and MCP logins cannot use it: ${letIn}, or remove the link`;
+      const check = await svcAsUser(home, ["config", "check"]);
+      expect(check.stderr).toContain(`Warning: ${unusable}`);
+      const list = await svcAsUser(home, ["cron", "list", "--profile", "work"]);
+      expect(list.code).toBe(2);
+      expect(list.stderr).toBe(`svc: ${unusable}\n`);
+      const create = await svcAsUser(home, [
+        ...["cron", "create", "--profile", "work", "--name", "x", "--schedule", "every 1h", "--prompt", "hi"],
+      ]);
+      expect(create.code).toBe(2);
+      expect(create.stderr).toBe(`svc: ${unusable}\n`);
+
+      // The default profile's jobs.json linked into priv: the store's refusal names priv, and no chmod 600.
+      rmSync(work);
+      const cron = join(home, "cron");
+      mkdirSync(cron);
+      chownSync(cron, OTHER_USER, OTHER_USER);
+      symlinkSync(join(priv, "jobs.json"), join(cron, "jobs.json"));
+      const jobs = await svcAsUser(home, ["cron", "list"]);
+      expect(jobs.code).not.toBe(0);
+      expect(jobs.stderr).toContain(
+        `${join(cron, "jobs.json")}: cannot be read (EACCES: permission denied, open '${join(cron, "jobs.json")}') — on the way to it, ${closed} (${USER}, uid ${UID}): ${letIn}`,
+      );
+      expect(jobs.stderr).not.toContain("chmod 600");
+    },
+  );
+
   // Seen: "<home>/sessions (<home>/sessions/webhook-runs, owned by uid 0): … chown -R nobody <home>/sessions (as root)",
   // which changes the link alone: chown -R follows no link named on its command line.
   it.runIf(AS_ROOT)(
