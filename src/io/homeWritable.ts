@@ -248,6 +248,9 @@ function missingHomeProblem(
     // The nearest directory there is above HOME: HOME itself is not there.
     if (user !== undefined && parent !== user.dir)
       return `${user.name} is ${user.dir}, which does not exist, and this user (${userName()}) may not create directories in ${parent} (${code}), so svc has no home of its own: set SVC_HOME to a directory this user can write`;
+    // HOME itself, there but not this user's to write in (HOME=/, systemd DynamicUser's; a /var/www of root's).
+    if (user !== undefined)
+      return `${user.name} is ${user.dir}, where this user (${userName()}) may not create directories (${code}), so svc has no home of its own: set SVC_HOME to a directory this user can write`;
     return `${home}: SVC_HOME does not exist and cannot be made: this user (${userName()}) may not create directories in ${parent} (${code}) — create it as a user who can and give it to this one (mkdir -p ${home} && chown ${userName()} ${home}), or set SVC_HOME to a directory this user can write`;
   }
 }

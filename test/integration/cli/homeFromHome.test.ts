@@ -96,4 +96,25 @@ describe("a HOME that cannot hold ~/.svc is named as HOME", { timeout: 60_000 },
     );
     expect(check.stderr).not.toContain("mkdir -p");
   });
+
+  // Seen: "/.svc: SVC_HOME does not exist and cannot be made: this user (nobody) may not create directories in / (EACCES)
+  // — create it as a user who can … (mkdir -p /.svc && chown nobody /.svc)", about an SVC_HOME nobody set.
+  it.runIf(AS_ROOT)(
+    "a HOME that is there but this user cannot write in (/, a /var/www of root's) is named as HOME",
+    async () => {
+      const base = ownDir();
+      const www = join(base, "www");
+      mkdirSync(www);
+      for (const dir of ["/", www]) {
+        const problem = `HOME is ${dir}, where this user (nobody) may not create directories (EACCES), so svc has no home of its own: set SVC_HOME to a directory this user can write`;
+        const check = await svcAsUser(base, ["config", "check"], undefined, fromHome(dir));
+        expect(check.code).toBe(1);
+        expect(check.stderr).toContain(problem);
+        expect(check.stderr).not.toContain("SVC_HOME does not exist");
+        const run = await svcAsUser(base, ["gateway", "run", "--port", "0"], 10_000, fromHome(dir));
+        expect(run.code).toBe(1);
+        expect(run.stderr).toBe(`svc: ${problem}\n`);
+      }
+    },
+  );
 });
