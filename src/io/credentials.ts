@@ -548,7 +548,11 @@ function percentSpans(kept: readonly string[]): (text: string, spans: Spans) => 
       percentReadings++;
       const form = percentView(text, held, true);
       spacedIn ??= occurringOf(spaced);
-      collect(form, spacedIn(form.text), 0, spans);
+      const found: Spans = [];
+      collect(form, spacedIn(form.text), 0, found);
+      // A form encoder writes no space and no `\` as they are: a find holding one is no form-encoded secret (a
+      // `+ ` before a JSON-escaped echo of it, whose escape the find would cut, leaving the echo half shown).
+      for (const [from, to] of found) if (!/[ \\]/.test(text.slice(from, to))) spans.push([from, to]);
     }
   };
 }
