@@ -7,6 +7,7 @@ import {
   readFileSync,
   readlinkSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
@@ -475,7 +476,7 @@ describe("a relocation (the segment's path lost its file) numbered past a file i
 });
 
 describe("a state directory copied (cp -a), or restored to another disk, or moved", () => {
-  it("the copy's first start reads its segments and keeps their id (a new id written before a segment names it would, after a crash between the two, set every segment aside), and journal.id names the copy's directory", async () => {
+  it("the copy's first start reads its segments and keeps their id (a new id written before a segment names it would, after a crash between the two, set every segment aside), journal.id left as it was", async () => {
     const a = journalDir();
     const first = liveJournal(a);
     await first.append([{ t: "s", k: "EA1", at: 1 }]);
@@ -489,26 +490,86 @@ describe("a state directory copied (cp -a), or restored to another disk, or move
     expect(copy.replayed.map(recordKey)).toEqual(["EA1"]);
     expect(problems).toEqual([]);
     await copy.journal.close();
-    expect(readJournalId(b).id).toBe(original.id);
-    expect(readJournalId(b).dir).not.toBe(original.dir);
+    expect(readJournalId(b)).toEqual(original);
+    expect(readFileSync(join(b, JOURNAL_ID_FILE), "utf8")).toBe(`${original.id}\n`);
     expect(restart(b).problems).toEqual([]);
   });
+});
 
-  it("a journal.id written without the directory's identity (before it was recorded) is taken as it is, and the identity is added", async () => {
+describe("journal.id as an earlier version wrote it", () => {
+  /** The state directory's device and inode, as the version that wrote the `dir` line wrote them. */
+  const dirLine = (dir: string) => {
+    const { dev, ino } = statSync(dir, { bigint: true });
+    return `dir ${dev}:${ino}`;
+  };
+
+  it.each([
+    ["naming this state directory", dirLine],
+    ["naming another one (restored to another disk, moved, remounted)", () => "dir 2049:131073"],
+  ])(
+    "with the directory line (dir <dev>:<ino>) %s: read with its id, nothing said, and written again without the line (0600)",
+    async (_, line) => {
+      const dir = journalDir();
+      const first = liveJournal(dir);
+      await first.append([{ t: "s", k: "ours", at: 1 }]);
+      await first.journal.close();
+      const id = readJournalId(dir).id as string;
+      const file = join(dir, JOURNAL_ID_FILE);
+      writeFileSync(file, `${id}\n${line(dir)}\n`, { mode: 0o600 });
+      expect(readJournalId(dir)).toEqual({ id, dirLine: true });
+
+      const { journal, replayed, problems } = restart(dir);
+      expect(replayed.map(recordKey)).toEqual(["ours"]);
+      expect(problems).toEqual([]);
+      expect(readFileSync(file, "utf8")).toBe(`${id}\n`);
+      expect(lstatSync(file).mode & 0o777).toBe(0o600);
+      expect(journalFiles(dir)).toEqual([segmentName(2)]);
+      await journal.close();
+      // The next start finds the id as this version writes it, named by the segment this one wrote.
+      const again = restart(dir);
+      expect(again.problems).toEqual([]);
+      expect(readJournalId(dir)).toEqual({ id });
+      await again.journal.close();
+    },
+  );
+
+  it("the id alone (as this version writes it) is taken as it is and not written again", async () => {
     const dir = journalDir();
     const first = liveJournal(dir);
     await first.append([{ t: "s", k: "ours", at: 1 }]);
     await first.journal.close();
     const id = readJournalId(dir).id as string;
-    writeFileSync(join(dir, JOURNAL_ID_FILE), `${id}\n`, { mode: 0o600 });
+    const file = join(dir, JOURNAL_ID_FILE);
+    const before = lstatSync(file, { bigint: true }).ino;
 
     const { journal, replayed, problems } = restart(dir);
     expect(replayed.map(recordKey)).toEqual(["ours"]);
     expect(problems).toEqual([]);
-    expect(readJournalId(dir)).toEqual({ id, dir: expect.stringMatching(/^\d+:\d+$/) });
+    expect(readFileSync(file, "utf8")).toBe(`${id}\n`);
+    // Written again, it would be another file renamed into place.
+    expect(lstatSync(file, { bigint: true }).ino).toBe(before);
     await journal.close();
-    expect(restart(dir).problems).toEqual([]);
-    expect(readJournalId(dir).id).toBe(id);
+  });
+
+  it("a second line that is no directory line: said, and written again with the id the segments name", async () => {
+    const dir = journalDir();
+    const first = liveJournal(dir);
+    await first.append([{ t: "s", k: "ours", at: 1 }]);
+    await first.journal.close();
+    const id = readJournalId(dir).id as string;
+    const file = join(dir, JOURNAL_ID_FILE);
+    writeFileSync(file, `${id}\nsomething else\n`, { mode: 0o600 });
+
+    const { journal, replayed, problems } = restart(dir);
+    expect(replayed.map(recordKey)).toEqual(["ours"]);
+    expect(problems).toEqual([
+      {
+        file,
+        problem: `does not hold a journal id; it is written again with the id the segments name (${id})`,
+      },
+    ]);
+    expect(readFileSync(file, "utf8")).toBe(`${id}\n`);
+    await journal.close();
   });
 });
 

@@ -19,17 +19,16 @@ import { join } from "node:path";
  * start replays only segments of this journal (a file put at a segment's name from another state directory,
  * or a copy of one of this journal's segments under another number, is set aside).
  *
- * The file also records the state directory it was written in (`dirIdentity`, on its second line as
- * `dir <dev>:<ino>`): a start that finds another there (the directory copied, restored to another disk, moved)
- * reads the segments under the recorded id and then makes a new one, so a copy and its original are two
- * journals from the copy's first start on. A file without that line (written before it was recorded) is taken
- * as it is, and the line is added.
+ * The file holds the id alone. One an earlier version wrote also holds a second line, `dir <dev>:<ino>` (the
+ * state directory it was written in), which nothing reads: the id is read from it as from any other, and the
+ * start writes the file again without the line.
  */
 export const JOURNAL_ID_FILE = "journal.id";
 const JOURNAL_ID_TEMP = `${JOURNAL_ID_FILE}.tmp`;
 
 const JOURNAL_ID = /^[0-9a-f]{32}$/;
-const DIR_LINE = /^dir (\d+:\d+)$/;
+/** The second line an earlier version wrote (the state directory's device and inode); nothing reads it. */
+const DIR_LINE = /^dir \d+:\d+$/;
 
 /** The state directory `dir` as the file system knows it (device and inode); undefined when it is gone. */
 export function dirIdentity(dir: string): string | undefined {
@@ -45,8 +44,8 @@ export const newJournalId = (): string => randomBytes(16).toString("hex");
 /** What `journal.id` in `dir` holds: the id, none (no such file), or what is wrong with it. */
 export interface StoredJournalId {
   readonly id?: string;
-  /** The state directory it was written in (`dirIdentity`); undefined in a file written before it was recorded. */
-  readonly dir?: string;
+  /** Whether it also holds the `dir <dev>:<ino>` line an earlier version wrote: written again without it. */
+  readonly dirLine?: boolean;
   /** What is wrong with the file (there, but no id read from it). */
   readonly problem?: string;
   /** Whether it is no file (a directory, a symbolic link): set aside when the id is written (`writeJournalId`). */
@@ -90,14 +89,12 @@ export function readJournalId(dir: string): StoredJournalId {
   const [id, dirLine, ...rest] = text.split("\n").map((line) => line.trim());
   if (!isJournalId(id) || rest.length > 0) return { problem: "does not hold a journal id" };
   if (dirLine === undefined) return { id };
-  const at = DIR_LINE.exec(dirLine)?.[1];
-  return at === undefined ? { problem: "does not hold a journal id" } : { id, dir: at };
+  return DIR_LINE.test(dirLine) ? { id, dirLine: true } : { problem: "does not hold a journal id" };
 }
 
 /**
- * Writes `id`, and the identity of `dir` (`dirIdentity`), to `journal.id` in `dir` (mode 0600) so that a reader
- * sees the old file or the new one, never part of one: a temp file, synced, renamed into place, the directory
- * synced. What is at that name and is no file (a directory, a symbolic link: a rename cannot replace the one,
+ * Writes `id` (alone, on a line) to `journal.id` in `dir` (mode 0600) so that a reader sees the old file or the
+ * new one, never part of one: a temp file, synced, renamed into place, the directory synced. What is at that name and is no file (a directory, a symbolic link: a rename cannot replace the one,
  * and the other is no file svc wrote) is set aside as `keptAs` first; returns true when it was.
  */
 export function writeJournalId(dir: string, id: string, keptAs: string): boolean {
@@ -108,8 +105,7 @@ export function writeJournalId(dir: string, id: string, keptAs: string): boolean
   const temp = join(dir, JOURNAL_ID_TEMP);
   const fd = openSync(temp, "w", 0o600);
   try {
-    const at = dirIdentity(dir);
-    const data = Buffer.from(`${id}\n${at === undefined ? "" : `dir ${at}\n`}`);
+    const data = Buffer.from(`${id}\n`);
     for (let at = 0; at < data.length; ) at += writeSync(fd, data, at);
     fsyncSync(fd);
   } catch (err) {

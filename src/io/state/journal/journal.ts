@@ -211,9 +211,9 @@ export class Journal {
       // A journal an earlier version of svc wrote (no id in it) adopts one now, before a segment names it. One
       // found in another state directory (restored, moved, remounted, or copied) keeps its id: a new one written
       // before a segment names it would, after a crash between the two, make every segment another journal's
-      // (and overlayfs gives a directory another device at each mount); journal.id's directory is updated.
+      // (and overlayfs gives a directory another device at each mount).
       this.id = read.id === undefined ? newJournalId() : read.id;
-      if (!read.idStored || read.copied) writeJournalId(options.dir, this.id, read.idKeptAs);
+      if (!read.idStored) writeJournalId(options.dir, this.id, read.idKeptAs);
       trimGrownSpace(options.dir, read.zerosFrom);
       const first = encodeSnapshot(this.id, this.segment, snapshot());
       const fd = startSegmentSync(
@@ -529,8 +529,7 @@ export class Journal {
         stored.notAFile === true
           ? describeIdNotAFile(file, keptAs, `the journal's id (${this.id})`)
           : undefined;
-      if (stored.id !== this.id || stored.dir !== this.dirId)
-        writeJournalId(this.options.dir, this.id, keptAs);
+      if (stored.id !== this.id) writeJournalId(this.options.dir, this.id, keptAs);
       if (problem !== undefined) this.options.onProblem?.({ file, problem });
       n = Math.max(this.segment, ...listSegments(this.options.dir)) + 1;
     }

@@ -20,7 +20,6 @@ import { join } from "node:path";
 import { privateDir } from "../../privateMode.js";
 import {
   describeIdNotAFile,
-  dirIdentity,
   idKeptAs,
   isJournalId,
   isJournalIdTemp,
@@ -92,16 +91,10 @@ export interface ReadJournal {
    */
   readonly id: string | undefined;
   /**
-   * Whether `journal.id` holds `id` already, with this state directory's identity (otherwise the start
-   * writes it).
+   * Whether `journal.id` holds `id` already, as this version writes it (otherwise the start writes it: a file
+   * with the directory line an earlier version wrote is written again without it).
    */
   readonly idStored: boolean;
-  /**
-   * Whether `journal.id` was written in another state directory (`dirIdentity`: this one is a copy, a restore
-   * to another disk, a move): the segments were read under its id all the same, and the start makes a new one,
-   * so the copy and its original are two journals from now on.
-   */
-  readonly copied: boolean;
   /** What the start sets aside a `journal.id` that is no file as (said in `problems` when it found one). */
   readonly idKeptAs: string;
 }
@@ -325,7 +318,6 @@ export function readJournal(dir: string, options: ReadOptions = {}): ReadJournal
   const understood = options.understood ?? (() => true);
   const segments = listSegments(dir);
   const stored = readJournalId(dir);
-  const here = dirIdentity(dir);
   // Without journal.id, the id of the segment whose snapshot is replayed. When that one names none (an earlier
   // version's journal), this journal has no id yet: the segments up to it are read as that version read them,
   // and one after it that names a journal is not this one's.
@@ -480,8 +472,7 @@ export function readJournal(dir: string, options: ReadOptions = {}): ReadJournal
     keep,
     zerosFrom,
     id,
-    idStored: stored.id !== undefined && stored.dir !== undefined && stored.dir === here,
-    copied: stored.id !== undefined && stored.dir !== undefined && stored.dir !== here,
+    idStored: stored.id !== undefined && stored.dirLine !== true,
     idKeptAs: idAside ?? idKeptAs(now()),
   };
 }
