@@ -13,6 +13,8 @@ export interface McpToolSource {
   tools(): RegisteredTool[];
   status(): ReadonlyArray<{ readonly name: string; readonly state: string; readonly lastError?: string }>;
   settled(server: string): Promise<unknown>;
+  /** Calls `watcher` at each change of a server's status; the function returned stops it. */
+  watchStatus?(watcher: () => void): () => void;
   /** `onSent`: told when the call's request goes to the server (again for a replay). */
   callRegistered(
     name: string,
@@ -243,9 +245,10 @@ export async function mcpAgentTools(
   if (connecting.length > 0) {
     // The servers a later round may wait for: those making their first connect as the run began, and those
     // connected then, whatever their tools (a filter may register none), which come up again without tools
-    // only under a reload that changed their entry. One failed (waiting out its backoff) or reconnecting as the run began is
-    // not waited for, its retry during the wait neither; nor is one seen failed or reconnecting during the
-    // wait, whose retry is no first connect.
+    // only under a reload that changed their entry. One failed (waiting out its backoff) or reconnecting as the
+    // run began is not waited for, its retry during the wait neither; nor is one seen failed or reconnecting
+    // at any moment of the wait (a reload's new connect failing, a connection lost), whose retry is no first
+    // connect.
     const waitable = new Set([
       ...connecting.map((s) => s.name),
       ...hub
@@ -258,6 +261,12 @@ export async function mcpAgentTools(
       const state = stateOf(server);
       if (state === "failed" || state === "reconnecting") waitable.delete(server);
     };
+    // Any of them seen down while the run waits for others is dropped then, not only those of the round
+    // under way: a connect a reload made failing and retrying, a connection lost and its reconnect trying
+    // again, are out of connecting a moment only, and would be in it again when their round came.
+    const unwatch = hub.watchStatus?.(() => {
+      for (const server of waitable) dropIfDown(server);
+    });
     const started = performance.now();
     let timer: NodeJS.Timeout | undefined;
     let over = false;
@@ -291,6 +300,7 @@ export async function mcpAgentTools(
       round = same ? [] : next;
     }
     clearTimeout(timer);
+    unwatch?.();
     // Any selected server still coming up with no tools registered, whether the run waited for it or a
     // reload during the wait changed its entry: the run goes on without its tools, and says so.
     const still = withoutTools();

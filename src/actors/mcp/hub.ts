@@ -163,6 +163,8 @@ export class McpHub {
    * way): the report says it, however the server fares after (one crashing right after its handshake).
    */
   private readonly reloadOutcomes = new Map<string, ReloadConnectOutcome>();
+  /** Told at each change of a server's status, as `onStatus` is (`watchStatus`: a run waiting for connects). */
+  private readonly statusWatchers = new Set<() => void>();
 
   constructor(private readonly options: HubOptions) {
     this.servers = options.servers;
@@ -267,6 +269,17 @@ export class McpHub {
         return this.settled(server, options);
     }
     return this.status().find((s) => s.name === server) as ServerStatus;
+  }
+
+  /**
+   * Calls `watcher` at each change of a server's status (its connection's state, error or tools), as
+   * `onStatus` is told, each state a connection passes through included; the function returned stops it.
+   */
+  watchStatus(watcher: () => void): () => void {
+    this.statusWatchers.add(watcher);
+    return () => {
+      this.statusWatchers.delete(watcher);
+    };
   }
 
   /** Calls a tool by its registered `mcp__...` name. */
@@ -782,7 +795,7 @@ export class McpHub {
           // failure is said at once.
           logFailure(rt.streak, this.options.logger, name, line);
         }
-        this.options.onStatus?.(this.status());
+        this.statusChanged();
       },
       error: (err) =>
         this.options.logger.error(
@@ -817,7 +830,12 @@ export class McpHub {
    */
   private toolsChanged(): void {
     this.rebuild();
+    this.statusChanged();
+  }
+
+  private statusChanged(): void {
     this.options.onStatus?.(this.status());
+    for (const watcher of [...this.statusWatchers]) watcher();
   }
 
   private rebuild(): void {

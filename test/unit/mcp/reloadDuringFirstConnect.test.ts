@@ -280,3 +280,61 @@ describe("a selected server making its first connect as the run began, which fai
     expect(waiting.gaveUp).toEqual([{ servers: ["f"], waitedMs: 8000 }]);
   });
 });
+
+describe("a selected server connected when the run began that goes down during the wait", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("is not waited for once the retry of a reload's failed new connect starts while the run waits for another server", async () => {
+    vi.useFakeTimers();
+    const servers = slowStarts();
+    const h = ctx.hub(ctx.home, { z: first, y: first }, { transportFor: servers.transportFor });
+    await vi.advanceTimersByTimeAsync(10);
+    servers.start(servers.named("y")[0] as number);
+    await vi.advanceTimersByTimeAsync(10);
+    expect(h.tools().map((t) => t.server)).toContain("y");
+    const waiting = await waitingRun(h, ["z", "y"]);
+    await vi.advanceTimersByTimeAsync(100);
+    await h.reload({ z: first, y: changed });
+    await vi.advanceTimersByTimeAsync(200);
+    // y's new connect fails (its process exits) 0.3 s in; its retry begins (connecting, no tools) after the
+    // backoff, while the run still waits for z's first connect.
+    servers.close(servers.named("y")[1] as number);
+    await vi.advanceTimersByTimeAsync(10);
+    expect(h.status().find((s) => s.name === "y")?.state).toBe("failed");
+    await vi.advanceTimersByTimeAsync(1500);
+    expect(h.status().find((s) => s.name === "y")?.state).toBe("connecting");
+    await vi.advanceTimersByTimeAsync(6190);
+    servers.start(servers.named("z")[0] as number);
+    await vi.advanceTimersByTimeAsync(10);
+    // Offered z's tools as soon as z is connected (8 s), not 30 s after the run began.
+    expect(waiting.offered()?.filter((name) => name.endsWith("__echo"))).toEqual(["mcp__z__echo"]);
+    expect(waiting.waits).toEqual([["z"]]);
+    expect(waiting.gaveUp).toEqual([{ servers: ["y"], waitedMs: 8000 }]);
+  });
+
+  it("with no tools registered (a filter allowing none), is not waited for once it reconnects after a lost connection", async () => {
+    vi.useFakeTimers();
+    const servers = slowStarts();
+    const none = entry({ ...IN_MEMORY_ENTRY, connect_timeout: 600, tools: { include: [] } });
+    const h = ctx.hub(ctx.home, { z: first, y: none }, { transportFor: servers.transportFor });
+    await vi.advanceTimersByTimeAsync(10);
+    servers.start(servers.named("y")[0] as number);
+    await vi.advanceTimersByTimeAsync(10);
+    expect(h.status().find((s) => s.name === "y")?.state).toBe("connected");
+    const waiting = await waitingRun(h, ["z", "y"]);
+    // y's connection is lost 0.3 s in: it reconnects (connecting, no tools registered) while the run waits
+    // for z's first connect.
+    await vi.advanceTimersByTimeAsync(300);
+    servers.close(servers.named("y")[0] as number);
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(h.status().find((s) => s.name === "y")?.state).toBe("connecting");
+    await vi.advanceTimersByTimeAsync(5700);
+    servers.start(servers.named("z")[0] as number);
+    await vi.advanceTimersByTimeAsync(10);
+    expect(waiting.offered()?.filter((name) => name.endsWith("__echo"))).toEqual(["mcp__z__echo"]);
+    expect(waiting.waits).toEqual([["z"]]);
+    expect(waiting.gaveUp).toEqual([{ servers: ["y"], waitedMs: 8000 }]);
+  });
+});
