@@ -128,13 +128,12 @@ export function recordClaim(paths: SvcPaths): void {
     return;
   try {
     writeJsonAtomic(stateFile, { pid: process.pid, pid_namespace: namespace } satisfies GatewayClaim);
-    // Only another PID namespace's record: one of this namespace whose pid is not a live gateway of this
-    // home (checked above) is stale, a gateway killed without removing it, and a failed start removes it.
+    // Only another PID namespace's record, decided by the namespace alone: its pid may be this process's
+    // number there (two containers' gateways are both pid 1). One of this namespace whose pid is not a live
+    // gateway of this home (checked above) is stale, a gateway killed without removing it, and a failed start
+    // removes it.
     replacedByClaim =
-      isRecord(before) &&
-      before.pid !== process.pid &&
-      typeof before.pid_namespace === "string" &&
-      before.pid_namespace !== namespace
+      isRecord(before) && typeof before.pid_namespace === "string" && before.pid_namespace !== namespace
         ? { stateFile, record: before }
         : undefined;
   } catch {

@@ -1,5 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { svcPaths } from "../../../src/config/paths.js";
 import {
@@ -10,6 +12,7 @@ import {
   restoreRecordBeforeClaim,
 } from "../../../src/io/gatewayState.js";
 import { pidNamespace } from "../../../src/io/pidNamespace.js";
+import { UNSHARE } from "../../helpers/container.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
 /**
@@ -89,5 +92,56 @@ describe.skipIf(pidNamespace() === undefined)("the record a start's claim is wri
     expect(recordBeforeClaim(stateFile)).toBeUndefined();
     expect(restoreRecordBeforeClaim(stateFile)).toBe(false);
     expect(read(stateFile)).toEqual(whole);
+  });
+});
+
+/**
+ * A start as pid 1 of a PID namespace of its own (a container's, `unshare --pid` standing in for it) claims
+ * gateway.pid, writes its claim over `gateway.json` and ends before it listens, printing what it put back.
+ */
+function claimInContainer(dir: string): { restored: boolean; namespace: string } {
+  const src = (path: string) =>
+    JSON.stringify(pathToFileURL(join(import.meta.dirname, "../../../src", path)).href);
+  const script = `
+    const { svcPaths } = await import(${src("config/paths.ts")});
+    const state = await import(${src("io/gatewayState.ts")});
+    const { pidNamespace } = await import(${src("io/pidNamespace.ts")});
+    if (process.pid !== 1) throw new Error("not pid 1: " + process.pid);
+    const paths = svcPaths(process.env.SVC_HOME);
+    state.recordClaim(paths);
+    const restored = state.restoreRecordBeforeClaim(state.gatewayStateFile(paths));
+    console.log(JSON.stringify({ restored, namespace: pidNamespace() }));
+  `;
+  const child = spawnSync(
+    "unshare",
+    [
+      "--pid",
+      "--fork",
+      "--mount-proc",
+      process.execPath,
+      "--import",
+      "tsx",
+      "--input-type=module",
+      "-e",
+      script,
+    ],
+    { env: { PATH: process.env.PATH ?? "", HOME: dir, SVC_HOME: dir }, encoding: "utf8", timeout: 60_000 },
+  );
+  if (child.status !== 0) throw new Error(`claim in a container: ${child.status} ${child.stderr}`);
+  return JSON.parse(child.stdout.trim().split("\n").at(-1) as string);
+}
+
+describe.runIf(UNSHARE && pidNamespace() !== undefined)("a start's claim as pid 1 of a PID namespace", () => {
+  it("keeps another namespace's gateway's record of pid 1 (two containers' gateways), and puts it back as it ends before it listens", () => {
+    const paths = svcPaths(home.dir);
+    const stateFile = gatewayStateFile(paths);
+    // The first container's gateway, pid 1 in its namespace, still serving.
+    const record = recordOf(1, OTHER_NAMESPACE);
+    writeFileSync(stateFile, JSON.stringify(record));
+    const claimed = claimInContainer(home.dir);
+    expect(claimed.namespace).not.toBe(OTHER_NAMESPACE);
+    expect(claimed.namespace).not.toBe(pidNamespace());
+    expect(claimed.restored).toBe(true);
+    expect(read(stateFile)).toEqual(record);
   });
 });
