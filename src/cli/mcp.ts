@@ -783,12 +783,14 @@ async function reloadGateway(options: { wait?: string }): Promise<void> {
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  // No report by the end of the wait: a refusal since the signal is this reload's.
+  // No report by the end of the wait: a refusal since the signal is this reload's, unless it came while a
+  // reload begun since the signal (this one, stopping servers) was still running: a later SIGHUP's.
   const refused = refusalSince(refusedSince(readStatusFile(loaded.paths.mcpCache), sentAt), undefined, true);
   if (refused !== undefined && "refused" in refused) {
     refusedText(refused.refused);
     return;
   }
+
   const since = stoppingSince();
   if (since !== undefined) {
     process.stderr.write(stoppingText(since));
@@ -799,6 +801,11 @@ async function reloadGateway(options: { wait?: string }): Promise<void> {
   process.stderr.write(
     `svc: sent SIGHUP to the gateway (pid ${pid}), but it has not reported the reload within ${waitMs / 1000} s (--wait): it may still be reloading, or be stuck — its log says which (${loaded.paths.gatewayLog}); svc mcp list shows the servers it runs, and svc mcp reload --wait <seconds> waits longer\n`,
   );
+  // Not the command's: a later SIGHUP's, which leaves what this reload applies as it is.
+  if (refused !== undefined && "refusedLaterUnreported" in refused)
+    process.stderr.write(
+      `svc: a later reload was refused while this one was still running, and does not change what this one applies:\n${refused.refusedLaterUnreported}\n`,
+    );
   process.exitCode = 1;
 }
 

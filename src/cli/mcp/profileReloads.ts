@@ -62,7 +62,12 @@ export type RefusalReading =
   /** A later reload's: the command's reload began before it and has reported. */
   | { readonly refusedLater: string }
   /** Neither yet: no report has come, and the command's wait has time left. */
-  | { readonly pending: string };
+  | { readonly pending: string }
+  /**
+   * A later reload's, refused while a reload begun since the signal (the command's) was still running, which
+   * has not reported by the end of the command's wait: the command's reload is not reported in time, not refused.
+   */
+  | { readonly refusedLaterUnreported: string };
 
 /** A refusal stamped since the command's signal (`refusedSince`). */
 export interface RefusalSince {
@@ -77,8 +82,9 @@ export interface RefusalSince {
  * its `at`): a report that began before the refusal is the command's reload's, applied, and the refusal a
  * later SIGHUP's (one that lands while the command's reload is still stopping servers, before it reports);
  * one that began after it answered a later signal, and the refusal gives way to it (none). With no report,
- * the refusal is the command's, unless a reload begun since the signal was still running when it came: then
- * only once the command's wait is over (`final`), that reload's report may still come until then.
+ * the refusal is the command's, unless a reload begun since the signal was still running when it came: that
+ * reload is the command's, still running, and the refusal a later SIGHUP's; its report may come until the
+ * command's wait is over (`pending`), and once it is over (`final`) the reload is not reported in time.
  */
 export function refusalSince(
   refused: RefusalSince | undefined,
@@ -86,8 +92,10 @@ export function refusalSince(
   final: boolean,
 ): RefusalReading | undefined {
   if (refused === undefined) return undefined;
-  if (reportAt === undefined)
-    return final || !refused.reportDue ? { refused: refused.why } : { pending: refused.why };
+  if (reportAt === undefined) {
+    if (!refused.reportDue) return { refused: refused.why };
+    return final ? { refusedLaterUnreported: refused.why } : { pending: refused.why };
+  }
   return refused.at > reportAt ? { refusedLater: refused.why } : undefined;
 }
 
@@ -212,7 +220,10 @@ export interface ProfileLook {
   readonly report?: ReloadReport;
   /** Why the gateway refused the reload the command asked for. */
   readonly refused?: string;
-  /** Why it refused a later reload, the one the command asked for applied (reported, then or since). */
+  /**
+   * Why it refused a later reload, the one the command asked for applied (reported, then or since), or still
+   * running as the refusal came and not reported by the end of the command's wait.
+   */
   readonly refusedLater?: string;
 }
 
@@ -253,6 +264,8 @@ export function profileReports(home: string, sentAt: number) {
       }
       if (reading !== undefined && "refusedLater" in reading)
         laterRefusals.set(profile, reading.refusedLater);
+      if (reading !== undefined && "refusedLaterUnreported" in reading)
+        laterRefusals.set(profile, reading.refusedLaterUnreported);
       const refusedLater = laterRefusals.get(profile);
       const later = refusedLater === undefined ? {} : { refusedLater };
       const now = seen.report;
@@ -307,7 +320,8 @@ export async function printProfileReloads(
       seen = reports.look(profile);
       report = seen.report;
     }
-    // No report by the end of the wait: a refusal since the signal is the command's.
+    // No report by the end of the wait: a refusal since the signal is the command's, unless it came while a
+    // reload begun since the signal (the command's) was still running.
     if (report === undefined && seen.refused === undefined) {
       seen = reports.look(profile, true);
       report = seen.report;
@@ -321,6 +335,11 @@ export async function printProfileReloads(
     }
     if (report === undefined) {
       process.stdout.write(`Profile ${profile}: has not reported its reload yet — see the gateway log\n`);
+      // Refused while the reload the command asked for was still running: a later SIGHUP's.
+      if (seen.refusedLater !== undefined)
+        process.stdout.write(
+          `  a later reload was refused for this profile while this one was still running: ${seen.refusedLater}\n`,
+        );
       continue;
     }
     const closed = report.reload.closed === true;

@@ -93,25 +93,35 @@ describe("svc mcp reload's reading of a refusal that lands before its reload's r
     expect(seen.refusedLater).toBe("profiles/work/.env: is empty");
   });
 
-  it("a named profile's with no report by the end of the wait is the command's", () => {
+  it("a named profile's with no report by the end of the wait is a later reload's, the command's reload not reported in time", () => {
     const dir = fresh();
     const reports = profileReports(dir, SENT);
     write(dir, { lastRefusedReload: early });
     expect(reports.look("work")).toEqual({});
+    expect(reports.look("work", true)).toEqual({ refusedLater: "profiles/work/.env: is empty" });
+  });
+
+  it("a named profile's with no report by the end of the wait, no reload under way as it came, is the command's", () => {
+    const dir = fresh();
+    const reports = profileReports(dir, SENT);
+    write(dir, { lastRefusedReload: { at: at(3), why: "profiles/work/.env: is empty" } });
     expect(reports.look("work", true)).toEqual({ refused: "profiles/work/.env: is empty" });
     // Latched: a report coming after that changes nothing.
     write(dir, { lastReload: { ...applied, at: at(1) }, lastRefusedReload: early });
     expect(reports.look("work")).toEqual({ refused: "profiles/work/.env: is empty" });
   });
 
-  it("the default profile's: pending with no report while the wait has time left, a later reload's once the report comes, the command's at the end of the wait", () => {
+  it("the default profile's: pending with no report while the wait has time left, a later reload's once the report comes or at the end of the wait", () => {
     const dir = fresh();
     const cache = svcPaths(dir, DEFAULT_PROFILE).mcpCache;
     const refusal = { ...early, why: "config.yaml: line 3: bad" };
     write(dir, { lastRefusedReload: refusal }, DEFAULT_PROFILE);
     const refused = refusedSince(readStatusFile(cache), SENT);
     expect(refusalSince(refused, undefined, false)).toEqual({ pending: "config.yaml: line 3: bad" });
-    expect(refusalSince(refused, undefined, true)).toEqual({ refused: "config.yaml: line 3: bad" });
+    // The wait over with no report: the command's reload was still running as the later one was refused.
+    expect(refusalSince(refused, undefined, true)).toEqual({
+      refusedLaterUnreported: "config.yaml: line 3: bad",
+    });
     write(dir, { lastReload: { ...applied, at: at(1) }, lastRefusedReload: refusal }, DEFAULT_PROFILE);
     const status = readStatusFile(cache);
     expect(refusalSince(refusedSince(status, SENT), Date.parse(status?.lastReload?.at ?? ""), false)).toEqual(
