@@ -1,27 +1,74 @@
-import { accessSync, constants, type Dirent, lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
+import {
+  accessSync,
+  constants,
+  type Dirent,
+  lstatSync,
+  opendirSync,
+  readdirSync,
+  realpathSync,
+  statSync,
+} from "node:fs";
 import { join, resolve, sep } from "node:path";
 import { DEFAULT_PROFILE, PROFILE_NAME } from "../config/paths.js";
 import { type ClosedDir, closedDirectory } from "./closedDir.js";
 import { LOOP_OF_LINKS, linkTargetSync } from "./linkChain.js";
 import { isProfileDir } from "./profiles.js";
+import { terminalText } from "./terminalText.js";
 import { thisUser, userName } from "./userName.js";
 
 /**
- * The directories the gateway writes in SVC_HOME and in each profile's directory, what it keeps in each, and
- * whether what is in them is looked at too (the run workspaces are agents' checkouts: only the directory itself).
+ * The directories the gateway writes in SVC_HOME and in each profile's directory, what it keeps in each, whether
+ * what is in them is looked at too (the run workspaces are agents' checkouts: only the directory itself), and the
+ * names svc itself writes at the top of each (with `OWN_ANYWHERE`; a directory's with a final `/`): a directory a data directory's link leads to
+ * that holds only those is svc's data, to be given to this user (`linkTargetToGive`).
  */
-const HOME_DIRS: readonly (readonly [name: string, holds: string, deep: boolean])[] = [
-  ["logs", "log", true],
-  ["state", "journal of accepted runs", true],
-  ["deliveries", "delivery history", true],
-  ["workspaces", "runs' workspaces", false],
+const HOME_DIRS: readonly (readonly [name: string, holds: string, deep: boolean, own: RegExp])[] = [
+  // gateway.log (the logger), gateway.out (svc gateway start's output of the gateway), and the copies logrotate
+  // makes of them (`gateway.log.1`, `gateway.log.2.gz`, `gateway.log-20261207`).
+  ["logs", "log", true, /^gateway\.(?:log|out)(?:[.-]\d+)?(?:\.gz)?$/],
+  // The journal (journal.ts, segments.ts, dirLock.ts) and the groups' and cron runs' records (gatewayState.ts).
+  [
+    "state",
+    "journal of accepted runs",
+    true,
+    /^(?:LOCK|journal\.id|journal-\d{6,}\.seg(?:\.tmp)?|agents\/|cron-runs\/)$/,
+  ],
+  // deliveryHistory.ts: the history, the previous one, and one renamed aside while it is removed.
+  ["deliveries", "delivery history", true, /^(?:history(?:\.1)?\.jsonl|\.history-replaced-\d+-\d+\.jsonl)$/],
+  // workspace.ts: a directory for each run, named for it.
+  ["workspaces", "runs' workspaces", false, /^[^.].*\/$/],
 ];
-const PROFILE_DIRS: readonly (readonly [name: string, holds: string])[] = [
-  ["sessions", "run sessions"],
-  ["cron", "cron jobs"],
-  ["mcp-tokens", "MCP logins"],
-  ["mcp-cache", "MCP servers' tool lists and status"],
+const PROFILE_DIRS: readonly (readonly [name: string, holds: string, own: RegExp])[] = [
+  // store.ts: index.json and each chat's transcript under its platform's directory (`<platform>/<chat>.jsonl`),
+  // runJournal.ts: webhook-runs/; the transcripts a chat front end sharing the directory writes (.json, .jsonl).
+  ["sessions", "run sessions", /^(?:[^.].*\.jsonl?|[A-Za-z0-9][A-Za-z0-9_.-]*\/)$/],
+  // cronStore.ts: jobs.json.
+  ["cron", "cron jobs", /^jobs\.json$/],
+  // tokenStore.ts: `<server>.json`, `.client.json`, `.meta.json`, `.cimd-off`.
+  ["mcp-tokens", "MCP logins", /^[^.].*\.(?:json|cimd-off)$/],
+  // schemaCache.ts: `<print>.json`; statusFile.ts: status.json.
+  ["mcp-cache", "MCP servers' tool lists and status", /^[^.].*\.json$/],
 ];
+
+/**
+ * What svc writes beside a file of its own in any data directory: `<name>.lock` (fileLock.ts) and the lock's own
+ * leftovers, and the temp file of an atomic write (atomicFile.ts); and a file system's `lost+found`, at the top of
+ * a volume made for the directory.
+ */
+const OWN_ANYWHERE =
+  /^(?:lost\+found\/|.+\.lock|.+\.lock\.\d+(?:\.ns\d+)?\.[0-9a-f]{8}\.(?:new|stale)|\..+\.\d+(?:\.ns\d+)?\.[0-9a-f]{12}\.tmp)$/;
+
+/** The names svc writes at the top of each data directory (a directory's with a final `/`), by its name. */
+const OWN_ENTRIES: ReadonlyMap<string, RegExp> = new Map([
+  ...HOME_DIRS.map(([name, , , own]) => [name, own] as const),
+  ...PROFILE_DIRS.map(([name, , own]) => [name, own] as const),
+]);
+
+/**
+ * At most this many entries of a directory a data directory's link leads to are looked at to tell svc's own data
+ * from a shared directory's: a foreign entry is found among the first few of a shared one.
+ */
+const TARGET_MAX_ENTRIES = 200;
 
 /** The one data directory whose store names a loop of links itself (`unusableCronStore`), as its readers do. */
 const OWN_LOOP_CHECK = "cron";
@@ -98,6 +145,8 @@ type Found =
   | {
       readonly kind: "dir";
       readonly dir: string;
+      /** The data directory's own name (`sessions`). */
+      readonly name: string;
       readonly deep: boolean;
       readonly real?: string;
       /** SVC_HOME, or the profile's directory the data directory is of. */
@@ -134,7 +183,7 @@ function dataDirs(home: string): Found[] {
   for (const [dir, name, holds, deep, root] of dirs) {
     try {
       if (statSync(dir, { throwIfNoEntry: false })?.isDirectory() === true)
-        found.push({ kind: "dir", dir, deep, root, ...linkedTo(dir) });
+        found.push({ kind: "dir", dir, name, deep, root, ...linkedTo(dir) });
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === "ELOOP") {
@@ -229,8 +278,10 @@ export function dataDirsProblem(
     const refused =
       dir.kind === "refused" ? dir.refused : firstRefused(real ?? dir.dir, dir.deep, { left: maxEntries });
     if (refused === undefined) continue;
-    if (dir.kind === "dir" && real !== undefined && !linkTargetToGive(real, home, dir.root))
-      loops.push(sharedTargetProblem(dir.dir, real, refused));
+    const target =
+      dir.kind === "dir" && real !== undefined ? linkTargetToGive(real, dir.name, home, dir.root) : "give";
+    if (target !== "give" && real !== undefined)
+      loops.push(sharedTargetProblem(dir.dir, real, refused, target));
     else found.push({ dir: dir.dir, refused, ...(real === undefined ? {} : { real }) });
   }
   const refused = writeProblem(found);
@@ -239,27 +290,54 @@ export function dataDirsProblem(
 }
 
 /**
- * Whether `real`, where a data directory's symbolic link of `root` leads, is svc's to give to this user with a
- * `chown -R`: svc's own (`svcOwn`: in SVC_HOME, or in the profile's directory as its link leads), this user's
- * already, or an empty directory made for it. Any other (`deliveries -> /var/log`: root's, holding apt/, journal/,
- * syslog) is a shared directory whose entries svc does not write: a `chown -R` would give away all it holds.
+ * Whether `real`, where a data directory `name`'s symbolic link of `root` leads, is svc's to give to this user with
+ * a `chown -R`: svc's own (`svcOwn`: in SVC_HOME, or in the profile's directory as its link leads), this user's
+ * already, or holding only what svc writes in that data directory (`OWN_ENTRIES`; none, when made for it): "give".
+ * Else the first entry svc does not keep there (`deliveries -> /var/log`: root's, holding apt/, journal/, syslog),
+ * a shared directory a `chown -R` would give away all of; or `undefined` when this user cannot list it (root's,
+ * mode 0700), so what it holds is unknown.
  */
-function linkTargetToGive(real: string, home: string, root: string): boolean {
-  if (svcOwn(real, home, root)) return true;
+function linkTargetToGive(
+  real: string,
+  name: string,
+  home: string,
+  root: string,
+): "give" | { foreign: string } | undefined {
+  if (svcOwn(real, home, root)) return "give";
+  const own = OWN_ENTRIES.get(name);
   try {
-    if (statSync(real).uid === process.getuid?.()) return true;
-    return readdirSync(real).length === 0;
+    if (statSync(real).uid === process.getuid?.()) return "give";
+    const dir = opendirSync(real);
+    const names: string[] = [];
+    try {
+      for (
+        let entry = dir.readSync();
+        entry !== null && names.length < TARGET_MAX_ENTRIES;
+        entry = dir.readSync()
+      )
+        names.push(entry.isDirectory() ? `${entry.name}/` : entry.name);
+    } finally {
+      dir.closeSync();
+    }
+    const foreign = names.sort().find((entry) => !OWN_ANYWHERE.test(entry) && own?.test(entry) !== true);
+    return foreign === undefined ? "give" : { foreign };
   } catch {
-    return false;
+    return undefined;
   }
 }
 
 /**
- * A data directory `dir` whose symbolic link leads into `real`, another user's directory holding what svc does not
- * keep there (`linkTargetToGive`): the entry that refused is named, and no `chown -R` offered, only to point the link
- * at a directory of svc's own.
+ * A data directory `dir` whose symbolic link leads into `real`, another user's directory that is not svc's own
+ * (`linkTargetToGive`): one holding `foreign`, which svc does not keep there, is not offered to be given away, only
+ * to point the link at a directory of svc's own; one this user cannot look into is said so, with the `chown -R`
+ * that fixes it as root's choice once root has looked.
  */
-function sharedTargetProblem(dir: string, real: string, refused: Refused): string {
+function sharedTargetProblem(
+  dir: string,
+  real: string,
+  refused: Refused,
+  target: { foreign: string } | undefined,
+): string {
   const uid = process.getuid?.();
   const user = userName();
   // The target itself refusing is said once, with its owner, below.
@@ -279,7 +357,10 @@ function sharedTargetProblem(dir: string, real: string, refused: Refused): strin
     }
   })();
   const whose = owner < 0 ? "" : ` (owned by uid ${owner})`;
-  return `${at}: cannot be written by this user (${user}${uid === undefined ? "" : `, uid ${uid}`}) — ${real}${whose} is not svc's own and holds what svc does not keep there, so it is not to be given away: point the link at a directory of svc's own that this user can write, then start it again`;
+  const said = `${at}: cannot be written by this user (${user}${uid === undefined ? "" : `, uid ${uid}`}) — ${real}${whose}`;
+  if (target === undefined)
+    return `${said} cannot be looked into by this user, so what it holds is unknown: if it holds only svc's data, give it to this user: chown -R ${user} ${real} (as root); else point the link at a directory of svc's own that this user can write; then start it again`;
+  return `${said} is not svc's own and holds ${terminalText(target.foreign)}, which svc does not keep there, so it is not to be given away: point the link at a directory of svc's own that this user can write, then start it again`;
 }
 
 /** A data directory this user cannot write: what refused, and where the directory leads when it is a link. */

@@ -355,10 +355,57 @@ describe("a data directory this user cannot write", { timeout: 30_000 }, () => {
       mkdirSync(join(varlog, "journal"));
       writeFileSync(join(varlog, "syslog"), "", { mode: 0o640 });
       symlinkSync(varlog, join(home, "deliveries"));
-      const problem = `${join(home, "deliveries")} → ${varlog}: cannot be written by this user (${USER}, uid ${UID}) — ${varlog} (owned by uid 0) is not svc's own and holds what svc does not keep there, so it is not to be given away: point the link at a directory of svc's own that this user can write, then start it again`;
+      const problem = `${join(home, "deliveries")} → ${varlog}: cannot be written by this user (${USER}, uid ${UID}) — ${varlog} (owned by uid 0) is not svc's own and holds apt/, which svc does not keep there, so it is not to be given away: point the link at a directory of svc's own that this user can write, then start it again`;
       await expectRefusedOnce(home, problem);
       const check = await svcAsUser(home, ["config", "check"]);
       expect(check.stderr).not.toContain("chown");
+    },
+  );
+
+  // Seen: "<home>/sessions → <dir>/srv/sessions: … <dir>/srv/sessions (owned by uid 0) is not svc's own and holds
+  // what svc does not keep there": a directory holding only what a root run of svc wrote, refused its chown -R.
+  it.runIf(AS_ROOT)(
+    "a data directory linked into root's directory holding only what svc writes there is given to this user",
+    async () => {
+      const base = ownDir();
+      const home = join(base, "home");
+      mkdirSync(home);
+      chownSync(home, OTHER_USER, OTHER_USER);
+      const srv = join(base, "srv");
+      const sessions = join(srv, "sessions");
+      mkdirSync(join(sessions, "webhook-runs"), { recursive: true });
+      writeFileSync(join(sessions, "run-1.json"), "{}", { mode: 0o600 });
+      writeFileSync(join(sessions, "index.json.lock"), "", { mode: 0o600 });
+      symlinkSync(sessions, join(home, "sessions"));
+      const deliveries = join(srv, "deliveries");
+      mkdirSync(deliveries);
+      writeFileSync(join(deliveries, "history.jsonl"), "", { mode: 0o600 });
+      symlinkSync(deliveries, join(home, "deliveries"));
+      const problem = `${join(home, "deliveries")} → ${deliveries} (owned by uid 0), ${join(home, "sessions")} → ${sessions} (owned by uid 0): cannot be written by this user (${USER}, uid ${UID}) — the gateway keeps its sessions, stores and logs there: give them to this user: chown -R ${USER} ${deliveries} ${sessions} (as root), then start it again`;
+      await expectRefusedOnce(home, problem);
+      // One entry svc does not keep there makes it shared, and that entry is named.
+      writeFileSync(join(deliveries, "notes.txt"), "");
+      const shared = `${join(home, "deliveries")} → ${deliveries}: cannot be written by this user (${USER}, uid ${UID}) — ${deliveries} (owned by uid 0) is not svc's own and holds notes.txt, which svc does not keep there, so it is not to be given away`;
+      const check = await svcAsUser(home, ["config", "check"]);
+      expect(check.stderr).toContain(shared);
+      expect(check.stderr).not.toContain(`chown -R ${USER} ${deliveries}`);
+    },
+  );
+
+  // Seen: an empty directory of root's with mode 0700, which this user cannot list, said to hold "what svc does not
+  // keep there".
+  it.runIf(AS_ROOT)(
+    "a data directory linked into a directory this user cannot list says what it holds is unknown",
+    async () => {
+      const base = ownDir();
+      const home = join(base, "home");
+      mkdirSync(home);
+      chownSync(home, OTHER_USER, OTHER_USER);
+      const closed = join(base, "closed");
+      mkdirSync(closed, { mode: 0o700 });
+      symlinkSync(closed, join(home, "deliveries"));
+      const problem = `${join(home, "deliveries")} → ${closed}: cannot be written by this user (${USER}, uid ${UID}) — ${closed} (owned by uid 0) cannot be looked into by this user, so what it holds is unknown: if it holds only svc's data, give it to this user: chown -R ${USER} ${closed} (as root); else point the link at a directory of svc's own that this user can write; then start it again`;
+      await expectRefusedOnce(home, problem);
     },
   );
 
