@@ -236,6 +236,20 @@ function svcOwn(closed: string, home: string, root: string): boolean {
 }
 
 /**
+ * Whether `dir`, a directory this user may not look into, is svc's own (`svcOwn`): SVC_HOME `home` or one in it, or
+ * a profile's directory as its link leads or one in it; a `chown -R` of it gives this user what is svc's alone.
+ */
+export function isSvcOwnDir(dir: string, home: string): boolean {
+  if (svcOwn(dir, home, home)) return true;
+  try {
+    const profiles = join(home, "profiles");
+    for (const entry of readdirSync(profiles, { withFileTypes: true }))
+      if (PROFILE_NAME.test(entry.name) && svcOwn(dir, home, join(profiles, entry.name))) return true;
+  } catch {}
+  return false;
+}
+
+/**
  * For a data directory this user may not get to: the directory of svc's own on the way that refuses it, `closed`
  * (a profile's directory of root's with mode 0700, or the checkout its link leads to), with its owner; else the
  * data directory itself, refused.

@@ -1,10 +1,15 @@
+import { svcHome } from "../config/paths.js";
 import { closedDirectory } from "./closedDir.js";
-import { thisUser } from "./userName.js";
+import { isSvcOwnDir } from "./dataDirsWritable.js";
+import { thisUser, userName } from "./userName.js";
 
 /**
  * What to do about a file this process may not read (`EACCES`, `EPERM`: another user's file, such as one a
  * `sudo svc …` command created, or one whose mode leaves its owner out), or undefined for any other error. A file
- * behind a directory this user may not look into is named with that directory and the chmod that lets this user in.
+ * behind a directory this user may not look into is named with that directory and what lets this user in: the
+ * chmod that lets it look into another user's directory elsewhere, or, for another user's directory of svc's own
+ * (SVC_HOME, one in it, a profile's directory: `cron/` left by `sudo svc cron create`), the `chown -R` that gives it
+ * to this user, since its files are as closed as it is.
  */
 export function permissionFix(file: string, err: unknown): string | undefined {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
@@ -12,7 +17,21 @@ export function permissionFix(file: string, err: unknown): string | undefined {
   // Refused by a directory on the way (a profile linked into a checkout of root's with mode 0700): the file may not
   // even be there, and no chown or chmod of it would let this user through.
   const closed = code === "EACCES" ? closedDirectory(file) : undefined;
-  if (closed !== undefined)
-    return `on the way to it, ${closed.named} cannot be looked into by ${thisUser()}: ${closed.fix}`;
+  if (closed !== undefined) {
+    const fix =
+      closed.owner !== undefined && svcOwnDir(closed.dir)
+        ? `give it to this user: chown -R ${userName()} ${closed.dir} (as root)`
+        : closed.fix;
+    return `on the way to it, ${closed.named} cannot be looked into by ${thisUser()}: ${fix}`;
+  }
   return `make it readable by the user svc runs as (uid ${process.getuid?.() ?? "?"}): give it to that user (chown) and chmod 600 ${file}`;
+}
+
+/** Whether `dir` is svc's own (`isSvcOwnDir`) in the SVC_HOME this process uses; false when it has none. */
+function svcOwnDir(dir: string): boolean {
+  try {
+    return isSvcOwnDir(dir, svcHome());
+  } catch {
+    return false;
+  }
 }

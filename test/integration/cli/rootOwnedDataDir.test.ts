@@ -409,6 +409,35 @@ describe("a data directory this user cannot write", { timeout: 30_000 }, () => {
     },
   );
 
+  // Seen: "svc cron list": "on the way to it, <home>/cron (owned by uid 0) cannot be looked into by this user …:
+  // let this user look into it (chmod o+x <home>/cron, …)", after which jobs.json (root's, 0600) still cannot be read.
+  it.runIf(AS_ROOT)(
+    "a closed directory of svc's own on the way to a store is to be given to this user, not looked into",
+    async () => {
+      const home = ownDir();
+      const cron = join(home, "cron");
+      mkdirSync(cron, { mode: 0o700 });
+      writeFileSync(join(cron, "jobs.json"), '{"version":1,"jobs":[]}', { mode: 0o600 });
+      const given = `on the way to it, ${cron} (owned by uid 0) cannot be looked into by this user (${USER}, uid ${UID}): give it to this user: chown -R ${USER} ${cron} (as root)`;
+      const list = await svcAsUser(home, ["cron", "list"]);
+      expect(list.code).not.toBe(0);
+      expect(list.stderr).toContain(given);
+      expect(list.stderr).not.toContain("chmod o+x");
+      const check = await svcAsUser(home, ["config", "check"]);
+      expect(check.stderr).not.toContain("chmod o+x");
+      // A profile's directory of root's with mode 0700, as docs/operations.md gives it.
+      rmSync(cron, { recursive: true });
+      const work = join(home, "profiles", "work");
+      mkdirSync(join(work, "cron"), { recursive: true });
+      chownSync(join(home, "profiles"), OTHER_USER, OTHER_USER);
+      chmodSync(work, 0o700);
+      const workList = await svcAsUser(home, ["cron", "list", "--profile", "work"]);
+      expect(workList.code).not.toBe(0);
+      expect(workList.stderr).toContain(`chown -R ${USER} ${work} (as root)`);
+      expect(workList.stderr).not.toContain("chmod o+x");
+    },
+  );
+
   it("a directory of this user's closed to writing is refused with the chmod that fixes it", async () => {
     const home = ownDir();
     const deliveries = join(home, "deliveries");
