@@ -200,9 +200,38 @@ export function homeProblem(home: string, env: NodeJS.ProcessEnv = process.env):
   try {
     accessSync(home, constants.W_OK);
   } catch (err) {
+    const user = homeFromUser(home, env);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (user !== undefined && (code === "EACCES" || code === "EPERM"))
+      return closedHomeProblem(home, found, user);
     return homeNotWritable(home, err).message;
   }
   return undefined;
+}
+
+/**
+ * Why `~/.svc`, there with SVC_HOME unset, cannot be svc's home: another user's (`sudo -u svc` keeping HOME=/home/me,
+ * where `.svc` is me's, with its tokens, sessions and journal), named with its owner under HOME and no SVC_HOME as if
+ * one were set, and never offered to be given away: only root's `.svc` in this user's own HOME (a root run's
+ * leftover) is, with its `chown -R`; this user's own, closed to writing, is to be opened.
+ */
+function closedHomeProblem(
+  home: string,
+  found: Stats,
+  user: { readonly name: string; readonly dir: string },
+): string {
+  const uid = process.getuid?.();
+  const whose = found.uid === uid ? "" : ` (owned by uid ${found.uid})`;
+  const said = `${user.name} is ${user.dir}, and ${home}${whose} cannot be written by ${thisUser()}, so svc has no home of its own`;
+  if (found.uid === uid)
+    return `${said}: make it writable (chmod u+rwx ${home}), or set SVC_HOME to a directory this user can write`;
+  let homeOwner: number | undefined;
+  try {
+    homeOwner = statSync(user.dir).uid;
+  } catch {}
+  if (found.uid === 0 && homeOwner === uid)
+    return `${said}: give it to this user (chown -R ${userName()} ${home}, as root: a root run's leftover), or set SVC_HOME to a directory this user can write`;
+  return `${said}: set SVC_HOME to a directory this user can write`;
 }
 
 /**

@@ -1,10 +1,10 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, symlinkSync } from "node:fs";
+import { chmodSync, chownSync, mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { homeProblem } from "../../../src/io/homeWritable.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { AS_ROOT, ownedTempDirs, svcAsUser } from "../../helpers/svcAsUser.js";
+import { AS_ROOT, OTHER_USER, ownedTempDirs, svcAsUser } from "../../helpers/svcAsUser.js";
 import { svc } from "./svc.js";
 
 /**
@@ -115,6 +115,39 @@ describe("a HOME that cannot hold ~/.svc is named as HOME", { timeout: 60_000 },
         expect(run.code).toBe(1);
         expect(run.stderr).toBe(`svc: ${problem}\n`);
       }
+    },
+  );
+
+  // Seen (sudo -u nobody keeping HOME): "<dir>/me/.svc: SVC_HOME cannot be written (EACCES …) — … fix its owner or
+  // permissions …", about an SVC_HOME nobody set, whose fix would hand uid 1234's tokens, sessions and journal over.
+  it.runIf(AS_ROOT)(
+    "a ~/.svc there that this user cannot write is named under HOME, and given away only when root's in its own HOME",
+    async () => {
+      const base = ownDir();
+      const me = join(base, "me");
+      const dotSvc = join(me, ".svc");
+      mkdirSync(dotSvc, { recursive: true, mode: 0o700 });
+      chownSync(me, 1234, 1234);
+      chownSync(dotSvc, 1234, 1234);
+      chmodSync(me, 0o755);
+      const problem = `HOME is ${me}, and ${dotSvc} (owned by uid 1234) cannot be written by this user (nobody, uid 65534), so svc has no home of its own: set SVC_HOME to a directory this user can write`;
+      const check = await svcAsUser(base, ["config", "check"], undefined, fromHome(me));
+      expect(check.code).toBe(1);
+      expect(check.stderr).toContain(problem);
+      expect(check.stderr).not.toContain("SVC_HOME cannot be written");
+      expect(check.stderr).not.toContain("chown");
+      const run = await svcAsUser(base, ["gateway", "run", "--port", "0"], 10_000, fromHome(me));
+      expect(run.code).toBe(1);
+      expect(run.stderr).toBe(`svc: ${problem}\n`);
+      // root's .svc in this user's own HOME: a root run's leftover, to be given to this user.
+      const own = join(base, "own");
+      const rootSvc = join(own, ".svc");
+      mkdirSync(rootSvc, { recursive: true, mode: 0o700 });
+      chownSync(own, OTHER_USER, OTHER_USER);
+      const given = `HOME is ${own}, and ${rootSvc} (owned by uid 0) cannot be written by this user (nobody, uid 65534), so svc has no home of its own: give it to this user (chown -R nobody ${rootSvc}, as root: a root run's leftover), or set SVC_HOME to a directory this user can write`;
+      const left = await svcAsUser(base, ["gateway", "run", "--port", "0"], 10_000, fromHome(own));
+      expect(left.code).toBe(1);
+      expect(left.stderr).toBe(`svc: ${given}\n`);
     },
   );
 });
