@@ -87,10 +87,13 @@ export const TOO_DEEP_ARGUMENTS_TEXT = `${"[".repeat(MAX_ARGUMENT_DEPTH + 1)}${"
  * - a `tool_use` without a `name`, or with one that is no text (`null`): named `""`, a made-up name the tool
  *   loop answers with a tool error (`unknown_tool` in the turn sent back), as a `tool_use` named `""` is. The
  *   SDK refused the whole answer for want of it, failing the run;
- * - a `tool_use` without an `input`, or with an empty or blank text for it, as proxies that write the API's
- *   answers from their own types (Go's `json:"input,omitempty"`) send a call of a tool without arguments:
- *   `{}`, as the Chat Completions path reads empty arguments. The SDK refused the whole answer for want of
- *   it, failing the run, and took `""` for arguments that are no object (a tool error);
+ * - a `tool_use` without an `input`, with `"input": null`, or with an empty or blank text for it, as proxies
+ *   that write the API's answers from their own types (Go's `json:"input,omitempty"`, or a nil input Go's
+ *   encoding/json and pydantic write as `null`) send a call of a tool without arguments: `{}`, as the Chat
+ *   Completions path reads empty arguments. The SDK refused the whole answer for want of it, failing the
+ *   run, and took `""` or `null` for arguments that are no object (a tool error);
+ * - `"content": null` (a Go nil slice) as no content (`[]`): the SDK refused the whole answer, failing the
+ *   run, where `content: []` is delivered as an empty reply;
  * - a `tool_use` input holding a number a double does not hold (an id past 2^53, read with `parseJson` so its
  *   text is known): the input's text as written, as a string (the SDK would write the input back out with
  *   the neighbouring number), which the tool loop refuses naming the number (`argumentsRefusal`); a
@@ -100,7 +103,8 @@ export function normalizedMessagesAnswer(
   answer: unknown,
   options: { readonly thinkingInText: boolean } = { thinkingInText: true },
 ): unknown {
-  const content = (answer as { content?: unknown } | null)?.content;
+  const written = (answer as { content?: unknown } | null)?.content;
+  const content = written === null && isObject(answer) ? [] : written;
   if (!Array.isArray(content)) return undefined;
   const deep = (part: unknown) =>
     (part as { type?: unknown } | null)?.type === "tool_use" &&
@@ -131,6 +135,7 @@ export function normalizedMessagesAnswer(
   const thinking = options.thinkingInText ? thinkingInTextBlock(content) : undefined;
   if (
     counted &&
+    written !== null &&
     thinking === undefined &&
     !content.some(
       (part) =>
@@ -184,9 +189,12 @@ export function normalizedMessagesAnswer(
   };
 }
 
-/** A `tool_use` input that is missing, or an empty or blank text. */
+/**
+ * A `tool_use` input that is missing, `null` (as Go's encoding/json and pydantic write a nil input), or an
+ * empty or blank text.
+ */
 function blankInput(input: unknown): boolean {
-  return input === undefined || (typeof input === "string" && input.trim() === "");
+  return input == null || (typeof input === "string" && input.trim() === "");
 }
 
 /**

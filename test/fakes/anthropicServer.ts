@@ -256,13 +256,15 @@ export function startFakeAnthropic(options: FakeModelOptions = {}): Promise<Fake
           ? {}
           : {
               input:
-                call.inputAs !== undefined
-                  ? call.inputAs.text
-                  : call.rawObject
-                    ? rawArgumentsMark(i)
-                    : typeof call.args === "string"
-                      ? JSON.parse(call.args)
-                      : call.args,
+                call.inputAs === "null"
+                  ? null
+                  : call.inputAs !== undefined
+                    ? call.inputAs.text
+                    : call.rawObject
+                      ? rawArgumentsMark(i)
+                      : typeof call.args === "string"
+                        ? JSON.parse(call.args)
+                        : call.args,
             }),
       })),
       ...(turn.blocks ?? []),
@@ -273,7 +275,7 @@ export function startFakeAnthropic(options: FakeModelOptions = {}): Promise<Fake
       res.writeHead(200, { "content-type": "application/json" }).end(
         withRawArguments(turn, {
           ...message,
-          content,
+          content: turn.nullContent ? null : content,
           stop_reason: stopReason,
           stop_sequence: null,
           ...(turn.noUsage ? {} : { usage: { input_tokens: 10, output_tokens: 5 } }),
@@ -288,7 +290,7 @@ export function startFakeAnthropic(options: FakeModelOptions = {}): Promise<Fake
           type: "message_start",
           message: {
             ...message,
-            content: [],
+            content: turn.nullContent ? null : [],
             stop_reason: null,
             stop_sequence: null,
             usage: { input_tokens: 10, output_tokens: 0 },
@@ -332,8 +334,13 @@ export function startFakeAnthropic(options: FakeModelOptions = {}): Promise<Fake
             data: { type: "content_block_delta", index: i, delta: { type: "text_delta", text } },
           })),
         );
-      } else if (!("input" in block) || (typeof block.input === "string" && !isRawMark(block.input))) {
-        // A call written without an input, or with a text for it: so in its start, with no input deltas.
+      } else if (
+        !("input" in block) ||
+        block.input === null ||
+        (typeof block.input === "string" && !isRawMark(block.input))
+      ) {
+        // A call written without an input, with a null one or with a text for it: so in its start, with no
+        // input deltas.
         events.push({
           event: "content_block_start",
           data: { type: "content_block_start", index: i, content_block: block },

@@ -28,10 +28,12 @@ export type ModelTurn =
          */
         rawObject?: true;
         /**
-         * Messages API only: the `tool_use` without an `input` (`absent`), or with this text as its input, as
-         * proxies writing the API's answers send a call of a tool without arguments.
+         * Messages API only: the `tool_use` without an `input` (`absent`), with `"input": null` (`null`, as Go's
+         * encoding/json and pydantic write a nil input; streamed, so in its `content_block_start`, with no
+         * input deltas), or with this text as its input, as proxies writing the API's answers send a call of a
+         * tool without arguments.
          */
-        inputAs?: "absent" | { readonly text: string };
+        inputAs?: "absent" | "null" | { readonly text: string };
       }>;
       /**
        * Chat Completions only: `content` sent as this array of parts in place of `text` (streamed, each part
@@ -62,6 +64,11 @@ export type ModelTurn =
       readonly model?: string;
       /** The answer carries no `usage` (as servers and proxies that count no tokens write it). */
       readonly noUsage?: true;
+      /**
+       * Messages API only: the answer's `content` is `null` (streamed: `message_start`'s message holds
+       * `"content": null` and no block follows), as gateways writing a Go nil slice send an empty answer.
+       */
+      readonly nullContent?: true;
     }
   /** An HTTP error answer (429 with `retry-after`, 500, ...). */
   | { readonly status: number; readonly headers?: Readonly<Record<string, string>>; readonly body?: string }

@@ -4,9 +4,10 @@ import { type FakeModel, startFakeAnthropic } from "../../fakes/anthropicServer.
 import { anthropicRunner } from "../../helpers/anthropicRunner.js";
 
 /**
- * A Messages API `tool_use` without an `input`, or with an empty or blank text for it, as proxies that write
- * the API's answers from their own types send a call of a tool without arguments, is a call with `{}`, as
- * empty Chat Completions arguments are (docs/agent.md, Malformed tool calls). Real sockets on 127.0.0.1.
+ * A Messages API `tool_use` without an `input`, with `"input": null`, or with an empty or blank text for it,
+ * as proxies that write the API's answers from their own types send a call of a tool without arguments, is a
+ * call with `{}`, as empty Chat Completions arguments are; an answer with `"content": null` is one with no
+ * content (docs/agent.md, Malformed tool calls). Real sockets on 127.0.0.1.
  */
 
 const calls: unknown[] = [];
@@ -35,6 +36,7 @@ function run(baseUrl: string) {
 
 const inputs = [
   ["no input", "absent"],
+  ["input null", "null"],
   ['input ""', { text: "" }],
   ['input " \\n"', { text: " \n" }],
 ] as const;
@@ -55,4 +57,15 @@ describe("a Messages API tool_use without arguments written without an object", 
         ]);
         expect(JSON.stringify(messages[2]?.content)).toContain("all green");
       });
+});
+
+describe('a Messages API answer with "content": null', () => {
+  for (const streamAlways of [false, true])
+    it(`${streamAlways ? "streamed" : "as JSON"}, stop_reason end_turn: read as no content, delivered as the empty reply content [] is, not failing the run`, async () => {
+      model = await startFakeAnthropic({ streamAlways });
+      model.script({ nullContent: true }, { nullContent: true, text: "unused" });
+      const result = await run(model.baseUrl);
+      expect(result.text).toBe("");
+      expect(result.record?.outcome).toBe("ok");
+    });
 });
