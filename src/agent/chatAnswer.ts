@@ -1,6 +1,6 @@
 import { stringifyJson } from "../streams/jsonNumbers/index.js";
 import { withFlatContent } from "./chatContentParts.js";
-import { thinkingInText } from "./thinkText.js";
+import { THINKING_KEPT, thinkingInText } from "./thinkText.js";
 import { argumentsNestTooDeep, TOO_DEEP_ARGUMENTS_TEXT } from "./toolCallInputs.js";
 
 /**
@@ -19,7 +19,10 @@ import { argumentsNestTooDeep, TOO_DEEP_ARGUMENTS_TEXT } from "./toolCallInputs.
  * - the legacy `function_call` (with `finish_reason: function_call`) instead of `tool_calls`, as older
  *   servers answer: taken as the one tool call it names (the SDK gives it an id);
  * - `content` as an array of parts, read as one text first (`withFlatContent`), so what follows reads it too;
- * - a reasoning model's thinking written into its text between `<think>` and `</think>` (`thinkingApart`);
+ * - a reasoning model's thinking written into its text between `<think>` and `</think>` (`thinkingApart`),
+ *   unless `options.thinkingInText` is false (OpenAI's own API and Azure OpenAI, which never write it there);
+ *   a text the rule would have left a finished turn without is taken as written, and the answer carries
+ *   `THINKING_KEPT` for `thinkingKeptMiddleware` to log;
  * - a `refusal` next to a text of its own (`withoutRepeatedRefusal`): the SDK added it after the text.
  * And an answer whose choice failed while it was written (OpenRouter's `finish_reason: "error"`, with the
  * provider's `error` in the choice) is made one the SDK refuses, quoting that error, as OpenRouter's
@@ -27,17 +30,23 @@ import { argumentsNestTooDeep, TOO_DEEP_ARGUMENTS_TEXT } from "./toolCallInputs.
  * as the run's reply.
  * Returns `undefined` when the answer needs no change (the common case), so nothing is re-serialised.
  */
-export function normalizedChatAnswer(answer: unknown): unknown {
+export function normalizedChatAnswer(
+  answer: unknown,
+  options: { readonly thinkingInText: boolean } = { thinkingInText: true },
+): unknown {
   if (!isRecord(answer) || !Array.isArray(answer.choices)) return undefined;
   const first: unknown = answer.choices[0];
   if (isRecord(first) && first.finish_reason === "error")
     return { finish_reason: "error", ...(first.error === undefined ? {} : { error: first.error }) };
   let changed = false;
+  let kept = false;
   const choices = answer.choices.map((choice: unknown) => {
     if (!isRecord(choice) || !isRecord(choice.message)) return choice;
     const flat = withFlatContent(choice.message);
     const read = flat ?? choice.message;
-    const thinking = thinkingApart(read);
+    const apart = options.thinkingInText ? thinkingApart(read, choice.finish_reason === "length") : undefined;
+    if (apart === "kept") kept = true;
+    const thinking = apart === "kept" ? undefined : apart;
     const written = withoutRepeatedRefusal(thinking ?? read);
     const message = written ?? thinking ?? read;
     let calls = message.tool_calls;
@@ -58,25 +67,32 @@ export function normalizedChatAnswer(answer: unknown): unknown {
       },
     };
   });
+  if (kept) return { ...answer, choices, [THINKING_KEPT]: true };
   return changed ? { ...answer, choices } : undefined;
 }
 
 /**
  * A message whose text starts with a reasoning model's thinking (`thinkingInText`): the thinking becomes the
  * message's `reasoning_content`, as servers that parse it send it (and it goes back with its turn so); the
- * text is the answer after it, so the thinking is not delivered as part of the reply, and a turn cut at
+ * text is the answer after it, so the thinking is not delivered as part of the reply, and a turn `cut` at
  * `max_tokens` while it thought has no text. Undefined when the text starts with no thinking, or the server
- * sent the reasoning apart already.
+ * sent the reasoning apart already; `"kept"` when the text is taken as written lest a finished turn have no
+ * reply (`thinkingInText`).
  */
-function thinkingApart(message: Record<string, unknown>): Record<string, unknown> | undefined {
+function thinkingApart(
+  message: Record<string, unknown>,
+  cut: boolean,
+): Record<string, unknown> | "kept" | undefined {
   const text = message.content;
   if (typeof text !== "string") return undefined;
   const apart = [message.reasoning_content, message.reasoning].some(
     (reasoning) => typeof reasoning === "string" && reasoning !== "",
   );
   if (apart) return undefined;
-  const split = thinkingInText(text);
-  if (split === undefined) return undefined;
+  const calls =
+    (Array.isArray(message.tool_calls) && message.tool_calls.length > 0) || isRecord(message.function_call);
+  const split = thinkingInText(text, { cut, calls });
+  if (split === undefined || split === "kept") return split;
   return { ...message, content: split.answer, reasoning_content: split.thinking };
 }
 

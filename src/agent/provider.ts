@@ -11,6 +11,7 @@ import {
 import { normalizedChatAnswer } from "./chatAnswer.js";
 import { messagesApiMiddleware } from "./messagesApiPrompt.js";
 import type { ProviderModel } from "./retry.js";
+import { thinkingKeptMiddleware } from "./thinkText.js";
 import { thoughtSignaturesMiddleware } from "./thoughtSignatures.js";
 import { normalizedMessagesAnswer, objectToolInputsMiddleware } from "./toolCallInputs.js";
 import { apiToolNamesMiddleware } from "./toolCallNames.js";
@@ -143,17 +144,26 @@ function rewriteJson(
 }
 
 /**
- * Chat Completions answers with tool calls in other servers' shapes read as OpenAI's (`normalizedChatAnswer`);
- * a refusal of `max_tokens`, of a long tool description or of `reasoning_content` answered by the same
+ * Chat Completions answers with tool calls in other servers' shapes read as OpenAI's (`normalizedChatAnswer`;
+ * thinking at the start of the text read as such from servers other than OpenAI's own API and Azure OpenAI,
+ * which never write it there, `writesNoThinkingInText`); a refusal of `max_tokens`, of a long tool description or of `reasoning_content` answered by the same
  * request without what was refused, and DeepSeek's refusal of a turn without it by the request with an empty
  * one (the rewrites above).
  */
-const chatFetch = chatCompletionsFetch(normalizedChatAnswer, [
-  maxCompletionTokensRewrite,
-  shortDescriptionsRewrite,
-  withoutReasoningRewrite,
-  emptyReasoningRewrite,
-]);
+const chatFetch = chatCompletionsFetch(
+  (answer, url) => normalizedChatAnswer(answer, { thinkingInText: !writesNoThinkingInText(url) }),
+  [maxCompletionTokensRewrite, shortDescriptionsRewrite, withoutReasoningRewrite, emptyReasoningRewrite],
+);
+
+/**
+ * Whether `url` is OpenAI's own API (`api.openai.com`) or Azure OpenAI's (`<name>.openai.azure.com`), whose
+ * models' reasoning never comes in the answer's text: a text that starts with `<think>` is the answer.
+ */
+export function writesNoThinkingInText(url: string): boolean {
+  if (!URL.canParse(url)) return false;
+  const host = new URL(url).hostname.toLowerCase();
+  return host === "api.openai.com" || host.endsWith(".openai.azure.com");
+}
 
 /**
  * Messages API answers in the shape the AI SDK reads (`normalizedMessagesAnswer`); thinking at the start of
@@ -174,6 +184,7 @@ export function languageModel(settings: ProviderSettings, modelId = settings.mod
       model: createAnthropic({ baseURL, apiKey: settings.api_key ?? "", fetch: messagesFetch })(modelId),
       middleware: [
         wellFormedMiddleware,
+        thinkingKeptMiddleware,
         messagesApiMiddleware,
         objectToolInputsMiddleware,
         apiToolNamesMiddleware,
@@ -192,6 +203,7 @@ export function languageModel(settings: ProviderSettings, modelId = settings.mod
     model: chat,
     middleware: [
       wellFormedMiddleware,
+      thinkingKeptMiddleware,
       objectToolInputsMiddleware,
       apiToolNamesMiddleware,
       thoughtSignaturesMiddleware(CHAT_PROVIDER),

@@ -8,7 +8,7 @@ import {
 import { inexactArguments, inexactNumber, inexactNumberIn } from "../streams/jsonNumbers/inexact.js";
 import { nestedDeeperThan } from "../streams/nestedDepth.js";
 import type { ProviderModel } from "./retry.js";
-import { thinkingInText } from "./thinkText.js";
+import { THINKING_KEPT, type ThinkingSplit, thinkingInText } from "./thinkText.js";
 
 /** The provider-level prompt and middleware (`@ai-sdk/provider` is not a direct dependency). */
 type Prompt = Parameters<ProviderModel["doGenerate"]>[0]["prompt"];
@@ -80,7 +80,8 @@ export const TOO_DEEP_ARGUMENTS_TEXT = `${"[".repeat(MAX_ARGUMENT_DEPTH + 1)}${"
  *   block came: the thinking becomes a `thinking` block before the answer's text, as the Chat Completions
  *   path makes it `reasoning_content`, so it is not delivered as part of the reply. Not for Anthropic's own
  *   API (`thinkingInText: false`): its models' thinking comes in signed blocks, and a block made up here
- *   would go back unsigned, which it refuses;
+ *   would go back unsigned, which it refuses. A text the rule would have left a finished turn without is
+ *   taken as written, and the answer carries `THINKING_KEPT` for `thinkingKeptMiddleware` to log;
  * - a `tool_use` without an `id` (or a null one), as servers in front of other models write one: an id made
  *   with the AI SDK's `generateId`, as its Chat Completions path gives such a call. The SDK refused the whole
  *   answer for want of it, failing the run;
@@ -132,11 +133,18 @@ export function normalizedMessagesAnswer(
   const usage = (answer as { usage?: unknown }).usage;
   const tokens: Record<string, unknown> = isObject(usage) ? (usage as Record<string, unknown>) : {};
   const counted = typeof tokens.input_tokens === "number" && typeof tokens.output_tokens === "number";
-  const thinking = options.thinkingInText ? thinkingInTextBlock(content) : undefined;
+  const stopReason = (answer as { stop_reason?: unknown }).stop_reason;
+  const split = options.thinkingInText
+    ? thinkingInTextBlock(
+        content,
+        stopReason === "max_tokens" || stopReason === "model_context_window_exceeded",
+      )
+    : undefined;
+  const thinking = split === "kept" ? undefined : split;
   if (
     counted &&
     written !== null &&
-    thinking === undefined &&
+    split === undefined &&
     !content.some(
       (part) =>
         deep(part) ||
@@ -164,6 +172,7 @@ export function normalizedMessagesAnswer(
         ];
   return {
     ...(answer as object),
+    ...(split === "kept" ? { [THINKING_KEPT]: true } : {}),
     usage: counted
       ? usage
       : { ...tokens, input_tokens: count(tokens.input_tokens), output_tokens: count(tokens.output_tokens) },
@@ -210,13 +219,16 @@ function objectText(input: unknown): string | undefined {
   }
 }
 
-/** The thinking at the start of an answer's first block, when that is text and no block is thinking. */
-function thinkingInTextBlock(content: readonly unknown[]): ReturnType<typeof thinkingInText> {
+/**
+ * The thinking at the start of an answer's first block, when that is text and no block is thinking
+ * (`thinkingInText`, for a turn `cut` at its output limit or not).
+ */
+function thinkingInTextBlock(content: readonly unknown[], cut: boolean): ThinkingSplit | "kept" | undefined {
   const first = content[0] as { type?: unknown; text?: unknown } | null | undefined;
   if (first?.type !== "text" || typeof first.text !== "string") return undefined;
   const types = content.map((part) => (part as { type?: unknown } | null)?.type);
   if (types.includes("thinking") || types.includes("redacted_thinking")) return undefined;
-  return thinkingInText(first.text);
+  return thinkingInText(first.text, { cut, calls: types.includes("tool_use") });
 }
 
 /** What the model (or a command agent) gets for a call whose arguments nest deeper than `MAX_ARGUMENT_DEPTH`. */

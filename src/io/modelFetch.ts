@@ -164,13 +164,14 @@ export interface RequestRewrite {
 /**
  * The fetch an `openai` model's requests go through: a successful answer that is JSON, whatever its
  * content-type says, or Chat Completions chunks streamed to a request that asked for no stream (assembled
- * into that JSON), is passed through `normalize` (which returns `undefined` to keep it as it is); every
+ * into that JSON), is passed through `normalize` (with the URL it came from; it returns `undefined` to keep
+ * the answer as it is); every
  * other answer is untouched. An error
  * answer that is one of `rewrites`' refusals is followed by the request once more, rewritten (each rewrite
  * at most once per request); the endpoint is remembered, and its later requests are sent rewritten at once.
  */
 export function chatCompletionsFetch(
-  normalize: (answer: unknown) => unknown,
+  normalize: (answer: unknown, url: string) => unknown,
   rewrites: readonly RequestRewrite[] = [],
 ): typeof fetch {
   const learned = new Map<string, Set<RequestRewrite>>();
@@ -198,7 +199,7 @@ export function chatCompletionsFetch(
       response = await send();
     }
     return normalizedAnswer(response, {
-      normalize,
+      normalize: (answer) => normalize(answer, key),
       protocol: "chat",
       askedToStream: () => askedToStream(init),
     });

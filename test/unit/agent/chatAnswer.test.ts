@@ -64,9 +64,31 @@ describe("normalizedChatAnswer: other servers' tool call shapes read as OpenAI's
     expect(normalizedChatAnswer(text("plan\n</think>Answer"))).toEqual(
       text("Answer", { reasoning_content: "plan" }),
     );
-    expect(normalizedChatAnswer(text("  <think>cut short while thinking"))).toEqual(
-      text("", { reasoning_content: "cut short while thinking" }),
+    // An opening tag never closed is thinking only in a turn cut at its output limit; a finished turn's text
+    // is the answer as written.
+    const cut = (content: string, more: Record<string, unknown> = {}) =>
+      answer({ content, ...more }, "length");
+    expect(normalizedChatAnswer(cut("  <think>cut short while thinking"))).toEqual(
+      cut("", { reasoning_content: "cut short while thinking" }),
     );
+    expect(normalizedChatAnswer(text("  <think> is the tag that opens it."))).toBeUndefined();
+    // A closing tag alone that would leave a finished turn no reply: the text as written, the answer marked;
+    // with a tool call (not the reply) the thinking is still taken apart.
+    expect(normalizedChatAnswer(text("Close it with:\n</think>"))).toEqual({
+      ...text("Close it with:\n</think>"),
+      svc_thinking_kept: true,
+    });
+    const call = { id: "c1", type: "function", function: { name: "t", arguments: "{}" } };
+    expect(normalizedChatAnswer(answer({ content: "plan\n</think>\n", tool_calls: [call] }))).toEqual(
+      answer({ content: "", reasoning_content: "plan", tool_calls: [call] }),
+    );
+    // Only the first closing tag, at the start of a line, with no opening tag before it.
+    expect(normalizedChatAnswer(text("Write </think> inline.\n</think>\nAnswer"))).toBeUndefined();
+    expect(normalizedChatAnswer(text("plan\n</think>\nUse <think> tags."))).toEqual(
+      text("Use <think> tags.", { reasoning_content: "plan" }),
+    );
+    // Not from OpenAI's own API or Azure OpenAI (thinkingInText: false), which never write it there.
+    expect(normalizedChatAnswer(text("<think>x</think>y"), { thinkingInText: false })).toBeUndefined();
     // Text that does not start with thinking, or a server that sent the reasoning apart, is left alone.
     expect(normalizedChatAnswer(text("Use <think> tags.</think>"))).toBeUndefined();
     expect(normalizedChatAnswer(text("Write </think> to close it."))).toBeUndefined();

@@ -1,0 +1,127 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { modelRunner } from "../../../src/agent/modelRunner.js";
+import { THINKING_KEPT_NOTE } from "../../../src/agent/thinkText.js";
+import { type FakeModel, startFakeAnthropic } from "../../fakes/anthropicServer.js";
+import { captureLogger } from "../../fakes/logCapture.js";
+import { startFakeOpenAI } from "../../fakes/openaiServer.js";
+import { type ForwardProxy, startForwardProxy } from "../../helpers/forwardProxy.js";
+
+/**
+ * Thinking left in an answer's text is taken apart only where it is thinking (docs/agent.md, the `base_url`
+ * setting's reasoning rules): a finished turn whose text starts with an unclosed `<think>` is the answer as written (only a
+ * turn cut at its output limit has no text); a `</think>` line counts only as the text's first `</think>`
+ * with no `<think>` before it, and never empties a finished turn's reply (svc's log says so at DEBUG); OpenAI's
+ * own API and Azure OpenAI, which never write thinking in the text, have their text taken as written. Real
+ * sockets on 127.0.0.1, the scripted Chat Completions and Messages API servers; OpenAI's and Azure's hosts
+ * reached through a forwarding proxy (HTTP_PROXY) that leads them to the scripted server.
+ */
+
+let openai: FakeModel;
+let anthropic: FakeModel;
+beforeAll(async () => {
+  openai = await startFakeOpenAI();
+  anthropic = await startFakeAnthropic();
+});
+afterAll(async () => {
+  await openai.close();
+  await anthropic.close();
+});
+
+const PROXY_NAMES = ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"];
+const savedEnv = Object.fromEntries([...PROXY_NAMES, "NO_PROXY", "no_proxy"].map((n) => [n, process.env[n]]));
+let proxy: ForwardProxy | undefined;
+afterEach(async () => {
+  for (const [name, value] of Object.entries(savedEnv))
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  await proxy?.close();
+  proxy = undefined;
+});
+
+function run(provider: "openai" | "anthropic", baseUrl: string) {
+  const log = captureLogger();
+  const result = modelRunner({
+    settings: {
+      provider,
+      model: "m",
+      base_url: baseUrl,
+      max_steps: 5,
+      max_tokens: 50,
+      retries: 0,
+      timeout_seconds: 10,
+      max_concurrent_runs: 1,
+      max_tool_result_chars: 100_000,
+    },
+    logger: log.logger,
+    builtins: () => [],
+  }).run(
+    { route: "r", event: "e", deliveryId: "d", prompt: "p", toolsets: [], profile: undefined },
+    new AbortController().signal,
+  );
+  return { result, log };
+}
+
+const endpoints = [
+  ["openai", () => openai],
+  ["anthropic", () => anthropic],
+] as const;
+
+const NAMES_THE_TAG =
+  "<think> is the tag DeepSeek R1 uses to open its reasoning; svc strips it from replies.";
+const CLOSES_AT_END = "To end the reasoning, the model writes this on a line of its own:\n</think>";
+const INLINE_FIRST = "Write </think> to close it, like this:\n</think>\nand go on with the answer.";
+
+describe("thinking in a finished turn's text", () => {
+  for (const [provider, model] of endpoints) {
+    it(`${provider}: a text that starts with <think> never closed is the answer as written`, async () => {
+      model().script({ text: NAMES_THE_TAG });
+      const { result } = run(provider, model().baseUrl);
+      expect(await result).toMatchObject({ text: NAMES_THE_TAG, record: { outcome: "ok" } });
+    });
+
+    it(`${provider}: a </think> line that would leave no reply is delivered as written, svc's log saying so at DEBUG`, async () => {
+      model().script({ text: CLOSES_AT_END });
+      const { result, log } = run(provider, model().baseUrl);
+      expect(await result).toMatchObject({ text: CLOSES_AT_END, record: { outcome: "ok" } });
+      const debug = log
+        .lines()
+        .map((line) => JSON.parse(line) as { level: number; msg: string })
+        .filter((line) => line.msg.includes(THINKING_KEPT_NOTE));
+      expect(debug.map((line) => line.level)).toEqual([20]);
+    });
+
+    it(`${provider}: a </think> line after a first </think> within a line is no end of thinking`, async () => {
+      model().script({ text: INLINE_FIRST });
+      const { result } = run(provider, model().baseUrl);
+      expect(await result).toMatchObject({ text: INLINE_FIRST });
+    });
+
+    it(`${provider}: the template-opened thinking up to the first </think> line is still taken apart, with a <think> named after it`, async () => {
+      model().script({ text: "The user asks about tags.\n</think>\n\nUse <think> to open it." });
+      const { result } = run(provider, model().baseUrl);
+      expect(await result).toMatchObject({ text: "Use <think> to open it." });
+    });
+  }
+});
+
+describe("OpenAI's own API and Azure OpenAI never write thinking in the text", () => {
+  for (const host of ["api.openai.com", "svc-test.openai.azure.com"])
+    it(`${host}: a text that names the tags is delivered as written`, async () => {
+      proxy = await startForwardProxy({ [`${host}:80`]: `127.0.0.1:${new URL(openai.baseUrl).port}` });
+      for (const name of [...PROXY_NAMES, "NO_PROXY", "no_proxy"]) delete process.env[name];
+      process.env.HTTP_PROXY = proxy.url;
+      const text =
+        "Issue #12 summary: the reply ends its reasoning like this:\n</think>\nFix: upgrade to 2.3.";
+      openai.script({ text });
+      const { result } = run("openai", `http://${host}${new URL(openai.baseUrl).pathname}`);
+      expect(await result).toMatchObject({ text });
+      expect(proxy.forwarded).toHaveLength(1);
+    });
+
+  it("another Chat Completions endpoint has its template-opened thinking taken apart", async () => {
+    const text = "Issue #12 summary: the reply ends its reasoning like this:\n</think>\nFix: upgrade to 2.3.";
+    openai.script({ text });
+    const { result } = run("openai", openai.baseUrl);
+    expect(await result).toMatchObject({ text: "Fix: upgrade to 2.3." });
+  });
+});
