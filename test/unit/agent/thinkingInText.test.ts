@@ -18,13 +18,16 @@ import { type ForwardProxy, startForwardProxy } from "../../helpers/forwardProxy
 
 let openai: FakeModel;
 let anthropic: FakeModel;
+let openaiStreamed: FakeModel;
+let anthropicStreamed: FakeModel;
 beforeAll(async () => {
   openai = await startFakeOpenAI();
   anthropic = await startFakeAnthropic();
+  openaiStreamed = await startFakeOpenAI({ streamAlways: true });
+  anthropicStreamed = await startFakeAnthropic({ streamAlways: true });
 });
 afterAll(async () => {
-  await openai.close();
-  await anthropic.close();
+  await Promise.all([openai, anthropic, openaiStreamed, anthropicStreamed].map((model) => model.close()));
 });
 
 const PROXY_NAMES = ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"];
@@ -62,8 +65,10 @@ function run(provider: "openai" | "anthropic", baseUrl: string) {
 }
 
 const endpoints = [
-  ["openai", () => openai],
-  ["anthropic", () => anthropic],
+  ["openai", "openai", () => openai],
+  ["anthropic", "anthropic", () => anthropic],
+  ["openai", "openai streamed", () => openaiStreamed],
+  ["anthropic", "anthropic streamed", () => anthropicStreamed],
 ] as const;
 
 const NAMES_THE_TAG =
@@ -72,14 +77,14 @@ const CLOSES_AT_END = "To end the reasoning, the model writes this on a line of 
 const INLINE_FIRST = "Write </think> to close it, like this:\n</think>\nand go on with the answer.";
 
 describe("thinking in a finished turn's text", () => {
-  for (const [provider, model] of endpoints) {
-    it(`${provider}: a text that starts with <think> never closed is the answer as written`, async () => {
+  for (const [provider, label, model] of endpoints) {
+    it(`${label}: a text that starts with <think> never closed is the answer as written`, async () => {
       model().script({ text: NAMES_THE_TAG });
       const { result } = run(provider, model().baseUrl);
       expect(await result).toMatchObject({ text: NAMES_THE_TAG, record: { outcome: "ok" } });
     });
 
-    it(`${provider}: a </think> line that would leave no reply is delivered as written, svc's log saying so at DEBUG`, async () => {
+    it(`${label}: a </think> line that would leave no reply is delivered as written, svc's log saying so at DEBUG`, async () => {
       model().script({ text: CLOSES_AT_END });
       const { result, log } = run(provider, model().baseUrl);
       expect(await result).toMatchObject({ text: CLOSES_AT_END, record: { outcome: "ok" } });
@@ -90,13 +95,13 @@ describe("thinking in a finished turn's text", () => {
       expect(debug.map((line) => line.level)).toEqual([20]);
     });
 
-    it(`${provider}: a </think> line after a first </think> within a line is no end of thinking`, async () => {
+    it(`${label}: a </think> line after a first </think> within a line is no end of thinking`, async () => {
       model().script({ text: INLINE_FIRST });
       const { result } = run(provider, model().baseUrl);
       expect(await result).toMatchObject({ text: INLINE_FIRST });
     });
 
-    it(`${provider}: the template-opened thinking up to the first </think> line is still taken apart, with a <think> named after it`, async () => {
+    it(`${label}: the template-opened thinking up to the first </think> line is still taken apart, with a <think> named after it`, async () => {
       model().script({ text: "The user asks about tags.\n</think>\n\nUse <think> to open it." });
       const { result } = run(provider, model().baseUrl);
       expect(await result).toMatchObject({ text: "Use <think> to open it." });
