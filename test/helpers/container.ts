@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { SVC_ARGV } from "./cliEntry.js";
+import { CLI_MAIN, CLI_NODE_ARGS } from "./cliEntry.js";
 
 /** Whether `unshare` can make a PID namespace here (root, or user namespaces allowed). */
 export const UNSHARE = spawnSync("unshare", ["--pid", "--fork", "--mount-proc", "true"]).status === 0;
@@ -13,16 +13,23 @@ export interface Contained {
 
 const started: ChildProcess[] = [];
 
+/** What else a contained command runs with: preloads (`--import` of a test helper) and environment. */
+export interface ContainerOptions {
+  /** Node's arguments before the entry script, after the loader (e.g. `["--import", <preload>]`). */
+  readonly nodeArgs?: readonly string[];
+  readonly env?: Readonly<Record<string, string>>;
+}
+
 /**
  * `svc <args>` as a container's process: pid 1 of a PID namespace of its own, which dies with `unshare`
  * when that is killed (`--kill-child`), as a container's processes do. `SVC_HOME` and `HOME` are `dir`.
  */
-export function inContainer(dir: string, args: readonly string[]): Contained {
-  const child = spawn(
-    "unshare",
-    ["--pid", "--fork", "--mount-proc", "--kill-child", process.execPath, ...SVC_ARGV, ...args],
-    { env: { PATH: process.env.PATH ?? "", HOME: dir, SVC_HOME: dir }, stdio: ["ignore", "pipe", "pipe"] },
-  );
+export function inContainer(dir: string, args: readonly string[], options: ContainerOptions = {}): Contained {
+  const node = [process.execPath, ...CLI_NODE_ARGS, ...(options.nodeArgs ?? []), CLI_MAIN];
+  const child = spawn("unshare", ["--pid", "--fork", "--mount-proc", "--kill-child", ...node, ...args], {
+    env: { PATH: process.env.PATH ?? "", HOME: dir, SVC_HOME: dir, ...options.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   started.push(child);
   let out = "";
   child.stdout?.on("data", (d) => (out += d));

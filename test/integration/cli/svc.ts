@@ -13,6 +13,8 @@ export interface SvcOptions {
   readonly env?: Record<string, string>;
   /** Sees stderr as it arrives, e.g. to wait until the command reached a step. */
   readonly onStderr?: (chunk: string) => void;
+  /** Sees stdout as it arrives. */
+  readonly onStdout?: (chunk: string) => void;
   /** Stops the command (SIGTERM) when it runs longer, e.g. a gateway that should have refused to start. */
   readonly timeoutMs?: number;
   /** The working directory of the command, run as a process of its own (default: the test worker's). */
@@ -46,6 +48,7 @@ function runsInProcess(args: readonly string[], options: SvcOptions): boolean {
   if (
     (options.input !== undefined && !answersOnStdin(args)) ||
     options.onStderr !== undefined ||
+    options.onStdout !== undefined ||
     options.timeoutMs !== undefined ||
     options.cwd !== undefined
   ) {
@@ -137,7 +140,10 @@ export function runNode(
     });
     let stdout = "";
     let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
+    child.stdout.on("data", (d) => {
+      stdout += d;
+      options.onStdout?.(String(d));
+    });
     child.stderr.on("data", (d) => {
       stderr += d;
       options.onStderr?.(String(d));

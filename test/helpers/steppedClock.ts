@@ -1,0 +1,34 @@
+import { renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { tempPath } from "./home.js";
+
+/** The preload that makes a process's `performance.now` a clock the test steps (see steppedPerformance.mjs). */
+export const STEPPED_PERFORMANCE = join(import.meta.dirname, "steppedPerformance.mjs");
+
+/**
+ * The monotonic clock of the processes started with `nodeArgs` (after the loader) and `env`, stepped by the
+ * test: a process waiting out a bound on that clock (a lock of another PID namespace watched untouched for
+ * FOREIGN_UNTOUCHED_MS) sees the step at its next look, rather than the test waiting the bound out. A process
+ * started after a step counts from it: only its looks after a later step see that one.
+ */
+export interface SteppedClock {
+  readonly nodeArgs: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+  /** Moves the clock of those processes `ms` ahead. */
+  step(ms: number): void;
+}
+
+export function steppedClock(): SteppedClock {
+  const file = tempPath("svc-performance-step");
+  let total = 0;
+  return {
+    nodeArgs: ["--import", STEPPED_PERFORMANCE],
+    env: { SVC_TEST_PERFORMANCE_STEP_FILE: file },
+    step(ms) {
+      total += ms;
+      // Whole at every read (a read of the file half written would step the clock back).
+      writeFileSync(`${file}.new`, String(total));
+      renameSync(`${file}.new`, file);
+    },
+  };
+}
