@@ -1,15 +1,17 @@
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
 import { svcPaths } from "../../../src/config/paths.js";
 import { gatewayStateFile } from "../../../src/io/gatewayState.js";
 import { pidNamespace } from "../../../src/io/pidNamespace.js";
 import { LOCK_FILE } from "../../../src/io/state/journal/dirLock.js";
+import { FOREIGN_UNTOUCHED_MS } from "../../../src/io/stores/fileLock.js";
 import { closedPort } from "../../helpers/closedPort.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { cliConfig, svc } from "./svc.js";
+import { type SteppedClock, steppedClock } from "../../helpers/steppedClock.js";
+import { CLI_NODE_ARGS, cliConfig, MAIN, runNode, type SvcOptions, type SvcResult, svc } from "./svc.js";
 
 /**
  * `svc gateway start` where the state directory's LOCK names a gateway of another PID namespace (a
@@ -42,6 +44,25 @@ function foreignLock(at: TempHome): string {
   return lock;
 }
 
+/**
+ * `svc gateway start` against `at`, its monotonic clock `clock` (the gateway it spawns inherits the preload and
+ * the environment): the test steps it past the 15 s watch once the wait is seen, rather than waiting it out.
+ * The start's own deadline is on that clock too, so a start that did not add the gateway's wait to it gives
+ * up at the step.
+ */
+function steppedStart(at: TempHome, clock: SteppedClock, options: SvcOptions = {}): Promise<SvcResult> {
+  return runNode(at, [...CLI_NODE_ARGS, ...clock.nodeArgs, MAIN, "gateway", "start"], {
+    ...options,
+    env: { ...options.env, ...clock.env },
+  });
+}
+
+/** The gateway's output so far ("" before it writes any). */
+function gatewayOut(at: TempHome): string {
+  const file = join(at.dir, "logs", "gateway.out");
+  return existsSync(file) ? readFileSync(file, "utf8") : "";
+}
+
 describe.runIf(pidNamespace() !== undefined)(
   "svc gateway start beside a foreign state LOCK",
   { timeout: 120_000 },
@@ -55,7 +76,16 @@ describe.runIf(pidNamespace() !== undefined)(
       const pid = spawnSync("true").pid as number;
       const lock = join(dir, LOCK_FILE);
       writeFileSync(lock, `${pid} 12345 their-token pid:[4026530000]\n`, { mode: 0o600 });
-      const res = await svc(home, ["gateway", "start"]);
+      const clock = steppedClock();
+      const at = home;
+      const started = steppedStart(at, clock);
+      // The gateway says it waits (at its first look at the lock): its clock is stepped past the bound.
+      await vi.waitFor(() => expect(gatewayOut(at)).toMatch(/\[state\] .* waiting up to /), {
+        timeout: 60_000,
+        interval: 50,
+      });
+      clock.step(FOREIGN_UNTOUCHED_MS);
+      const res = await started;
       const out = readFileSync(join(home.dir, "logs", "gateway.out"), "utf8");
       expect(res.stderr, out).toBe("");
       expect(res.code).toBe(0);
@@ -76,7 +106,14 @@ describe.runIf(pidNamespace() !== undefined)(
       home = tempHome(spaced);
       home.write("config.yaml", stringify(cliConfig()));
       const lock = foreignLock(home);
-      const res = await svc(home, ["gateway", "start"], { env: { SVC_LOG_LEVEL: "warn" } });
+      const clock = steppedClock();
+      const started = steppedStart(home, clock, { env: { SVC_LOG_LEVEL: "warn" } });
+      // Silent at warn: stepped once the gateway has claimed gateway.pid, after it took what start watched
+      // over (at its first look or a later one, taking the lock over then).
+      const pidFile = svcPaths(home.dir).pidFile;
+      await vi.waitFor(() => expect(existsSync(pidFile)).toBe(true), { timeout: 60_000, interval: 50 });
+      clock.step(FOREIGN_UNTOUCHED_MS);
+      const res = await started;
       const out = readFileSync(join(home.dir, "logs", "gateway.out"), "utf8");
       expect(res.stderr, out).toBe("");
       expect(res.code).toBe(0);
@@ -101,7 +138,16 @@ describe.runIf(pidNamespace() !== undefined)(
           pid_namespace: "pid:[4026530000]",
         }),
       );
-      const res = await svc(home, ["gateway", "start"]);
+      // Stepped past the bound once the start says it watches gateway.pid (the gateway runs on that clock too).
+      const clock = steppedClock();
+      let stepped = false;
+      const res = await steppedStart(home, clock, {
+        onStdout: (chunk) => {
+          if (stepped || !chunk.includes("waiting up to")) return;
+          stepped = true;
+          clock.step(FOREIGN_UNTOUCHED_MS);
+        },
+      });
       const out = readFileSync(join(home.dir, "logs", "gateway.out"), "utf8");
       expect(res.stderr, out).toBe("");
       expect(res.code).toBe(0);
