@@ -10,6 +10,7 @@ import { type Contained, inContainer, killContainers, UNSHARE } from "../../help
 import { inHome, webhookConfig } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { deliverSigned } from "../../helpers/http.js";
+import { steppedClock } from "../../helpers/steppedClock.js";
 
 /**
  * A gateway in a container whose SVC_HOME is a volume, killed (an OOM kill, `docker kill`) and started
@@ -104,7 +105,15 @@ describe.runIf(UNSHARE && pidNamespace() !== undefined)(
       // The restart, seconds later: gateway.pid set back past the bound, the lock as if touched 5 s ago.
       untouchedFor(pidFile, FOREIGN_UNTOUCHED_MS + 1000);
       untouchedFor(lock, 5000);
-      const restarted = inContainer(dir, ["gateway", "run", "--port", "0"]);
+      // Its monotonic clock stepped past the bound once it watches gateway.pid, rather than waiting 15 s.
+      const clock = steppedClock();
+      const restarted = inContainer(dir, ["gateway", "run", "--port", "0"], clock);
+      await vi.waitFor(
+        () =>
+          expect(restarted.output()).toMatch(/\[gateway\] .* which does not answer \/health: waiting up to /),
+        { timeout: 60_000, interval: 50 },
+      );
+      clock.step(FOREIGN_UNTOUCHED_MS);
       const newPort = await listening(restarted);
       const out = restarted.output();
       expect(out).toMatch(
@@ -140,9 +149,8 @@ describe.runIf(UNSHARE && pidNamespace() !== undefined)(
       const recorded = JSON.parse(readFileSync(stateFile, "utf8")) as Record<string, unknown>;
       writeFileSync(stateFile, JSON.stringify({ ...recorded, port: 9 }));
 
-      // Set back as if untouched: its heartbeat touches both again.
-      await touchedAgain(pidFile);
-      await touchedAgain(lock);
+      // Set back as if untouched: its heartbeat touches both again (watched at once: one beat touches both).
+      await Promise.all([touchedAgain(pidFile), touchedAgain(lock)]);
       let refused: unknown;
       try {
         new Journal(
