@@ -5,10 +5,12 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
 import { pidNamespace } from "../../../src/io/pidNamespace.js";
 import { LOCK_FILE } from "../../../src/io/state/journal/dirLock.js";
+import { FOREIGN_UNTOUCHED_MS } from "../../../src/io/stores/fileLock.js";
 import { type Contained, inContainer, killContainers, UNSHARE } from "../../helpers/container.js";
 import { type HealthImpostor, healthImpostor } from "../../helpers/healthImpostor.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { signalProcess } from "../../helpers/process.js";
+import { steppedClock } from "../../helpers/steppedClock.js";
 import { cliConfig, svc } from "./svc.js";
 
 /**
@@ -87,7 +89,9 @@ describe.runIf(UNSHARE && pidNamespace() !== undefined)(
       });
       const pidFile = join(dir, "gateway.pid");
       const stateFile = join(dir, "gateway.json");
-      const contained = inContainer(dir, ["gateway", "run", "--port", "0"]);
+      // Its monotonic clock is stepped past that wait once the commands below have seen it waiting.
+      const clock = steppedClock();
+      const contained = inContainer(dir, ["gateway", "run", "--port", "0"], clock);
       await said(contained, /\[state\] .* names a gateway of another PID namespace .*waiting up to/);
       const written = readFileSync(pidFile, "utf8");
 
@@ -114,6 +118,7 @@ describe.runIf(UNSHARE && pidNamespace() !== undefined)(
       expect(claim.pid_namespace).not.toBe(pidNamespace());
 
       // Up once the lock stayed untouched: its files are where the host's commands find it.
+      clock.step(FOREIGN_UNTOUCHED_MS);
       await said(contained, /Listening on 127\.0\.0\.1:\d+/);
       expect(readFileSync(pidFile, "utf8")).toBe(written);
       expect(JSON.parse(readFileSync(stateFile, "utf8"))).toMatchObject(claim);
@@ -140,7 +145,11 @@ describe.runIf(UNSHARE && pidNamespace() !== undefined)(
       const firstPid = hostPid(first);
       // Paused (docker pause, SIGSTOP): it neither touches its files nor answers /health.
       signalProcess(firstPid, "SIGSTOP");
-      const second = inContainer(dir, ["gateway", "run", "--port", "0"]);
+      // Its monotonic clock stepped past the bound once it watches gateway.pid, rather than waiting 15 s.
+      const secondClock = steppedClock();
+      const second = inContainer(dir, ["gateway", "run", "--port", "0"], secondClock);
+      await said(second, /\[gateway\] .* which does not answer \/health.*: waiting up to /);
+      secondClock.step(FOREIGN_UNTOUCHED_MS);
       await said(second, /Listening on 127\.0\.0\.1:(\d+)/);
       const secondPort = Number(/Listening on 127\.0\.0\.1:(\d+)/.exec(second.output())?.[1]);
       expect(second.output()).toContain(`[gateway] ${pidFile} named pid 1 of another PID namespace`);
@@ -184,7 +193,11 @@ describe.runIf(UNSHARE && pidNamespace() !== undefined)(
             );
           return undefined;
         });
-      const third = inContainer(dir, ["gateway", "run", "--port", "0"]);
+      // Its 15 s watch of gateway.pid on its monotonic clock, stepped once it says it watches.
+      const thirdClock = steppedClock();
+      const third = inContainer(dir, ["gateway", "run", "--port", "0"], thirdClock);
+      await said(third, /\[gateway\] .* which does not answer \/health.*: waiting up to |svc: /);
+      thirdClock.step(FOREIGN_UNTOUCHED_MS);
       await said(third, /Listening on 127\.0\.0\.1:\d+|svc: /);
       closeSync(heldNamespace);
       heldNamespace = undefined;
