@@ -3,17 +3,18 @@ import { randomUUID } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Redis } from "ioredis";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
 import { startGateway } from "../../../src/gateway/index.js";
 import { createLogger, silentLogger } from "../../../src/io/log.js";
 import { createRedisHealth } from "../../../src/io/state/redis/connection.js";
 import { redisKeys } from "../../../src/io/state/redis/keys.js";
 import { createSharedQueue } from "../../../src/io/state/redis/sharedQueue.js";
-import { SVC_ARGV } from "../../helpers/cliEntry.js";
+import { CLI_MAIN, CLI_NODE_ARGS } from "../../helpers/cliEntry.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { type LoadingRedis, startLoadingRedis } from "../../helpers/loadingRedis.js";
 import { clusterConfig, clusterSuite, sharedAppendAgent } from "../../helpers/redisCluster.js";
+import { type SteppedClock, steppedClock } from "../../helpers/steppedClock.js";
 
 /**
  * A gateway (and a CLI command) started against a Redis still loading its data after a restart: it says
@@ -53,10 +54,13 @@ function homeOn(url: string): TempHome {
   return made;
 }
 
-/** `svc <args>` on `dir`, its output gathered; `until` resolves once the output matches. */
-function svc(dir: string, args: readonly string[]) {
-  const child = spawn(process.execPath, [...SVC_ARGV, ...args], {
-    env: { PATH: process.env.PATH ?? "", HOME: dir, SVC_HOME: dir },
+/**
+ * `svc <args>` on `dir`, its output gathered; `until` resolves once the output matches. With `clock`, its
+ * monotonic clock (and that of the gateway a start spawns, which inherits the preload) is that one.
+ */
+function svc(dir: string, args: readonly string[], clock?: SteppedClock) {
+  const child = spawn(process.execPath, [...CLI_NODE_ARGS, ...(clock?.nodeArgs ?? []), CLI_MAIN, ...args], {
+    env: { PATH: process.env.PATH ?? "", HOME: dir, SVC_HOME: dir, ...clock?.env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   children.push(child);
@@ -81,6 +85,22 @@ function svc(dir: string, args: readonly string[]) {
 const LOADING =
   /Redis is loading its data after a restart: it answers once loaded \(redis:\/\/127\.0\.0\.1:\d+\/0\); svc waits for it — 42% loaded, about 1 s left/;
 
+/**
+ * `svc gateway start --timeout 10` on `dir`, its clock stepped past those 10 s once the gateway it started says
+ * it waits for Redis's load (in logs/gateway.out), rather than waiting them out: the start then gives up.
+ */
+async function startGivenUp(dir: string) {
+  const clock = steppedClock();
+  const start = svc(dir, ["gateway", "start", "--timeout", "10"], clock);
+  const out = join(dir, "logs", "gateway.out");
+  await vi.waitFor(() => expect(existsSync(out) ? readFileSync(out, "utf8") : "").toMatch(LOADING), {
+    timeout: 30_000,
+    interval: 50,
+  });
+  clock.step(10_000);
+  return start;
+}
+
 describe("a gateway started against a Redis still loading its data", { timeout: 60_000 }, () => {
   it("svc gateway run says it waits for the load, and a SIGTERM meanwhile ends the start at once, as a stop does (exit 0)", async () => {
     proxy = await startLoadingRedis(suite.redis.port);
@@ -101,8 +121,8 @@ describe("a gateway started against a Redis still loading its data", { timeout: 
   it("svc gateway start that gives up names the load it was waiting for, and leaves no gateway behind", async () => {
     proxy = await startLoadingRedis(suite.redis.port);
     home = homeOn(proxy.url);
-    // Long enough to reach the wait for Redis on a busy machine: what is asserted is what it says then.
-    const start = svc(home.dir, ["gateway", "start", "--timeout", "10"]);
+    // Given up once the gateway waits for Redis: what is asserted is what it says then.
+    const start = await startGivenUp(home.dir);
     expect(await start.exited).toBe(1);
     expect(start.output()).toMatch(
       /did not answer \/health within 10s: it was waiting for Redis to load its data \(Redis is loading its data after a restart/,
@@ -115,7 +135,7 @@ describe("a gateway started against a Redis still loading its data", { timeout: 
     home = homeOn(proxy.url);
     // Left from the local backend by a gateway killed in a container: only a local gateway waits for it.
     home.write("state/LOCK", "99999 12345 their-token pid:[4026599999]\n");
-    const start = svc(home.dir, ["gateway", "start", "--timeout", "10"]);
+    const start = await startGivenUp(home.dir);
     expect(await start.exited).toBe(1);
     expect(start.output()).toMatch(
       /did not answer \/health within 10s: it was waiting for Redis to load its data/,
