@@ -3,8 +3,19 @@ import { afterEach, describe, expect, it } from "vitest";
 import { readStatusFile } from "../../../src/io/mcp/statusFile.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { alive, pidInFile, signalProcess } from "../../helpers/process.js";
+import { type SteppedClock, steppedClock } from "../../helpers/steppedClock.js";
 import { okAndServers, SILENT } from "./mcpReload.js";
-import { type Foreground, killIfRunning, runForeground, type SvcResult, svc, waitFor } from "./svc.js";
+import {
+  CLI_NODE_ARGS,
+  type Foreground,
+  killIfRunning,
+  MAIN,
+  runForeground,
+  runNode,
+  type SvcResult,
+  svc,
+  waitFor,
+} from "./svc.js";
 
 let home: TempHome | undefined;
 let gateway: Foreground | undefined;
@@ -15,12 +26,14 @@ afterEach(async () => {
 
 /**
  * A gateway of `at` with `ok` connected, and `svc mcp reload --wait <wait>` of a config that adds bh7
- * (`args`, SILENT by default; connect_timeout 600), resolved once bh7 is added and connecting.
+ * (`args`, SILENT by default; connect_timeout 600), resolved once bh7 is added and connecting. With `clock`,
+ * the reload runs as a process of its own whose monotonic clock (its --wait's) is that one.
  */
 async function bh7Connecting(
   at: TempHome,
   wait: string,
   args: readonly string[] = SILENT,
+  clock?: SteppedClock,
 ): Promise<{ live: Foreground; reloading: Promise<SvcResult> }> {
   const dir = at.dir;
   at.write("config.yaml", okAndServers({}), 0o600);
@@ -35,7 +48,11 @@ async function bh7Connecting(
     okAndServers({ bh7: { command: process.execPath, args, connect_timeout: 600 } }),
     0o600,
   );
-  const reloading = svc(at, ["mcp", "reload", "--wait", wait]);
+  const reload = ["mcp", "reload", "--wait", wait];
+  const reloading =
+    clock === undefined
+      ? svc(at, reload)
+      : runNode(at, [...CLI_NODE_ARGS, ...clock.nodeArgs, MAIN, ...reload], { env: clock.env });
   await waitFor(
     () =>
       readStatusFile(join(dir, "mcp-cache"))?.lastReload?.added.includes("bh7") === true &&
@@ -115,10 +132,17 @@ describe("svc mcp reload whose wait ends before a later reload that ended a conn
     const dir = home.dir;
     // SILENT, noting its pid: the gateway, paused, has its stop of bh7 to finish once resumed.
     const pidFile = join(dir, "bh7.pid");
-    const { live, reloading } = await bh7Connecting(home, "10", [
-      "-e",
-      `require("node:fs").writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); ${SILENT[1]}`,
-    ]);
+    // The command's 10 s are stepped past once the gateway is paused, rather than waited out.
+    const clock = steppedClock();
+    const { live, reloading } = await bh7Connecting(
+      home,
+      "10",
+      [
+        "-e",
+        `require("node:fs").writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); ${SILENT[1]}`,
+      ],
+      clock,
+    );
     const bh7 = await pidInFile(pidFile);
     // (Should the test fail before the gateway ends it: bh7 ignores SIGTERM, and would outlive the gateway.)
     onTestFinished(() => void signalProcess(bh7, "SIGKILL"));
@@ -130,6 +154,9 @@ describe("svc mcp reload whose wait ends before a later reload that ended a conn
       "bh7 stopped by the later reload",
     );
     signalProcess(live.child.pid as number, "SIGSTOP");
+    // Its status file stays as it is now, which the command reads again (every 100 ms) before it sees the
+    // wait ended.
+    clock.step(10_000);
     let result: SvcResult;
     try {
       result = await reloading;
