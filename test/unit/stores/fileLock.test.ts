@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import {
+import fs, {
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -11,10 +11,11 @@ import {
   utimesSync,
   writeFileSync,
 } from "node:fs";
+import { syncBuiltinESMExports } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { pidNamespace } from "../../../src/io/pidNamespace.js";
 import { processStartTime } from "../../../src/io/processAlive.js";
 import { writeFileAtomicAsync } from "../../../src/io/stores/atomicFile.js";
@@ -189,8 +190,41 @@ describe("cross-process file lock", () => {
         return child;
       }
 
-      /** Lets the waiter look at the lock a few times (its attempts are at most 100 ms apart). */
-      const fewAttempts = () => sleep(400);
+      /** Per lock file, how many times this process tried to take it (each attempt links its text into place). */
+      const tries = new Map<string, number>();
+      const ownLinkSync = fs.linkSync;
+      beforeAll(() => {
+        // Instrumentation only (as test/helpers/markLockWaits.mjs does for a CLI): the call is unchanged.
+        fs.linkSync = function countedLinkSync(this: unknown, ...args: Parameters<typeof fs.linkSync>) {
+          const target = String(args[1]);
+          tries.set(target, (tries.get(target) ?? 0) + 1);
+          return ownLinkSync.apply(this, args);
+        };
+        syncBuiltinESMExports();
+      });
+      afterAll(() => {
+        fs.linkSync = ownLinkSync;
+        syncBuiltinESMExports();
+      });
+
+      /**
+       * Lets the waiters of `lock` look at it a few times (its attempts are at most 100 ms apart): until they
+       * tried to take it twice more, so that one whole attempt (its timeout's check, then the lock's judgement)
+       * came after what the test did last; or until `ended` settles (a waiter that gave up tries no more).
+       */
+      async function fewAttempts(lock: string, ended?: Promise<unknown>): Promise<void> {
+        const from = tries.get(lock) ?? 0;
+        let settled = false;
+        void ended?.then(
+          () => (settled = true),
+          () => (settled = true),
+        );
+        // Polled on the real timers, not with vi.waitFor, which advances faked ones (the clock the waiters
+        // are timed on) at each look; counted in looks, as Date may be faked too: up to ~10 s.
+        for (let look = 0; look < 2000 && !settled && (tries.get(lock) ?? 0) < from + 2; look++)
+          await sleep(5);
+        if (!settled) expect(tries.get(lock) ?? 0).toBeGreaterThanOrEqual(from + 2);
+      }
 
       it("is not judged by its pid, which runs nowhere here: waited for, naming its holder, while its holder touches it", async () => {
         const { path, lock } = store();
@@ -219,9 +253,9 @@ describe("cross-process file lock", () => {
             // A store's lock (its 30 s staleMs), and a tokens lock (none).
             for (const staleMs of [30_000, Number.POSITIVE_INFINITY]) {
               const taken = withFileLock(path, () => "ran", { timeoutMs: 2000, staleMs });
-              await fewAttempts();
+              await fewAttempts(lock);
               vi.advanceTimersByTime(FOREIGN_UNTOUCHED_MS - 1);
-              await fewAttempts();
+              await fewAttempts(lock);
               expect(readFileSync(lock, "utf8")).toBe(text);
               vi.advanceTimersByTime(1);
               expect(await taken).toBe("ran");
@@ -257,7 +291,7 @@ describe("cross-process file lock", () => {
               { timeoutMs: 2000 },
             ),
           );
-          await fewAttempts();
+          await fewAttempts(lock);
           vi.advanceTimersByTime(FOREIGN_UNTOUCHED_MS);
           expect(await Promise.all(writers)).toEqual([1, 2, 3, 4]);
           expect(ran.sort()).toEqual([1, 2, 3, 4]);
@@ -289,17 +323,17 @@ describe("cross-process file lock", () => {
               (err: Error) => (outcomes[n] = err.message),
             ),
           );
-          await fewAttempts();
+          await fewAttempts(lock);
           vi.advanceTimersByTime(FOREIGN_UNTOUCHED_MS);
-          await fewAttempts();
+          await fewAttempts(lock);
           expect(tookOver).toBeDefined();
           const other = tookOver === 0 ? 1 : 0;
           // Its 2 s count from the takeover (the simulated clock stands still meanwhile).
           vi.advanceTimersByTime(1999);
-          await fewAttempts();
+          await fewAttempts(lock, writers[other]);
           expect(outcomes).toEqual([undefined, undefined]);
           vi.advanceTimersByTime(2);
-          await fewAttempts();
+          await fewAttempts(lock, writers[other]);
           expect(outcomes[other]).toBe(
             `${lock}: another svc process holds this lock — try again, or remove the file if no svc is running`,
           );
@@ -323,15 +357,15 @@ describe("cross-process file lock", () => {
               timeoutMs: 60_000,
               staleMs: Number.POSITIVE_INFINITY,
             });
-            await fewAttempts();
+            await fewAttempts(lock);
             vi.setSystemTime(Date.now() + step);
             vi.advanceTimersByTime(FOREIGN_UNTOUCHED_MS - 5000);
             // Its holder's heartbeat (its own clock's time).
             const touched = new Date(statSync(lock).mtimeMs + HEARTBEAT_MS);
             utimesSync(lock, touched, touched);
-            await fewAttempts();
+            await fewAttempts(lock);
             vi.advanceTimersByTime(FOREIGN_UNTOUCHED_MS - 1);
-            await fewAttempts();
+            await fewAttempts(lock);
             expect(readFileSync(lock, "utf8")).toBe(text);
             vi.advanceTimersByTime(1);
             expect(await taken).toBe("ran");
@@ -355,7 +389,7 @@ describe("cross-process file lock", () => {
             (err: Error) => err.message,
           );
           for (let beat = 1; beat <= 10; beat++) {
-            await fewAttempts();
+            await fewAttempts(lock, waiting);
             vi.advanceTimersByTime(FOREIGN_UNTOUCHED_MS - 1);
             const touched = new Date(statSync(lock).mtimeMs + HEARTBEAT_MS);
             utimesSync(lock, touched, touched);
