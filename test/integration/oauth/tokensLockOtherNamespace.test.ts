@@ -5,8 +5,10 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { TokenStore } from "../../../src/io/oauth/tokenStore.js";
 import { pidNamespace } from "../../../src/io/pidNamespace.js";
 import { FOREIGN_UNTOUCHED_MS } from "../../../src/io/stores/fileLock.js";
+import { CLI_NODE_ARGS, svcModule } from "../../helpers/cliEntry.js";
 import { UNSHARE } from "../../helpers/container.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
+import { type SteppedClock, steppedClock } from "../../helpers/steppedClock.js";
 
 /**
  * A refresh's tokens lock taken in another PID namespace (a container on the host's SVC_HOME, standing in:
@@ -17,7 +19,8 @@ import { type TempHome, tempHome } from "../../helpers/home.js";
  * (on its own monotonic clock) is taken over.
  */
 
-const HOLDER = join(import.meta.dirname, "../../helpers/holdTokensLock.ts");
+const HOLDER = join(import.meta.dirname, "../../helpers/holdTokensLock.mjs");
+const MARK_WAITS = join(import.meta.dirname, "../../helpers/markLockWaits.mjs");
 
 const children: ChildProcess[] = [];
 let home: TempHome | undefined;
@@ -26,8 +29,18 @@ afterEach(() => {
   home?.cleanup();
 });
 
-/** A process in a PID namespace of its own holding the tokens lock of `server` in `dir`, once it says so. */
-async function holderElsewhere(dir: string, server: string, timeoutMs = 30_000): Promise<ChildProcess> {
+/**
+ * A process in a PID namespace of its own holding the tokens lock of `server` in `dir`, once it says so. With
+ * `clock`, its monotonic clock is that one, stepped FOREIGN_UNTOUCHED_MS ahead once it waits for the lock
+ * (the second time it finds it held: its first look is over), rather than waiting that long.
+ */
+async function holderElsewhere(
+  dir: string,
+  server: string,
+  timeoutMs = 30_000,
+  clock?: SteppedClock,
+): Promise<ChildProcess> {
+  const preloads = clock === undefined ? [] : [...clock.nodeArgs, "--import", MARK_WAITS];
   const child = spawn(
     "unshare",
     [
@@ -36,18 +49,35 @@ async function holderElsewhere(dir: string, server: string, timeoutMs = 30_000):
       "--mount-proc",
       "--kill-child",
       process.execPath,
-      "--import",
-      "tsx",
+      ...CLI_NODE_ARGS,
+      ...preloads,
       HOLDER,
       dir,
       server,
+      svcModule("io/oauth/tokenStore.js"),
     ],
-    { stdio: ["ignore", "pipe", "pipe"] },
+    {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: clock === undefined ? process.env : { ...process.env, ...clock.env, SVC_TEST_MARK_WAITS_AT: "2" },
+    },
   );
   children.push(child);
   let out = "";
+  let stepped = false;
   child.stdout?.on("data", (d) => (out += d));
-  child.stderr?.on("data", (d) => (out += d));
+  child.stderr?.on("data", (d) => {
+    const text = String(d);
+    // The preload's mark is not the holder's own output.
+    const own = text
+      .split(/(?<=\n)/)
+      .filter((line) => !line.startsWith("[test] waiting "))
+      .join("");
+    out += own;
+    if (clock !== undefined && !stepped && own !== text) {
+      stepped = true;
+      clock.step(FOREIGN_UNTOUCHED_MS);
+    }
+  });
   await vi.waitFor(() => expect(out).toBe("held\n"), { timeout: timeoutMs, interval: 20 });
   return child;
 }
@@ -107,10 +137,11 @@ describe.runIf(UNSHARE && pidNamespace() !== undefined)(
       }
 
       // Killed again, and the container started anew (another namespace): its refresh takes the lock over
-      // once it has seen it untouched for FOREIGN_UNTOUCHED_MS (its real clock: within its 30 s wait).
+      // once it has seen it untouched for FOREIGN_UNTOUCHED_MS (its clock, stepped once it waits: within its
+      // 30 s wait).
       await killed(await holderElsewhere(dir, "github"));
       const left = readFileSync(lock, "utf8");
-      const restarted = await holderElsewhere(dir, "github", 60_000);
+      const restarted = await holderElsewhere(dir, "github", 60_000, steppedClock());
       expect(readFileSync(lock, "utf8")).not.toBe(left);
       await killed(restarted);
     });
