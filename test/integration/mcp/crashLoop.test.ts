@@ -1,7 +1,9 @@
+import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { SimulatedClock } from "xstate";
 import { STABLE_CONNECTION_MS } from "../../../src/machines/mcpConnection.js";
 import { captureLogger } from "../../fakes/logCapture.js";
+import { pidInFile, signalProcess } from "../../helpers/process.js";
 import { entry, stdioEntry, useHubs } from "./harness.js";
 
 const ctx = useHubs();
@@ -10,7 +12,8 @@ const ctx = useHubs();
 const LEVELS: Record<number, string> = { 20: "debug", 30: "info", 40: "warn", 50: "error" };
 
 /**
- * A real SDK stdio server that answers the handshake and exits a moment later, at every start: its crashes
+ * A real SDK stdio server that answers the handshake and exits right after it, at every start (when the test
+ * signals it, so that no crash waits on the machine, nor comes before the test has seen the connect): its crashes
  * are one failure streak until a connection stays up 30 s (as the backoff and svc_mcp_servers count it), so
  * the log says the loss at WARN and the connect after it at INFO once, and the repeats at DEBUG, with the
  * streak's real count; the connection that stays up ends the streak, said at INFO with the count, and the
@@ -20,11 +23,12 @@ describe("a server that crashes right after each handshake", { timeout: 60_000 }
   it("is logged once per failure streak, not a WARN and an INFO at every crash", async () => {
     const log = captureLogger();
     const clock = new SimulatedClock();
+    const pidFile = join(ctx.home.dir, "loop.pid");
     // The connection machine's own state (the status shows its backoff as reconnecting too).
     let machineState: unknown;
     const h = ctx.hub(
       ctx.home,
-      { loop: stdioEntry("legacy", {}, ["--crash-after-ms", "1500"]) },
+      { loop: stdioEntry("legacy", {}, ["--crash-on-signal", pidFile]) },
       {
         logger: log.logger,
         clock,
@@ -42,9 +46,11 @@ describe("a server that crashes right after each handshake", { timeout: 60_000 }
         .map((l) => [LEVELS[l.level] ?? String(l.level), l.msg] as const);
     const connects = () => lines().filter(([, msg]) => msg.includes(": connected")).length;
     const wait = { timeout: 10_000, interval: 10 };
-    /** Waits for the crash's backoff, then ends it: the retry connects. */
+    /** Crashes the connected server's process, waits for the backoff, then ends it: the retry connects. */
     const retry = async () => {
       const before = connects();
+      // The connected process wrote its pid before its handshake (a retry's overwrites the last one's).
+      signalProcess(await pidInFile(pidFile), "SIGUSR2");
       await vi.waitFor(() => expect(machineState).toBe("backoff"), wait);
       clock.increment(300_000);
       await vi.waitFor(() => expect(connects()).toBe(before + 1), wait);
@@ -52,7 +58,7 @@ describe("a server that crashes right after each handshake", { timeout: 60_000 }
 
     await vi.waitFor(() => expect(connects()).toBe(1), wait);
     for (let crash = 1; crash <= 3; crash++) await retry();
-    // The third retry's connection stays up 30 s (before the process exits, 1.5 s after its handshake).
+    // The third retry's connection stays up 30 s (its process exits only when signalled).
     await vi.waitFor(() => expect(h.status()[0]?.state).toBe("connected"), wait);
     expect(h.gaugeStates()).toEqual(["reconnecting"]);
     clock.increment(STABLE_CONNECTION_MS);
