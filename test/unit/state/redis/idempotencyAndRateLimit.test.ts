@@ -741,7 +741,12 @@ describe("Redis unreachable", () => {
     const own = await startTestRedis();
     try {
       own.freeze();
-      const refused = connectRedis(own.url, "/home/x/config.yaml", commandOptions());
+      // The command timeout is the settings' own (a frozen Redis answers no command whatever its length):
+      // 300 ms instead of the gateway's 2 s, each command the connect sends waiting it out.
+      const refused = connectRedis(own.url, "/home/x/config.yaml", {
+        ...commandOptions(),
+        commandTimeout: 300,
+      });
       await expect(refused).rejects.toThrow(
         /^\/home\/x\/config\.yaml: state\.redis_url: redis:\/\/127\.0\.0\.1:\d+\/0 took the connection but did not answer in time \(Command timed out\) — a frozen \(SIGSTOP\), paused \(CLIENT PAUSE\) or overloaded Redis, or another service on that port: check that server, or fix state\.redis_url$/,
       );
