@@ -5,19 +5,13 @@ import { stringify } from "yaml";
 import { bundledFixture } from "../../helpers/bundledFixture.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { freePort } from "../../helpers/http.js";
-import { alive, pidInFile } from "../../helpers/process.js";
-import { svc, svcEach } from "./svc.js";
+import { alive } from "../../helpers/process.js";
+import { type SvcResult, svc, svcEach } from "./svc.js";
 
 const SERVER = await bundledFixture(join(import.meta.dirname, "../../fixtures/mcp/stdio-server.mjs"));
 
 let home: TempHome;
 afterEach(() => home.cleanup());
-
-/** A server that prints why it waits (a login URL) and never answers the handshake. */
-const WAITS = {
-  command: process.execPath,
-  args: ["-e", 'process.stderr.write("Please authorize: https://auth.example/x\\n"); process.stdin.resume()'],
-};
 
 async function writeServers(extra: Record<string, unknown> = {}): Promise<void> {
   const port = await freePort();
@@ -97,7 +91,7 @@ describe("is my MCP server working? (no gateway running)", { timeout: 90_000 }, 
     home = tempHome();
     // Never answers, ignores SIGTERM, and notes what reaches it: a graceful stop closes stdin, sends
     // SIGTERM 2 s later and SIGKILL 2 s after that, so the command ended 4 s after its --timeout. Its pid
-    // is written once its SIGTERM handler is set, in a file of its own (read with pidInFile).
+    // is written once its SIGTERM handler is set, in a file of its own.
     const stubborn = (dir: string) => {
       const record = join(dir, "signals.log");
       const pidFile = join(dir, "server.pid");
@@ -110,21 +104,64 @@ describe("is my MCP server working? (no gateway running)", { timeout: 90_000 }, 
       setInterval(() => {}, 1000);`;
       return { command: process.execPath, args: ["-e", script] };
     };
+    // A server that prints why it waits (a login URL) and never answers the handshake; it makes a file once
+    // it has written on stderr.
+    const waitsWrote = join(home.dir, "waits-wrote");
+    const waits = {
+      command: process.execPath,
+      args: [
+        "-e",
+        `process.stderr.write("Please authorize: https://auth.example/x\\n"); require("node:fs").writeFileSync(${JSON.stringify(waitsWrote)}, ""); process.stdin.resume()`,
+      ],
+    };
+    const pidIn = (dir: string) => {
+      const text = existsSync(join(dir, "server.pid")) ? readFileSync(join(dir, "server.pid"), "utf8") : "";
+      return /^\d+$/.test(text) ? Number(text) : undefined;
+    };
+    /**
+     * Runs the command with its timers on a fake clock (it runs in this worker): the 3 s it gives the
+     * servers (--timeout, connect_timeout) pass only once each has started and is ready to be given up (the
+     * stubborn one's SIGTERM handler set, the other's stderr written), however slow the machine; then at once,
+     * and from then on 100 ms every 20 ms until the command has ended.
+     */
+    const givenUp = async (run: () => Promise<SvcResult>, ready: () => boolean) => {
+      vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+      try {
+        const result = run();
+        await vi.waitFor(() => expect(ready()).toBe(true), { timeout: 30_000, interval: 20 });
+        // What a server wrote before it said it was ready is read by this worker before the timeout's turn.
+        await new Promise((resolve) => setImmediate(resolve));
+        vi.advanceTimersByTime(3000);
+        // Then the clock goes on while the command runs, as it would: a graceful stop's 2 s graces pass too.
+        let ended = false;
+        void result.finally(() => {
+          ended = true;
+        });
+        await vi.waitFor(
+          () => {
+            if (ended) return;
+            vi.advanceTimersByTime(100);
+            throw new Error("the command is still running");
+          },
+          { timeout: 30_000, interval: 20 },
+        );
+        return await result;
+      } finally {
+        vi.useRealTimers();
+      }
+    };
     const gone = async (dir: string) => {
       const record = join(dir, "signals.log");
-      // Waited for, not read at once: a file not there yet is a server still starting, not one that never ran.
-      const pid = await pidInFile(join(dir, "server.pid"), 30_000);
+      const pid = pidIn(dir) as number;
       // The group got SIGKILL before the command exited; the kernel ends it at once.
       await vi.waitFor(() => expect(alive(pid)).toBe(false), { timeout: 5_000 });
       const notes = existsSync(record) ? readFileSync(record, "utf8").trim().split("\n") : [];
       return notes.filter((note) => note === "SIGTERM");
     };
-    // The three commands one after another, each in a home of its own and in this worker (at once, two
-    // were CLI processes of their own): each waits out its own 3 s. 3 s, not less: the command must have written its pid and set its SIGTERM handler before it
-    // is given up, and on a loaded machine a Node process can take longer than half a second to start.
+    // The three commands one after another, each in a home of its own and in this worker.
     // The list also checks a server that prints why it waits (a login URL) and never answers: what it
     // wrote on stderr while it kept svc waiting is usually why, and the list says it.
-    home.write("config.yaml", stringify({ mcp_servers: { stubborn: stubborn(home.dir), waits: WAITS } }));
+    home.write("config.yaml", stringify({ mcp_servers: { stubborn: stubborn(home.dir), waits } }));
     const others = ["test", "tools"].map((command) => {
       const own = tempHome();
       own.write(
@@ -134,7 +171,10 @@ describe("is my MCP server working? (no gateway running)", { timeout: 90_000 }, 
       return { command, own };
     });
     try {
-      const list = await svc(home, ["mcp", "list", "--timeout", "3"]);
+      const list = await givenUp(
+        () => svc(home, ["mcp", "list", "--timeout", "3"]),
+        () => pidIn(home.dir) !== undefined && existsSync(waitsWrote),
+      );
       expect(list.stdout).toMatch(
         /^stubborn\s+stdio\s+failed: no answer within 3 s \(--timeout\) — the server did not answer the handshake \(initialize, MCP's first request\): check that command and args .* raise --timeout$/m,
       );
@@ -143,7 +183,10 @@ describe("is my MCP server working? (no gateway running)", { timeout: 90_000 }, 
       );
       expect(await gone(home.dir)).toEqual([]);
       for (const { command, own } of others) {
-        const res = await svc(own, ["mcp", command, "stubborn"]);
+        const res = await givenUp(
+          () => svc(own, ["mcp", command, "stubborn"]),
+          () => pidIn(own.dir) !== undefined,
+        );
         expect(res.code).toBe(1);
         expect(res.stderr).toContain("mcp_servers.stubborn: connect timed out after 3 s (connect_timeout)");
         expect(await gone(own.dir)).toEqual([]);
