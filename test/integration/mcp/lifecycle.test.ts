@@ -227,12 +227,34 @@ describe("protocol eras (spec 9)", () => {
 
   it("stateless: the legacy retry comes when the probe goes unanswered, within connect_timeout", async () => {
     // The probe waits half the connect's time: waiting all of it timed the connect out before the retry. The
-    // retry spawns the server again, so its half must hold a node start on a loaded machine (2 s did not).
-    const h = hub(ctx.home, {
-      q: stdioEntry("legacy", { protocol: "stateless", connect_timeout: 10 }, ["--silent-before-init"]),
-    });
-    expect(await h.settled("q")).toMatchObject({ state: "connected", era: "legacy" });
-    expect(text(await h.call("q", "echo", { text: "retried" }))).toBe("retried");
+    // hub's timers (the probe's, the connect_timeout) are on a fake clock: its 5 s pass once the server has
+    // said it dropped the probe, and the retry's node start has the other 5 s however slow the machine, as
+    // its handshake's own wait does not move.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      const h = hub(ctx.home, {
+        q: stdioEntry("legacy", { protocol: "stateless", connect_timeout: 10 }, ["--silent-before-init"]),
+      });
+      await vi.waitFor(
+        () =>
+          expect(h.stderrSoFar("q")).toContain(
+            "WARNING: Received request before initialization was complete: server/discover",
+          ),
+        { timeout: 10_000, interval: 20 },
+      );
+      // Not yet at 4.9 s; at 5 s the probe is given up and the legacy handshake is tried.
+      vi.advanceTimersByTime(4900);
+      expect(h.status()[0]?.state).toBe("connecting");
+      vi.advanceTimersByTime(100);
+      await vi.waitFor(() => expect(h.status()[0]?.state).not.toBe("connecting"), {
+        timeout: 10_000,
+        interval: 20,
+      });
+      expect(await h.settled("q")).toMatchObject({ state: "connected", era: "legacy" });
+      expect(text(await h.call("q", "echo", { text: "retried" }))).toBe("retried");
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("stateless: one legacy retry when the probe fails", async () => {
