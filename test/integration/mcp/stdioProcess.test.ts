@@ -278,20 +278,34 @@ describe("a server that never answers, retried", () => {
       timeout: 10_000,
       interval: 20,
     });
-    clock.increment(60_000);
-    expect(hub.status()[0]).toMatchObject({ state: "failed", lastError: timedOut });
-    // The retry after 1 s starts a new process; the first one, given up, gets SIGTERM meanwhile.
-    clock.increment(1000);
-    await vi.waitFor(() => expect(lines("waiting for the device login")).toBe(2), {
-      timeout: 10_000,
-      interval: 20,
-    });
-    await vi.waitFor(() => expect(lines("caught SIGTERM, still waiting")).toBe(1), {
-      timeout: 10_000,
-      interval: 20,
-    });
-    clock.increment(60_000);
-    expect(hub.status()[0]).toMatchObject({ state: "failed", lastError: timedOut });
+    // The stop's graces of a given-up process (its stdin closed, then SIGTERM 2 s later, SIGKILL 2 s after
+    // that) run on setTimeout: faked from here, and passed once the retry's process has said it waits.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      clock.increment(60_000);
+      expect(hub.status()[0]).toMatchObject({ state: "failed", lastError: timedOut });
+      // The retry after 1 s starts a new process; the first one, given up, gets SIGTERM meanwhile.
+      clock.increment(1000);
+      await vi.waitFor(() => expect(lines("waiting for the device login")).toBe(2), {
+        timeout: 10_000,
+        interval: 20,
+      });
+      vi.advanceTimersByTime(2000);
+      await vi.waitFor(() => expect(lines("caught SIGTERM, still waiting")).toBe(1), {
+        timeout: 10_000,
+        interval: 20,
+      });
+      // Its SIGKILL.
+      vi.advanceTimersByTime(2000);
+      clock.increment(60_000);
+      expect(hub.status()[0]).toMatchObject({ state: "failed", lastError: timedOut });
+      // The retry's process, given up too, exits once its stdin is closed after `done` is made; else its
+      // graces pass.
+      writeFileSync(done, "");
+      vi.advanceTimersByTime(4000);
+    } finally {
+      vi.useRealTimers();
+    }
     // The same failure again: logged at DEBUG, not warned about at each retry.
     const failures = captured
       .lines()
@@ -299,7 +313,6 @@ describe("a server that never answers, retried", () => {
       .filter((l) => l.msg === `[mcp] mcp_servers.w: ${timedOut}`)
       .map((l) => l.level);
     expect(failures).toEqual([40, 20]);
-    writeFileSync(done, "");
   }, 30_000);
 });
 
