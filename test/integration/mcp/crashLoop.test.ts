@@ -92,8 +92,11 @@ describe("a server that crashes right after each handshake", { timeout: 60_000 }
 describe("a reload's retry of a crash-looping server and a hung one", { timeout: 60_000 }, () => {
   it("keeps each retry's first outcome, whatever the server does after", async () => {
     const clock = new SimulatedClock();
+    const pidFile = join(ctx.home.dir, "loop.pid");
+    /** Crashes loop's connected process (its pid written before its handshake, each start overwriting it). */
+    const crash = async () => signalProcess(await pidInFile(pidFile), "SIGUSR2");
     const servers = {
-      loop: stdioEntry("legacy", {}, ["--crash-after-ms", "700"]),
+      loop: stdioEntry("legacy", {}, ["--crash-on-signal", pidFile]),
       hang: entry({ command: process.execPath, args: ["-e", "process.stdin.resume()"], connect_timeout: 5 }),
     };
     const h = ctx.hub(ctx.home, servers, { clock });
@@ -103,6 +106,7 @@ describe("a reload's retry of a crash-looping server and a hung one", { timeout:
     // hang's connect_timeout passes before loop's process exits (the next 30 s would end loop's streak).
     clock.increment(5000);
     await vi.waitFor(() => expect(state("hang")).toBe("failed"), wait);
+    await crash();
     await vi.waitFor(() => expect(state("loop")).toBe("reconnecting"), wait);
 
     const summary = await h.reload(servers);
@@ -113,6 +117,7 @@ describe("a reload's retry of a crash-looping server and a hung one", { timeout:
     });
     await vi.waitFor(() => expect(h.reloadConnectOutcomes(["loop"]).loop?.state).toBe("connected"), wait);
     // loop's process exits again, and its retry waits out the backoff, while hang's connect waits.
+    await crash();
     await vi.waitFor(() => expect(state("loop")).toBe("reconnecting"), wait);
     clock.increment(5000);
     await vi.waitFor(() => expect(state("hang")).not.toBe("connecting"), wait);
