@@ -109,7 +109,7 @@ export function nonMappingMerge(
   lines: LineCounter,
 ): SvcError | undefined {
   if (!(err instanceof Error) || !/^Merge sources must be maps/.test(err.message)) return undefined;
-  let found: { start: number; at: string; what: string; unresolved?: string } | undefined;
+  let found: { start: number; at: string; what: string; unresolved?: string; empty?: boolean } | undefined;
   visit(doc, {
     Pair(_key, pair, path) {
       if (!isScalar(pair.key) || (typeof pair.key.value !== "symbol" && pair.key.value !== "<<"))
@@ -123,6 +123,8 @@ export function nonMappingMerge(
         found = { start: source.range[0], at: keys.length === 0 ? "(top level)" : keys.join("."), what };
         // `<<: *gihtub`: an alias of no anchor set before it, not a single value.
         if (isAlias(source) && merged === undefined) found.unresolved = source.source;
+        // `<<:` and nothing: a null scalar written as no text at all (`null` or `~` is a value written).
+        if (isScalar(source) && source.value === null && source.source === "") found.empty = true;
         return visit.BREAK;
       }
       return undefined;
@@ -146,6 +148,18 @@ export function nonMappingMerge(
     return new SvcError(
       "config_invalid",
       `${file}: line ${line}: ${found.at}: the merge key << takes a mapping (its keys are copied in), but YAML read no value: a # after a space starts a comment, so ${JSON.stringify(written)} was dropped — to merge the mapping an anchor names, write an alias: ${alias}`,
+    );
+  }
+  // `<<:` with nothing after it (no block below either): YAML's null, no value given, not a single value.
+  if (written === "" && found.what === "a single value" && found.empty === true) {
+    const above = [...anchorLines(doc, text, lines)].filter(([, at]) => at < line);
+    const named =
+      above.length === 0
+        ? ", with &name set on the mapping to merge, on a line above this one"
+        : ` (${above.map(([name, at]) => `&${name} is set on line ${at}`).join(", ")})`;
+    return new SvcError(
+      "config_invalid",
+      `${file}: line ${line}: ${found.at}: the merge key << takes a mapping (its keys are copied in), but it has no value (YAML reads nothing after << as null) — write an alias of the mapping to merge: <<: *name${named}, or remove the << line`,
     );
   }
   const alias = written.startsWith("*") ? written : undefined;

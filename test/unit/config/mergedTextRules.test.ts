@@ -370,3 +370,35 @@ describe("template keys through a merge key", () => {
     );
   });
 });
+
+describe("a merge key with no value", () => {
+  // Seen: "… but it is given a single value — put the anchor on a mapping (&name {...}) and merge that": `<<:` with
+  // nothing after it is YAML's null, no value given.
+  it("<<: with nothing on its line and no block below is refused as a merge key with no value, with the alias to write", () => {
+    const noValue =
+      "platforms.webhook.routes.a.deliver_extra: the merge key << takes a mapping (its keys are copied in), but it has no value (YAML reads nothing after << as null) — write an alias of the mapping to merge: <<: *name";
+    expect(
+      refusal([
+        ...ROUTES,
+        "      a:",
+        "        prompt: x",
+        "        deliver: slack",
+        "        deliver_extra:",
+        "          <<:",
+        "          chat_id: '1'",
+      ]),
+    ).toBe(
+      `FILE: line 9: ${noValue}, with &name set on the mapping to merge, on a line above this one, or remove the << line`,
+    );
+    expect(
+      refusal([
+        ...ROUTES,
+        "      b: {prompt: x, deliver: slack, deliver_extra: &ids {thread_ts: '1'}}",
+        "      a:",
+        "        prompt: x",
+        "        deliver: slack",
+        "        deliver_extra: {<<: , chat_id: '1'}",
+      ]),
+    ).toBe(`FILE: line 9: ${noValue} (&ids is set on line 5), or remove the << line`);
+  });
+});
