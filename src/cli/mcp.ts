@@ -54,6 +54,7 @@ import { callFailure } from "./mcp/callFailure.js";
 import { literalVariablesWarning } from "./mcp/check.js";
 import { noServersLine, printChecks, testAll } from "./mcp/checkCommands.js";
 import { cliSampler } from "./mcp/cliSampler.js";
+import { assertConfigInSight } from "./mcp/configOutOfSight.js";
 import {
   allTakenReason,
   type CrossServerView,
@@ -129,6 +130,7 @@ function cliHub(
   );
   const unknown = names.filter((n) => serverEntry(loaded, n) === undefined);
   if (unknown.length > 0) {
+    if (!loaded.fromFile) assertConfigInSight(loaded.paths.config, loaded.paths.home);
     const known = serverNames(loaded.config.mcp_servers);
     throw new SvcError(
       "usage",

@@ -22,6 +22,7 @@ import { oauthEntryOf } from "../io/oauth/settings.js";
 import { newProfileTypo } from "../io/profiles.js";
 import { terminalText } from "../io/terminalText.js";
 import { cliLogger } from "./cliLogger.js";
+import { assertConfigInSight } from "./mcp/configOutOfSight.js";
 import { samePrefixNote } from "./mcp/crossServer.js";
 import { logoutServer } from "./mcp/logout.js";
 import { noOauthServersProblem, oauthTargetProblem } from "./mcp/oauthTarget.js";
@@ -79,6 +80,7 @@ function oauthServers(paths: SvcPaths): ServerRef[] {
 
 /** `svc mcp login|reauth <server>` for a server that is no enabled auth: oauth url server: which and why. */
 function notAnOauthTarget(paths: SvcPaths, server: string): SvcError {
+  assertConfigInSight(paths.config, paths.home);
   const problem =
     oauthTargetProblem(loadConfig({ home: paths.home }).config.mcp_servers, server) ??
     "no enabled server with auth: oauth by that name";
@@ -235,6 +237,7 @@ export function registerMcpAuthCommands(mcp: Command): void {
       const chosen = opts.all ? servers : servers.filter((s) => s.name === server);
       if (chosen.length === 0) {
         if (server !== undefined) throw notAnOauthTarget(paths, server);
+        assertConfigInSight(paths.config, paths.home);
         throw new SvcError(
           "usage",
           `${paths.config}: ${noOauthServersProblem(loadConfig({ home: paths.home }).config.mcp_servers)}`,

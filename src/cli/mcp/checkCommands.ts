@@ -5,6 +5,7 @@ import { homeProblem } from "../../io/homeWritable.js";
 import { formatTable } from "../format.js";
 import { parseSecondsOption } from "../options.js";
 import { checkServers, describeCheck } from "./check.js";
+import { assertConfigInSight } from "./configOutOfSight.js";
 import { loadForProfile } from "./profileConfig.js";
 
 /** `--timeout` of the checks: per server, all at once. */
@@ -12,11 +13,14 @@ export const DEFAULT_CHECK_SECONDS = 10;
 
 /**
  * What `svc mcp list` (either view) and `svc mcp test --all` print with no server configured: where they
- * looked (a config.yaml that is not there is named so, not as a file without servers) and how to add one.
+ * looked (a config.yaml that is not there is named so, not as a file without servers) and how to add one; thrown,
+ * SVC_HOME's problem alone when this user may not look for the file.
  */
 export function noServersLine(loaded: LoadedConfig): string {
   if (loaded.fromFile)
     return `No MCP servers in ${loaded.paths.config} (add one: svc mcp add <name> -- <command>).\n`;
+  // One this user may not look into: whether the file is there is unknown, so only that is said.
+  assertConfigInSight(loaded.paths.config, loaded.paths.home);
   // An SVC_HOME that cannot hold the file: `svc mcp add` would fail too, so that is what to fix first.
   const home = homeProblem(loaded.paths.home);
   return home !== undefined

@@ -231,6 +231,33 @@ describe("a link to nothing in SVC_HOME is named where the system reads it", () 
     },
   );
 
+  // Seen: "No MCP servers: there is no <h>/config.yaml, and <h>: SVC_HOME cannot be reached: …" (exit 0), and
+  // "<h>/config.yaml: mcp_servers.x: no MCP server by that name (mcp_servers is empty)": the file was never seen.
+  it.runIf(AS_ROOT)(
+    "the mcp commands that read config.yaml in an SVC_HOME below a directory this user may not look into name that directory alone",
+    async () => {
+      const base = ownDir();
+      const priv = join(base, "priv");
+      mkdirSync(join(priv, "h"), { recursive: true });
+      writeFileSync(join(priv, "h", "config.yaml"), "mcp_servers: {}\n");
+      chmodSync(priv, 0o700);
+      const h = join(priv, "h");
+      const problem = `${h}: SVC_HOME cannot be reached: on the way to it, ${priv} (owned by uid 0) cannot be looked into by this user (nobody, uid ${OTHER_USER}) — let this user look into it (chmod o+x ${priv}, as its owner or root), or set SVC_HOME to a directory this user can write`;
+      for (const args of [
+        ["mcp", "list"],
+        ["mcp", "list", "--no-check"],
+        ["mcp", "test", "--all"],
+        ["mcp", "tools", "x"],
+        ["mcp", "call", "x", "y"],
+        ["mcp", "login", "x"],
+        ["mcp", "reauth", "--all"],
+      ]) {
+        const run = await svcAsUser(h, args, 20_000);
+        expect(run, args.join(" ")).toEqual({ code: 1, stderr: `svc: ${problem}\n` });
+      }
+    },
+  );
+
   // Seen: "… a symbolic link to <home>/gone/../env, which does not exist", not what on the way is missing.
   it("a link whose `..` follows a name that is not there names that name", async () => {
     home = tempHome();
