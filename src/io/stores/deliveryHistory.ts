@@ -22,7 +22,7 @@ import {
 import { makeDirs } from "../makeDirs.js";
 import { narrowMode, privateDir } from "../privateMode.js";
 import { gluedRecord } from "./gluedRecord.js";
-import { historyNotOpened, notAFileAt } from "./historyDirProblem.js";
+import { historyDirInTheWay, historyDirRefusal, historyNotOpened, notAFileAt } from "./historyDirProblem.js";
 import { isReadableRecord } from "./historyRecordShape.js";
 import {
   currentIno,
@@ -385,6 +385,9 @@ export function createHistoryWriter(
     dropExpired(dir, now());
     openFile();
   } catch (err) {
+    // A link to a device (`deliveries -> /dev/null`) in the directory's place: the link is what to change.
+    const way = historyDirInTheWay(dir);
+    if (way !== undefined) throw new SvcError("startup_refused", historyDirRefusal(dir, way), { cause: err });
     // A directory (or socket) in the history file's place is moved away, not made a directory.
     let inPlace: string | undefined;
     try {

@@ -1,6 +1,7 @@
-import { accessSync, constants, statSync } from "node:fs";
+import { accessSync, constants, lstatSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describeError } from "../../errors.js";
+import { otherKind } from "../regularFile.js";
 
 /**
  * The gateway's refusal when the delivery history cannot be opened: the directory, why, and the ways out.
@@ -13,6 +14,50 @@ export function historyNotOpened(dir: string, cause: string, inPlaceOf?: string)
       ? "make it a directory this user can write (move away what is in its place)"
       : `move away what is in the place of ${inPlaceOf} (the gateway writes its history file there)`;
   return `${dir}: the delivery history cannot be opened (${cause}) — ${fix}, or set platforms.webhook.delivery_history: false`;
+}
+
+/** Why the history directory `dir` is none, and what to do, when a link or a device, pipe or socket is in its place. */
+export interface HistoryDirInTheWay {
+  readonly cause: string;
+  readonly fix: string;
+}
+
+/**
+ * What holds the history directory's name when it is no directory and no file to move away: a symbolic link to
+ * something other than a directory (`deliveries -> /dev/null`, to drop the history: the device is the system's,
+ * the link is what to change), or a device, named pipe or socket itself. Undefined for a directory, nothing, or a
+ * plain file in its place (said as one to move away).
+ */
+export function historyDirInTheWay(dir: string): HistoryDirInTheWay | undefined {
+  let found: ReturnType<typeof statSync>;
+  let link: boolean;
+  try {
+    found = statSync(dir, { throwIfNoEntry: false });
+    link = lstatSync(dir).isSymbolicLink();
+  } catch {
+    return undefined;
+  }
+  if (found === undefined || found.isDirectory()) return undefined;
+  const what = otherKind(found) ?? "a file";
+  if (link) {
+    let target: string;
+    try {
+      target = realpathSync(dir);
+    } catch {
+      target = readlinkSync(dir);
+    }
+    return {
+      cause: `${dir} is a symbolic link to ${target}, which is ${what}, not a directory`,
+      fix: "point the link at a directory, or remove the link (the gateway makes the directory)",
+    };
+  }
+  if (what === "a file") return undefined;
+  return { cause: `${dir} is ${what}, not a directory`, fix: "remove it (the gateway makes the directory)" };
+}
+
+/** historyNotOpened's refusal for what historyDirInTheWay found in the directory's place. */
+export function historyDirRefusal(dir: string, way: HistoryDirInTheWay): string {
+  return `${dir}: the delivery history cannot be opened (${way.cause}) — ${way.fix}, or set platforms.webhook.delivery_history: false`;
 }
 
 /** The history file's path when something other than a file holds its name (undefined when none does). */
@@ -31,7 +76,12 @@ export function historyDirProblem(dir: string, file: string): string | undefined
   try {
     const found = statSync(dir, { throwIfNoEntry: false });
     if (found === undefined) return undefined;
-    if (!found.isDirectory()) return historyNotOpened(dir, `${dir} is not a directory`);
+    if (!found.isDirectory()) {
+      const way = historyDirInTheWay(dir);
+      return way === undefined
+        ? historyNotOpened(dir, `${dir} is not a directory`)
+        : historyDirRefusal(dir, way);
+    }
     accessSync(dir, constants.W_OK | constants.X_OK);
     const held = statSync(path, { throwIfNoEntry: false });
     if (held === undefined) return undefined;

@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describeError, SvcError } from "../../errors.js";
+import { historyDirInTheWay } from "./historyDirProblem.js";
 
 export type ReadText = (path: string) => string;
 export const readText: ReadText = (path) => readFileSync(path, "utf8");
@@ -34,6 +35,16 @@ export function historyReadError(dir: string, path: string, err: unknown): SvcEr
       "store_corrupt",
       `${dir}: this user may not read the delivery history (permission denied) — the gateway keeps it readable by the user it runs as only (mode 0600 in a 0700 directory: it holds payloads), so run the command as that user (sudo -u <that user> svc ...)`,
       { cause: err },
+    );
+  // A link to a device (`deliveries -> /dev/null`) in the directory's place: the link is what to change.
+  const way = code === "ENOTDIR" ? historyDirInTheWay(dir) : undefined;
+  if (way !== undefined)
+    return new SvcError(
+      "store_corrupt",
+      `${dir}: the delivery history cannot be read (${way.cause}) — ${way.fix}`,
+      {
+        cause: err,
+      },
     );
   // A file in the directory's place fails the open of each history file in it: that file is what to move.
   if (code === "ENOTDIR" && holdsOtherThanDirectory(dir))

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
@@ -7,6 +7,7 @@ import {
   historyOfIds,
   recentDeliveries,
 } from "../../../src/io/stores/deliveryHistory.js";
+import { historyDirProblem } from "../../../src/io/stores/historyDirProblem.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
 let home: TempHome;
@@ -53,5 +54,33 @@ describe("a file in the delivery history directory's place", () => {
     expect(() => historyOfIds(dir, () => true)).toThrow(refusal);
     // A file above it (SVC_HOME itself) keeps the errno, by which the CLI says SVC_HOME is the problem.
     expect(() => recentDeliveries(join(dir, "deliveries"), 20, undefined)).toThrow(/\(ENOTDIR: /);
+  });
+});
+
+// Seen: "… (<dir> is not a directory) — move away what is in its place" and, at the start, "… (EEXIST: file already
+// exists, mkdir '<dir>') — make it a directory this user can write (move away what is in its place)": the device is
+// the system's, the link is what to change.
+describe("a link to a device in the delivery history directory's place (deliveries -> /dev/null)", () => {
+  const linked = () => {
+    home = tempHome();
+    const dir = join(home.dir, "deliveries");
+    symlinkSync("/dev/null", dir);
+    return dir;
+  };
+  const cause = (dir: string) => `${dir} is a symbolic link to /dev/null, which is a device, not a directory`;
+  const fix = "point the link at a directory, or remove the link (the gateway makes the directory)";
+
+  it("refuses the gateway's start naming the device and the link to change, as svc config check says it", () => {
+    const dir = linked();
+    const refusal = `${dir}: the delivery history cannot be opened (${cause(dir)}) — ${fix}, or set platforms.webhook.delivery_history: false`;
+    expect(() => createHistoryWriter(dir, () => {})).toThrow(refusal);
+    expect(historyDirProblem(dir, "history.jsonl")).toBe(refusal);
+  });
+
+  it("is named so by the readers", () => {
+    const dir = linked();
+    const refusal = `${dir}: the delivery history cannot be read (${cause(dir)}) — ${fix}`;
+    expect(() => recentDeliveries(dir, 20, undefined)).toThrow(refusal);
+    expect(() => historyOfIds(dir, () => true)).toThrow(refusal);
   });
 });
