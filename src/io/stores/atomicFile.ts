@@ -22,6 +22,7 @@ import { SvcError } from "../../errors.js";
 import { writeBytesSync } from "../batchedWriter.js";
 import { linkTargetSync } from "../linkChain.js";
 import { makeStoreDirs, refusingDir } from "../makeDirs.js";
+import { noDirectoryAt } from "../noDirectoryAt.js";
 import { otherPidNamespace, pidNamespaceOfTag, pidNamespaceTag } from "../pidNamespace.js";
 import { processAlive } from "../processAlive.js";
 import { existingProfiles } from "../profiles.js";
@@ -208,12 +209,10 @@ function openTemp(linkOrPath: string, mode: number): { path: string; dir: string
     makeStoreDirs(dir);
   } catch (err) {
     const inTheWay = fileInTheWay(dir, err);
-    if (inTheWay !== undefined)
-      throw new UnwritableStoreError(
-        path,
-        [`${inTheWay} is a file, not a directory`, "move that file away (svc makes the directory)"],
-        err,
-      );
+    if (inTheWay !== undefined) {
+      const { said, fix } = noDirectoryAt(inTheWay);
+      throw new UnwritableStoreError(path, [said, `${fix} (svc makes the directory)`], err);
+    }
     throw unwritableStore(path, err, refusingDir(err, dir));
   }
   const tag = pidNamespaceTag();

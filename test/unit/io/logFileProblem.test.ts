@@ -1,4 +1,4 @@
-import { mkdirSync, openSync } from "node:fs";
+import { mkdirSync, openSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { logFileProblem } from "../../../src/io/logFileProblem.js";
@@ -47,5 +47,19 @@ describe("logFileProblem (what stderr says while the gateway log cannot be writt
   it("any other error is given as the system gave it", () => {
     const full = Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
     expect(logFileProblem("/x/logs/gateway.log", full)).toBe("ENOSPC: no space left on device, write");
+  });
+});
+
+// Seen: "<logs> is a file, not a directory — move that file away (…)" of logs -> /dev/null: a device is no file to move.
+describe("logFileProblem of a link to a device in logs/'s place (logs -> /dev/null, to drop the log)", () => {
+  it("names the link and the device, and says to point the link at a directory or remove it", () => {
+    home = tempHome();
+    const logs = join(home.dir, "logs");
+    symlinkSync("/dev/null", logs);
+    const file = join(logs, "gateway.log");
+    for (const err of [thrown(() => makeDirs(logs)), thrown(() => openSync(file, "a"))])
+      expect(logFileProblem(file, err)).toBe(
+        `${logs} is a symbolic link to /dev/null, which is a device, not a directory — point the link at a directory, or remove the link (the gateway makes the directory again within a second)`,
+      );
   });
 });

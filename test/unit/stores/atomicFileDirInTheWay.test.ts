@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { writeJsonAtomic } from "../../../src/io/stores/atomicFile.js";
@@ -18,5 +18,17 @@ describe("a store written where a file stands in place of its directory", () => 
       );
     }
     expect(readFileSync(inTheWay, "utf8")).toBe("kept");
+  });
+
+  // Seen: "<dir> is a file, not a directory — … move that file away" of mcp-cache -> /dev/null: the device is the
+  // system's, the link is what to change.
+  it("names a link to a device in the directory's place as one, with the link to change", () => {
+    home = tempHome();
+    const inTheWay = join(home.dir, "mcp-cache");
+    symlinkSync("/dev/null", inTheWay);
+    const path = join(inTheWay, "status.json");
+    expect(() => writeJsonAtomic(path, { pid: 1 })).toThrow(
+      `cannot write ${path}: ${inTheWay} is a symbolic link to /dev/null, which is a device, not a directory — the file is unchanged; point the link at a directory, or remove the link (svc makes the directory), then run the command again`,
+    );
   });
 });
