@@ -8,6 +8,7 @@ import { extendObject, parseJson, stringifyJson } from "../../streams/jsonNumber
 import { stringifyPlain } from "../../streams/jsonNumbers/write.js";
 import { nestedDeeperThan, nestingDepth } from "../../streams/nestedDepth.js";
 import { jsonErrorLocation } from "../jsonErrorLocation.js";
+import { noDirectoryAt } from "../noDirectoryAt.js";
 import { NotRegularFile, readRegularFile } from "../regularFile.js";
 import { zeroFilledProblem } from "../zeroFilled.js";
 import { writeFileAtomic } from "./atomicFile.js";
@@ -150,10 +151,9 @@ function directoryIsAFile(path: string, cause: string): SvcError | undefined {
     return undefined; // a path under a file further up (SVC_HOME itself): said by the caller, as before
   }
   if (!isFile) return undefined;
-  return new SvcError(
-    "store_corrupt",
-    `${path}: ${cause} — ${dir} is a file, not a directory: move that file away (svc makes the directory)`,
-  );
+  // A link to a device (`cron -> /dev/null`) is no file to move: the link is what to change.
+  const { said, fix } = noDirectoryAt(dir);
+  return new SvcError("store_corrupt", `${path}: ${cause} — ${said}: ${fix} (svc makes the directory)`);
 }
 
 /** A field of a record the read gave otherwise than it is written (`filters`' numbers): as read, and as written. */

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type CronJob, cronStore } from "../../../src/io/stores/cronStore.js";
@@ -143,6 +143,20 @@ describe("a file where the store's directory goes", () => {
     const path = join(dir, "jobs.json");
     const store = createVersionedStore(path, { field: "jobs", conflictMessage: "changed" });
     const fix = `${dir} is a file, not a directory: move that file away (svc makes the directory)`;
+    expect(() => store.read()).toThrow(
+      `${path}: cannot be read (ENOTDIR: not a directory, open '${path}') — ${fix}`,
+    );
+    await expect(store.update(() => undefined)).rejects.toThrow(`${path}: cannot be written — ${fix}`);
+  });
+
+  // Seen: "<h>/cron is a file, not a directory: move that file away" of cron -> /dev/null: a device is no file to move.
+  it("a link to a device in its place is named as one, with the link to change", async () => {
+    home = tempHome();
+    const dir = join(home.dir, "cron");
+    symlinkSync("/dev/null", dir);
+    const path = join(dir, "jobs.json");
+    const store = createVersionedStore(path, { field: "jobs", conflictMessage: "changed" });
+    const fix = `${dir} is a symbolic link to /dev/null, which is a device, not a directory: point the link at a directory, or remove the link (svc makes the directory)`;
     expect(() => store.read()).toThrow(
       `${path}: cannot be read (ENOTDIR: not a directory, open '${path}') — ${fix}`,
     );
