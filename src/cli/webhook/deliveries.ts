@@ -257,9 +257,13 @@ function nextCursor(
 }
 
 /**
- * When the limit cuts through rows sharing the last row's time (`read`: one row more than the limit), the
- * note that gives the next page: `--until` that time would list the same rows again; `--before` a delivery
- * ID and `--skip` the rows shown after its row list those after the page (nextCursor). Undefined otherwise.
+ * The note that gives the next page when more rows follow the page (`read`: one row more than the limit)
+ * and the last row shown is not one `--before` its delivery ID pages on from exactly: the limit cuts
+ * through rows sharing its time (`--until` that time would list the same rows again), or it has no
+ * delivery ID (`-`), or it is not its ID's newest row, the one --before names (a duplicate or another
+ * route's row of the ID is newer, shown above it or left out by the filters: --before it would list rows
+ * again, or leave rows out). The note gives `--before` a delivery ID and `--skip` the rows shown after its
+ * row (nextCursor). Undefined otherwise (`--before` the last row's ID pages on).
  */
 function nextPage(
   read: readonly DeliverySummary[],
@@ -271,28 +275,47 @@ function nextPage(
 ): string | undefined {
   const last = read[limit - 1];
   const after = read[limit];
-  if (last === undefined || after === undefined || shownTime(last.at) !== shownTime(after.at))
-    return undefined;
+  if (last === undefined || after === undefined) return undefined;
+  const tie = shownTime(last.at) === shownTime(after.at);
+  const newestLast = last.id === NO_DELIVERY_ID ? undefined : newestOfId(last);
+  const exact = newestLast !== undefined && sameRow(newestLast, last);
+  if (!tie && exact) return undefined;
   const shown = read.slice(0, limit);
   const cursor = nextCursor(shown, skip, options.before, newestOfId);
   const time = shownTime(last.at);
-  if (cursor === undefined)
-    return shown.some((row) => row.id !== NO_DELIVERY_ID)
-      ? `Note: more rows share the last row's time (${time}) than --limit ${limit} shows, and the delivery IDs shown each have a newer row this listing leaves out, which --before would page from — give a larger --limit\n`
-      : `Note: more rows share the last row's time (${time}) than --limit ${limit} shows, and none shown has a delivery ID to page from with --before — give a larger --limit\n`;
-  const words = [
-    "svc webhook deliveries",
-    ...(route === undefined ? [] : [shellWord(route)]),
-    `--limit ${limit}`,
-    ...(["status", "id", "since", "until"] as const).flatMap((name) =>
-      options[name] === undefined ? [] : [`--${name} ${shellWord(options[name])}`],
-    ),
-    ...(options.json === true ? ["--json"] : []),
-    `--before ${shellWord(cursor.id)}`,
-    ...(cursor.skip === 0 ? [] : [`--skip ${cursor.skip}`]),
-  ];
+  const words = (next: readonly string[]) =>
+    [
+      "svc webhook deliveries",
+      ...(route === undefined ? [] : [shellWord(route)]),
+      `--limit ${limit}`,
+      ...(["status", "id", "since", "until"] as const).flatMap((name) =>
+        options[name] === undefined ? [] : [`--${name} ${shellWord(options[name])}`],
+      ),
+      ...(options.json === true ? ["--json"] : []),
+      ...next,
+    ].join(" ");
+  const next =
+    cursor === undefined
+      ? undefined
+      : words([`--before ${shellWord(cursor.id)}`, ...(cursor.skip === 0 ? [] : [`--skip ${cursor.skip}`])]);
+  if (tie) {
+    if (next === undefined)
+      return shown.some((row) => row.id !== NO_DELIVERY_ID)
+        ? `Note: more rows share the last row's time (${time}) than --limit ${limit} shows, and the delivery IDs shown each have a newer row this listing leaves out, which --before would page from — give a larger --limit\n`
+        : `Note: more rows share the last row's time (${time}) than --limit ${limit} shows, and none shown has a delivery ID to page from with --before — give a larger --limit\n`;
+    return terminalText(
+      `Note: more rows share the last row's time (${time}) than --limit ${limit} shows (--until ${time} would list these again) — the next page: ${next}\n`,
+    );
+  }
+  // The last row's ID names another row to --before, or none: said so, with the next page.
+  const why =
+    newestLast === undefined
+      ? "the last row shown has no delivery ID for --before to page from"
+      : `--before ${last.id} would page from that ID's newest row (${shownTime(newestLast.at)}, route ${newestLast.route}${shown.some((row) => sameRow(row, newestLast)) ? ", shown above" : ", which this listing leaves out"}), not from the last row shown`;
+  // No ID shown to page from, and no --before given: the rows past this page, counted from the first.
+  const page = next ?? words([`--skip ${skip + shown.length}`]);
   return terminalText(
-    `Note: more rows share the last row's time (${time}) than --limit ${limit} shows (--until ${time} would list these again) — the next page: ${words.join(" ")}\n`,
+    `Note: ${why} — the next page: ${page}${next === undefined ? " (rows recorded meanwhile shift it)" : ""}\n`,
   );
 }
 

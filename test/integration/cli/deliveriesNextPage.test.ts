@@ -145,3 +145,75 @@ it("no note when the limit ends with a second of its own; --before an ID with no
   expect(dash.code).toBe(2);
   expect(dash.stderr).toContain('--before: "-" is not a delivery ID');
 });
+
+it("a last row that is not its ID's newest (a duplicate newer, another route's row) gets the next page, so --before neither cycles nor leaves rows out", async () => {
+  home = tempHome();
+  home.write("config.yaml", stringify(webhookConfig({ rl: { secret: "s" }, hf: { secret: "s" } })));
+  const request = (id: string, s: number, route = "rl", outcome = "accepted", status = 202) =>
+    ({ kind: "request", id, at: at(s * 1000), route, status, outcome }) as const;
+  // One ID reaching two routes, the other route's row newer; then X, o0..o3 a second apart, X again.
+  const lines = [
+    request("old", -20),
+    request("multi-1", -10),
+    request("multi-1", -10, "hf", "ignored", 200),
+    request("loop-X", 0),
+    ...[0, 1, 2, 3].map((i) => request(`loop-o${i}`, i + 1)),
+    request("loop-X", 5, "rl", "duplicate", 200),
+  ];
+  home.write("deliveries/history.jsonl", lines.map((l) => `${historyLine(l)}\n`).join(""), 0o600);
+  const o1 = await page(["--limit", "3", "--before", "loop-o2"]);
+  expect(o1.ids).toEqual(["loop-o1", "loop-o0", "loop-X"]);
+  // --before loop-X pages from the duplicate, listed first: the note gives the page past the last row.
+  expect(o1.stderr).toBe(
+    `Note: --before loop-X would page from that ID's newest row (${at(5000).replace(".000Z", "Z")}, route rl, which this listing leaves out), not from the last row shown — the next page: svc webhook deliveries --limit 3 --json --before loop-o0 --skip 1\n`,
+  );
+  expect((await page(["--limit", "3", "--before", "loop-X"])).ids).toEqual(["loop-o3", "loop-o2", "loop-o1"]);
+  const on = await page(["--limit", "3", "--before", "loop-o0", "--skip", "1"]);
+  expect(on.ids).toEqual(["multi-1", "multi-1", "old"]);
+  expect(on.stderr).toBe("");
+  // With a filter: the same.
+  const accepted = await page(["--status", "accepted", "--limit", "2", "--before", "loop-o1"]);
+  expect(accepted.ids).toEqual(["loop-o0", "loop-X"]);
+  expect(accepted.stderr).toContain(
+    "the next page: svc webhook deliveries --limit 2 --status accepted --json --before loop-o0 --skip 1\n",
+  );
+  expect(
+    (await page(["--status", "accepted", "--limit", "2", "--before", "loop-o0", "--skip", "1"])).ids,
+  ).toEqual(["multi-1", "old"]);
+  // An ID another route's row of which is newer: --before it pages from that row.
+  const rl = await svc(home, [
+    "webhook",
+    "deliveries",
+    "rl",
+    "--limit",
+    "1",
+    "--before",
+    "loop-o0",
+    "--skip",
+    "1",
+    "--json",
+  ]);
+  expect(rl.code).toBe(0);
+  expect((JSON.parse(rl.stdout) as { id: string }[]).map((r) => r.id)).toEqual(["multi-1"]);
+  expect(rl.stderr).toContain("--before multi-1 would page from that ID's newest row");
+  expect(rl.stderr).toContain("route hf, which this listing leaves out");
+  expect(rl.stderr).toContain(
+    "the next page: svc webhook deliveries rl --limit 1 --json --before loop-o0 --skip 2\n",
+  );
+  // Paged by the notes alone, every row once.
+  const all = (await page(["--limit", "20"])).ids;
+  const seen: string[] = [];
+  let args: readonly string[] = ["--limit", "2"];
+  for (let pages = 0; pages < 10; pages++) {
+    const { ids, stderr } = await page(args);
+    seen.push(...ids);
+    const next = /the next page: svc webhook deliveries (.*)\n$/.exec(stderr)?.[1];
+    if (next === undefined) {
+      if (ids.length === 2) args = ["--limit", "2", "--before", ids[1] as string];
+      else break;
+      continue;
+    }
+    args = next.split(" ").filter((word) => word !== "--json");
+  }
+  expect(seen).toEqual(all);
+});
