@@ -86,6 +86,7 @@ import {
 } from "./mcp/profileReloads.js";
 import { endedByLater, type ReadReload, reloadSummaryText } from "./mcp/reloadSummary.js";
 import { servedRoutes } from "./mcp/servedRoutes.js";
+import { shownName } from "./mcp/shownName.js";
 import { detail } from "./mcp/statusDetail.js";
 import { formatTools } from "./mcp/toolsOutput.js";
 import { unknownServerMessage } from "./mcp/unknownServer.js";
@@ -322,7 +323,7 @@ async function connected(loaded: LoadedConfig, hub: McpHub, server: string): Pro
   if (status.state !== "connected") {
     const entry = serverEntry(loaded, server);
     for (const problem of entry === undefined ? [] : unusedMcpKeys(entry))
-      process.stderr.write(`warning: mcp_servers.${server}: ${problem}\n`);
+      process.stderr.write(`warning: mcp_servers.${shownName(server)}: ${problem}\n`);
     throw new SvcError("mcp_connect", serverScoped(server, status.lastError ?? status.state));
   }
   return status;
@@ -343,7 +344,7 @@ async function listTools(
     const view = crossServerView(loaded, server, hub.toolsOf(server));
     const tools = view.kept;
     if (tools.length === 0 && options.json !== true)
-      process.stdout.write(`${server}: no tools registered (${noTools(hub, server, view)})\n`);
+      process.stdout.write(`${shownName(server)}: no tools registered (${noTools(hub, server, view)})\n`);
     else process.stdout.write(formatTools(tools, options));
     if (options.json !== true)
       process.stdout.write(
@@ -393,7 +394,7 @@ async function testServer(
       entry === undefined ? written : scrub(redactCredentials(written), entrySecrets(entry)),
     );
     process.stdout.write(
-      `Testing ${server} (${entry === undefined ? "?" : transportKind(entry)}: ${where})\n`,
+      `Testing ${shownName(server)} (${entry === undefined ? "?" : transportKind(entry)}: ${where})\n`,
     );
     const started = performance.now();
     const status = await connected(loaded, hub, server);
@@ -569,7 +570,7 @@ async function callTool(
       options.json === true ? `${JSON.stringify(result, null, 2)}\n` : formatResult(result),
     );
     if (result.isError === true) {
-      process.stderr.write(`svc: ${server}/${tool} returned an error result\n`);
+      process.stderr.write(`svc: ${shownName(server)}/${terminalText(tool)} returned an error result\n`);
       process.exitCode = 1;
     }
   } catch (err) {

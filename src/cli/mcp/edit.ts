@@ -18,8 +18,9 @@ import { terminalText } from "../../io/terminalText.js";
 import { addedCommandNotes } from "./addedCommand.js";
 import { samePrefixNote } from "./crossServer.js";
 import { duplicateJsonKeys } from "./duplicateJsonKeys.js";
-import { importedServers, shownName, stripJsonComments } from "./importFormats.js";
+import { importedServers, stripJsonComments } from "./importFormats.js";
 import { reloadHint } from "./reloadHint.js";
+import { shownName } from "./shownName.js";
 import { unknownServerMessage } from "./unknownServer.js";
 
 export interface AddOptions {
@@ -302,7 +303,7 @@ export async function addServer(name: string, target: string[], options: AddOpti
       loaded.paths.config,
     ))
       process.stderr.write(`${note}\n`);
-  process.stdout.write(`Added mcp_servers.${name} to ${loaded.paths.config}.\n`);
+  process.stdout.write(`Added mcp_servers.${shownName(name)} to ${loaded.paths.config}.\n`);
   await afterWrite([name]);
 }
 
@@ -325,7 +326,7 @@ export async function removeServerCommand(name: string): Promise<void> {
       unknownServerMessage(name, paths.config, exists, exists ? [...existingServerNames(paths.config)] : []),
     );
   }
-  process.stdout.write(`Removed mcp_servers.${name} from ${paths.config}.\n`);
+  process.stdout.write(`Removed mcp_servers.${shownName(name)} from ${paths.config}.\n`);
   const hint = await reloadHint(paths, "The running gateway stops it with svc mcp reload.");
   if (hint !== undefined) process.stdout.write(`${hint}\n`);
 }

@@ -14,15 +14,7 @@ import {
   MCP_ENTRY_KEYS,
 } from "../../config/sections/mcp.js";
 import { terminalText } from "../../io/terminalText.js";
-
-/**
- * A server name or key of the imported file as a note shows it: one holding a line break, a control or an
- * invisible character (a file from a cloned repository naming a server "a\u001b]0;x\u0007b") in JSON quotes
- * with those escaped, so the note stays one line and cannot act on the terminal; any other as it is.
- */
-export function shownName(name: string): string {
-  return /[\p{Cc}\p{Cf}\u2028\u2029]/u.test(name) ? terminalText(JSON.stringify(name)) : name;
-}
+import { shownName } from "./shownName.js";
 
 export interface ImportedServers {
   /** Which layout the file used. */

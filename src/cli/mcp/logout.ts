@@ -11,6 +11,7 @@ import { type StoredTokens, TokenStore } from "../../io/oauth/tokenStore.js";
 import { newProfileTypo } from "../../io/profiles.js";
 import { terminalText } from "../../io/terminalText.js";
 import { cliLogger } from "../cliLogger.js";
+import { shownName } from "./shownName.js";
 
 /**
  * `svc mcp logout <server>`: revokes the saved grant at the authorization server that issued it (unless
@@ -41,7 +42,7 @@ export async function logoutServer(paths: SvcPaths, server: string, local: boole
   );
   if (revocation?.revoked === false)
     process.stderr.write(
-      `warning: ${server}: the grant was not revoked (${terminalText(revocation.why)}); it stays valid at its authorization server until it expires — revoke it there if it may have leaked\n`,
+      `warning: ${shownName(server)}: the grant was not revoked (${terminalText(revocation.why)}); it stays valid at its authorization server until it expires — revoke it there if it may have leaked\n`,
     );
 }
 

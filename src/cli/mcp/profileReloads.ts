@@ -13,6 +13,7 @@ import {
   type ReadReload,
   reloadSummaryText,
 } from "./reloadSummary.js";
+import { shownName } from "./shownName.js";
 
 /**
  * The named profiles whose own MCP connections gateway `pid` holds (opened at a first run of the profile,
@@ -344,12 +345,14 @@ export async function printProfileReloads(
     }
     const closed = report.reload.closed === true;
     const stopped = closed ? [] : endedByStop(report.reload, report.servers, stopping());
-    ended.push(...stopped.map((name) => `${name} (profile ${profile})`));
+    ended.push(...stopped.map((name) => `${shownName(name)} (profile ${profile})`));
     if (!closed) {
-      removed.push(...(report.reload.removedLater ?? []).map((name) => `${name} (profile ${profile})`));
+      removed.push(
+        ...(report.reload.removedLater ?? []).map((name) => `${shownName(name)} (profile ${profile})`),
+      );
       endedLater.push(
         ...endedByLater({ ...report.reload, endedByStop: stopped }, report.servers).map(
-          (name) => `${name} (profile ${profile})`,
+          (name) => `${shownName(name)} (profile ${profile})`,
         ),
       );
     }

@@ -1,4 +1,5 @@
 import type { ReloadSummary, ServerStatus } from "../../io/mcp/statusFile.js";
+import { shownName } from "./shownName.js";
 import { detail } from "./statusDetail.js";
 
 /**
@@ -125,41 +126,45 @@ export function reloadSummaryText(
     ...retried.filter(notOk).map((name) => [name, "retried"] as const),
   ].map(([name, how]) => {
     if (removedLater(name))
-      return `not connected: ${name} (${how}) — a later reload removed it from mcp_servers before it connected`;
+      return `not connected: ${shownName(name)} (${how}) — a later reload removed it from mcp_servers before it connected`;
     if (stopped(name))
-      return `not connected: ${name} (${how}) — the gateway began stopping before it connected`;
+      return `not connected: ${shownName(name)} (${how}) — the gateway began stopping before it connected`;
     if (endedLater(name))
-      return `not connected: ${name} (${how}) — a later reload ended its connect before it connected (that reload had not reported when the wait ended)`;
+      return `not connected: ${shownName(name)} (${how}) — a later reload ended its connect before it connected (that reload had not reported when the wait ended)`;
     const status = servers.find((s) => s.name === name) as ServerStatus;
     const why = detail(status);
-    return `failed to connect: ${name} (${how})${why === "" ? "" : ` — ${why}`}`;
+    return `failed to connect: ${shownName(name)} (${how})${why === "" ? "" : ` — ${why}`}`;
   });
   // Still connecting when the command stopped waiting (--wait): said, not taken for connected; one whose
   // connect a later reload ended as it replaced the server's entry, with that reload's connect under way, says so.
   const connecting = (name: string) =>
     stateOf(name) !== "connecting"
-      ? name
+      ? shownName(name)
       : reload.replacedLater?.includes(name) === true
-        ? `${name} (still connecting: a later reload changed its entry before it connected, and connects it again)`
-        : `${name} (still connecting)`;
+        ? `${shownName(name)} (still connecting: a later reload changed its entry before it connected, and connects it again)`
+        : `${shownName(name)} (still connecting)`;
   // Tried again: connected now, or still at it (one still closing its lost session shows reconnecting).
   const tried = retried
     .filter((name) => !notOk(name))
-    .map((name) => (stateOf(name) === "reconnecting" ? `${name} (still connecting)` : connecting(name)));
+    .map((name) =>
+      stateOf(name) === "reconnecting" ? `${shownName(name)} (still connecting)` : connecting(name),
+    );
   // An added server with enabled: false connects nothing, and a lazy one connects at its first call.
   const added = reload.added
     .filter((name) => !notOk(name))
     .map((name) =>
       stateOf(name) === "skipped"
-        ? `${name} (enabled: false, not connected)`
+        ? `${shownName(name)} (enabled: false, not connected)`
         : isLazy(name)
-          ? `${name} (lazy: connects at its first call)`
+          ? `${shownName(name)} (lazy: connects at its first call)`
           : connecting(name),
     );
   // Changed from enabled: false: started now, never connected before (a lazy one connects at its first call).
   const enabled = (reload.enabled ?? [])
     .filter((name) => !notOk(name))
-    .map((name) => (isLazy(name) ? `${name} (lazy: connects at its first call)` : connecting(name)));
+    .map((name) =>
+      isLazy(name) ? `${shownName(name)} (lazy: connects at its first call)` : connecting(name),
+    );
   const lazy = reload.changed.filter(isLazy);
   // Changed but still enabled: false: nothing was stopped or connected.
   const stillOff = reload.changed.filter((name) => stateOf(name) === "skipped");
@@ -170,24 +175,24 @@ export function reloadSummaryText(
   );
   const reconnected = connectedNow.filter((name) => !started.includes(name)).map(connecting);
   const startedNow = connectedNow.filter((name) => started.includes(name)).map(connecting);
+  // Names the reload's report gives as they are (removed, stopped, unchanged, changed lazy or still off)
+  // are shown as shownName shows them; the others above already are.
   const line = (label: string, names: readonly string[]) =>
     names.length > 0 ? `  ${label}: ${names.join(", ")}\n` : "";
+  const shown = (names: readonly string[]) => names.map(shownName);
   const text =
     `${heading}\n` +
     line("added", added) +
-    line("removed", reload.removed) +
+    line("removed", shown(reload.removed)) +
     line("enabled (was enabled: false)", enabled) +
     line("reconnected (changed)", reconnected) +
     line("changed, connected (was lazy, not connected before)", startedNow) +
-    line("changed, lazy (connects at its first call)", lazy) +
-    line("changed, still enabled: false (not connected)", stillOff) +
-    line("stopped (disabled)", disabled) +
+    line("changed, lazy (connects at its first call)", shown(lazy)) +
+    line("changed, still enabled: false (not connected)", shown(stillOff)) +
+    line("stopped (disabled)", shown(disabled)) +
     line("retried (was not connected)", tried) +
     notConnected.map((text) => `  ${text}\n`).join("") +
-    line(
-      "unchanged",
-      reload.unchanged.filter((name) => !retried.includes(name)),
-    );
+    line("unchanged", shown(reload.unchanged.filter((name) => !retried.includes(name))));
   const changes =
     reload.added.length +
     reload.removed.length +

@@ -62,6 +62,27 @@ it("svc mcp test shows an escape sequence in the entry's arguments (an install l
   expect(result.stdout).toBe("Testing odd (stdio: no-such-command-svc-test a\\u001b[2Jb)\n");
 });
 
+it("svc mcp test shows a server name's control characters (a config.yaml key written by hand) escaped, in quotes, never raw", async () => {
+  const osc = "e\u001b]0;pwned\u0007Z";
+  const broken = 'q"b\\c\nd';
+  home.write(
+    "config.yaml",
+    stringify({
+      mcp_servers: {
+        [osc]: { command: "no-such-command-svc-test" },
+        [broken]: { command: "no-such-command-svc-test" },
+      },
+    }),
+  );
+  const titled = await svc(home, ["mcp", "test", osc]);
+  expect(titled.code).toBe(1);
+  expect(titled.stdout).toBe('Testing "e\\u001b]0;pwned\\u0007Z" (stdio: no-such-command-svc-test)\n');
+  expect(titled.stdout + titled.stderr).not.toContain("\u001b");
+  const split = await svc(home, ["mcp", "test", broken]);
+  expect(split.code).toBe(1);
+  expect(split.stdout).toBe('Testing "q\\"b\\\\c\\nd" (stdio: no-such-command-svc-test)\n');
+});
+
 it("svc mcp test does not print a signed url's signature or a jwt in its query (Azure SAS sig=, X-Amz-Signature=)", async () => {
   const port = await closedPort();
   home.write(

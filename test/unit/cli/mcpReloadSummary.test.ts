@@ -26,6 +26,26 @@ describe("svc mcp reload's summary", () => {
     );
   });
 
+  it("shows a server name's control characters escaped, in quotes, in every list (never raw: an OSC title, a line break)", () => {
+    const osc = "e\u001b]0;pwned\u0007Z";
+    const broken = 'q"b\\c\nd';
+    const text = reloadSummaryText(
+      7,
+      { added: [osc], removed: [broken], changed: [], disabled: [], unchanged: [broken, "u"] },
+      [status(osc, "connected"), status(broken, "connected"), status("u", "connected")],
+    );
+    expect(text).toBe(
+      'Gateway (pid 7) reloaded mcp_servers:\n  added: "e\\u001b]0;pwned\\u0007Z"\n  removed: "q\\"b\\\\c\\nd"\n  unchanged: "q\\"b\\\\c\\nd", u\n',
+    );
+    const failed = reloadSummaryText(
+      7,
+      { added: [osc], removed: [], changed: [], disabled: [], unchanged: [] },
+      [{ ...status(osc, "failed"), lastError: "spawn ENOENT" }],
+    );
+    expect(failed).not.toContain("\u001b");
+    expect(failed).toContain('failed to connect: "e\\u001b]0;pwned\\u0007Z" (added)');
+  });
+
   it("lists a changed lazy server the reload connected, never connected before, apart from those reconnected", () => {
     const text = reloadSummaryText(
       7,
