@@ -35,6 +35,7 @@ import {
   statusFileIsDirectory,
   statusPath,
 } from "../io/mcp/statusFile.js";
+import { processStat } from "../io/processAlive.js";
 import { fileInPlaceOf } from "../io/stores/atomicFile.js";
 import { terminalText } from "../io/terminalText.js";
 import { inexactArguments, inexactNumber } from "../streams/jsonNumbers/inexact.js";
@@ -45,11 +46,15 @@ import {
   cannotSignal,
   elsewhereSilence,
   findGateway,
+  health,
   notRecordedYet,
+  type RunningGateway,
+  recordedState,
   runningGateway,
   stillStarting,
 } from "./gatewayLookup.js";
 import { listenForInterrupt, raiseAgain } from "./interrupt.js";
+import { listenAddress } from "./listenAddress.js";
 import { callFailure } from "./mcp/callFailure.js";
 import { literalVariablesWarning } from "./mcp/check.js";
 import { noServersLine, printChecks, testAll } from "./mcp/checkCommands.js";
@@ -206,9 +211,16 @@ async function listServers(options: { check?: boolean; timeout?: string; profile
     return;
   }
   // A gateway of another PID namespace that answers /health writes its status here as one of this one does.
-  const pid = (await runningGateway(loaded.paths))?.pid;
+  const gateway = await runningGateway(loaded.paths);
+  const pid = gateway?.pid;
   const file = pid === undefined ? undefined : readStatusFile(loaded.paths.mcpCache);
   const live = file !== undefined && file.pid === pid;
+  // A gateway that does not answer (suspended, hung) wrote these states last: they are not live.
+  const stalled = live && gateway !== undefined ? await notAnswering(loaded, gateway, file) : undefined;
+  if (stalled !== undefined) {
+    process.stderr.write(`Note: ${stalled}\n`);
+    process.exitCode = 1;
+  }
   // A running gateway whose status this command cannot read: what follows is not its live status.
   if (pid !== undefined && !live && Object.keys(loaded.config.mcp_servers).length > 0)
     process.stderr.write(
@@ -275,6 +287,33 @@ async function printedDespiteConfig(err: SvcError): Promise<boolean> {
   );
   process.exitCode = 1;
   return true;
+}
+
+/**
+ * Why the running gateway's status file is not its live status, when it is not: its process is suspended
+ * (state T: SIGSTOP, Ctrl-Z), or it does not answer /health at the address gateway.json records (as svc
+ * gateway status asks it, within 1 s). A gateway of another PID namespace was asked already (it answered,
+ * or began to stop); one that is stopping, or records no listener and is not suspended, is taken to write
+ * its status still. Undefined when it answers.
+ */
+async function notAnswering(
+  loaded: LoadedConfig,
+  gateway: RunningGateway,
+  file: StatusFile,
+): Promise<string | undefined> {
+  if (gateway.elsewhere !== undefined) return undefined;
+  const { pid } = gateway;
+  const suspended = processStat(pid)?.state === "T";
+  const recorded = recordedState(loaded.paths, pid);
+  const asked =
+    suspended || recorded === undefined || recorded.port === 0 || recorded.stopping_since !== undefined
+      ? undefined
+      : await health(recorded.host, recorded.port, recorded.instance);
+  if (!suspended && (asked === undefined || asked === "ok")) return undefined;
+  const why = suspended
+    ? `its process is suspended — kill -CONT ${pid}`
+    : `no answer to GET /health at ${listenAddress(recorded?.host ?? "", recorded?.port ?? 0)}${asked === "other" ? " from this gateway (another program answers there)" : ""}: it is hung, or this command does not reach its address — svc gateway status says more`;
+  return `the gateway (pid ${pid}) is not answering (${why}) — the states below are those it last wrote, at ${file.updatedAt}`;
 }
 
 /** Why `svc mcp list` shows no live status though gateway `pid` runs, and what writes its status again. */
