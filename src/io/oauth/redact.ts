@@ -76,11 +76,20 @@ const ANY_TAG = /<(?!a\s)[A-Za-z]{1,10}[1-6]?(?:\s[^<>]{0,200})?\/?>/iy;
 const ANY_TAG_CODED =
   /(?:&lt;|&#0*60;|&#x0*3c;)(?!a\s)[A-Za-z]{1,10}[1-6]?(?:\s[^<>]{0,200}?)?\/?(?:&gt;|&#0*62;|&#x0*3e;)/iy;
 /**
- * A `-` or `.` and a word of letters (lowercase, or capitalized; hyphenated words too) before whitespace: prose
- * after a placeholder (`<token>-style authentication`, `<token>-based header`, `<token>.json for JSON`,
- * `<token>.Check your config`), not a token, which holds a digit or mixed case (`<mytag>-abcd1234secret`).
+ * A `-` or `.` and a word of letters (lowercase, capitalized, or a short one in capitals; hyphenated words too, up
+ * to three, each of at most 16 letters): prose after a placeholder (`<token>-style authentication`,
+ * `<token>-based header`, `<token>.json for JSON`, `<token>.JSON`, `<token>.Check your config`) when the word
+ * ends the token (`proseAfter`), not a token, which holds a digit, mixed case or a longer run
+ * (`<mytag>-abcd1234secret`, `<mytag>-abcdefghijklmnopqrstuvwxyz`).
  */
-const PROSE_AFTER = /[-.](?:[a-z]+-)*[A-Z]?[a-z]+(?=\s)/y;
+const PROSE_WORD = /[-.](?:[a-z]{1,16}-){0,2}(?:[A-Z]?[a-z]{1,16}|[A-Z]{1,8})/y;
+/** A sentence's punctuation after a word of prose (`<token>-style, please`, `<token>-style.`). */
+const SENTENCE_PUNCTUATION = /[,.;:!?]*/y;
+/**
+ * What no token holds and prose puts after a placeholder's `.` (`<token>.—see docs`, `<token>.&nbsp;More`): a
+ * dash, an ellipsis or a no-break space, written or as HTML's entity.
+ */
+const PROSE_BREAK = /[\u2013\u2014\u2026\u00a0]|&(?:nbsp|ndash|mdash|hellip|#0*160|#x0*a0);/iy;
 /** A letter or a digit: what a token holds (a `.` or `…` alone after `<token>` is the sentence's). */
 const ALNUM = /[A-Za-z0-9]/y;
 /** HTML's elements a page writes around text: `<pre>` before a line break is one of them, no token in `<…>`. */
@@ -175,34 +184,57 @@ const isElement = (name: string) => HTML_ELEMENTS.has(name.replace(/\/$/, "").to
 /**
  * Whether a token goes on at `at`, right after a tag: a letter or a digit is there, or punctuation a token may
  * start with (`-`, `_`, `.`, `~`, `+`, `/`, written or escaped: base64url tokens start with `-` or `_`) with a
- * letter or a digit after it before whitespace or a closer (`unquotedEnd`). Punctuation alone before whitespace, a
- * closer or the end (`<token>.`, `<token>...`, `<br/>.` ending a sentence) is the text's, and so is punctuation
- * before a character neither a token's nor escaping one (`<token>.—see docs`, `<token>.&nbsp;More`).
+ * letter or a digit after it before whitespace or a closer (`unquotedEnd`), any other character stepped over
+ * (`<br/>.éabcd123`). Punctuation alone before whitespace, a closer or the end (`<token>.`, `<token>...`, `<br/>.`
+ * ending a sentence) is the text's. After a lone placeholder (`placeholder`), so is punctuation before a dash,
+ * an ellipsis or a no-break space (`PROSE_BREAK`: `<token>.—see docs`, `<token>.&nbsp;More`).
  */
-function tokenGoesOn(text: string, at: number): boolean {
+function tokenGoesOn(text: string, at: number, placeholder: boolean): boolean {
   if (stickyAt(ALNUM, text, at) !== undefined) return true;
   if (stickyAt(TOKEN68_CHAR, text, at) === undefined) return false;
   const end = unquotedEnd(text, at);
   for (let i = at; i < end; ) {
     if (stickyAt(ALNUM, text, i) !== undefined) return true;
-    const char = stickyAt(TOKEN68_CHAR, text, i);
-    if (char === undefined) return false;
-    i += char.length;
+    if (placeholder && stickyAt(PROSE_BREAK, text, i) !== undefined) return false;
+    i += stickyAt(TOKEN68_CHAR, text, i)?.length ?? 1;
   }
   return false;
 }
 
 /**
- * Whether the other tag `tag` (`ANY_TAG`) is skipped: another `<` follows it, or a token goes on after it
- * (`tokenGoesOn`: `<mytag>-abcd1234`, `<br/>abcd1234`), so it is never read as the token. Else a tag of no HTML
- * element's name and no attributes (`<token>`) may itself be a lone `<…>` wrapping a token (`Bearer <token>.`: the
- * `.` after it is the sentence's), and an element's tag before a sentence's `.` wraps no token. A word of prose
- * after the tag (`PROSE_AFTER`: `<token>-style authentication`, `<token>.json for JSON`) is no token either.
+ * Whether a word of prose starts at `at` (`PROSE_WORD`), the token ending right after it and any sentence
+ * punctuation (`-style`, `-style,`, `-style.`, `.json` at the end, `-style"` and `-style\n` in JSON): where a
+ * token would end there, at whitespace, a closer, an escaped line break or the end (`unquotedEnd`).
  */
-function tagSkipped(text: string, after: number): boolean {
-  return (
-    opensAt(text, after) || (tokenGoesOn(text, after) && stickyAt(PROSE_AFTER, text, after) === undefined)
-  );
+function proseAfter(text: string, at: number): boolean {
+  const word = stickyAt(PROSE_WORD, text, at);
+  if (word === undefined) return false;
+  const after = at + word.length;
+  const end = after + (stickyAt(SENTENCE_PUNCTUATION, text, after)?.length ?? 0);
+  return unquotedEnd(text, end) === end;
+}
+
+/** Whether the other tag `tag` (`ANY_TAG`) is a lone `<…>` of no HTML element's name, no attributes (`<token>`). */
+function isPlaceholder(tag: string): boolean {
+  const name = /^(?:<|&(?:lt|#0*60|#x0*3c);)([A-Za-z]{1,10}[1-6]?)(?:>|&(?:gt|#0*62|#x0*3e);)$/i.exec(
+    tag,
+  )?.[1];
+  return name !== undefined && !isElement(name);
+}
+
+/**
+ * Whether the other tag `tag` (`ANY_TAG`) ending at `after` is skipped: another `<` follows it, or a token goes
+ * on after it (`tokenGoesOn`: `<mytag>-abcd1234`, `<br/>abcd1234`, `<br>-abcdefgh`), so it is never read as the
+ * token. Else a lone placeholder (`<token>`, no HTML element's name, no attributes) may itself be a lone `<…>`
+ * wrapping a token (`Bearer <token>.`: the `.` after it is the sentence's), and an element's tag before a
+ * sentence's `.` wraps no token. A word of prose after a placeholder (`proseAfter`: `<token>-style
+ * authentication`, `<token>.json for JSON`) is no token either; after an element's tag (`<br>-style`,
+ * `<u>.abc-def`) it is read as one: a credential shown is worse than prose hidden.
+ */
+function tagSkipped(text: string, tag: string, after: number): boolean {
+  if (opensAt(text, after)) return true;
+  const placeholder = isPlaceholder(tag);
+  return tokenGoesOn(text, after, placeholder) && !(placeholder && proseAfter(text, after));
 }
 
 /**
@@ -221,7 +253,7 @@ function pastMarkup(text: string, at: number): number {
     let tag = tagAt(text, start, true);
     if (tag === undefined) {
       tag = tagAt(text, start, false);
-      if (tag === undefined || !tagSkipped(text, start + tag.length)) break;
+      if (tag === undefined || !tagSkipped(text, tag, start + tag.length)) break;
     }
     start += tag.length;
   }

@@ -553,6 +553,37 @@ describe("redacted excerpts (spec 7)", () => {
       expect(redactedExcerpt(body as string, 10_000)).toBe(shown);
   });
 
+  it("a token after an element's tag (<br>, <u>) is hidden even when it reads as a word; prose ends at punctuation too", () => {
+    // 051f06f5 read a - or . and a word of letters after any tag as prose, <br> and <u> too, and stopped at a
+    // character no token holds: these tokens were shown whole.
+    for (const [body, shown] of [
+      ["Bearer <br/>-abcdefghijklmnopqrstuvwxyz more", "Bearer <br/>[redacted] more"],
+      ["Bearer <u>-abcdefghijklmnopqrstuvwxyz more", "Bearer <u>[redacted] more"],
+      ["Bearer <br>-correct-horse-battery-staple more", "Bearer <br>[redacted] more"],
+      ["Bearer <br>-Abcdefghijklmnopqrstuv more", "Bearer <br>[redacted] more"],
+      ["Bearer <u>.abc-defghij-klmnopqrstuv\tmore", "Bearer <u>[redacted] more"],
+      ["Bearer &lt;br/&gt;-abcdefghijklmnopqrstuv more", "Bearer &lt;br/&gt;[redacted] more"],
+      ["Bearer <br/>.\u00e9abcdef123secret more", "Bearer <br/>[redacted] more"],
+      // A word longer than prose's after a placeholder is a token.
+      ["Bearer <mytag>-abcdefghijklmnopqrstuvwxyz more", "Bearer <mytag>[redacted] more"],
+      // Prose ending at a sentence's punctuation, a quote, an escaped line break or the end.
+      ["Use Bearer <token>-style, please", "Use Bearer <[redacted]>-style, please"],
+      ["Use Bearer <token>-style.", "Use Bearer <[redacted]>-style."],
+      ["Use Bearer <token>-style: see docs", "Use Bearer <[redacted]>-style: see docs"],
+      ["send Bearer <token>.json", "send Bearer <[redacted]>.json"],
+      ["send Bearer <token>.JSON for JSON", "send Bearer <[redacted]>.JSON for JSON"],
+      [
+        '{"error_description":"expected Bearer <token>-style"}',
+        '{"error_description":"expected Bearer <[redacted]>-style"}',
+      ],
+      [
+        '{"error_description":"expected Bearer <token>-style\\nauth"}',
+        '{"error_description":"expected Bearer <[redacted]>-style\\nauth"}',
+      ],
+    ])
+      expect(redactedExcerpt(body as string, 10_000)).toBe(shown);
+  });
+
   it("an XHTML tag closed by /> with no space (<br/>) after Bearer is skipped as <br> is", () => {
     // ANY_TAG wanted a space before its /: <br/> was neither a tag nor a lone <…>, and the token was shown.
     for (const [body, shown] of [
