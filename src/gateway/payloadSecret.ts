@@ -12,7 +12,6 @@ import {
   spansReplaced,
 } from "../io/decodedView.js";
 
-const REDACTED = Buffer.from("[redacted]");
 /** Secrets shorter than this are not looked for, as `scrub` skips them. */
 const MIN_SECRET = 4;
 /** Routes' secrets seen; reloads that change them add more, so the cache starts over past this. */
@@ -35,25 +34,24 @@ function secretBytes(secret: string): readonly Buffer[] {
 }
 
 /**
- * `body` with each `form` found replaced; a percent-encoded one (`percentEncoded`) only where it cuts no `%XX`
+ * Where `body` holds `form`, as spans of it (`text`, the body as text, read only for a percent-encoded one); a percent-encoded one (`percentEncoded`) only where it cuts no `%XX`
  * escape of the body (`Fdead%26beef1` in `%2Fdead%26beef1` is not there): the body is kept whole.
  */
-function replaced(body: Buffer, form: Buffer, percentEncoded: boolean): Buffer {
-  const parts: Buffer[] = [];
-  const text = percentEncoded ? body.toString("latin1") : "";
-  let from = 0;
+function formSpans(
+  body: Buffer,
+  text: () => string,
+  form: Buffer,
+  percentEncoded: boolean,
+  spans: Spans,
+): void {
   for (let at = body.indexOf(form); at >= 0; ) {
-    if (percentEncoded && cutsEscape(text, at, at + form.length)) {
+    if (percentEncoded && cutsEscape(text(), at, at + form.length)) {
       at = body.indexOf(form, at + 1);
       continue;
     }
-    parts.push(body.subarray(from, at), REDACTED);
-    from = at + form.length;
-    at = body.indexOf(form, from);
+    spans.push([at, at + form.length]);
+    at = body.indexOf(form, at + form.length);
   }
-  if (from === 0) return body;
-  parts.push(body.subarray(from));
-  return Buffer.concat(parts);
 }
 
 const BACKSLASH = 0x5c;
@@ -82,43 +80,48 @@ function percentCheck(secret: string) {
 }
 
 /**
- * `body` with the secret hidden where it is percent-encoded otherwise than `secretTextForms` writes it: Gogs
- * sends a form's `payload=` as Go's `url.QueryEscape` of Go's JSON, which keeps `~`, writes `*` as `%2A`,
- * `&` (JSON's `\u0026`) as `%5Cu0026` and a space as `+`. The body (its bytes one unit each) is read with its
+ * The spans of `body` (`text`, its bytes one unit each, read only when needed) that write the secret percent-encoded otherwise than
+ * `secretTextForms` writes it: Gogs sends a form's `payload=` as Go's `url.QueryEscape` of Go's JSON, which keeps
+ * `~`, writes `*` as `%2A`, `&` (JSON's `\u0026`) as `%5Cu0026` and a space as `+`. The body is read with its
  * `%XX` decoded (`percentView`), and that reading with its JSON escapes (`jsonLayers`), each searched for the
- * secret, found where the body writes it, its escapes whole. Only a body with an escape of the secret's
- * characters or of `\` is read so; and, for a secret holding a space, a body with a `+` is also read with each
- * `+` a space (`ab+cd~ef12` for `ab cd~ef12`). The same Buffer when none is found.
+ * secret, found where the body writes it, its escapes whole (`abcd%2Fef12%5C%5C` for `abcd/ef12\`, JSON's
+ * `\\` of it with it). Only a body with an escape of the secret's characters or of `\` is read so; and, for a
+ * secret holding a space, a body with a `+` is also read with each `+` a space (`ab+cd~ef12` for `ab cd~ef12`).
  */
-function withoutPercentEncoded(body: Buffer, secret: string): Buffer {
+function percentEncodedSpans(body: Buffer, text: () => string, secret: string, spans: Spans): void {
   const spaced = body.indexOf(PLUS) >= 0 && secret.includes(" ");
-  if (!spaced && body.indexOf(PERCENT) < 0) return body;
+  if (!spaced && body.indexOf(PERCENT) < 0) return;
   const { wanted, holds } = percentCheck(secret);
-  const text = body.toString("latin1");
-  const escaped = holds(text);
-  if (!escaped && !spaced) return body;
-  const spans: Spans = [];
+  const escaped = holds(text());
+  if (!escaped && !spaced) return;
   const search = (percent: DecodedView) => {
     collect(percent, [secret], 0, spans);
     for (const units of jsonLayers(percent.text)) collect(composed(percent, units), [secret], 0, spans);
   };
-  if (escaped) search(percentView(text, wanted));
-  if (spaced) search(percentView(text, wanted, true));
-  return spans.length === 0 ? body : Buffer.from(spansReplaced(text, spans, "[redacted]"), "latin1");
+  if (escaped) search(percentView(text(), wanted));
+  if (spaced) search(percentView(text(), wanted, true));
 }
 
 /**
  * `body` with the route's `secret` in every form it may be written in replaced by `[redacted]`, for the
  * delivery history: Gogs and Gitea before 1.14 send the hook's secret inside the payload (`"secret": "..."`)
- * as well as signing with it. Its forms (`secretBytes`) are searched as they are, then the body read with its
- * `%XX` decoded and JSON escapes read (`withoutPercentEncoded`). The same Buffer, not copied, when the body
- * holds none (the common case).
+ * as well as signing with it. Its forms (`secretBytes`) as they are, and the body read with its `%XX` decoded
+ * and JSON escapes read (`percentEncodedSpans`), are all found in the body as sent and hidden at once, a span
+ * inside a wider one hidden with it: the percent-encoded form of a secret ending in `\` (`abcd%2Fef12%5C`) is
+ * inside its JSON escape's (`abcd%2Fef12%5C%5C`), whose `%5C` it would otherwise leave behind, and the JSON in the
+ * payload broken. The same Buffer, not copied, when the body holds none (the common case).
  */
 export function withoutSecret(body: Buffer, secret: string | undefined): Buffer {
   if (secret === undefined || secret.length < MIN_SECRET || secret === INSECURE_NO_AUTH) return body;
-  let out = body;
+  // The body as text (its bytes one unit each) only once some search needs it: most bodies hold no form.
+  let latin1: string | undefined;
+  const text = () => {
+    latin1 ??= body.toString("latin1");
+    return latin1;
+  };
+  const spans: Spans = [];
   for (const form of secretBytes(secret))
-    if (out.indexOf(form) >= 0)
-      out = replaced(out, form, form.indexOf(PERCENT) >= 0 && form.toString() !== secret);
-  return withoutPercentEncoded(out, secret);
+    formSpans(body, text, form, form.indexOf(PERCENT) >= 0 && form.toString() !== secret, spans);
+  percentEncodedSpans(body, text, secret, spans);
+  return spans.length === 0 ? body : Buffer.from(spansReplaced(text(), spans, "[redacted]"), "latin1");
 }

@@ -4,6 +4,7 @@ import {
   collect,
   composed,
   cutsEscape,
+  type DecodedView,
   entitySearch,
   htmlView,
   jsonLayers,
@@ -520,15 +521,17 @@ export function secretPercentReadings(): number {
 /**
  * The spans of a text that write secrets percent-encoded however the encoder chose: its hex in lowercase (.NET's
  * `HttpUtility.UrlEncode`: `%2f`), only some characters encoded (Python's `quote` keeps `/`), or both, which no form
- * of `secretTextForms` holds. The text is read with its `%XX` escapes decoded (`percentView`) and that reading
- * searched for every secret in one pass, each one found hidden where the text writes it, its escapes whole. Only a
- * text with an escape read as a character some secret holds is read so (`percentSearch`: a URL's `%20` where no
+ * of `secretTextForms` holds. The text is read with its `%XX` decoded (`percentView`), and that reading with its
+ * JSON escapes (`jsonLayers`: a form's `payload=` of percent-encoded JSON, `abcd%2Fef12%5C%5C` for `abcd/ef12\`),
+ * each searched for every secret in one pass, each one found hidden where the text writes it, its escapes whole. Only a text with an
+ * escape read as a character some secret holds, or as `\`, is read so (`percentSearch`: a URL's `%20` where no
  * secret has a space costs one search; a text without `%`, one search for `%`). A secret holding a space is also
  * looked for in a form's reading, each `+` a space (`pass+word~12` as Python's `urlencode` writes `pass word~12`,
  * `correct+horse%2bbattery` as .NET's `UrlEncode`), read only for a text with a `+`, when some secret has a space.
  */
 function percentSpans(kept: readonly string[]): (text: string, spans: Spans) => void {
-  const held = heldIn(kept);
+  const heldInSecrets = heldIn(kept);
+  const held = (codePoint: number) => codePoint === BACKSLASH || heldInSecrets(codePoint);
   const mayHold = percentSearch(
     held,
     kept.some((secret) => /[\u0080-\uffff]/.test(secret)),
@@ -536,23 +539,37 @@ function percentSpans(kept: readonly string[]): (text: string, spans: Spans) => 
   const spaced = kept.filter((secret) => secret.includes(" "));
   let secretsIn: Occurring | undefined;
   let spacedIn: Occurring | undefined;
+  /**
+   * Each secret `occurring` in `view`, and in its JSON layers where the text writes no `\` as it is (`%5C%5C`, `%5C%22`: one
+   * written with `\` is an escaped echo, which the echoes' match hides whole), as spans of `text`. With `form`,
+   * a find holding a space or a `\` as written is none: a form encoder writes neither as it is (a
+   * `+ ` before a JSON-escaped echo of a secret, whose escape the find would cut, leaving the echo half shown).
+   */
+  const found = (text: string, view: DecodedView, occurring: Occurring, form: boolean, spans: Spans) => {
+    const read: Spans = [];
+    collect(view, occurring(view.text), 0, read);
+    for (const [from, to] of read) if (!form || !/[ \\]/.test(text.slice(from, to))) spans.push([from, to]);
+    if (!view.text.includes("\\")) return;
+    const layered: Spans = [];
+    for (const units of jsonLayers(view.text)) {
+      const layer = composed(view, units);
+      collect(layer, occurring(layer.text), 0, layered);
+    }
+    for (const [from, to] of layered) {
+      const written = text.slice(from, to);
+      if (!written.includes("\\") && !(form && written.includes(" "))) spans.push([from, to]);
+    }
+  };
   return (text, spans) => {
-    const escaped = mayHold(text);
-    if (escaped) {
+    if (mayHold(text)) {
       percentReadings++;
-      const view = percentView(text, held);
       secretsIn ??= occurringOf(kept);
-      collect(view, secretsIn(view.text), 0, spans);
+      found(text, percentView(text, held), secretsIn, false, spans);
     }
     if (spaced.length > 0 && text.includes("+")) {
       percentReadings++;
-      const form = percentView(text, held, true);
       spacedIn ??= occurringOf(spaced);
-      const found: Spans = [];
-      collect(form, spacedIn(form.text), 0, found);
-      // A form encoder writes no space and no `\` as they are: a find holding one is no form-encoded secret (a
-      // `+ ` before a JSON-escaped echo of it, whose escape the find would cut, leaving the echo half shown).
-      for (const [from, to] of found) if (!/[ \\]/.test(text.slice(from, to))) spans.push([from, to]);
+      found(text, percentView(text, held, true), spacedIn, true, spans);
     }
   };
 }

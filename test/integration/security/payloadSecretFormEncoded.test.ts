@@ -5,6 +5,7 @@ import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { historyOfIds, type RequestRecord } from "../../../src/io/stores/deliveryHistory.js";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
+import { svc } from "../cli/svc.js";
 
 /** Go's url.QueryEscape: `~` kept, `*` (and every other character but letters, digits, `-_.~`) escaped. */
 const queryEscape = (text: string) =>
@@ -24,6 +25,8 @@ beforeAll(async () => {
       space: { secret: "ab cd~ef12", prompt: "push" },
       spaceStar: { secret: "ab cd*ef12", prompt: "push" },
       spaceAmp: { secret: "my secret&12", prompt: "push" },
+      endsInBackslash: { secret: "abcd/ef12\\", prompt: "push" },
+      startsWithQuote: { secret: '"xb/bx2//', prompt: "push" },
     }),
   });
 });
@@ -61,5 +64,40 @@ it.each([
     const [record] = historyOfIds(dir, (id) => id === delivery) as RequestRecord[];
     expect(record).toMatchObject({ kind: "request", status: 202, outcome: "accepted" });
     expect(record?.payload).toBe(body.replace(sent, "[redacted]"));
+  },
+);
+
+/**
+ * A secret starting with `"` or `\`, or ending in `\`, is written in the JSON escaped (`abcd/ef12\\`,
+ * `\"xb/bx2//`), then percent-encoded (`%5C%5C`, `%5C%22`). Its own percent-encoded form is inside that, and was
+ * hidden first, leaving half of the JSON escape (`[redacted]%5C%22`, `%5C[redacted]%22`): the kept payload was no
+ * JSON, and redelivering it was answered 400 Invalid JSON body.
+ */
+it.each([
+  ["endsInBackslash", "abcd/ef12\\", "abcd%2Fef12%5C%5C"],
+  ["startsWithQuote", '"xb/bx2//', "%5C%22xb%2Fbx2%2F%2F"],
+])(
+  "a Gogs form payload's secret on route %s is [redacted] with its JSON escape, and the delivery redelivered",
+  { timeout: 60_000 },
+  async (route, secret, sent) => {
+    const json = goJson({ secret, ref: "refs/heads/main" });
+    const body = `payload=${queryEscape(json)}`;
+    expect(body).toContain(sent);
+    const delivery = `gogs-form-${route}`;
+    const answer = await postJson(gw.url(`/webhooks/${route}`), body, {
+      "content-type": "application/x-www-form-urlencoded",
+      "X-Gogs-Event": "push",
+      "X-Gogs-Delivery": delivery,
+      "X-Gogs-Signature": createHmac("sha256", secret).update(body).digest("hex"),
+    });
+    expect(answer.status).toBe(202);
+    const dir = join(gw.home.dir, "deliveries");
+    await vi.waitFor(() => expect(readFileSync(join(dir, "history.jsonl"), "utf8")).toContain(delivery));
+    const [record] = historyOfIds(dir, (id) => id === delivery) as RequestRecord[];
+    expect(record?.payload).toBe(body.replace(sent, "[redacted]"));
+    const kept = decodeURIComponent(String(record?.payload).slice("payload=".length).replaceAll("+", " "));
+    expect(JSON.parse(kept)).toEqual({ secret: "[redacted]", ref: "refs/heads/main" });
+    const again = await svc(gw.home, ["webhook", "redeliver", delivery, "--port", String(gw.gateway.port)]);
+    expect(again).toMatchObject({ code: 0, stdout: expect.stringContaining("202 Accepted") });
   },
 );

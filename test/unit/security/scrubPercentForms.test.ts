@@ -92,6 +92,21 @@ describe("scrub: a secret quoted back percent-encoded however the encoder wrote 
     expect(secretPercentReadings()).toBe(before + 1);
   });
 
+  it("a secret JSON-escaped then percent-encoded (a form's payload=) is hidden with its escape whole", () => {
+    // Its own percent-encoded form, inside that of its JSON escape, was hidden alone: half the escape was left
+    // (%5C[redacted]%22, [redacted]%5C%22), and the payload's JSON broken.
+    const payload = (secret: string) =>
+      `payload=${encodeURIComponent(JSON.stringify({ secret, ref: "main" }))}`;
+    for (const secret of ["abcd/ef12\\", '"xb/bx2//', "\\abc/def1"]) {
+      const out = scrub(payload(secret), [secret]);
+      expect(out).toBe(payload("S").replace("S", "[redacted]"));
+      expect(JSON.parse(decodeURIComponent(out.slice("payload=".length)))).toEqual({
+        secret: "[redacted]",
+        ref: "main",
+      });
+    }
+  });
+
   it("with 2,000 secrets a text of many escapes has the three it quotes hidden, the rest as it was", () => {
     const secrets = Array.from({ length: 2000 }, (_, i) =>
       createHash("sha256").update(`secret ${i}`).digest("base64"),
