@@ -519,11 +519,27 @@ export function secretPercentReadings(): number {
 }
 
 /**
+ * `to` past the rest of the JSON escape a find ending at `to` in a literal `\` begins (its last `\` the first of a
+ * pair in its run of backslashes): the `\` of `\\`, the `uXXXX` of `\uXXXX`, the letter of `\"`, `\n`…, so that
+ * no half of it is left behind (`[redacted]\"` for `ab%2Fcd\\"`, which the JSON holding it no longer reads). `to`
+ * itself for a find ending in no `\`, or in the second of a pair.
+ */
+function pastEscapeBegun(text: string, from: number, to: number): number {
+  if (to <= from || text.charCodeAt(to - 1) !== BACKSLASH) return to;
+  let run = to - 1;
+  while (run > 0 && text.charCodeAt(run - 1) === BACKSLASH) run--;
+  if ((to - run) % 2 === 0) return to;
+  if (/^u[0-9a-fA-F]{4}/.test(text.slice(to, to + 5))) return to + 5;
+  return /^[\\"/bfnrt]/.test(text.slice(to, to + 1)) ? to + 1 : to;
+}
+
+/**
  * The spans of a text that write secrets percent-encoded however the encoder chose: its hex in lowercase (.NET's
  * `HttpUtility.UrlEncode`: `%2f`), only some characters encoded (Python's `quote` keeps `/`), or both, which no form
  * of `secretTextForms` holds. The text is read with its `%XX` decoded (`percentView`), and that reading with its
  * JSON escapes (`jsonLayers`: a form's `payload=` of percent-encoded JSON, `abcd%2Fef12%5C%5C` for `abcd/ef12\`),
- * each searched for every secret in one pass, each one found hidden where the text writes it, its escapes whole. Only a text with an
+ * each searched for every secret in one pass, each one found hidden where the text writes it, its escapes whole; a
+ * find ending in a literal `\` with the rest of the JSON escape it begins (`pastEscapeBegun`). Only a text with an
  * escape read as a character some secret holds, or as `\`, is read so (`percentSearch`: a URL's `%20` where no
  * secret has a space costs one search; a text without `%`, one search for `%`). A secret holding a space is also
  * looked for in a form's reading, each `+` a space (`pass+word~12` as Python's `urlencode` writes `pass word~12`,
@@ -540,15 +556,18 @@ function percentSpans(kept: readonly string[]): (text: string, spans: Spans) => 
   let secretsIn: Occurring | undefined;
   let spacedIn: Occurring | undefined;
   /**
-   * Each secret `occurring` in `view`, and in its JSON layers where the text writes no `\` as it is (`%5C%5C`, `%5C%22`: one
+   * Each secret `occurring` in `view`, a find ending in a literal `\` with the rest of the escape it begins
+   * (`pastEscapeBegun`), and in its JSON layers where the text writes no `\` as it is (`%5C%5C`, `%5C%22`: one
    * written with `\` is an escaped echo, which the echoes' match hides whole), as spans of `text`. With `form`,
-   * a find holding a space or a `\` as written is none: a form encoder writes neither as it is (a
+   * a find holding a space or a `\` before its end as written is none: a form encoder writes neither as it is (a
    * `+ ` before a JSON-escaped echo of a secret, whose escape the find would cut, leaving the echo half shown).
    */
   const found = (text: string, view: DecodedView, occurring: Occurring, form: boolean, spans: Spans) => {
     const read: Spans = [];
     collect(view, occurring(view.text), 0, read);
-    for (const [from, to] of read) if (!form || !/[ \\]/.test(text.slice(from, to))) spans.push([from, to]);
+    for (const [from, to] of read)
+      if (!form || !/ |\\(?!$)/.test(text.slice(from, to)))
+        spans.push([from, pastEscapeBegun(text, from, to)]);
     if (!view.text.includes("\\")) return;
     const layered: Spans = [];
     for (const units of jsonLayers(view.text)) {

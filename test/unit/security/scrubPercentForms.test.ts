@@ -107,6 +107,22 @@ describe("scrub: a secret quoted back percent-encoded however the encoder wrote 
     }
   });
 
+  it("a find ending in a literal \\ is hidden with the JSON escape it begins, in the percent and the form readings", () => {
+    // The form reading dropped a find holding a \ (the secret shown whole), and the percent reading hid it up to
+    // its first \, leaving the second: {"url":"/cb?t=[redacted]\"} is no JSON.
+    for (const [text, secret] of [
+      ['{"url":"/cb?t=ab+cd\\\\"}', "ab cd\\"],
+      ['{"url":"/cb?t=ab%2Fcd\\\\"}', "ab/cd\\"],
+      ['{"url":"/cb?t=ab%2fcd\\\\","n":1}', "ab/cd\\"],
+    ] as const) {
+      const out = scrub(text, [secret]);
+      expect(out).toBe(text.replace(/ab[^\\]*\\\\/, "[redacted]"));
+      expect(JSON.parse(out).url).toBe("/cb?t=[redacted]");
+    }
+    // A \uXXXX escape begun by the find is taken whole too.
+    expect(scrub("/cb?t=ab%2fcd\\u005c next", ["ab/cd\\"])).toBe("/cb?t=[redacted] next");
+  });
+
   it("with 2,000 secrets a text of many escapes has the three it quotes hidden, the rest as it was", () => {
     const secrets = Array.from({ length: 2000 }, (_, i) =>
       createHash("sha256").update(`secret ${i}`).digest("base64"),
