@@ -1,11 +1,12 @@
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { McpHub } from "../../../src/actors/mcp/hub.js";
 import { mcpAgentTools } from "../../../src/agent/mcpTools.js";
 import type { TransportFor } from "../../../src/io/mcp/connect.js";
 import { buildServer } from "../../fixtures/mcp/server.mjs";
+import { tempHome } from "../../helpers/home.js";
 import { IN_MEMORY_ENTRY } from "../../helpers/inMemoryMcp.js";
-import { entry, useHubs } from "../../integration/mcp/harness.js";
+import { entry, makeHub, useHubs } from "../../integration/mcp/harness.js";
 
 /**
  * A run that waits for a server's first connect goes on waiting when a reload changes the server's entry
@@ -15,6 +16,34 @@ import { entry, useHubs } from "../../integration/mcp/harness.js";
  */
 
 const ctx = useHubs();
+
+// A first connect, on real timers, before any test's: a process's first connect imports the MCP SDK's client
+// and transports (src/io/mcp/connect.ts), which takes real time a fake clock's advance does not wait for, so a
+// test run alone saw its servers' connects still under way after its advances. Each test runs alone as it
+// does after another.
+beforeAll(async () => {
+  const home = tempHome();
+  const h = makeHub(
+    home,
+    { w: entry(IN_MEMORY_ENTRY) },
+    {
+      transportFor: () => {
+        const [client, server] = InMemoryTransport.createLinkedPair();
+        void buildServer().connect(server);
+        return client;
+      },
+    },
+  );
+  try {
+    await vi.waitFor(() => expect(h.tools().map((t) => t.server)).toContain("w"), {
+      timeout: 10_000,
+      interval: 10,
+    });
+  } finally {
+    await h.stop();
+    home.cleanup();
+  }
+});
 
 /**
  * A `transportFor` whose servers start (take their transport) only once `start(n)` is called for the n-th
