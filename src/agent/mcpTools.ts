@@ -247,26 +247,31 @@ export async function mcpAgentTools(
     // connected then, whatever their tools (a filter may register none), which come up again without tools
     // only under a reload that changed their entry. One failed (waiting out its backoff) or reconnecting as the
     // run began is not waited for, its retry during the wait neither; nor is one seen failed or reconnecting
-    // at any moment of the wait (a reload's new connect failing, a connection lost), whose retry is no first
-    // connect.
-    const waitable = new Set([
+    // at any moment of the wait (a reload's new connect failing, a connection lost) while its own retry is
+    // under way, which is no first connect: once seen connected again, it is waited for as at the run's start
+    // (a reload then changing its entry connects it again).
+    const startedWith = new Set([
       ...connecting.map((s) => s.name),
       ...hub
         .status()
         .filter((s) => wanted.has(s.name) && s.state === "connected")
         .map((s) => s.name),
     ]);
-    const stateOf = (server: string) => hub.status().find((s) => s.name === server)?.state;
-    const dropIfDown = (server: string) => {
-      const state = stateOf(server);
-      if (state === "failed" || state === "reconnecting") waitable.delete(server);
+    const down = new Set<string>();
+    const waitable = (server: string) => startedWith.has(server) && !down.has(server);
+    // One reading of the hub's status for every server looked at (a status change tells each waiting run).
+    const look = (servers: Iterable<string>) => {
+      const states = new Map(hub.status().map((s) => [s.name, s.state] as const));
+      for (const server of servers) {
+        const state = states.get(server);
+        if (state === "failed" || state === "reconnecting") down.add(server);
+        else if (state === "connected") down.delete(server);
+      }
     };
-    // Any of them seen down while the run waits for others is dropped then, not only those of the round
+    // Any of them seen down while the run waits for others is set aside then, not only those of the round
     // under way: a connect a reload made failing and retrying, a connection lost and its reconnect trying
     // again, are out of connecting a moment only, and would be in it again when their round came.
-    const unwatch = hub.watchStatus?.(() => {
-      for (const server of waitable) dropIfDown(server);
-    });
+    const unwatch = hub.watchStatus?.(() => look(startedWith));
     const started = performance.now();
     let timer: NodeJS.Timeout | undefined;
     let over = false;
@@ -286,11 +291,11 @@ export async function mcpAgentTools(
       // A server whose wait settles failed is dropped as it settles: its retry may be connecting again (no
       // tools) by the time the others' waits are over.
       await Promise.race([
-        Promise.allSettled(round.map((s) => hub.settled(s.name).then(() => dropIfDown(s.name)))),
+        Promise.allSettled(round.map((s) => hub.settled(s.name).then(() => look([s.name])))),
         giveUp,
       ]);
-      for (const s of round) dropIfDown(s.name);
-      const next = withoutTools().filter((s) => waitable.has(s.name));
+      look(round.map((s) => s.name));
+      const next = withoutTools().filter((s) => waitable(s.name));
       // The same servers in the same states after their wait settled: nothing came of it (one still stopped is
       // replaced by nothing, the hub's stop; one that failed and is retrying is not waited for again), and
       // waiting on them once more would settle at once, a loop that never lets the wait's timer fire.

@@ -367,3 +367,81 @@ describe("a selected server connected when the run began that goes down during t
     expect(waiting.gaveUp).toEqual([{ servers: ["y"], waitedMs: 8000 }]);
   });
 });
+
+describe("a selected server connected when the run began that goes down during the wait and is connected again", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("is waited for when a reload then changes its entry: only its own retry is not", async () => {
+    vi.useFakeTimers();
+    const servers = slowStarts();
+    const h = ctx.hub(ctx.home, { z: first, y: first }, { transportFor: servers.transportFor });
+    await vi.advanceTimersByTimeAsync(10);
+    servers.start(servers.named("y")[0] as number);
+    await vi.advanceTimersByTimeAsync(10);
+    expect(h.tools().map((t) => t.server)).toContain("y");
+    const waiting = await waitingRun(h, ["z", "y"]);
+    // y's connection is lost 0.3 s in; its retry connects 2 s later.
+    await vi.advanceTimersByTimeAsync(300);
+    servers.close(servers.named("y")[0] as number);
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(h.status().find((s) => s.name === "y")?.state).toBe("connecting");
+    servers.start(servers.named("y")[1] as number);
+    await vi.advanceTimersByTimeAsync(10);
+    expect(h.status().find((s) => s.name === "y")?.state).toBe("connected");
+    // A reload then changes y's entry: its new connect is waited for once z has connected.
+    await h.reload({ z: first, y: changed });
+    await vi.advanceTimersByTimeAsync(5000);
+    servers.start(servers.named("z")[0] as number);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(waiting.offered()).toBeUndefined();
+    expect(waiting.waits).toEqual([["z"], ["y"]]);
+    servers.start(servers.named("y")[2] as number);
+    await vi.advanceTimersByTimeAsync(10);
+    expect((await waiting.run).filter((name) => name.endsWith("__echo"))).toEqual([
+      "mcp__z__echo",
+      "mcp__y__echo",
+    ]);
+    expect(waiting.gaveUp).toEqual([]);
+  });
+});
+
+describe("many runs waiting for many servers' first connects", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** How many times the hub's status is built while `runs` runs wait for `count` servers connecting one by one. */
+  async function statusBuilds(runs: number, count: number): Promise<number> {
+    vi.useFakeTimers();
+    const servers = slowStarts();
+    const entries = Object.fromEntries(Array.from({ length: count }, (_, i) => [`s${i}`, first]));
+    const h = ctx.hub(ctx.home, entries, { transportFor: servers.transportFor });
+    await vi.advanceTimersByTimeAsync(10);
+    expect(servers.connects()).toBe(count);
+    const status = h.status.bind(h);
+    let builds = 0;
+    h.status = () => {
+      builds++;
+      return status();
+    };
+    const names = Object.keys(entries);
+    const waiting = await Promise.all(Array.from({ length: runs }, () => waitingRun(h, names)));
+    for (let n = 0; n < count; n++) {
+      servers.start(n);
+      await vi.advanceTimersByTimeAsync(10);
+    }
+    for (const run of waiting)
+      expect((await run.run).filter((name) => name.endsWith("__echo"))).toHaveLength(count);
+    h.status = status;
+    return builds;
+  }
+
+  it("builds the hub's status a number of times linear in runs × servers, not in runs × servers²", async () => {
+    const small = await statusBuilds(10, 8);
+    const large = await statusBuilds(10, 16);
+    // Twice the servers: about twice the builds (each status change is read once per run), not four times.
+    expect(large).toBeLessThan(small * 2.5);
+  });
+});
