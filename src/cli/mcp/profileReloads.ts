@@ -286,11 +286,11 @@ export function profileReports(home: string, sentAt: number) {
 /**
  * After the default profile's summary, each named profile's with connections of its own (a reload renders
  * its entries with its own `.env`: a token rotated there reconnects only that profile's server), waited for
- * while `waiting()` and the gateway is not `stopping()`; one that has not reported by then is named so, and
- * one whose reload was refused says why (exit 1). Each profile's summary is of its first report since the
- * command's signal (`reports`, read while the default profile's was waited for too). Returns the servers the
- * gateway's stop ended before they connected, those a later reload removed before they connected, and those
- * whose connect a later reload that had not reported yet ended (`endedByLater`), each as
+ * while `waiting()` and the gateway is not `stopping()`; one that has not reported by then is named so (exit 1:
+ * its reload is not confirmed), and one whose reload was refused says why (exit 1). Each profile's summary is of
+ * its first report since the command's signal (`reports`, read while the default profile's was waited for too).
+ * Returns the servers the gateway's stop ended before they connected, those a later reload removed before they
+ * connected, and those whose connect a later reload that had not reported yet ended (`endedByLater`), each as
  * `<server> (profile <name>)`.
  */
 export async function printProfileReloads(
@@ -336,6 +336,8 @@ export async function printProfileReloads(
     }
     if (report === undefined) {
       process.stdout.write(`Profile ${profile}: has not reported its reload yet — see the gateway log\n`);
+      // Not confirmed, as the default profile's reload not reported in time: a script must not go on as if it were.
+      process.exitCode = 1;
       // Refused while the reload the command asked for was still running: a later SIGHUP's.
       if (seen.refusedLater !== undefined)
         process.stdout.write(

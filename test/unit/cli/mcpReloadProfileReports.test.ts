@@ -1,5 +1,10 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { profileReports, refusalSince, refusedSince } from "../../../src/cli/mcp/profileReloads.js";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import {
+  printProfileReloads,
+  profileReports,
+  refusalSince,
+  refusedSince,
+} from "../../../src/cli/mcp/profileReloads.js";
 import { DEFAULT_PROFILE, svcPaths } from "../../../src/config/paths.js";
 import { readStatusFile, type StatusFile, writeStatusFile } from "../../../src/io/mcp/statusFile.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
@@ -137,5 +142,59 @@ describe("svc mcp reload's reading of a refusal that lands before its reload's r
     expect(refusalSince(refusedSince(readStatusFile(cache), SENT), undefined, false)).toEqual({
       refused: "config.yaml: line 3: bad",
     });
+  });
+});
+
+/**
+ * A named profile that has not reported the reload by the end of the command's wait: its reload is not confirmed,
+ * and the command exits 1, as it does when the default profile has not reported (docs/mcp.md, svc mcp reload).
+ */
+describe("svc mcp reload's exit for a named profile that has not reported its reload", () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+    process.exitCode = undefined;
+  });
+
+  /** What printProfileReloads prints for profile work, its wait over, and the exit code it leaves. */
+  async function printed(dir: string): Promise<{ out: string; exitCode: typeof process.exitCode }> {
+    let out = "";
+    vi.spyOn(process.stdout, "write").mockImplementation((chunk) => {
+      out += String(chunk);
+      return true;
+    });
+    vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
+      out += String(chunk);
+      return true;
+    });
+    process.exitCode = undefined;
+    await printProfileReloads(
+      ["work"],
+      profileReports(dir, SENT),
+      2,
+      () => false,
+      () => false,
+    );
+    const exitCode = process.exitCode;
+    vi.restoreAllMocks();
+    return { out, exitCode };
+  }
+
+  it("exits 1 with a later reload refused while the command's was still running", async () => {
+    const dir = fresh();
+    write(dir, { lastRefusedReload: { at: at(3), why: "profiles/work/.env: is empty", underway: at(1) } });
+    const { out, exitCode } = await printed(dir);
+    expect(out).toBe(
+      "Profile work: has not reported its reload yet — see the gateway log\n" +
+        "  a later reload was refused for this profile while this one was still running: profiles/work/.env: is empty\n",
+    );
+    expect(exitCode).toBe(1);
+  });
+
+  it("exits 1 with no refusal either", async () => {
+    const dir = fresh();
+    write(dir, {});
+    const { out, exitCode } = await printed(dir);
+    expect(out).toBe("Profile work: has not reported its reload yet — see the gateway log\n");
+    expect(exitCode).toBe(1);
   });
 });
