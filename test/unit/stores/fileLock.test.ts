@@ -325,8 +325,12 @@ describe("cross-process file lock", () => {
           );
           await fewAttempts(lock);
           vi.advanceTimersByTime(FOREIGN_UNTOUCHED_MS);
-          await fewAttempts(lock);
+          // Two attempts may both be the taker's (its takeover, then its lock): wait for it to hold the lock,
+          // then for two of the other's, which can only be made after the takeover, so that its count starts
+          // before the clock moves on (a loaded machine let it start 1999 ms late, and the wait ran on).
+          for (let look = 0; look < 2000 && tookOver === undefined; look++) await sleep(5);
           expect(tookOver).toBeDefined();
+          await fewAttempts(lock);
           const other = tookOver === 0 ? 1 : 0;
           // Its 2 s count from the takeover (the simulated clock stands still meanwhile).
           vi.advanceTimersByTime(1999);
