@@ -5,6 +5,7 @@ import {
   lstatSync,
   opendirSync,
   readdirSync,
+  readFileSync,
   realpathSync,
   statSync,
 } from "node:fs";
@@ -35,13 +36,15 @@ const HOME_DIRS: readonly (readonly [name: string, holds: string, deep: boolean,
   ],
   // deliveryHistory.ts: the history, the previous one, and one renamed aside while it is removed.
   ["deliveries", "delivery history", true, /^(?:history(?:\.1)?\.jsonl|\.history-replaced-\d+-\d+\.jsonl)$/],
-  // workspace.ts: a directory for each run, named for it.
-  ["workspaces", "runs' workspaces", false, /^[^.].*\/$/],
+  // workspace.ts and runTools.ts: a directory for each run, named for it (`workspaceDirName`: the run's id in safe
+  // characters, `-` and 12 hex digits of its hash), and `-2`, `-3`, ... after a name an earlier run left.
+  ["workspaces", "runs' workspaces", false, /^[A-Za-z0-9_-]{0,64}-[0-9a-f]{12}(?:-\d+)?\/$/],
 ];
 const PROFILE_DIRS: readonly (readonly [name: string, holds: string, own: RegExp])[] = [
   // store.ts: index.json and each chat's transcript under its platform's directory (`<platform>/<chat>.jsonl`),
   // runJournal.ts: webhook-runs/; the transcripts a chat front end sharing the directory writes (.json, .jsonl).
-  ["sessions", "run sessions", /^(?:[^.].*\.jsonl?|[A-Za-z0-9][A-Za-z0-9_.-]*\/)$/],
+  // (A subdirectory is svc's only when what it holds is too: `OWN_SUBDIR_ENTRIES`.)
+  ["sessions", "run sessions", /^(?:[^.].*\.jsonl?|[^.][^/]*\/)$/],
   // cronStore.ts: jobs.json.
   ["cron", "cron jobs", /^jobs\.json$/],
   // tokenStore.ts: `<server>.json`, `.client.json`, `.meta.json`, `.cimd-off`.
@@ -49,6 +52,56 @@ const PROFILE_DIRS: readonly (readonly [name: string, holds: string, own: RegExp
   // schemaCache.ts: `<print>.json`; statusFile.ts: status.json.
   ["mcp-cache", "MCP servers' tool lists and status", /^[^.].*\.json$/],
 ];
+
+/**
+ * What svc writes in the subdirectories of a data directory, by the data directory's name and the subdirectory's
+ * (with its final `/`): a subdirectory of a link's target counts as svc's only when its own entries (the first
+ * `TARGET_MAX_ENTRIES`) are svc's too, so a `bin/` or a user's home beside them makes the target a shared one.
+ */
+const OWN_SUBDIR_ENTRIES: readonly (readonly [dir: string, sub: RegExp, entries: RegExp])[] = [
+  // processGroups.ts: a file named for each process group, and its temp file.
+  ["state", /^agents\/$/, /^(?:\d+|\.\d+\.tmp)$/],
+  // cronRunNotes.ts: `<pid>-<n>`.
+  ["state", /^cron-runs\/$/, /^\d+-\d+$/],
+  // runJournal.ts: a journal a day.
+  ["sessions", /^webhook-runs\/$/, /^\d{4}-\d{2}-\d{2}\.jsonl$/],
+  // store.ts: a platform's directory, holding its chats' transcripts (a chat front end's too: .json, .jsonl).
+  ["sessions", /^[^.][^/]*\/$/, /^[^.][^/]*\.jsonl?$/],
+];
+
+/**
+ * The system's own directories, never svc's to give away however they were made, nor any that holds one (`/`):
+ * a link into one is refused outright, as is one to a user's home (`usersHomes`).
+ */
+const SYSTEM_DIRS = /^\/(?:usr|home|var|etc|srv|opt|root|boot|lib[^/]*|bin|sbin|proc|sys|dev|tmp)?$/;
+
+/** The users' home directories, as /etc/passwd names them (none that is `/`, or one none has). */
+function usersHomes(): { readonly user: string; readonly home: string }[] {
+  try {
+    return readFileSync("/etc/passwd", "utf8")
+      .split("\n")
+      .map((line) => line.split(":"))
+      .filter((fields) => fields.length >= 7 && fields[5]?.startsWith("/") === true)
+      .map((fields) => ({ user: fields[0] ?? "", home: resolve(fields[5] ?? "/") }))
+      .filter(({ home }) => home !== "/" && home !== "/nonexistent");
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Why `real` is the system's, or a user's home, or holds one, and so not to be given away whatever it holds;
+ * undefined when it is none of those.
+ */
+function systemOrHome(real: string): string | undefined {
+  const holds = (dir: string) => dir === real || dir.startsWith(real === sep ? real : `${real}${sep}`);
+  if (SYSTEM_DIRS.test(real)) return "is one of the system's own directories";
+  for (const { user, home } of usersHomes()) {
+    if (home === real) return `is the home directory of ${terminalText(user)}`;
+    if (holds(home)) return `holds ${terminalText(home)}, the home directory of ${terminalText(user)}`;
+  }
+  return undefined;
+}
 
 /**
  * What svc writes beside a file of its own in any data directory: `<name>.lock` (fileLock.ts) and the lock's own
@@ -306,9 +359,10 @@ export function dataDirsProblem(
 /**
  * Whether `real`, where a data directory `name`'s symbolic link of `root` leads, is svc's to give to this user with
  * a `chown -R`: svc's own (`svcOwn`: in SVC_HOME, or in the profile's directory as its link leads), this user's
- * already, or holding only what svc writes in that data directory (`OWN_ENTRIES`; none, when made for it): "give".
- * Else the first entry svc does not keep there (`deliveries -> /var/log`: root's, holding apt/, journal/, syslog),
- * a shared directory a `chown -R` would give away all of; or `undefined` when this user cannot list it (root's,
+ * already, or holding only what svc writes in that data directory (`OWN_ENTRIES`, and in its subdirectories
+ * `OWN_SUBDIR_ENTRIES`; none, when made for it): "give". Never one of the system's directories or a user's home, nor
+ * one holding either (`systemOrHome`), whatever it holds. Else why not: the first entry svc does not keep there
+ * (`deliveries -> /var/log`: root's, holding apt/, journal/, syslog), a shared directory a `chown -R` would give away all of; or `undefined` when this user cannot list it (root's,
  * mode 0700), so what it holds is unknown.
  */
 function linkTargetToGive(
@@ -316,33 +370,57 @@ function linkTargetToGive(
   name: string,
   home: string,
   root: string,
-): "give" | { foreign: string } | undefined {
+): "give" | { why: string } | undefined {
+  const system = systemOrHome(real);
+  if (system !== undefined) return { why: system };
   if (svcOwn(real, home, root)) return "give";
   const own = OWN_ENTRIES.get(name);
   try {
     if (statSync(real).uid === process.getuid?.()) return "give";
-    const dir = opendirSync(real);
-    const names: string[] = [];
-    try {
-      for (
-        let entry = dir.readSync();
-        entry !== null && names.length < TARGET_MAX_ENTRIES;
-        entry = dir.readSync()
-      )
-        names.push(entry.isDirectory() ? `${entry.name}/` : entry.name);
-    } finally {
-      dir.closeSync();
+    const foreign = firstForeign(real, (entry) => own?.test(entry) === true);
+    if (foreign !== undefined)
+      return { why: `is not svc's own and holds ${terminalText(foreign)}, which svc does not keep there` };
+    for (const entry of listed(real)) {
+      if (!entry.endsWith("/") || OWN_ANYWHERE.test(entry)) continue;
+      const inside = OWN_SUBDIR_ENTRIES.find(([dir, sub]) => dir === name && sub.test(entry))?.[2];
+      if (inside === undefined) continue;
+      const deeper = firstForeign(join(real, entry), (sub) => inside.test(sub));
+      if (deeper !== undefined)
+        return {
+          why: `is not svc's own and holds ${terminalText(`${entry}${deeper}`)}, which svc does not keep there`,
+        };
     }
-    const foreign = names.sort().find((entry) => !OWN_ANYWHERE.test(entry) && own?.test(entry) !== true);
-    return foreign === undefined ? "give" : { foreign };
+    return "give";
   } catch {
     return undefined;
   }
 }
 
+/** The first `TARGET_MAX_ENTRIES` entries of `dir`, a directory's with a final `/`. Throws when it cannot be listed. */
+function listed(dir: string): string[] {
+  const opened = opendirSync(dir);
+  const names: string[] = [];
+  try {
+    for (
+      let entry = opened.readSync();
+      entry !== null && names.length < TARGET_MAX_ENTRIES;
+      entry = opened.readSync()
+    )
+      names.push(entry.isDirectory() ? `${entry.name}/` : entry.name);
+  } finally {
+    opened.closeSync();
+  }
+  return names.sort();
+}
+
+/** The first of `dir`'s entries (`listed`) that is not svc's (`own`, or `OWN_ANYWHERE`). */
+function firstForeign(dir: string, own: (entry: string) => boolean): string | undefined {
+  return listed(dir).find((entry) => !OWN_ANYWHERE.test(entry) && !own(entry));
+}
+
 /**
  * A data directory `dir` whose symbolic link leads into `real`, another user's directory that is not svc's own
- * (`linkTargetToGive`): one holding `foreign`, which svc does not keep there, is not offered to be given away, only
+ * (`linkTargetToGive`): one holding what svc does not keep there, or the system's or a user's home, is not offered to be given away, only
  * to point the link at a directory of svc's own; one this user cannot look into is said so, with the `chown -R`
  * that fixes it as root's choice once root has looked.
  */
@@ -350,7 +428,7 @@ function sharedTargetProblem(
   dir: string,
   real: string,
   refused: Refused,
-  target: { foreign: string } | undefined,
+  target: { why: string } | undefined,
 ): string {
   const uid = process.getuid?.();
   const user = userName();
@@ -374,7 +452,7 @@ function sharedTargetProblem(
   const said = `${at}: cannot be written by this user (${user}${uid === undefined ? "" : `, uid ${uid}`}) — ${real}${whose}`;
   if (target === undefined)
     return `${said} cannot be looked into by this user, so what it holds is unknown: if it holds only svc's data, give it to this user: chown -R ${user} ${real} (as root); else point the link at a directory of svc's own that this user can write; then start it again`;
-  return `${said} is not svc's own and holds ${terminalText(target.foreign)}, which svc does not keep there, so it is not to be given away: point the link at a directory of svc's own that this user can write, then start it again`;
+  return `${said} ${target.why}, so it is not to be given away: point the link at a directory of svc's own that this user can write, then start it again`;
 }
 
 /** A data directory this user cannot write: what refused, and where the directory leads when it is a link. */

@@ -438,6 +438,68 @@ describe("a data directory this user cannot write", { timeout: 30_000 }, () => {
     },
   );
 
+  // Seen: sessions -> /usr and workspaces -> /home got "give them to this user: chown -R nobody /home /usr (as
+  // root)": /usr's bin/, lib/, share/ passed for platforms' directories of sessions/, and a user's home for a
+  // run's workspace.
+  it.runIf(AS_ROOT)(
+    "a data directory linked to one of the system's directories is never offered to be given away",
+    async () => {
+      const base = ownDir();
+      const home = join(base, "home");
+      mkdirSync(home);
+      chownSync(home, OTHER_USER, OTHER_USER);
+      symlinkSync("/usr", join(home, "sessions"));
+      symlinkSync("/home", join(home, "workspaces"));
+      const check = await svcAsUser(home, ["config", "check"]);
+      expect(check.code).toBe(1);
+      expect(check.stderr).toContain(
+        `${join(home, "sessions")} → /usr: cannot be written by this user (${USER}, uid ${UID}) — /usr (owned by uid 0) is one of the system's own directories, so it is not to be given away: point the link at a directory of svc's own that this user can write, then start it again`,
+      );
+      expect(check.stderr).toContain(
+        `${join(home, "workspaces")} → /home: cannot be written by this user (${USER}, uid ${UID}) — /home (owned by uid 0) is one of the system's own directories, so it is not to be given away`,
+      );
+      expect(check.stderr).not.toContain("chown");
+    },
+  );
+
+  it.runIf(AS_ROOT)(
+    "a data directory linked to a directory whose subdirectories hold what svc does not keep there is not given away",
+    async () => {
+      const base = ownDir();
+      const home = join(base, "home");
+      mkdirSync(home);
+      chownSync(home, OTHER_USER, OTHER_USER);
+      // Like /usr/local: bin/ and share/, named as a platform's directory of sessions/ could be.
+      const local = join(base, "local");
+      mkdirSync(join(local, "bin"), { recursive: true });
+      writeFileSync(join(local, "bin", "tool"), "", { mode: 0o755 });
+      mkdirSync(join(local, "share"));
+      symlinkSync(local, join(home, "sessions"));
+      // Like a /home: a user's directory where a run's workspace would be.
+      const users = join(base, "users");
+      mkdirSync(join(users, "alice"), { recursive: true });
+      symlinkSync(users, join(home, "workspaces"));
+      const check = await svcAsUser(home, ["config", "check"]);
+      expect(check.code).toBe(1);
+      expect(check.stderr).toContain(
+        `${join(home, "sessions")} → ${local}: cannot be written by this user (${USER}, uid ${UID}) — ${local} (owned by uid 0) is not svc's own and holds bin/tool, which svc does not keep there, so it is not to be given away`,
+      );
+      expect(check.stderr).toContain(
+        `${join(home, "workspaces")} → ${users}: cannot be written by this user (${USER}, uid ${UID}) — ${users} (owned by uid 0) is not svc's own and holds alice/, which svc does not keep there, so it is not to be given away`,
+      );
+      expect(check.stderr).not.toContain("chown");
+      // A platform's directory holding only transcripts, and a run's workspace, are svc's: given to this user.
+      rmSync(join(local, "bin"), { recursive: true });
+      rmSync(join(local, "share"), { recursive: true });
+      mkdirSync(join(local, "slack"));
+      writeFileSync(join(local, "slack", "C01.jsonl"), "", { mode: 0o600 });
+      rmSync(join(users, "alice"), { recursive: true });
+      mkdirSync(join(users, "github_push_1-0123456789ab"));
+      const given = await svcAsUser(home, ["config", "check"]);
+      expect(given.stderr).toContain(`give them to this user: chown -R ${USER} ${users} ${local} (as root)`);
+    },
+  );
+
   it("a directory of this user's closed to writing is refused with the chmod that fixes it", async () => {
     const home = ownDir();
     const deliveries = join(home, "deliveries");
