@@ -1,4 +1,5 @@
-import { svcHome } from "../config/paths.js";
+import { statSync } from "node:fs";
+import { homeFromUser, svcHome } from "../config/paths.js";
 import { closedDirectory } from "./closedDir.js";
 import { isSvcOwnDir } from "./dataDirsWritable.js";
 import { thisUser, userName } from "./userName.js";
@@ -9,7 +10,9 @@ import { thisUser, userName } from "./userName.js";
  * behind a directory this user may not look into is named with that directory and what lets this user in: the
  * chmod that lets it look into another user's directory elsewhere, or, for another user's directory of svc's own
  * (SVC_HOME, one in it, a profile's directory: `cron/` left by `sudo svc cron create`), the `chown -R` that gives it
- * to this user, since its files are as closed as it is.
+ * to this user, since its files are as closed as it is. Never for a `~/.svc` taken from HOME that is another user's
+ * than this one's and root's (`sudo -u svc` keeping HOME=/home/me): that one's tokens, sessions and journal are not
+ * this user's to take, and SVC_HOME is to be set instead.
  */
 export function permissionFix(file: string, err: unknown): string | undefined {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
@@ -18,10 +21,12 @@ export function permissionFix(file: string, err: unknown): string | undefined {
   // even be there, and no chown or chmod of it would let this user through.
   const closed = code === "EACCES" ? closedDirectory(file) : undefined;
   if (closed !== undefined) {
-    const fix =
-      closed.owner !== undefined && svcOwnDir(closed.dir)
-        ? `give it to this user: chown -R ${userName()} ${closed.dir} (as root)`
-        : closed.fix;
+    const own = closed.owner !== undefined && svcOwnDir(closed.dir);
+    const fix = !own
+      ? closed.fix
+      : anotherUsersHome()
+        ? "it is another user's, not this user's to take: set SVC_HOME to a directory this user can write"
+        : `give it to this user: chown -R ${userName()} ${closed.dir} (as root)`;
     return `on the way to it, ${closed.named} cannot be looked into by ${thisUser()}: ${fix}`;
   }
   return `make it readable by the user svc runs as (uid ${process.getuid?.() ?? "?"}): give it to that user (chown) and chmod 600 ${file}`;
@@ -33,5 +38,20 @@ function svcOwnDir(dir: string): boolean {
     return isSvcOwnDir(dir, svcHome());
   } catch {
     return false;
+  }
+}
+
+/**
+ * Whether the SVC_HOME this process uses is `~/.svc` from HOME (SVC_HOME unset) and another user's than this one's
+ * and root's (a root run's leftover is this user's to take), or cannot be looked at to tell.
+ */
+function anotherUsersHome(): boolean {
+  try {
+    const home = svcHome();
+    if (homeFromUser(home) === undefined) return false;
+    const owner = statSync(home).uid;
+    return owner !== 0 && owner !== process.getuid?.();
+  } catch {
+    return true;
   }
 }

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, chownSync, mkdirSync, symlinkSync } from "node:fs";
+import { chmodSync, chownSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { homeProblem } from "../../../src/io/homeWritable.js";
@@ -148,6 +148,44 @@ describe("a HOME that cannot hold ~/.svc is named as HOME", { timeout: 60_000 },
       const left = await svcAsUser(base, ["gateway", "run", "--port", "0"], 10_000, fromHome(own));
       expect(left.code).toBe(1);
       expect(left.stderr).toBe(`svc: ${given}\n`);
+    },
+  );
+
+  // Seen (sudo -u nobody keeping HOME): svc cron list said "HOME is <dir>/me, and <dir>/me/.svc (owned by uid 1234)
+  // cannot be written …, so svc has no home of its own: set SVC_HOME … (<dir>/me/.svc/cron/jobs.json: cannot be read
+  // … give it to this user: chown -R nobody <dir>/me/.svc (as root))", offering uid 1234's home away after all.
+  it.runIf(AS_ROOT)(
+    "the stores of another user's ~/.svc are never offered to be given away (cron list, webhook list)",
+    async () => {
+      const base = ownDir();
+      const me = join(base, "me");
+      const dotSvc = join(me, ".svc");
+      mkdirSync(join(dotSvc, "cron"), { recursive: true, mode: 0o700 });
+      writeFileSync(join(dotSvc, "cron", "jobs.json"), "{}", { mode: 0o600 });
+      writeFileSync(join(dotSvc, "config.yaml"), "webhooks: {}\n", { mode: 0o600 });
+      for (const path of [
+        me,
+        dotSvc,
+        join(dotSvc, "cron"),
+        join(dotSvc, "cron", "jobs.json"),
+        join(dotSvc, "config.yaml"),
+      ])
+        chownSync(path, 1234, 1234);
+      chmodSync(me, 0o755);
+      chmodSync(dotSvc, 0o700);
+      const problem = `HOME is ${me}, and ${dotSvc} (owned by uid 1234) cannot be written by this user (nobody, uid 65534), so svc has no home of its own: set SVC_HOME to a directory this user can write`;
+      for (const args of [
+        ["cron", "list"],
+        ["webhook", "list"],
+      ]) {
+        const listed = await svcAsUser(base, args, 20_000, fromHome(me));
+        expect(listed.code).toBe(1);
+        expect(listed.stderr).toContain(problem);
+        expect(listed.stderr).not.toContain("chown");
+        expect(listed.stderr).toContain(
+          "cannot be looked into by this user (nobody, uid 65534): it is another user's, not this user's to take: set SVC_HOME",
+        );
+      }
     },
   );
 });
