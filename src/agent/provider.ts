@@ -145,8 +145,8 @@ function rewriteJson(
 
 /**
  * Chat Completions answers with tool calls in other servers' shapes read as OpenAI's (`normalizedChatAnswer`;
- * thinking at the start of the text read as such from servers other than OpenAI's own API and Azure OpenAI,
- * which never write it there, `writesNoThinkingInText`); a refusal of `max_tokens`, of a long tool description or of `reasoning_content` answered by the same
+ * thinking at the start of the text read as such from servers other than OpenAI's own API, whose models never
+ * write it there, `writesNoThinkingInText`); a refusal of `max_tokens`, of a long tool description or of `reasoning_content` answered by the same
  * request without what was refused, and DeepSeek's refusal of a turn without it by the request with an empty
  * one (the rewrites above).
  */
@@ -156,13 +156,13 @@ const chatFetch = chatCompletionsFetch(
 );
 
 /**
- * Whether `url` is OpenAI's own API (`api.openai.com`) or Azure OpenAI's (`<name>.openai.azure.com`), whose
- * models' reasoning never comes in the answer's text: a text that starts with `<think>` is the answer.
+ * Whether `url` is OpenAI's own API (`api.openai.com`), whose models' reasoning never comes in the answer's text: a
+ * text that starts with `<think>` is the answer. Not Azure OpenAI's (`<name>.openai.azure.com`): it serves other
+ * makers' models too, DeepSeek-R1 among them, which write their reasoning in the text within `<think></think>`.
  */
 export function writesNoThinkingInText(url: string): boolean {
   if (!URL.canParse(url)) return false;
-  const host = new URL(url).hostname.toLowerCase();
-  return host === "api.openai.com" || host.endsWith(".openai.azure.com");
+  return new URL(url).hostname.toLowerCase() === "api.openai.com";
 }
 
 /**

@@ -109,8 +109,8 @@ describe("thinking in a finished turn's text", () => {
   }
 });
 
-describe("OpenAI's own API and Azure OpenAI never write thinking in the text", () => {
-  for (const host of ["api.openai.com", "svc-test.openai.azure.com"])
+describe("OpenAI's own API never writes thinking in the text", () => {
+  for (const host of ["api.openai.com"])
     it(`${host}: a text that names the tags is delivered as written`, async () => {
       proxy = await startForwardProxy({ [`${host}:80`]: `127.0.0.1:${new URL(openai.baseUrl).port}` });
       for (const name of [...PROXY_NAMES, "NO_PROXY", "no_proxy"]) delete process.env[name];
@@ -122,6 +122,19 @@ describe("OpenAI's own API and Azure OpenAI never write thinking in the text", (
       expect(await result).toMatchObject({ text });
       expect(proxy.forwarded).toHaveLength(1);
     });
+
+  // Seen: DeepSeek-R1 on Azure (Foundry's v1 Azure OpenAI APIs), which writes its reasoning in the text within
+  // <think></think>, had that reasoning delivered as the reply.
+  it("Azure OpenAI (*.openai.azure.com) has its thinking taken apart, as DeepSeek-R1 writes it there", async () => {
+    const host = "svc-test.openai.azure.com";
+    proxy = await startForwardProxy({ [`${host}:80`]: `127.0.0.1:${new URL(openai.baseUrl).port}` });
+    for (const name of [...PROXY_NAMES, "NO_PROXY", "no_proxy"]) delete process.env[name];
+    process.env.HTTP_PROXY = proxy.url;
+    openai.script({ text: "<think>\nThe user greets me.\n</think>\n\nHello!" });
+    const { result } = run("openai", `http://${host}${new URL(openai.baseUrl).pathname}`);
+    expect(await result).toMatchObject({ text: "Hello!" });
+    expect(proxy.forwarded).toHaveLength(1);
+  });
 
   it("another Chat Completions endpoint has its template-opened thinking taken apart", async () => {
     const text = "Issue #12 summary: the reply ends its reasoning like this:\n</think>\nFix: upgrade to 2.3.";
