@@ -15,6 +15,8 @@ export interface TurnEnd {
   readonly cut: boolean;
   /** The turn called tools: its text is not the reply. */
   readonly calls: boolean;
+  /** Text follows in another block of the answer (the Messages API's): a reply is left even if this text has none. */
+  readonly textAfter?: boolean;
 }
 
 /** Thinking taken apart from the answer after it. */
@@ -32,8 +34,8 @@ export interface ThinkingSplit {
  *   finished turn's text is taken as written (an answer may start by naming the tag);
  * - the thinking and a `</think>` line alone, when the chat template opened the tag (DeepSeek R1's): only the
  *   text's first `</think>`, at the start of a line, with no `<think>` before it. When that leaves no answer
- *   of a finished turn that called no tools, the text is taken as written (`"kept"`): the rule never empties
- *   a reply.
+ *   of a finished turn that called no tools, nor any in the answer's text blocks after it, the text is taken as
+ *   written (`"kept"`): the rule never empties a reply.
  * Undefined when the text starts with no thinking (or is taken as written, as said).
  */
 export function thinkingInText(text: string, turn: TurnEnd): ThinkingSplit | "kept" | undefined {
@@ -53,7 +55,7 @@ export function thinkingInText(text: string, turn: TurnEnd): ThinkingSplit | "ke
   if (close < 0 || (close > 0 && text[close - 1] !== "\n")) return undefined;
   if (text.lastIndexOf(THINK_OPEN_TAG, close) >= 0) return undefined;
   const answer = text.slice(close + THINK_CLOSE.length).replace(/^\s+/, "");
-  if (answer === "" && !turn.cut && !turn.calls) return "kept";
+  if (answer === "" && !turn.cut && !turn.calls && turn.textAfter !== true) return "kept";
   return { thinking: text.slice(0, close).trim(), answer };
 }
 

@@ -221,14 +221,20 @@ function objectText(input: unknown): string | undefined {
 
 /**
  * The thinking at the start of an answer's first block, when that is text and no block is thinking
- * (`thinkingInText`, for a turn `cut` at its output limit or not).
+ * (`thinkingInText`, for a turn `cut` at its output limit or not; a reply is whatever text is left across all
+ * the text blocks, not the first one's alone).
  */
 function thinkingInTextBlock(content: readonly unknown[], cut: boolean): ThinkingSplit | "kept" | undefined {
   const first = content[0] as { type?: unknown; text?: unknown } | null | undefined;
   if (first?.type !== "text" || typeof first.text !== "string") return undefined;
   const types = content.map((part) => (part as { type?: unknown } | null)?.type);
   if (types.includes("thinking") || types.includes("redacted_thinking")) return undefined;
-  return thinkingInText(first.text, { cut, calls: types.includes("tool_use") });
+  // A reply left in a later text block (the thinking ending in the first, the answer a block of its own) counts.
+  const textAfter = content.slice(1).some((part) => {
+    const block = part as { type?: unknown; text?: unknown } | null;
+    return block?.type === "text" && typeof block.text === "string" && block.text.trim() !== "";
+  });
+  return thinkingInText(first.text, { cut, calls: types.includes("tool_use"), textAfter });
 }
 
 /** What the model (or a command agent) gets for a call whose arguments nest deeper than `MAX_ARGUMENT_DEPTH`. */

@@ -109,6 +109,23 @@ describe("thinking in a finished turn's text", () => {
   }
 });
 
+// Seen: "The user says hi. Private reasoning.\n</think>\nHello!" delivered, the thinking with it, when the answer
+// came in a text block of its own after the block the thinking ended in.
+describe("thinking ending in a Messages API answer's first text block, the reply in the next", () => {
+  for (const [label, model] of [
+    ["anthropic", () => anthropic],
+    ["anthropic streamed", () => anthropicStreamed],
+  ] as const)
+    it(`${label}: the reply is the later block alone`, async () => {
+      model().script({
+        text: "The user says hi. Private reasoning.\n</think>\n",
+        blocks: [{ type: "text", text: "Hello!" }],
+      });
+      const { result } = run("anthropic", model().baseUrl);
+      expect(await result).toMatchObject({ text: "Hello!", record: { outcome: "ok" } });
+    });
+});
+
 describe("OpenAI's own API never writes thinking in the text", () => {
   for (const host of ["api.openai.com"])
     it(`${host}: a text that names the tags is delivered as written`, async () => {
