@@ -6,6 +6,7 @@ import { closedDirectory } from "./closedDir.js";
 import { dataDirsProblem, START_MAX_ENTRIES } from "./dataDirsWritable.js";
 import { byWayOf, LOOP_OF_LINKS, linkChainSync, onTheWay } from "./linkChain.js";
 import { makeDirs } from "./makeDirs.js";
+import { noDirectoryAt } from "./noDirectoryAt.js";
 import { thisUser, userName } from "./userName.js";
 
 /**
@@ -352,8 +353,13 @@ export function gatewayDirProblem(
         if (to === undefined) continue; // missing: the gateway makes it
         return `${dir}: ${to.said} — the gateway keeps ${holds} there: ${to.fix}, or remove the link (the gateway makes the directory)`;
       }
-      if (!found.isDirectory())
-        return `${dir}: not a directory — the gateway keeps ${holds} there: move that file away (the gateway makes the directory)`;
+      if (!found.isDirectory()) {
+        if (lstatSync(dir).isFile())
+          return `${dir}: not a directory — the gateway keeps ${holds} there: move that file away (the gateway makes the directory)`;
+        // A link to a device (`logs -> /dev/null`) or to a file, or a device itself: no file to move away.
+        const { said, fix } = noDirectoryAt(dir);
+        return `${said} — the gateway keeps ${holds} there: ${fix} (the gateway makes the directory)`;
+      }
       access(dir, constants.W_OK | constants.X_OK);
     } catch (err) {
       return `${dir}: cannot be written (${describeError(err)}) — the gateway keeps ${holds} there: ${writeFix(err, "fix its owner or permissions")}`;

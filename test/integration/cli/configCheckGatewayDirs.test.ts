@@ -1,5 +1,5 @@
 import { constants } from "node:buffer";
-import { mkdirSync, symlinkSync, truncateSync } from "node:fs";
+import { mkdirSync, rmSync, symlinkSync, truncateSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
@@ -31,6 +31,33 @@ describe("svc config check and the gateway's own directories in SVC_HOME", () =>
       const run = await refusedGatewayRun(home, ["--port", "0"]);
       expect(run.code).toBe(1);
       expect(run.stderr).toContain(problem);
+    });
+  }
+
+  // Seen: "<h>/logs: not a directory — … move that file away" of logs -> /dev/null, which is no file to move,
+  // while the running gateway names the link (logFileProblem); and so of a link to a file.
+  for (const [name, holds] of [
+    ["state", "its journal of accepted runs"],
+    ["logs", "its log (gateway.log)"],
+  ] as const) {
+    it(`a symbolic link to a device or to a file in ${name}'s place: check and the start name the link to change`, async () => {
+      home = tempHome();
+      const dir = join(home.dir, name);
+      const file = home.write("notes.txt", "a file\n");
+      for (const [target, what] of [
+        ["/dev/null", "a device"],
+        [file, "a file"],
+      ] as const) {
+        rmSync(dir, { force: true });
+        symlinkSync(target, dir);
+        const problem = `${dir} is a symbolic link to ${target}, which is ${what}, not a directory — the gateway keeps ${holds} there: point the link at a directory, or remove the link (the gateway makes the directory)`;
+        const check = await svc(home, ["config", "check"]);
+        expect(check.code).toBe(1);
+        expect(check.stderr).toContain(problem);
+        const run = await refusedGatewayRun(home, ["--port", "0"]);
+        expect(run.code).toBe(1);
+        expect(run.stderr).toContain(problem);
+      }
     });
   }
 
