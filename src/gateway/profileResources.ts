@@ -3,6 +3,7 @@ import { DEFAULT_PROFILE, svcPaths } from "../config/paths.js";
 import { directoryInPlace } from "../io/directoryInPlace.js";
 import { createListReader } from "../io/listFiles.js";
 import type { Logger } from "../io/log.js";
+import { noDirectoryAt } from "../io/noDirectoryAt.js";
 import { openFilesProblem } from "../io/openFiles.js";
 import { existingProfiles } from "../io/profiles.js";
 import {
@@ -49,11 +50,13 @@ export function createProfileResources(home: string, logger: Logger, now: () => 
             logger.warn(
               `[webhook] run session not recorded in ${sessions}: ${directory} (the gateway writes the day's journal there); said once until a run is recorded again`,
             );
-          else if (inTheWay !== undefined)
+          else if (inTheWay !== undefined) {
+            // A link to a device (`sessions -> /dev/null`) is no file to move: the link is what to change.
+            const { said, fix } = noDirectoryAt(inTheWay);
             logger.warn(
-              `[webhook] run session not recorded in ${sessions}: ${inTheWay} is a file, not a directory — move that file away (the gateway makes the directory); said once until a run is recorded again`,
+              `[webhook] run session not recorded in ${sessions}: ${said} — ${fix} (the gateway makes the directory); said once until a run is recorded again`,
             );
-          else if (openFiles !== undefined)
+          } else if (openFiles !== undefined)
             logger.warn(
               `[webhook] run session not recorded in ${sessions}: ${openFiles}; said once until a run is recorded again`,
             );

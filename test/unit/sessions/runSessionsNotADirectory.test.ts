@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createProfileResources } from "../../../src/gateway/profileResources.js";
@@ -43,6 +43,23 @@ describe("run sessions whose directory cannot be made (a file in the place of se
     expect(warnings).toEqual([
       [
         `[webhook] run session not recorded in ${profiles}/home/sessions: ${profiles} is a file, not a directory — move that file away (the gateway makes the directory); said once until a run is recorded again`,
+      ],
+    ]);
+  });
+
+  // Seen: "… <h>/sessions is a file, not a directory — move that file away" of sessions -> /dev/null, no file to move.
+  it("names a link to a device in sessions/'s place as the link to change", async () => {
+    home = tempHome();
+    const sessions = join(home.dir, "sessions");
+    symlinkSync("/dev/null", sessions);
+    const warnings: unknown[][] = [];
+    const logger = { warn: (...args: unknown[]) => warnings.push(args) } as unknown as Logger;
+    const resources = createProfileResources(home.dir, logger, Date.now);
+    resources.runJournal("default").record({ route: "r", deliveryId: "d-1", prompt: "p", reply: "done" });
+    await resources.closeJournals();
+    expect(warnings).toEqual([
+      [
+        `[webhook] run session not recorded in ${sessions}: ${sessions} is a symbolic link to /dev/null, which is a device, not a directory — point the link at a directory, or remove the link (the gateway makes the directory); said once until a run is recorded again`,
       ],
     ]);
   });
