@@ -35,6 +35,7 @@ import {
   statusFileIsDirectory,
   statusPath,
 } from "../io/mcp/statusFile.js";
+import { noDirectoryAt } from "../io/noDirectoryAt.js";
 import { processStat } from "../io/processAlive.js";
 import { fileInPlaceOf } from "../io/stores/atomicFile.js";
 import { terminalText } from "../io/terminalText.js";
@@ -328,9 +329,19 @@ function noLiveStatus(pid: number, file: StatusFile | undefined, path: string, c
       : existsSync(path)
         ? `${path} cannot be read`
         : fileInPlaceOf(dirname(path)) !== undefined
-          ? `${dirname(path)} is a file, not a directory (move it away: the gateway makes the directory and writes ${path} in it)`
+          ? noStatusDirectory(dirname(path), path)
           : `${path} is missing`;
   return `a gateway is running (pid ${pid}), but ${why}, so its live status cannot be shown: below is ${shown} — svc mcp reload writes the status file again`;
+}
+
+/**
+ * What stands in the place of the status file's directory, as the gateway's own log names it: a file to move away,
+ * or a link to a device (`mcp-cache -> /dev/null`), whose link is what to change.
+ */
+function noStatusDirectory(dir: string, path: string): string {
+  const { said, fix } = noDirectoryAt(dir);
+  const todo = fix === "move that file away" ? "move it away" : fix;
+  return `${said} (${todo}: the gateway makes the directory and writes ${path} in it)`;
 }
 
 function printProblems(status: ServerStatus, entry: McpServerEntry | undefined): void {

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { rmSync } from "node:fs";
+import { rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
@@ -63,6 +63,15 @@ describe("svc mcp list with a gateway running but no status file of it", () => {
     const inTheWay = await list("--no-check");
     expect(inTheWay.stderr).toBe(
       `Note: a gateway is running (pid ${gateway.pid}), but ${join(home.dir, "mcp-cache")} is a file, not a directory (move it away: the gateway makes the directory and writes ${status} in it), so its live status cannot be shown: below is the configuration-only view — svc mcp reload writes the status file again\n`,
+    );
+
+    // Seen: "… is a file, not a directory (move it away: …)" of mcp-cache -> /dev/null, while the gateway's log
+    // names the link: a device is no file to move.
+    rmSync(join(home.dir, "mcp-cache"));
+    symlinkSync("/dev/null", join(home.dir, "mcp-cache"));
+    const device = await list("--no-check");
+    expect(device.stderr).toBe(
+      `Note: a gateway is running (pid ${gateway.pid}), but ${join(home.dir, "mcp-cache")} is a symbolic link to /dev/null, which is a device, not a directory (point the link at a directory, or remove the link: the gateway makes the directory and writes ${status} in it), so its live status cannot be shown: below is the configuration-only view — svc mcp reload writes the status file again\n`,
     );
   });
 });
