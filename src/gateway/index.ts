@@ -215,7 +215,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   if (!webhook.delivery_history) dropExpiredHistory(historyDir(paths.home), now());
   const history = webhook.delivery_history
     ? historyHooks(
-        createHistoryWriter(historyDir(paths.home), historyNotWritten(logger)),
+        createHistoryWriter(historyDir(paths.home), historyNotWritten(logger, historyDir(paths.home))),
         now,
         // Called after the answer, for an accepted request only; `routes` exists by then.
         (name) => historyHeaderNames(routes.registry.lookup(name)?.route.filters),

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, renameSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { historyNotWritten } from "../../../src/gateway/historyNotWritten.js";
@@ -28,7 +28,7 @@ describe("a directory in history.jsonl's place while the gateway runs", () => {
     const logger = { warn: (...args: unknown[]) => warnings.push(args) } as unknown as Logger;
     let now = T0;
     const dir = historyDir(home.dir);
-    const writer = createHistoryWriter(dir, historyNotWritten(logger), () => now);
+    const writer = createHistoryWriter(dir, historyNotWritten(logger, dir), () => now);
     writer.record(request("d-1"));
     writer.flush();
     const file = join(dir, "history.jsonl");
@@ -46,5 +46,32 @@ describe("a directory in history.jsonl's place while the gateway runs", () => {
       ],
     ]);
     expect(readFileSync(join(home.dir, "aside.jsonl"), "utf8")).toContain('"d-1"');
+  });
+});
+
+/** Seen: `[webhook] delivery history not written {"err":"EEXIST: file already exists, mkdir '…/deliveries'"}`. */
+describe("a link to a device in the history directory's place while the gateway runs", () => {
+  it("is logged naming the link and what to do, once, not as a bare EEXIST", () => {
+    home = tempHome();
+    const warnings: unknown[][] = [];
+    const logger = { warn: (...args: unknown[]) => warnings.push(args) } as unknown as Logger;
+    let now = T0;
+    const dir = historyDir(home.dir);
+    const writer = createHistoryWriter(dir, historyNotWritten(logger, dir), () => now);
+    writer.record(request("d-1"));
+    writer.flush();
+    rmSync(dir, { recursive: true });
+    symlinkSync("/dev/null", dir);
+    now += ROTATION_CHECK_MS;
+    for (const id of ["d-2", "d-3"]) {
+      writer.record(request(id));
+      writer.flush();
+    }
+    writer.close();
+    expect(warnings).toEqual([
+      [
+        `[webhook] delivery history not written: ${dir} is a symbolic link to /dev/null, which is a device, not a directory — point the link at a directory, or remove the link (the gateway makes the directory); said once until a write succeeds again`,
+      ],
+    ]);
   });
 });
