@@ -50,6 +50,7 @@ import {
   stillStarting,
 } from "./gatewayLookup.js";
 import { unknownGatewayCommand } from "./gatewayUnknown.js";
+import { assertHomeInSight } from "./homeInSight.js";
 import { type Interrupt, listenForInterrupt, raiseAgain } from "./interrupt.js";
 import { listenAddress } from "./listenAddress.js";
 import { parseHostOption, parsePortOption, parseSecondsOption } from "./options.js";
@@ -462,6 +463,8 @@ export function stopWaitSeconds(paths: SvcPaths, pid: number): number {
 async function stop(options: { timeout?: string }): Promise<void> {
   const paths = svcPaths(svcHome());
   const givenSeconds = options.timeout === undefined ? undefined : parseSecondsOption(options.timeout);
+  // An SVC_HOME this user may not look into: no gateway is known not to run there.
+  assertHomeInSight(paths.pidFile, paths.home);
   const hadFile = existsSync(paths.pidFile);
   const pid = await runningHere(paths, elsewhereStop);
   if (pid === undefined) {
@@ -639,6 +642,7 @@ function unnamedGateway(paths: SvcPaths): { readonly pid: number; readonly messa
 
 async function status(): Promise<void> {
   const paths = svcPaths(svcHome());
+  assertHomeInSight(paths.pidFile, paths.home);
   let pid: number | undefined;
   try {
     pid = runningPid(paths);

@@ -54,6 +54,7 @@ import {
   runningGateway,
   stillStarting,
 } from "./gatewayLookup.js";
+import { assertHomeInSight } from "./homeInSight.js";
 import { listenForInterrupt, raiseAgain } from "./interrupt.js";
 import { listenAddress } from "./listenAddress.js";
 import { callFailure } from "./mcp/callFailure.js";
@@ -673,6 +674,9 @@ function asRunningRefuses(err: SvcError): SvcError {
 
 async function reloadGateway(options: { wait?: string }): Promise<void> {
   const waitMs = parseSecondsOption(options.wait ?? "10", "--wait") * 1000;
+  // An SVC_HOME this user may not look into: no gateway is known not to run there.
+  const home = svcHome();
+  assertHomeInSight(svcPaths(home).pidFile, home);
   const loaded = await reloadableConfig();
   const running = await findGateway(loaded.paths);
   if (running !== undefined && "silent" in running) {

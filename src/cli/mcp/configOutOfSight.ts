@@ -1,6 +1,4 @@
-import { statSync } from "node:fs";
-import { SvcError } from "../../errors.js";
-import { homeProblem } from "../../io/homeWritable.js";
+import { assertHomeInSight } from "../homeInSight.js";
 
 /**
  * Throws SVC_HOME's (`home`'s) problem alone when this user may not look for `config` (a directory on the way to SVC_HOME
@@ -9,13 +7,5 @@ import { homeProblem } from "../../io/homeWritable.js";
  * left to the caller.
  */
 export function assertConfigInSight(config: string, home: string): void {
-  try {
-    statSync(config, { throwIfNoEntry: false });
-    return;
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code !== "EACCES" && code !== "EPERM") return;
-  }
-  const problem = homeProblem(home);
-  if (problem !== undefined) throw new SvcError("config_unreadable", problem);
+  assertHomeInSight(config, home);
 }

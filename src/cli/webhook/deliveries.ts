@@ -1,8 +1,11 @@
+import { join } from "node:path";
 import type { LoadedConfig } from "../../config/load.js";
+import { svcHome } from "../../config/paths.js";
 import { SvcError } from "../../errors.js";
 import { shellWord } from "../../io/shellWord.js";
 import {
   type DeliverySummary,
+  HISTORY_FILE,
   historyDir,
   NO_DELIVERY_ID,
   type RequestRecord,
@@ -21,6 +24,7 @@ import { terminalText } from "../../io/terminalText.js";
 import { SUPERSEDED_REASON } from "../../streams/stages/dispatch.js";
 import { NOT_AMONG_EVENTS, PING_NOT_LISTED } from "../../streams/stages/events.js";
 import { formatTable } from "../format.js";
+import { assertHomeInSight } from "../homeInSight.js";
 import { deliveriesFilter, type FilterOptions, filterWords } from "./deliveriesFilter.js";
 import { historyConfig, runningHistory } from "./historyConfig.js";
 import { meantSubscription } from "./meantSubscription.js";
@@ -109,6 +113,9 @@ export async function deliveries(argument: string | undefined, options: Deliveri
   if ((options.skip !== undefined && !/^\d+$/.test(options.skip)) || !Number.isSafeInteger(skip))
     throw new SvcError("usage", `--skip: expected a whole number (0 or more), got "${options.skip}"`);
   const { filter, route } = deliveriesFilter(argument, options);
+  // An SVC_HOME this user may not look into: neither its config.yaml nor its history is known to be missing.
+  const start = svcHome();
+  assertHomeInSight(join(historyDir(start), HISTORY_FILE), start);
   const { home, loaded } = await historyConfig();
   // Read newest first, no further back than the summaries shown need (the whole history when fewer); with
   // filters, keeping only the records of the rows that match.

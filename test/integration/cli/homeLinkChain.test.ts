@@ -258,6 +258,47 @@ describe("a link to nothing in SVC_HOME is named where the system reads it", () 
     },
   );
 
+  // Seen as nobody: svc mcp logout x "x: not logged in — no saved login at …", svc mcp reload "no gateway is running
+  // (no live pid in <h>/gateway.pid)", svc gateway status "Gateway: not running", svc gateway stop "The gateway is
+  // not running" (even with root's gateway running there), svc webhook deliveries the history file's mode: none
+  // of them could look.
+  it.runIf(AS_ROOT)(
+    "the commands that look for a login, the gateway or the history in an SVC_HOME this user may not look into name SVC_HOME's problem alone",
+    async () => {
+      const base = ownDir();
+      const priv = join(base, "priv");
+      mkdirSync(join(priv, "h"), { recursive: true });
+      chmodSync(priv, 0o700);
+      chownSync(priv, 0, 0);
+      const below = join(priv, "h");
+      const closed = join(base, "closed");
+      mkdirSync(closed);
+      chmodSync(closed, 0o700);
+      chownSync(closed, 0, 0);
+      for (const [h, problem] of [
+        [
+          below,
+          `${below}: SVC_HOME cannot be reached: on the way to it, ${priv} (owned by uid 0) cannot be looked into by this user (nobody, uid ${OTHER_USER}) — let this user look into it (chmod o+x ${priv}, as its owner or root), or set SVC_HOME to a directory this user can write`,
+        ],
+        [
+          closed,
+          `${closed}: SVC_HOME cannot be written (EACCES: permission denied, access '${closed}') — the gateway keeps its pid file, logs, journal and stores there: fix its owner or permissions (or free disk space), or set SVC_HOME to a directory this user can write`,
+        ],
+      ] as const) {
+        for (const args of [
+          ["mcp", "logout", "x"],
+          ["mcp", "reload"],
+          ["gateway", "status"],
+          ["gateway", "stop"],
+          ["webhook", "deliveries"],
+        ]) {
+          const run = await svcAsUser(h, args, 20_000);
+          expect(run, `${h}: ${args.join(" ")}`).toEqual({ code: 1, stderr: `svc: ${problem}\n` });
+        }
+      }
+    },
+  );
+
   // Seen: "… a symbolic link to <home>/gone/../env, which does not exist", not what on the way is missing.
   it("a link whose `..` follows a name that is not there names that name", async () => {
     home = tempHome();
