@@ -66,12 +66,19 @@ export function unresolvedAlias(
 
 /**
  * The line of each anchor (`&name`) of `doc`, the first one's for a name set twice: where `&name` is written
- * (`gh: &github`), before the node it names (whose keys may start on the next line).
+ * (`gh: &github`), before the node it names (whose keys may start on the next line). With `mappings`, only the
+ * anchors set on a mapping (what a merge key takes; `events: &events [push]` is a list).
  */
-function anchorLines(doc: Document.Parsed, text: string, lines: LineCounter): Map<string, number> {
+function anchorLines(
+  doc: Document.Parsed,
+  text: string,
+  lines: LineCounter,
+  mappings = false,
+): Map<string, number> {
   const anchors = new Map<string, number>();
   visit(doc, (_key, node) => {
     if (!isNode(node) || node.anchor === undefined || !node.range || anchors.has(node.anchor)) return;
+    if (mappings && !isMap(node)) return;
     const written = text.lastIndexOf(`&${node.anchor}`, node.range[0]);
     anchors.set(node.anchor, lines.linePos(written === -1 ? node.range[0] : written).line);
   });
@@ -138,8 +145,9 @@ export function nonMappingMerge(
       `${file}: line ${line}: ${found.at}: the merge key << is given *${found.unresolved}, but no anchor &${found.unresolved} is set before it: Unresolved alias (the anchor must be set on an earlier line than its alias) — ${unresolvedMergeAdvice(found.unresolved, line, anchorLines(doc, text, lines))}`,
     );
   const written = text.slice(found.start).split(/[\s,\]}]/)[0] ?? "";
-  // `<<: #ids`: the # began a comment, so YAML read no value at all; an alias (`*ids`) was meant.
-  if (written.startsWith("#")) {
+  // `<<: #ids`: the # began a comment, so YAML read no value at all; an alias (`*ids`) was meant. A comment
+  // that is no such word (`<<:   # merge the ids`) is a merge key with no value, said below.
+  if (written.startsWith("#") && written.length > 1) {
     const anchors = anchorLines(doc, text, lines);
     const name = written.slice(1) || "name";
     const alias = anchors.has(name)
@@ -150,9 +158,10 @@ export function nonMappingMerge(
       `${file}: line ${line}: ${found.at}: the merge key << takes a mapping (its keys are copied in), but YAML read no value: a # after a space starts a comment, so ${JSON.stringify(written)} was dropped — to merge the mapping an anchor names, write an alias: ${alias}`,
     );
   }
-  // `<<:` with nothing after it (no block below either): YAML's null, no value given, not a single value.
-  if (written === "" && found.what === "a single value" && found.empty === true) {
-    const above = [...anchorLines(doc, text, lines)].filter(([, at]) => at < line);
+  // `<<:` with nothing after it (no block below either), or a comment only: YAML's null, no value given, not a
+  // single value. The anchors offered are those of mappings above it, the only ones an alias there may name.
+  if ((written === "" || written === "#") && found.what === "a single value" && found.empty === true) {
+    const above = [...anchorLines(doc, text, lines, true)].filter(([, at]) => at < line);
     const named =
       above.length === 0
         ? ", with &name set on the mapping to merge, on a line above this one"

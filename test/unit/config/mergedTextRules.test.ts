@@ -401,4 +401,53 @@ describe("a merge key with no value", () => {
       ]),
     ).toBe(`FILE: line 9: ${noValue} (&ids is set on line 5), or remove the << line`);
   });
+
+  // Seen: "… so \"#\" was dropped — … <<: *name, with &name set on the mapping to merge, on a line above this one" of
+  // `<<:    # merge the ids`, though &ids was set above: a comment, no alias meant.
+  it("<<: with a comment only is refused as a merge key with no value, naming the anchors set above", () => {
+    const noValue =
+      "platforms.webhook.routes.a.deliver_extra: the merge key << takes a mapping (its keys are copied in), but it has no value (YAML reads nothing after << as null) — write an alias of the mapping to merge: <<: *name";
+    expect(
+      refusal([
+        ...ROUTES,
+        "      b: {prompt: x, deliver: slack, deliver_extra: &ids {thread_ts: '1'}}",
+        "      a:",
+        "        prompt: x",
+        "        deliver: slack",
+        "        deliver_extra:",
+        "          <<:    # merge the ids",
+        "          chat_id: '1'",
+      ]),
+    ).toBe(`FILE: line 10: ${noValue} (&ids is set on line 5), or remove the << line`);
+  });
+
+  // `events: &events [push]` is a list, which no merge key takes: never offered.
+  it("names only the anchors set on mappings", () => {
+    const noValue =
+      "platforms.webhook.routes.a.deliver_extra: the merge key << takes a mapping (its keys are copied in), but it has no value (YAML reads nothing after << as null) — write an alias of the mapping to merge: <<: *name";
+    expect(
+      refusal([
+        ...ROUTES,
+        "      b: {prompt: x, deliver: slack, events: &events [push], deliver_extra: &ids {thread_ts: '1'}}",
+        "      a:",
+        "        prompt: x",
+        "        deliver: slack",
+        "        deliver_extra:",
+        "          <<:",
+        "          chat_id: '1'",
+      ]),
+    ).toBe(`FILE: line 10: ${noValue} (&ids is set on line 5), or remove the << line`);
+    expect(
+      refusal([
+        ...ROUTES,
+        "      b: {prompt: x, deliver: slack, events: &events [push]}",
+        "      a:",
+        "        prompt: x",
+        "        deliver: slack",
+        "        deliver_extra: {<<: , chat_id: '1'}",
+      ]),
+    ).toBe(
+      `FILE: line 9: ${noValue}, with &name set on the mapping to merge, on a line above this one, or remove the << line`,
+    );
+  });
 });
