@@ -10,7 +10,7 @@ import { type Contained, inContainer, killContainers, UNSHARE } from "../../help
 import { inHome, webhookConfig } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { deliverSigned } from "../../helpers/http.js";
-import { steppedClock } from "../../helpers/steppedClock.js";
+import { type SteppedClock, steppedClock } from "../../helpers/steppedClock.js";
 
 /**
  * A gateway in a container whose SVC_HOME is a volume, killed (an OOM kill, `docker kill`) and started
@@ -57,6 +57,23 @@ async function touchedAgain(file: string): Promise<void> {
     timeout: 20_000,
     interval: 50,
   });
+}
+
+/**
+ * Until `gateway`, watching gateway.pid (after state/LOCK, and its /health: a read of its clock for each
+ * file, a look every 1 s or, when /health gives no answer, 2 s), has read `clock` three times since its last
+ * step: the look after the first whole one on the step has begun, a second after that one judged (or until
+ * it says it took them over, or fails). Stepped at once after a line the gateway printed, the step comes
+ * between two looks. Its own clock goes on meanwhile: 2-3 s of it by then.
+ */
+async function lookedOnStep(gateway: Contained, clock: SteppedClock): Promise<void> {
+  await vi.waitFor(
+    () => {
+      if (!/removed it|svc: /.test(gateway.output()))
+        expect(clock.readsSinceStep()).toBeGreaterThanOrEqual(3);
+    },
+    { timeout: 30_000, interval: 50 },
+  );
 }
 
 function writeConfig(dir: string): void {
@@ -113,7 +130,12 @@ describe.runIf(UNSHARE && pidNamespace() !== undefined)(
           expect(restarted.output()).toMatch(/\[gateway\] .* which does not answer \/health: waiting up to /),
         { timeout: 60_000, interval: 50 },
       );
-      clock.step(FOREIGN_UNTOUCHED_MS);
+      // Short of the bound by 5 s, of which its own clock spends 2-3 while the test waits for a whole look on
+      // the step: still watched then (at 11-12 s), not taken over.
+      clock.step(FOREIGN_UNTOUCHED_MS - 5000);
+      await lookedOnStep(restarted, clock);
+      expect(restarted.output()).not.toMatch(/removed it|Listening on/);
+      clock.step(5000);
       const newPort = await listening(restarted);
       const out = restarted.output();
       expect(out).toMatch(

@@ -10,7 +10,7 @@ import { type Contained, inContainer, killContainers, UNSHARE } from "../../help
 import { type HealthImpostor, healthImpostor } from "../../helpers/healthImpostor.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { signalProcess } from "../../helpers/process.js";
-import { steppedClock } from "../../helpers/steppedClock.js";
+import { type SteppedClock, steppedClock } from "../../helpers/steppedClock.js";
 import { cliConfig, svc } from "./svc.js";
 
 /**
@@ -72,6 +72,23 @@ function healthStatus(port: number): Promise<number | undefined> {
 /** Until `gateway` has printed a line matching `pattern`. */
 async function said(gateway: Contained, pattern: RegExp): Promise<void> {
   await vi.waitFor(() => expect(gateway.output()).toMatch(pattern), { timeout: 60_000, interval: 50 });
+}
+
+/**
+ * Until `gateway`, watching gateway.pid (after state/LOCK, and its /health: a read of its clock for each
+ * file, a look every 1 s or, when /health gives no answer, 2 s), has read `clock` three times since its last
+ * step: the look after the first whole one on the step has begun, a second after that one judged (or until
+ * it says it took them over, or fails). Stepped at once after a line the gateway printed, the step comes
+ * between two looks. Its own clock goes on meanwhile: 2-3 s of it by then.
+ */
+async function lookedOnStep(gateway: Contained, clock: SteppedClock): Promise<void> {
+  await vi.waitFor(
+    () => {
+      if (!/removed it|svc: /.test(gateway.output()))
+        expect(clock.readsSinceStep()).toBeGreaterThanOrEqual(3);
+    },
+    { timeout: 30_000, interval: 50 },
+  );
 }
 
 describe.runIf(UNSHARE && pidNamespace() !== undefined)(
@@ -149,7 +166,12 @@ describe.runIf(UNSHARE && pidNamespace() !== undefined)(
       const secondClock = steppedClock();
       const second = inContainer(dir, ["gateway", "run", "--port", "0"], secondClock);
       await said(second, /\[gateway\] .* which does not answer \/health.*: waiting up to /);
-      secondClock.step(FOREIGN_UNTOUCHED_MS);
+      // Short of the bound by 5 s, of which its own clock spends 2-3 while the test waits for a whole look on
+      // the step: still watched then (at 11-12 s), not taken over.
+      secondClock.step(FOREIGN_UNTOUCHED_MS - 5000);
+      await lookedOnStep(second, secondClock);
+      expect(second.output()).not.toMatch(/removed it|Listening on/);
+      secondClock.step(5000);
       await said(second, /Listening on 127\.0\.0\.1:(\d+)/);
       const secondPort = Number(/Listening on 127\.0\.0\.1:(\d+)/.exec(second.output())?.[1]);
       expect(second.output()).toContain(`[gateway] ${pidFile} named pid 1 of another PID namespace`);
@@ -197,7 +219,10 @@ describe.runIf(UNSHARE && pidNamespace() !== undefined)(
       const thirdClock = steppedClock();
       const third = inContainer(dir, ["gateway", "run", "--port", "0"], thirdClock);
       await said(third, /\[gateway\] .* which does not answer \/health.*: waiting up to |svc: /);
-      thirdClock.step(FOREIGN_UNTOUCHED_MS);
+      thirdClock.step(FOREIGN_UNTOUCHED_MS - 5000);
+      await lookedOnStep(third, thirdClock);
+      expect(third.output()).not.toMatch(/removed it|Listening on|svc: /);
+      thirdClock.step(5000);
       await said(third, /Listening on 127\.0\.0\.1:\d+|svc: /);
       closeSync(heldNamespace);
       heldNamespace = undefined;
