@@ -162,8 +162,10 @@ describe("an MCP server still making its first connect when the run's wait for i
     });
     const result = await runner.run({ ...request, toolsets: ["slow"] }, new AbortController().signal);
     expect(result.text).toBe("done without tools");
-    expect(warned).toEqual([
-      "[agent] r: mcp_servers.slow still connecting after 0.001 s — the run goes on without its tools",
-    ]);
+    // The time said is the time waited: a loaded machine fires the 1 ms timer late.
+    expect(warned).toHaveLength(1);
+    expect(warned[0]).toMatch(
+      /^\[agent\] r: mcp_servers\.slow still connecting after 0\.0\d\d s — the run goes on without its tools$/,
+    );
   });
 });
