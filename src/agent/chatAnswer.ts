@@ -1,6 +1,6 @@
 import { stringifyJson } from "../streams/jsonNumbers/index.js";
 import { withFlatContent } from "./chatContentParts.js";
-import { THINKING_KEPT, thinkingInText } from "./thinkText.js";
+import { THINKING_ONLY, thinkingInText } from "./thinkText.js";
 import { argumentsNestTooDeep, TOO_DEEP_ARGUMENTS_TEXT } from "./toolCallInputs.js";
 
 /**
@@ -20,9 +20,9 @@ import { argumentsNestTooDeep, TOO_DEEP_ARGUMENTS_TEXT } from "./toolCallInputs.
  *   servers answer: taken as the one tool call it names (the SDK gives it an id);
  * - `content` as an array of parts, read as one text first (`withFlatContent`), so what follows reads it too;
  * - a reasoning model's thinking written into its text between `<think>` and `</think>` (`thinkingApart`),
- *   unless `options.thinkingInText` is false (OpenAI's own API and Azure OpenAI, which never write it there);
- *   a text the rule would have left a finished turn without is taken as written, and the answer carries
- *   `THINKING_KEPT` for `thinkingKeptMiddleware` to log;
+ *   unless `options.thinkingInText` is false (OpenAI's own API, which never writes it there); an answer whose
+ *   finished turn held only that thinking, no text after it and no tool call, carries `THINKING_ONLY`, which
+ *   fails the run (`runToolLoop`'s `thinkingOnly`);
  * - a `refusal` next to a text of its own (`withoutRepeatedRefusal`): the SDK added it after the text.
  * And an answer whose choice failed while it was written (OpenRouter's `finish_reason: "error"`, with the
  * provider's `error` in the choice) is made one the SDK refuses, quoting that error, as OpenRouter's
@@ -39,14 +39,14 @@ export function normalizedChatAnswer(
   if (isRecord(first) && first.finish_reason === "error")
     return { finish_reason: "error", ...(first.error === undefined ? {} : { error: first.error }) };
   let changed = false;
-  let kept = false;
+  let only = false;
   const choices = answer.choices.map((choice: unknown) => {
     if (!isRecord(choice) || !isRecord(choice.message)) return choice;
     const flat = withFlatContent(choice.message);
     const read = flat ?? choice.message;
     const apart = options.thinkingInText ? thinkingApart(read, choice.finish_reason === "length") : undefined;
-    if (apart === "kept") kept = true;
-    const thinking = apart === "kept" ? undefined : apart;
+    if (apart?.only === true) only = true;
+    const thinking = apart?.message;
     const written = withoutRepeatedRefusal(thinking ?? read);
     const message = written ?? thinking ?? read;
     let calls = message.tool_calls;
@@ -67,7 +67,7 @@ export function normalizedChatAnswer(
       },
     };
   });
-  if (kept) return { ...answer, choices, [THINKING_KEPT]: true };
+  if (only) return { ...answer, choices, [THINKING_ONLY]: true };
   return changed ? { ...answer, choices } : undefined;
 }
 
@@ -75,14 +75,14 @@ export function normalizedChatAnswer(
  * A message whose text starts with a reasoning model's thinking (`thinkingInText`): the thinking becomes the
  * message's `reasoning_content`, as servers that parse it send it (and it goes back with its turn so); the
  * text is the answer after it, so the thinking is not delivered as part of the reply, and a turn `cut` at
- * `max_tokens` while it thought has no text. Undefined when the text starts with no thinking, or the server
- * sent the reasoning apart already; `"kept"` when the text is taken as written lest a finished turn have no
- * reply (`thinkingInText`).
+ * `max_tokens` while it thought has no text; `only` when a finished turn held nothing but the thinking
+ * (`thinkingInText`). Undefined when the text starts with no thinking, or the server sent the reasoning apart
+ * already.
  */
 function thinkingApart(
   message: Record<string, unknown>,
   cut: boolean,
-): Record<string, unknown> | "kept" | undefined {
+): { readonly message: Record<string, unknown>; readonly only: boolean } | undefined {
   const text = message.content;
   if (typeof text !== "string") return undefined;
   const apart = [message.reasoning_content, message.reasoning].some(
@@ -92,8 +92,11 @@ function thinkingApart(
   const calls =
     (Array.isArray(message.tool_calls) && message.tool_calls.length > 0) || isRecord(message.function_call);
   const split = thinkingInText(text, { cut, calls });
-  if (split === undefined || split === "kept") return split;
-  return { ...message, content: split.answer, reasoning_content: split.thinking };
+  if (split === undefined) return undefined;
+  return {
+    message: { ...message, content: split.answer, reasoning_content: split.thinking },
+    only: split.only === true,
+  };
 }
 
 /**

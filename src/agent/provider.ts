@@ -11,7 +11,6 @@ import {
 import { normalizedChatAnswer } from "./chatAnswer.js";
 import { messagesApiMiddleware } from "./messagesApiPrompt.js";
 import type { ProviderModel } from "./retry.js";
-import { thinkingKeptMiddleware } from "./thinkText.js";
 import { thoughtSignaturesMiddleware } from "./thoughtSignatures.js";
 import { normalizedMessagesAnswer, objectToolInputsMiddleware } from "./toolCallInputs.js";
 import { apiToolNamesMiddleware } from "./toolCallNames.js";
@@ -184,7 +183,6 @@ export function languageModel(settings: ProviderSettings, modelId = settings.mod
       model: createAnthropic({ baseURL, apiKey: settings.api_key ?? "", fetch: messagesFetch })(modelId),
       middleware: [
         wellFormedMiddleware,
-        thinkingKeptMiddleware,
         messagesApiMiddleware,
         objectToolInputsMiddleware,
         apiToolNamesMiddleware,
@@ -203,7 +201,6 @@ export function languageModel(settings: ProviderSettings, modelId = settings.mod
     model: chat,
     middleware: [
       wellFormedMiddleware,
-      thinkingKeptMiddleware,
       objectToolInputsMiddleware,
       apiToolNamesMiddleware,
       thoughtSignaturesMiddleware(CHAT_PROVIDER),

@@ -1,13 +1,6 @@
-import type { wrapLanguageModel } from "ai";
-
 const THINK_OPEN = /^\s*<think>/;
 const THINK_OPEN_TAG = "<think>";
 const THINK_CLOSE = "</think>";
-
-type Middleware = Extract<
-  Parameters<typeof wrapLanguageModel>[0]["middleware"],
-  { specificationVersion: "v3" }
->;
 
 /** How a turn ended, as far as its text's thinking is concerned. */
 export interface TurnEnd {
@@ -23,6 +16,11 @@ export interface TurnEnd {
 export interface ThinkingSplit {
   readonly thinking: string;
   readonly answer: string;
+  /**
+   * Set when the answer is nothing but that thinking: a finished turn that called no tools left no text after
+   * it (nor in a later text block), so it has no reply (`THINKING_ONLY_FAILURE`).
+   */
+  readonly only?: true;
 }
 
 /**
@@ -33,57 +31,49 @@ export interface ThinkingSplit {
  * - `<think>` never closed: thinking only when the turn was cut (`turn.cut`), which then has no answer; a
  *   finished turn's text is taken as written (an answer may start by naming the tag);
  * - the thinking and a `</think>` line alone, when the chat template opened the tag (DeepSeek R1's): only the
- *   text's first `</think>`, at the start of a line, with no `<think>` before it. When that leaves no answer
- *   of a finished turn that called no tools, nor any in the answer's text blocks after it, the text is taken as
- *   written (`"kept"`): the rule never empties a reply.
+ *   text's first `</think>`, at the start of a line, with no `<think>` before it.
+ * When either closed form leaves no answer of a finished turn that called no tools, nor any in the answer's
+ * text blocks after it, the split is marked `only`: the answer held only its thinking.
  * Undefined when the text starts with no thinking (or is taken as written, as said).
  */
-export function thinkingInText(text: string, turn: TurnEnd): ThinkingSplit | "kept" | undefined {
+export function thinkingInText(text: string, turn: TurnEnd): ThinkingSplit | undefined {
   const open = THINK_OPEN.exec(text);
   if (open !== null) {
     const start = open[0].length;
     const close = text.indexOf(THINK_CLOSE, start);
     if (close < 0) return turn.cut ? { thinking: text.slice(start).trim(), answer: "" } : undefined;
-    return {
-      thinking: text.slice(start, close).trim(),
-      answer: text.slice(close + THINK_CLOSE.length).replace(/^\s+/, ""),
-    };
+    return split(text.slice(start, close), text.slice(close + THINK_CLOSE.length), turn);
   }
   // A closing tag alone counts only at the start of a line, as the template-opened thinking ends, and only
   // the first one, with no opening tag before it: an answer may name the tag.
   const close = text.indexOf(THINK_CLOSE);
   if (close < 0 || (close > 0 && text[close - 1] !== "\n")) return undefined;
   if (text.lastIndexOf(THINK_OPEN_TAG, close) >= 0) return undefined;
-  const answer = text.slice(close + THINK_CLOSE.length).replace(/^\s+/, "");
-  if (answer === "" && !turn.cut && !turn.calls && turn.textAfter !== true) return "kept";
-  return { thinking: text.slice(0, close).trim(), answer };
+  return split(text.slice(0, close), text.slice(close + THINK_CLOSE.length), turn);
+}
+
+function split(thinking: string, after: string, turn: TurnEnd): ThinkingSplit {
+  const answer = after.replace(/^\s+/, "");
+  const only = answer === "" && !turn.cut && !turn.calls && turn.textAfter !== true;
+  return { thinking: thinking.trim(), answer, ...(only ? { only: true as const } : {}) };
 }
 
 /**
- * The field a normalized answer carries when a text was taken as written because the `</think>` line rule
- * would have left a finished turn no reply (`thinkingInText`'s `"kept"`); `thinkingKeptMiddleware` says so.
+ * The field a normalized answer carries when its text held only the model's thinking (`ThinkingSplit.only`):
+ * the turn finished with no reply, which fails the run (`THINKING_ONLY_FAILURE`).
  */
-export const THINKING_KEPT = "svc_thinking_kept";
+export const THINKING_ONLY = "svc_thinking_only";
 
-/** What svc's log says (at DEBUG, as a model warning) of a text `thinkingInText` kept as written. */
-export const THINKING_KEPT_NOTE =
-  "the answer's text has a </think> line but nothing after it: delivered as written, not taken as thinking";
+/** Whether a model answer's body (as the AI SDK keeps it with its step) carries `THINKING_ONLY`. */
+export function heldOnlyThinking(body: unknown): boolean {
+  return (
+    body !== null && typeof body === "object" && (body as Record<string, unknown>)[THINKING_ONLY] === true
+  );
+}
 
 /**
- * Adds `THINKING_KEPT_NOTE` to the warnings of a turn whose answer carries `THINKING_KEPT`, which svc logs
- * at DEBUG with the SDK's own warnings.
+ * Why a run whose finished answer held only the model's thinking fails: delivered, it would be an empty reply
+ * (or, before, the thinking itself) as if the run had answered.
  */
-export const thinkingKeptMiddleware: Middleware = {
-  specificationVersion: "v3",
-  wrapGenerate: async ({ doGenerate }) => {
-    const result = await doGenerate();
-    const body: unknown = result.response?.body;
-    if (
-      body === null ||
-      typeof body !== "object" ||
-      (body as Record<string, unknown>)[THINKING_KEPT] !== true
-    )
-      return result;
-    return { ...result, warnings: [...result.warnings, { type: "other", message: THINKING_KEPT_NOTE }] };
-  },
-};
+export const THINKING_ONLY_FAILURE =
+  "the model's answer held only its thinking (<think>…</think>) and no reply text — ask again, or check the model's chat template and the server's reasoning settings";

@@ -8,7 +8,7 @@ import {
 import { inexactArguments, inexactNumber, inexactNumberIn } from "../streams/jsonNumbers/inexact.js";
 import { nestedDeeperThan } from "../streams/nestedDepth.js";
 import type { ProviderModel } from "./retry.js";
-import { THINKING_KEPT, type ThinkingSplit, thinkingInText } from "./thinkText.js";
+import { THINKING_ONLY, type ThinkingSplit, thinkingInText } from "./thinkText.js";
 
 /** The provider-level prompt and middleware (`@ai-sdk/provider` is not a direct dependency). */
 type Prompt = Parameters<ProviderModel["doGenerate"]>[0]["prompt"];
@@ -80,8 +80,9 @@ export const TOO_DEEP_ARGUMENTS_TEXT = `${"[".repeat(MAX_ARGUMENT_DEPTH + 1)}${"
  *   block came: the thinking becomes a `thinking` block before the answer's text, as the Chat Completions
  *   path makes it `reasoning_content`, so it is not delivered as part of the reply. Not for Anthropic's own
  *   API (`thinkingInText: false`): its models' thinking comes in signed blocks, and a block made up here
- *   would go back unsigned, which it refuses. A text the rule would have left a finished turn without is
- *   taken as written, and the answer carries `THINKING_KEPT` for `thinkingKeptMiddleware` to log;
+ *   would go back unsigned, which it refuses. An answer whose finished turn held only that thinking, no text
+ *   after it in any block and no tool call, carries `THINKING_ONLY`, which fails the run (`runToolLoop`'s
+ *   `thinkingOnly`);
  * - a `tool_use` without an `id` (or a null one), as servers in front of other models write one: an id made
  *   with the AI SDK's `generateId`, as its Chat Completions path gives such a call. The SDK refused the whole
  *   answer for want of it, failing the run;
@@ -140,7 +141,6 @@ export function normalizedMessagesAnswer(
         stopReason === "max_tokens" || stopReason === "model_context_window_exceeded",
       )
     : undefined;
-  const thinking = split === "kept" ? undefined : split;
   if (
     counted &&
     written !== null &&
@@ -160,19 +160,17 @@ export function normalizedMessagesAnswer(
     return undefined;
   const count = (value: unknown) => (typeof value === "number" ? value : 0);
   const parts: unknown[] =
-    thinking === undefined
+    split === undefined
       ? content
       : [
           // An empty one (`<think>\n\n</think>`, as Qwen3 writes it when told not to think) is left out.
-          ...(thinking.thinking === ""
-            ? []
-            : [{ type: "thinking", thinking: thinking.thinking, signature: "" }]),
-          ...(thinking.answer === "" ? [] : [{ ...(content[0] as object), text: thinking.answer }]),
+          ...(split.thinking === "" ? [] : [{ type: "thinking", thinking: split.thinking, signature: "" }]),
+          ...(split.answer === "" ? [] : [{ ...(content[0] as object), text: split.answer }]),
           ...content.slice(1),
         ];
   return {
     ...(answer as object),
-    ...(split === "kept" ? { [THINKING_KEPT]: true } : {}),
+    ...(split?.only === true ? { [THINKING_ONLY]: true } : {}),
     usage: counted
       ? usage
       : { ...tokens, input_tokens: count(tokens.input_tokens), output_tokens: count(tokens.output_tokens) },
@@ -224,7 +222,7 @@ function objectText(input: unknown): string | undefined {
  * (`thinkingInText`, for a turn `cut` at its output limit or not; a reply is whatever text is left across all
  * the text blocks, not the first one's alone).
  */
-function thinkingInTextBlock(content: readonly unknown[], cut: boolean): ThinkingSplit | "kept" | undefined {
+function thinkingInTextBlock(content: readonly unknown[], cut: boolean): ThinkingSplit | undefined {
   const first = content[0] as { type?: unknown; text?: unknown } | null | undefined;
   if (first?.type !== "text" || typeof first.text !== "string") return undefined;
   const types = content.map((part) => (part as { type?: unknown } | null)?.type);

@@ -3,6 +3,7 @@ import { PAUSED_TURN, type PausedTurnEnd, pausedTurnsMiddleware } from "./paused
 import type { ProviderModel } from "./retry.js";
 import { promptToChange, samplingServerOf } from "./runPrompt.js";
 import type { ToolCallLog } from "./sdkTools.js";
+import { heldOnlyThinking } from "./thinkText.js";
 import { toolCallsFinishMiddleware, uniqueToolCallIdsMiddleware } from "./toolCallIds.js";
 import { unreadableArgumentsMiddleware } from "./toolCallInputs.js";
 import { toolErrorText } from "./toolCallNames.js";
@@ -66,6 +67,11 @@ export interface LoopResult {
    * is a whole answer and is delivered as the reply.
    */
   readonly filtered?: { readonly reason: string | undefined };
+  /**
+   * The last turn finished, calling no tools, with a text that held only the model's thinking
+   * (`<think>…</think>`, or the text up to a `</think>` line), which was taken apart: it has no reply.
+   */
+  readonly thinkingOnly?: true;
   /** The model the endpoint says wrote the last turn (its answer's `model`; else the one asked for). */
   readonly modelId: string;
 }
@@ -260,6 +266,7 @@ export async function runToolLoop(input: ToolLoopInput, progress: LoopProgress):
     ...(last?.rawFinishReason === PAUSED_TURN && paused !== undefined ? { stillPaused: paused } : {}),
     cutToolCalls: cut.length,
     ...(filtered ? { filtered: { reason: last.rawFinishReason } } : {}),
+    ...(heldOnlyThinking(last?.response.body) ? { thinkingOnly: true as const } : {}),
     modelId: result.response.modelId,
   };
 }

@@ -72,12 +72,17 @@ describe("normalizedChatAnswer: other servers' tool call shapes read as OpenAI's
       cut("", { reasoning_content: "cut short while thinking" }),
     );
     expect(normalizedChatAnswer(text("  <think> is the tag that opens it."))).toBeUndefined();
-    // A closing tag alone that would leave a finished turn no reply: the text as written, the answer marked;
-    // with a tool call (not the reply) the thinking is still taken apart.
+    // Thinking alone in a finished turn, closed either way: taken apart, the answer marked as holding only
+    // thinking (the run fails); with a tool call (not the reply) it is taken apart unmarked.
     expect(normalizedChatAnswer(text("Close it with:\n</think>"))).toEqual({
-      ...text("Close it with:\n</think>"),
-      svc_thinking_kept: true,
+      ...text("", { reasoning_content: "Close it with:" }),
+      svc_thinking_only: true,
     });
+    expect(normalizedChatAnswer(text("<think>\nI will just say hi.\n</think>\n"))).toEqual({
+      ...text("", { reasoning_content: "I will just say hi." }),
+      svc_thinking_only: true,
+    });
+    expect(normalizedChatAnswer(cut("plan\n</think>\n"))).toEqual(cut("", { reasoning_content: "plan" }));
     const call = { id: "c1", type: "function", function: { name: "t", arguments: "{}" } };
     expect(normalizedChatAnswer(answer({ content: "plan\n</think>\n", tool_calls: [call] }))).toEqual(
       answer({ content: "", reasoning_content: "plan", tool_calls: [call] }),

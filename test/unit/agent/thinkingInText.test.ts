@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { modelRunner } from "../../../src/agent/modelRunner.js";
-import { THINKING_KEPT_NOTE } from "../../../src/agent/thinkText.js";
+import { THINKING_ONLY_FAILURE } from "../../../src/agent/thinkText.js";
 import { type FakeModel, startFakeAnthropic } from "../../fakes/anthropicServer.js";
 import { captureLogger } from "../../fakes/logCapture.js";
 import { startFakeOpenAI } from "../../fakes/openaiServer.js";
@@ -10,8 +10,9 @@ import { type ForwardProxy, startForwardProxy } from "../../helpers/forwardProxy
  * Thinking left in an answer's text is taken apart only where it is thinking (docs/agent.md, the `base_url`
  * setting's reasoning rules): a finished turn whose text starts with an unclosed `<think>` is the answer as written (only a
  * turn cut at its output limit has no text); a `</think>` line counts only as the text's first `</think>`
- * with no `<think>` before it, and never empties a finished turn's reply (svc's log says so at DEBUG); OpenAI's
- * own API and Azure OpenAI, which never write thinking in the text, have their text taken as written. Real
+ * with no `<think>` before it; a finished turn whose text is thinking alone, closed either way, fails the run
+ * (no empty reply, no reasoning delivered); OpenAI's own API, which never writes thinking in the text, has its
+ * text taken as written. Real
  * sockets on 127.0.0.1, the scripted Chat Completions and Messages API servers; OpenAI's and Azure's hosts
  * reached through a forwarding proxy (HTTP_PROXY) that leads them to the scripted server.
  */
@@ -73,7 +74,8 @@ const endpoints = [
 
 const NAMES_THE_TAG =
   "<think> is the tag DeepSeek R1 uses to open its reasoning; svc strips it from replies.";
-const CLOSES_AT_END = "To end the reasoning, the model writes this on a line of its own:\n</think>";
+const TEMPLATE_OPENED_ONLY = "I will just say hi.\n</think>\n";
+const CLOSED_ONLY = "<think>\nI will just say hi.\n</think>\n";
 const INLINE_FIRST = "Write </think> to close it, like this:\n</think>\nand go on with the answer.";
 
 describe("thinking in a finished turn's text", () => {
@@ -84,16 +86,21 @@ describe("thinking in a finished turn's text", () => {
       expect(await result).toMatchObject({ text: NAMES_THE_TAG, record: { outcome: "ok" } });
     });
 
-    it(`${label}: a </think> line that would leave no reply is delivered as written, svc's log saying so at DEBUG`, async () => {
-      model().script({ text: CLOSES_AT_END });
-      const { result, log } = run(provider, model().baseUrl);
-      expect(await result).toMatchObject({ text: CLOSES_AT_END, record: { outcome: "ok" } });
-      const debug = log
-        .lines()
-        .map((line) => JSON.parse(line) as { level: number; msg: string })
-        .filter((line) => line.msg.includes(THINKING_KEPT_NOTE));
-      expect(debug.map((line) => line.level)).toEqual([20]);
-    });
+    // Seen: the template-opened thinking with nothing after its </think> line delivered as the reply, reasoning
+    // and all; "<think>…</think>" with nothing after it delivered as an empty reply, outcome ok.
+    for (const [shape, text] of [
+      ["the template-opened thinking up to a </think> line", TEMPLATE_OPENED_ONLY],
+      ["<think>…</think>", CLOSED_ONLY],
+    ] as const)
+      it(`${label}: a finished answer that is ${shape} and nothing after fails the run`, async () => {
+        model().script({ text });
+        const { result, log } = run(provider, model().baseUrl);
+        await expect(result).rejects.toMatchObject({
+          message: THINKING_ONLY_FAILURE,
+          record: { outcome: "error", error: THINKING_ONLY_FAILURE, steps: 1 },
+        });
+        expect(log.lines().join("\n")).not.toContain("I will just say hi.");
+      });
 
     it(`${label}: a </think> line after a first </think> within a line is no end of thinking`, async () => {
       model().script({ text: INLINE_FIRST });
@@ -107,6 +114,50 @@ describe("thinking in a finished turn's text", () => {
       expect(await result).toMatchObject({ text: "Use <think> to open it." });
     });
   }
+});
+
+describe("thinking alone in a finished answer", () => {
+  it("a sampling request's run (its own max tokens) fails alike, rather than answer the server with an empty text", async () => {
+    openai.script({ text: CLOSED_ONLY });
+    const log = captureLogger();
+    const result = modelRunner({
+      settings: {
+        provider: "openai",
+        model: "m",
+        base_url: openai.baseUrl,
+        max_steps: 5,
+        max_tokens: 50,
+        retries: 0,
+        timeout_seconds: 10,
+        max_concurrent_runs: 1,
+        max_tool_result_chars: 100_000,
+      },
+      logger: log.logger,
+      builtins: () => [],
+    }).run(
+      {
+        route: "mcp:notes",
+        event: "sampling",
+        deliveryId: "d",
+        prompt: "p",
+        toolsets: [],
+        profile: undefined,
+        maxTokens: 20,
+      },
+      new AbortController().signal,
+    );
+    await expect(result).rejects.toMatchObject({ message: THINKING_ONLY_FAILURE });
+  });
+
+  for (const [provider, label, model] of endpoints)
+    it(`${label}: thinking with nothing after it in a turn that calls a tool is no failure: the tool's result goes back and the next turn's text is the reply`, async () => {
+      model().script(
+        { text: CLOSED_ONLY, toolCalls: [{ id: "c1", name: "nope", args: {} }] },
+        { text: "Hello!" },
+      );
+      const { result } = run(provider, model().baseUrl);
+      expect(await result).toMatchObject({ text: "Hello!", record: { outcome: "ok", steps: 2 } });
+    });
 });
 
 // Seen: "The user says hi. Private reasoning.\n</think>\nHello!" delivered, the thinking with it, when the answer
