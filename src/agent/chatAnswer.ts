@@ -23,6 +23,9 @@ import { argumentsNestTooDeep, TOO_DEEP_ARGUMENTS_TEXT } from "./toolCallInputs.
  *   unless `options.thinkingInText` is false (OpenAI's own API, which never writes it there); an answer whose
  *   finished turn held only that thinking, no text after it and no tool call, carries `THINKING_ONLY`, which
  *   fails the run (`runToolLoop`'s `thinkingOnly`);
+ * - Mistral's `finish_reason: "model_length"` (a turn cut at the model's length limit) as `length`, so the
+ *   turn is read as cut (its calls not run, an answer cut before any text a failure, thinking never closed
+ *   taken as thinking): the SDK read it as a finished turn of another kind;
  * - a `refusal` next to a text of its own (`withoutRepeatedRefusal`): the SDK added it after the text.
  * And an answer whose choice failed while it was written (OpenRouter's `finish_reason: "error"`, with the
  * provider's `error` in the choice) is made one the SDK refuses, quoting that error, as OpenRouter's
@@ -40,8 +43,12 @@ export function normalizedChatAnswer(
     return { finish_reason: "error", ...(first.error === undefined ? {} : { error: first.error }) };
   let changed = false;
   let only = false;
-  const choices = answer.choices.map((choice: unknown) => {
-    if (!isRecord(choice) || !isRecord(choice.message)) return choice;
+  const choices = answer.choices.map((original: unknown) => {
+    if (!isRecord(original)) return original;
+    const lengthCut = original.finish_reason === MISTRAL_LENGTH;
+    const choice = lengthCut ? { ...original, finish_reason: "length" } : original;
+    if (lengthCut) changed = true;
+    if (!isRecord(choice.message)) return choice;
     const flat = withFlatContent(choice.message);
     const read = flat ?? choice.message;
     const apart = options.thinkingInText ? thinkingApart(read, choice.finish_reason === "length") : undefined;
@@ -70,6 +77,9 @@ export function normalizedChatAnswer(
   if (only) return { ...answer, choices, [THINKING_ONLY]: true };
   return changed ? { ...answer, choices } : undefined;
 }
+
+/** Mistral's finish reason for a turn cut at the model's length limit (Chat Completions' `length`). */
+const MISTRAL_LENGTH = "model_length";
 
 /**
  * A message whose text starts with a reasoning model's thinking (`thinkingInText`): the thinking becomes the

@@ -101,6 +101,16 @@ describe("normalizedChatAnswer: other servers' tool call shapes read as OpenAI's
     expect(normalizedChatAnswer(text("<think>x</think>y", { reasoning: "r" }))).toBeUndefined();
   });
 
+  it('Mistral\'s finish_reason "model_length" is read as "length", a turn cut short', () => {
+    const mistral = (content: string, finish: string) => answer({ content }, finish);
+    expect(normalizedChatAnswer(mistral("The answer is", "model_length"))).toEqual(
+      mistral("The answer is", "length"),
+    );
+    expect(normalizedChatAnswer(answer({ content: "<think>plan" }, "model_length"))).toEqual(
+      answer({ content: "", reasoning_content: "plan" }, "length"),
+    );
+  });
+
   it("an answer in OpenAI's shape (text arguments, none, no calls, not an answer) is left as it is", () => {
     expect(
       normalizedChatAnswer(

@@ -160,6 +160,43 @@ describe("thinking alone in a finished answer", () => {
     });
 });
 
+// Seen: Mistral's "model_length" (its finish reason for a turn cut at the model's length limit) read as a finished
+// turn: a text cut short delivered as whole, and one cut while it thought delivered as its unclosed thinking.
+describe('Mistral\'s finish_reason "model_length" is a turn cut short', () => {
+  for (const [label, model] of [
+    ["openai", () => openai],
+    ["openai streamed", () => openaiStreamed],
+  ] as const) {
+    it(`${label}: a text answer so cut is delivered as a reply cut at agent.max_tokens`, async () => {
+      model().script({ text: "The answer is", finishReason: "model_length" });
+      const { result } = run("openai", model().baseUrl);
+      expect(await result).toMatchObject({
+        text: "The answer is",
+        record: { outcome: "ok", cut: "max_tokens" },
+      });
+    });
+
+    it(`${label}: one cut while it asked for a tool runs none and fails`, async () => {
+      model().script({ toolCalls: [{ name: "nope", args: {} }], finishReason: "model_length" });
+      const { result } = run("openai", model().baseUrl);
+      await expect(result).rejects.toMatchObject({
+        message:
+          "the model's answer was cut at agent.max_tokens (50 tokens) while it asked for a tool, which was not run — raise agent.max_tokens",
+        record: { steps: 1 },
+      });
+    });
+
+    it(`${label}: one cut while it thought fails as cut before any text`, async () => {
+      model().script({ text: "<think>\nLet me think about", finishReason: "model_length" });
+      const { result } = run("openai", model().baseUrl);
+      await expect(result).rejects.toMatchObject({
+        message:
+          "the model's answer was cut at agent.max_tokens (50 tokens) before it wrote any text (a reasoning model can spend them all on its reasoning) — raise agent.max_tokens",
+      });
+    });
+  }
+});
+
 // Seen: "The user says hi. Private reasoning.\n</think>\nHello!" delivered, the thinking with it, when the answer
 // came in a text block of its own after the block the thinking ended in.
 describe("thinking ending in a Messages API answer's first text block, the reply in the next", () => {
