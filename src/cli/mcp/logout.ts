@@ -11,7 +11,7 @@ import { type StoredTokens, TokenStore } from "../../io/oauth/tokenStore.js";
 import { newProfileTypo } from "../../io/profiles.js";
 import { terminalText } from "../../io/terminalText.js";
 import { cliLogger } from "../cliLogger.js";
-import { assertHomeInSight } from "../homeInSight.js";
+import { assertFileInSight } from "../homeInSight.js";
 import { shownName } from "./shownName.js";
 
 /**
@@ -23,8 +23,8 @@ import { shownName } from "./shownName.js";
  */
 export async function logoutServer(paths: SvcPaths, server: string, local: boolean): Promise<void> {
   const store = new TokenStore(paths.mcpTokens, server, paths.profile);
-  // An SVC_HOME this user may not look into: no login is known to be missing.
-  assertHomeInSight(store.tokensPath, paths.home);
+  // An SVC_HOME, or a directory in it, this user may not look into: no login is known to be missing.
+  assertFileInSight(store.tokensPath, paths.home);
   if (!existsSync(store.tokensPath)) {
     // A misspelt --profile (wrok) has no login: the profile meant is named, as svc cron names it.
     const meant = newProfileTypo(paths.home, paths.profile);

@@ -299,6 +299,51 @@ describe("a link to nothing in SVC_HOME is named where the system reads it", () 
     },
   );
 
+  // Seen as nobody, SVC_HOME root's with mode 0755 (mkdir, systemd's StateDirectory=) and deliveries/ 0700 as the
+  // gateway makes it: svc webhook deliveries "<h>: SVC_HOME cannot be written (EACCES …)", not that the history is
+  // the gateway user's; a command that only reads has no need to write SVC_HOME.
+  it.runIf(AS_ROOT)(
+    "an SVC_HOME this user may look into but not write leaves each command its own message",
+    async () => {
+      const h = join(ownDir(), "h");
+      mkdirSync(join(h, "deliveries"), { recursive: true });
+      chmodSync(h, 0o755);
+      chmodSync(join(h, "deliveries"), 0o700);
+      writeFileSync(join(h, "deliveries", "history.jsonl"), "", { mode: 0o600 });
+      writeFileSync(join(h, "config.yaml"), "", { mode: 0o644 });
+      // A pid no process has: as before, no gateway runs there.
+      writeFileSync(join(h, "gateway.pid"), "2147483646\n", { mode: 0o644 });
+      const deliveries = await svcAsUser(h, ["webhook", "deliveries"], 20_000);
+      expect(deliveries.code).toBe(1);
+      expect(deliveries.stderr).toContain(
+        `svc: ${join(h, "deliveries")}: this user may not read the delivery history (permission denied) — `,
+      );
+      expect(deliveries.stderr).not.toContain("SVC_HOME");
+      expect(await svcAsUser(h, ["gateway", "status"], 20_000)).toEqual({ code: 3, stderr: "" });
+      for (const args of [
+        ["gateway", "stop"],
+        ["mcp", "reload"],
+      ]) {
+        const run = await svcAsUser(h, args, 20_000);
+        expect(run.stderr, args.join(" ")).not.toContain("SVC_HOME cannot be");
+      }
+    },
+  );
+
+  // Seen as nobody, SVC_HOME nobody's and mcp-tokens/ root's with mode 0700 holding x.json: svc mcp logout x
+  // "x: not logged in — no saved login at <h>/mcp-tokens/x.json", the file being there.
+  it.runIf(AS_ROOT)("svc mcp logout names a directory in SVC_HOME this user may not look into", async () => {
+    const h = ownDir();
+    const tokens = join(h, "mcp-tokens");
+    mkdirSync(tokens, { mode: 0o700 });
+    writeFileSync(join(tokens, "x.json"), "{}", { mode: 0o600 });
+    const run = await svcAsUser(h, ["mcp", "logout", "x"], 20_000);
+    expect(run).toEqual({
+      code: 1,
+      stderr: `svc: ${join(tokens, "x.json")}: cannot be looked for: on the way to it, ${tokens} (owned by uid 0) cannot be looked into by this user (nobody, uid ${OTHER_USER}) — let this user look into it (chmod o+x ${tokens}, as its owner or root), or run the command as the user who owns it\n`,
+    });
+  });
+
   // Seen: "… a symbolic link to <home>/gone/../env, which does not exist", not what on the way is missing.
   it("a link whose `..` follows a name that is not there names that name", async () => {
     home = tempHome();
