@@ -145,11 +145,12 @@ export function nonMappingMerge(
       `${file}: line ${line}: ${found.at}: the merge key << is given *${found.unresolved}, but no anchor &${found.unresolved} is set before it: Unresolved alias (the anchor must be set on an earlier line than its alias) — ${unresolvedMergeAdvice(found.unresolved, line, anchorLines(doc, text, lines))}`,
     );
   const written = text.slice(found.start).split(/[\s,\]}]/)[0] ?? "";
-  // `<<: #ids`: the # began a comment, so YAML read no value at all; an alias (`*ids`) was meant. A comment
-  // that is no such word (`<<:   # merge the ids`) is a merge key with no value, said below.
-  if (written.startsWith("#") && written.length > 1) {
-    const anchors = anchorLines(doc, text, lines);
-    const name = written.slice(1) || "name";
+  // `<<: #ids`: the # began a comment, so YAML read no value at all; an alias (`*ids`) was meant: of an anchor set,
+  // or of a word an anchor could be named. A comment that is no such word (`<<:   # merge the ids`, `<<: ## ids`,
+  // `<<: #--- merge ---`, `<<: #TODO: fill in`) is a merge key with no value, said below.
+  const anchors = anchorLines(doc, text, lines);
+  const name = written.slice(1);
+  if (written.startsWith("#") && (anchors.has(name) || /^[A-Za-z0-9_][\w.-]*$/.test(name))) {
     const alias = anchors.has(name)
       ? `<<: *${name} (&${name} is set on line ${anchors.get(name)})`
       : `<<: *${name}, with &${name} set on the mapping to merge, on a line above this one`;
@@ -160,7 +161,11 @@ export function nonMappingMerge(
   }
   // `<<:` with nothing after it (no block below either), or a comment only: YAML's null, no value given, not a
   // single value. The anchors offered are those of mappings above it, the only ones an alias there may name.
-  if ((written === "" || written === "#") && found.what === "a single value" && found.empty === true) {
+  if (
+    (written === "" || written.startsWith("#")) &&
+    found.what === "a single value" &&
+    found.empty === true
+  ) {
     const above = [...anchorLines(doc, text, lines, true)].filter(([, at]) => at < line);
     const named =
       above.length === 0

@@ -421,6 +421,46 @@ describe("a merge key with no value", () => {
     ).toBe(`FILE: line 10: ${noValue} (&ids is set on line 5), or remove the << line`);
   });
 
+  // Seen: "… so \"##\" was dropped — … write an alias: <<: *#, with &# set on the mapping to merge …" of `<<: ## ids`,
+  // and `*---`, `*TODO:`, `*:` of the others, though &ids was set above: comments, no alias meant.
+  it("<<: with a comment that begins no anchor's name is refused as a merge key with no value, naming the anchors set above", () => {
+    const noValue =
+      "platforms.webhook.routes.a.deliver_extra: the merge key << takes a mapping (its keys are copied in), but it has no value (YAML reads nothing after << as null) — write an alias of the mapping to merge: <<: *name";
+    for (const comment of ["## ids", "#--- merge ---", "#TODO: fill in", "#: ids"]) {
+      expect(
+        refusal([
+          ...ROUTES,
+          "      b: {prompt: x, deliver: slack, deliver_extra: &ids {thread_ts: '1'}}",
+          "      a:",
+          "        prompt: x",
+          "        deliver: slack",
+          "        deliver_extra:",
+          `          <<: ${comment}`,
+          "          chat_id: '1'",
+        ]),
+        comment,
+      ).toBe(`FILE: line 10: ${noValue} (&ids is set on line 5), or remove the << line`);
+    }
+  });
+
+  // An anchor's name that is no plain word (&a:b, which YAML allows) is still taken as the alias meant.
+  it("<<: #name of an anchor set above is taken as its alias, whatever the name", () => {
+    expect(
+      refusal([
+        ...ROUTES,
+        "      b: {prompt: x, deliver: slack, deliver_extra: &a:b {thread_ts: '1'}}",
+        "      a:",
+        "        prompt: x",
+        "        deliver: slack",
+        "        deliver_extra:",
+        "          <<: #a:b",
+        "          chat_id: '1'",
+      ]),
+    ).toBe(
+      'FILE: line 10: platforms.webhook.routes.a.deliver_extra: the merge key << takes a mapping (its keys are copied in), but YAML read no value: a # after a space starts a comment, so "#a:b" was dropped — to merge the mapping an anchor names, write an alias: <<: *a:b (&a:b is set on line 5)',
+    );
+  });
+
   // `events: &events [push]` is a list, which no merge key takes: never offered.
   it("names only the anchors set on mappings", () => {
     const noValue =
