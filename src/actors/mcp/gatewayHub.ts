@@ -122,6 +122,8 @@ export function startGatewayMcp(options: GatewayMcpOptions): GatewayMcp {
   let reloading = 0;
   let newestBegun = "";
   let lastRefusedReload: StatusFile["lastRefusedReload"];
+  /** When the close under way began (`closing`): none once it has reported, or a later reload took it back. */
+  let closingSince: string | undefined;
   /**
    * Set while the file cannot be written (a full disk): the next try, so what `svc mcp list` and `svc mcp
    * reload` read catches up once it can be, without waiting for a status change; the failure is said once.
@@ -144,6 +146,7 @@ export function startGatewayMcp(options: GatewayMcpOptions): GatewayMcp {
         servers: hub.status(),
         ...(lastReload === undefined ? {} : { lastReload: reloadReport(lastReload, hub) }),
         ...(lastRefusedReload === undefined ? {} : { lastRefusedReload }),
+        ...(closingSince === undefined ? {} : { closing: closingSince }),
       });
     } catch (err) {
       if (!failing)
@@ -206,10 +209,17 @@ export function startGatewayMcp(options: GatewayMcpOptions): GatewayMcp {
     const at = new Date().toISOString();
     reloading += 1;
     newestBegun = at;
+    // A close is published as it begins, since it may take seconds (a server slow to stop): the gateway reloads
+    // the profile no more, and `svc mcp reload` waits for no report of it. A reload taking the profile back
+    // (bound again) ends that, as does the close's own report.
+    const wasClosing = closingSince !== undefined;
+    closingSince = closing ? at : undefined;
+    if (closing || wasClosing) publish();
     const summary = await hub.reload(servers).finally(() => {
       reloading -= 1;
     });
     const closed = closing && configuresNone(summary);
+    if (closing && closingSince === at) closingSince = undefined;
     lastReload = { ...summary, at: reloading === 0 ? newestBegun : at, ...(closed ? { closed: true } : {}) };
     publish();
     return summary;

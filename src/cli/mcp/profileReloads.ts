@@ -19,7 +19,9 @@ import { shownName } from "./shownName.js";
  * The named profiles whose own MCP connections gateway `pid` holds (opened at a first run of the profile,
  * `<profile root>/mcp-cache/status.json` written by that gateway with servers in it): a reload applies to
  * them too, each rendering its entries with its own `.env`. A profile whose connections were closed (no
- * route, subscription or cron job bound to it any more) has none left, and is not reloaded.
+ * route, subscription or cron job bound to it any more) has none left, and is not reloaded; nor is one whose
+ * connections are being closed (`closing`: a server slow to stop is still listed, stopped), which no reload's
+ * report comes for.
  */
 export function liveProfileHubs(home: string, pid: number): string[] {
   let profiles: string[];
@@ -31,7 +33,7 @@ export function liveProfileHubs(home: string, pid: number): string[] {
   return profiles.filter((profile) => {
     if (profile === DEFAULT_PROFILE) return false;
     const file = readStatusFile(svcPaths(home, profile).mcpCache);
-    return file?.pid === pid && file.servers.length > 0;
+    return file?.pid === pid && file.servers.length > 0 && file.closing === undefined;
   });
 }
 

@@ -87,6 +87,13 @@ export interface StatusFile {
    * after this refusal.
    */
   readonly lastRefusedReload?: { readonly at: string; readonly why: string; readonly underway?: string };
+  /**
+   * When a close of a named profile's connections began (no route, subscription or cron job is bound to it any
+   * more), while it runs (a server slow to stop): the gateway reloads that profile no more, so `svc mcp reload`
+   * waits for no report of it. Absent once the close has reported (`lastReload.closed`), once the profile is
+   * bound again, and in the file of a gateway started before it was written.
+   */
+  readonly closing?: string;
 }
 
 export function statusPath(cacheDir: string): string {

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
+  liveProfileHubs,
   printProfileReloads,
   profileReports,
   refusalSince,
@@ -196,5 +197,32 @@ describe("svc mcp reload's exit for a named profile that has not reported its re
     const { out, exitCode } = await printed(dir);
     expect(out).toBe("Profile work: has not reported its reload yet — see the gateway log\n");
     expect(exitCode).toBe(1);
+  });
+});
+
+/**
+ * Which named profiles `svc mcp reload` waits for (docs/mcp.md, Named profiles): a profile whose connections the
+ * gateway is closing (its route removed by an earlier reload, a server slow to stop still listed, stopped) is
+ * reloaded no more and reports nothing, and was waited for: "has not reported its reload yet", exit 1.
+ */
+describe("svc mcp reload's named profiles to wait for", () => {
+  const server = (state: "connected" | "stopped") => ({
+    name: "slow",
+    transport: "stdio" as const,
+    state,
+    toolCount: 1,
+    lazy: false,
+    cached: true,
+    collisions: [],
+  });
+
+  it("leaves out a profile whose connections are being closed, and one of another gateway or with none", () => {
+    const dir = fresh();
+    write(dir, { servers: [server("stopped")], closing: at(-1) }, "work");
+    write(dir, { servers: [server("connected")] }, "live");
+    write(dir, { servers: [server("stopped")] }, "slowing");
+    write(dir, { servers: [server("connected")], pid: 8 }, "other");
+    write(dir, { servers: [], lastReload: { ...applied, at: at(-1), closed: true } }, "closed");
+    expect(liveProfileHubs(dir, 7).sort()).toEqual(["live", "slowing"]);
   });
 });

@@ -84,6 +84,45 @@ describe("the report of a reload that closes a profile's connections", () => {
 });
 
 /**
+ * A close under way (a server slow to stop) is published as it begins: the gateway reloads that profile no more,
+ * so `svc mcp reload` waits for no report of it (docs/mcp.md, Named profiles).
+ */
+describe("the status file of a profile whose connections are being closed", () => {
+  it("says since when while the close runs, and no more once it reported or a reload took the profile back", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    home = tempHome();
+    const paths = svcPaths(home.dir);
+    const off = { off: entry({ command: "not-run", enabled: false }) };
+    const mcp = startGatewayMcp({
+      paths,
+      servers: off,
+      approvals: "deny",
+      logger: captureLogger().logger,
+      runner: () => ({}) as AgentRunner,
+    });
+    const status = () => readStatusFile(paths.mcpCache);
+    vi.setSystemTime(new Date("2027-01-01T00:00:00.000Z"));
+    const closing = mcp.close();
+    expect(status()?.closing).toBe("2027-01-01T00:00:00.000Z");
+    expect(status()?.servers.map((s) => s.name)).toEqual(["off"]);
+    await closing;
+    expect(status()?.closing).toBeUndefined();
+    expect(status()?.lastReload?.closed).toBe(true);
+    await mcp.reload(off);
+    // Bound again while its servers close: the reload that takes them back ends the close at once.
+    vi.setSystemTime(new Date("2027-01-01T00:00:05.000Z"));
+    const closed = mcp.close();
+    expect(status()?.closing).toBe("2027-01-01T00:00:05.000Z");
+    const back = mcp.reload(off);
+    expect(status()?.closing).toBeUndefined();
+    await Promise.all([closed, back]);
+    expect(status()?.closing).toBeUndefined();
+    expect(status()?.lastReload?.closed).toBeUndefined();
+    await mcp.stop();
+  });
+});
+
+/**
  * A SIGHUP refused while a reload is still running (stopping servers) lands before that reload's report: the
  * refusal names when that reload began (`underway`), so `svc mcp reload` waits for its report before taking
  * the refusal for its own.
