@@ -12,7 +12,7 @@ import {
   type RunRecord,
   recentDeliveries,
 } from "../../io/stores/deliveryHistory.js";
-import { filteredDeliveries, recordedRoutes } from "../../io/stores/filteredDeliveries.js";
+import { type PlacedDelivery, placedDeliveries, recordedRoutes } from "../../io/stores/filteredDeliveries.js";
 import {
   HISTORY_KEEPS,
   holdsExpiredRecords,
@@ -123,15 +123,22 @@ export async function deliveries(argument: string | undefined, options: Deliveri
   // few records would otherwise hold the whole history in memory).
   const dir = historyDir(home);
   // One row more than shown: whether the limit cuts through rows sharing the last row's time.
+  const whole = filter === undefined && route === undefined;
+  const placed = whole ? undefined : placedDeliveries(dir, skip + limit + 1, filter ?? { route });
   const { shown: readWhole, all } =
-    filter === undefined && route === undefined
+    placed === undefined
       ? recentDeliveries(dir, skip + limit + 1, route)
-      : { shown: filteredDeliveries(dir, skip + limit + 1, filter ?? { route }), all: undefined };
+      : { shown: placed.map(({ summary }) => summary), all: undefined };
   const read = readWhole.slice(skip);
   const shown = read.slice(0, limit);
-  // The row --before names: its ID's newest row (in the history, across the filters).
-  const newestOfId = (row: DeliverySummary) => filteredDeliveries(dir, 1, { id: (id) => id === row.id })[0];
-  const next = nextPage(read, limit, skip, route, options, newestOfId);
+  // The row --before names: its ID's newest row (in the history, across the filters), told from a row alike
+  // in all else by its line. The whole history's rows are placed so only when a page follows.
+  const newestOfId = (row: PlacedDelivery) =>
+    placedDeliveries(dir, 1, { id: (id) => id === row.summary.id })[0];
+  const placedRead =
+    placed?.slice(skip) ??
+    (read.length > limit ? placedDeliveries(dir, skip + limit + 1, {}).slice(skip) : []);
+  const next = nextPage(placedRead, limit, skip, route, options, newestOfId);
   // Rows there are, all within the --skip: the page past the last.
   if (skip > 0 && shown.length === 0 && readWhole.length > 0) {
     const none = `No more rows: --skip ${skip} passes all ${readWhole.length} that match${filter === undefined ? "" : ` ${filterWords(route, options)}`}.`;
@@ -234,8 +241,8 @@ export async function deliveries(argument: string | undefined, options: Deliveri
 /** A row's time as the table shows it (to the second), which `--until` takes back. */
 const shownTime = (at: string) => at.replace(/\.\d+Z$/, "Z");
 
-const sameRow = (a: DeliverySummary, b: DeliverySummary) =>
-  a.at === b.at && a.route === b.route && a.id === b.id;
+/** The same row: made by the same line (rows of one ID and route can share their time to the millisecond). */
+const sameRow = (a: PlacedDelivery, b: PlacedDelivery) => a.line === b.line;
 
 /**
  * Where the next page starts, so that no row shown is listed again: `--before` a delivery ID whose newest
@@ -245,20 +252,20 @@ const sameRow = (a: DeliverySummary, b: DeliverySummary) =>
  * Undefined when neither is there (the IDs shown have newer rows this listing leaves out).
  */
 function nextCursor(
-  shown: readonly DeliverySummary[],
+  shown: readonly PlacedDelivery[],
   skip: number,
   before: string | undefined,
-  newestOfId: (row: DeliverySummary) => DeliverySummary | undefined,
+  newestOfId: (row: PlacedDelivery) => PlacedDelivery | undefined,
 ): { id: string; skip: number } | undefined {
   const withId = shown
     .map((row, at) => ({ row, at }))
     .reverse()
-    .filter(({ row }) => row.id !== NO_DELIVERY_ID)
+    .filter(({ row }) => row.summary.id !== NO_DELIVERY_ID)
     .slice(0, 3);
   for (const { row } of withId) {
     const newest = newestOfId(row);
     const at = newest === undefined ? -1 : shown.findIndex((r) => sameRow(r, newest));
-    if (at >= 0) return { id: row.id, skip: shown.length - 1 - at };
+    if (at >= 0) return { id: row.summary.id, skip: shown.length - 1 - at };
   }
   return before === undefined ? undefined : { id: before, skip: skip + shown.length };
 }
@@ -273,19 +280,20 @@ function nextCursor(
  * row (nextCursor). Undefined otherwise (`--before` the last row's ID pages on).
  */
 function nextPage(
-  read: readonly DeliverySummary[],
+  read: readonly PlacedDelivery[],
   limit: number,
   skip: number,
   route: string | undefined,
   options: DeliveriesOptions,
-  newestOfId: (row: DeliverySummary) => DeliverySummary | undefined,
+  newestOfId: (row: PlacedDelivery) => PlacedDelivery | undefined,
 ): string | undefined {
-  const last = read[limit - 1];
-  const after = read[limit];
-  if (last === undefined || after === undefined) return undefined;
+  const lastRow = read[limit - 1];
+  const after = read[limit]?.summary;
+  if (lastRow === undefined || after === undefined) return undefined;
+  const last = lastRow.summary;
   const tie = shownTime(last.at) === shownTime(after.at);
-  const newestLast = last.id === NO_DELIVERY_ID ? undefined : newestOfId(last);
-  const exact = newestLast !== undefined && sameRow(newestLast, last);
+  const newestLast = last.id === NO_DELIVERY_ID ? undefined : newestOfId(lastRow);
+  const exact = newestLast !== undefined && sameRow(newestLast, lastRow);
   if (!tie && exact) return undefined;
   const shown = read.slice(0, limit);
   const cursor = nextCursor(shown, skip, options.before, newestOfId);
@@ -307,7 +315,7 @@ function nextPage(
       : words([`--before ${shellWord(cursor.id)}`, ...(cursor.skip === 0 ? [] : [`--skip ${cursor.skip}`])]);
   if (tie) {
     if (next === undefined)
-      return shown.some((row) => row.id !== NO_DELIVERY_ID)
+      return shown.some((row) => row.summary.id !== NO_DELIVERY_ID)
         ? `Note: more rows share the last row's time (${time}) than --limit ${limit} shows, and the delivery IDs shown each have a newer row this listing leaves out, which --before would page from — give a larger --limit\n`
         : `Note: more rows share the last row's time (${time}) than --limit ${limit} shows, and none shown has a delivery ID to page from with --before — give a larger --limit\n`;
     return terminalText(
@@ -318,7 +326,7 @@ function nextPage(
   const why =
     newestLast === undefined
       ? "the last row shown has no delivery ID for --before to page from"
-      : `--before ${last.id} would page from that ID's newest row (${shownTime(newestLast.at)}, route ${newestLast.route}${shown.some((row) => sameRow(row, newestLast)) ? ", shown above" : ", which this listing leaves out"}), not from the last row shown`;
+      : `--before ${last.id} would page from that ID's newest row (${shownTime(newestLast.summary.at)}, route ${newestLast.summary.route}${shown.some((row) => sameRow(row, newestLast)) ? ", shown above" : ", which this listing leaves out"}), not from the last row shown`;
   // No ID shown to page from, and no --before given: the rows past this page, counted from the first.
   const page = next ?? words([`--skip ${skip + shown.length}`]);
   return terminalText(

@@ -182,6 +182,24 @@ export function filteredDeliveries(
   now: number = Date.now(),
   options: ScanOptions = {},
 ): DeliverySummary[] {
+  return placedDeliveries(dir, limit, filter, now, options).map(({ summary }) => summary);
+}
+
+/** A row with the index (newest first, in the history as one read saw it) of the line that made it. */
+export interface PlacedDelivery {
+  readonly summary: DeliverySummary;
+  /** Tells apart rows alike in all else (two requests of one ID and route in one millisecond). */
+  readonly line: number;
+}
+
+/** filteredDeliveries' rows, each with the line that made it. */
+export function placedDeliveries(
+  dir: string,
+  limit: number,
+  filter: DeliveryFilter,
+  now: number = Date.now(),
+  options: ScanOptions = {},
+): PlacedDelivery[] {
   const generation = openGeneration(dir, HISTORY_PREVIOUS_FILE, HISTORY_FILE, options.opened);
   try {
     // The index (newest first) of the line that made the newest row of `before`'s ID: rows are taken past it.
@@ -241,7 +259,7 @@ export function filteredDeliveries(
     return rows
       .sort((a, b) => a.at - b.at)
       .slice(0, limit)
-      .map(({ summary }) => summary);
+      .map(({ summary, at }) => ({ summary, line: at }));
   } finally {
     generation.close();
   }

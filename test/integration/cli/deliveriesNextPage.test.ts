@@ -217,3 +217,64 @@ it("a last row that is not its ID's newest (a duplicate newer, another route's r
   }
   expect(seen).toEqual(all);
 });
+
+it("two rows of one ID and route in one millisecond are told apart: the older shown last gets the next page, and no row is listed again", async () => {
+  home = tempHome();
+  home.write("config.yaml", stringify(webhookConfig({ a: { secret: "s" } })));
+  const request = (id: string, ms: number, outcome = "ignored") =>
+    ({ kind: "request", id, at: at(ms), route: "a", status: 200, outcome }) as const;
+  // X ignored, then answered as a duplicate of itself within the same millisecond; a refused request (-)
+  // before them.
+  const lines = [
+    request("o1", 0),
+    request("o2", 2000),
+    request("o3", 4000),
+    {
+      kind: "request",
+      id: "-",
+      at: at(5000),
+      route: "a",
+      status: 401,
+      outcome: "Invalid signature",
+    } as const,
+    request("X", 6000),
+    request("X", 6000, "duplicate"),
+    request("n1", 9000),
+  ];
+  home.write("deliveries/history.jsonl", lines.map((l) => `${historyLine(l)}\n`).join(""), 0o600);
+  const first = await page(["--limit", "3"]);
+  expect(first.ids).toEqual(["n1", "X", "X"]);
+  // --before X pages from the duplicate, shown above the last row: it would list the last row again.
+  expect(first.stderr).toBe(
+    `Note: --before X would page from that ID's newest row (${at(6000).replace(".000Z", "Z")}, route a, shown above), not from the last row shown — the next page: svc webhook deliveries --limit 3 --json --before X --skip 1\n`,
+  );
+  expect((await page(["--limit", "3", "--before", "X"])).ids).toEqual(["X", "-", "o3"]);
+  const on = await page(["--limit", "3", "--before", "X", "--skip", "1"]);
+  expect(on.ids).toEqual(["-", "o3", "o2"]);
+  // The older X shown, not the newer: no --before names a row shown to page from (--before X would list
+  // the - row again).
+  const older = await page(["--limit", "2", "--skip", "2"]);
+  expect(older.ids).toEqual(["X", "-"]);
+  expect(older.stderr).toBe(
+    "Note: the last row shown has no delivery ID for --before to page from — the next page: svc webhook deliveries --limit 2 --json --skip 4 (rows recorded meanwhile shift it)\n",
+  );
+  // Filtered (by route) the same; and paged by the notes alone, every row once.
+  expect((await page(["--route", "a", "--limit", "3"])).stderr).toContain(
+    "the next page: svc webhook deliveries a --limit 3 --json --before X --skip 1\n",
+  );
+  const all = (await page(["--limit", "20"])).ids;
+  const seen: string[] = [];
+  let args: readonly string[] = ["--limit", "3"];
+  for (let pages = 0; pages < 7; pages++) {
+    const { ids, stderr } = await page(args);
+    seen.push(...ids);
+    const next = /the next page: svc webhook deliveries (.*)\n$/.exec(stderr)?.[1];
+    if (next === undefined) {
+      if (ids.length === 3) args = ["--limit", "3", "--before", ids[2] as string];
+      else break;
+      continue;
+    }
+    args = next.split(" ").filter((word) => word !== "--json");
+  }
+  expect(seen).toEqual(all);
+});
