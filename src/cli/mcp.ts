@@ -28,6 +28,7 @@ import { unfinishedWork } from "../io/heldSignals.js";
 import { entrySecrets } from "../io/mcp/entrySecrets.js";
 import { renderToolsPolicy } from "../io/mcp/render.js";
 import { readSchemaCache } from "../io/mcp/schemaCache.js";
+import { shownName } from "../io/mcp/shownName.js";
 import {
   readStatusFile,
   type ServerStatus,
@@ -93,7 +94,6 @@ import {
 } from "./mcp/profileReloads.js";
 import { endedByLater, type ReadReload, reloadSummaryText } from "./mcp/reloadSummary.js";
 import { servedRoutes } from "./mcp/servedRoutes.js";
-import { shownName } from "./mcp/shownName.js";
 import { detail } from "./mcp/statusDetail.js";
 import { formatTools } from "./mcp/toolsOutput.js";
 import { unknownServerMessage } from "./mcp/unknownServer.js";

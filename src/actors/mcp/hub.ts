@@ -11,8 +11,10 @@ import type { StreamRefusal } from "../../io/mcp/pacedStreams.js";
 import { renderedFingerprint, renderToolsPolicy } from "../../io/mcp/render.js";
 import { readSchemaCache } from "../../io/mcp/schemaCache.js";
 import type { McpSession } from "../../io/mcp/session.js";
+import { shownName } from "../../io/mcp/shownName.js";
 import type { ReloadConnectOutcome, ReloadSummary, ServerStatus } from "../../io/mcp/statusFile.js";
 import { EXIT_GRACE_MS } from "../../io/mcp/stdioTransport.js";
+import { pastedWord } from "../../io/shellWord.js";
 import {
   type Connected,
   type ConnectionState,
@@ -371,7 +373,7 @@ export class McpHub {
             : undefined;
           throw new SvcError(
             "mcp_call",
-            `mcp_servers.${server}: no tool "${toolName}" is registered — ${utility ?? listed ?? (rt.listingCut === undefined ? `run svc mcp tools ${server} (tools.include/exclude match the server's own names)` : `it may be on a page svc did not read: ${rt.listingCut}`)}`,
+            `mcp_servers.${shownName(server)}: no tool "${toolName}" is registered — ${utility ?? listed ?? (rt.listingCut === undefined ? `run svc mcp tools ${pastedWord(server)} (tools.include/exclude match the server's own names)` : `it may be on a page svc did not read: ${rt.listingCut}`)}`,
           );
         }
         const trust = interpolate(rt.entry.trust, this.options.scope()).value;

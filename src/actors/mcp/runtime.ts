@@ -20,6 +20,7 @@ import type { StreamRefusal } from "../../io/mcp/pacedStreams.js";
 import { renderedFingerprint, renderToolsPolicy } from "../../io/mcp/render.js";
 import { writeSchemaCache } from "../../io/mcp/schemaCache.js";
 import type { McpSession } from "../../io/mcp/session.js";
+import { shownName } from "../../io/mcp/shownName.js";
 import { describeTransportError, refusedAfterInitialize } from "../../io/mcp/transportErrors.js";
 import { BROWSER_LOGIN_TIMEOUT_MS } from "../../io/oauth/settings.js";
 import { keepStderrLine, STDERR_TAIL_LINES } from "../../io/stderrTail.js";
@@ -515,9 +516,13 @@ function connectFailure(rt: Runtime, snapshot: SnapshotFrom<Runtime["actor"]>): 
  * it; OAuth errors start with `<server>: `, which becomes `mcp_servers.<server>: `).
  */
 export function serverScoped(server: string, reason: string): string {
+  // A name with a control or invisible character is shown in JSON quotes, those escaped (shownName), also
+  // where the reason names it already (a command not found).
+  const shown = `mcp_servers.${shownName(server)}: `;
+  for (const named of [`mcp_servers.${server}: `, `${server}: `])
+    if (reason.startsWith(named)) return `${shown}${reason.slice(named.length)}`;
   if (reason.startsWith("mcp_servers.")) return reason;
-  if (reason.startsWith(`${server}: `)) return `mcp_servers.${reason}`;
-  return `mcp_servers.${server}: ${reason}`;
+  return `${shown}${reason}`;
 }
 
 /** A runtime's last stderr lines, with the text after the last newline (a prompt waiting for input). */

@@ -12,6 +12,7 @@ import { SvcError } from "../../errors.js";
 import { homeProblem } from "../../io/homeWritable.js";
 import { installNameProblem } from "../../io/installLink.js";
 import { writtenInlineCredentials } from "../../io/mcp/entrySecrets.js";
+import { shownName } from "../../io/mcp/shownName.js";
 import { addServers, removeServer } from "../../io/mcpServersEdit.js";
 import { existingServerNames } from "../../io/oauth/installWriter.js";
 import { terminalText } from "../../io/terminalText.js";
@@ -20,7 +21,6 @@ import { samePrefixNote } from "./crossServer.js";
 import { duplicateJsonKeys } from "./duplicateJsonKeys.js";
 import { importedServers, stripJsonComments } from "./importFormats.js";
 import { reloadHint } from "./reloadHint.js";
-import { shownName } from "./shownName.js";
 import { unknownServerMessage } from "./unknownServer.js";
 
 export interface AddOptions {

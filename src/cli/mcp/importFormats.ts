@@ -13,8 +13,8 @@ import {
   jsonToolsPolicySchema,
   MCP_ENTRY_KEYS,
 } from "../../config/sections/mcp.js";
+import { shownName } from "../../io/mcp/shownName.js";
 import { terminalText } from "../../io/terminalText.js";
-import { shownName } from "./shownName.js";
 
 export interface ImportedServers {
   /** Which layout the file used. */

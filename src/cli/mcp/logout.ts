@@ -6,13 +6,14 @@ import { loadConfig } from "../../config/load.js";
 import { profileFlag, type SvcPaths } from "../../config/paths.js";
 import { describeError, isSvcError, SvcError } from "../../errors.js";
 import { renderEntry } from "../../io/mcp/render.js";
+import { shownName } from "../../io/mcp/shownName.js";
 import { oauthEntryOf } from "../../io/oauth/settings.js";
 import { type StoredTokens, TokenStore } from "../../io/oauth/tokenStore.js";
 import { newProfileTypo } from "../../io/profiles.js";
+import { pastedWord } from "../../io/shellWord.js";
 import { terminalText } from "../../io/terminalText.js";
 import { cliLogger } from "../cliLogger.js";
 import { assertFileInSight } from "../homeInSight.js";
-import { shownName } from "./shownName.js";
 
 /**
  * `svc mcp logout <server>`: revokes the saved grant at the authorization server that issued it (unless
@@ -30,7 +31,7 @@ export async function logoutServer(paths: SvcPaths, server: string, local: boole
     const meant = newProfileTypo(paths.home, paths.profile);
     throw new SvcError(
       "oauth",
-      `${server}: not logged in${paths.profile === undefined ? "" : ` for profile ${paths.profile}`} — no saved login at ${store.tokensPath}${meant === undefined ? "" : ` (profile ${paths.profile} has no directory — did you mean ${meant}? svc mcp logout ${server}${profileFlag(meant)})`}`,
+      `${shownName(server)}: not logged in${paths.profile === undefined ? "" : ` for profile ${paths.profile}`} — no saved login at ${store.tokensPath}${meant === undefined ? "" : ` (profile ${paths.profile} has no directory — did you mean ${meant}? svc mcp logout ${pastedWord(server)}${profileFlag(meant)})`}`,
     );
   }
   const revocation = await store.withLock(async () => {
@@ -40,8 +41,8 @@ export async function logoutServer(paths: SvcPaths, server: string, local: boole
   });
   process.stdout.write(
     revocation?.revoked === true
-      ? `${server}: logged out — the grant is revoked and ${store.tokensPath} removed\n`
-      : `${server}: logged out — ${store.tokensPath} removed${local ? " (--local: not revoked)" : ""}\n`,
+      ? `${shownName(server)}: logged out — the grant is revoked and ${store.tokensPath} removed\n`
+      : `${shownName(server)}: logged out — ${store.tokensPath} removed${local ? " (--local: not revoked)" : ""}\n`,
   );
   if (revocation?.revoked === false)
     process.stderr.write(

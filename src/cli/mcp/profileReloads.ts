@@ -1,4 +1,5 @@
 import { DEFAULT_PROFILE, svcPaths } from "../../config/paths.js";
+import { shownName } from "../../io/mcp/shownName.js";
 import {
   type ReloadSummary,
   readStatusFile,
@@ -13,7 +14,6 @@ import {
   type ReadReload,
   reloadSummaryText,
 } from "./reloadSummary.js";
-import { shownName } from "./shownName.js";
 
 /**
  * The named profiles whose own MCP connections gateway `pid` holds (opened at a first run of the profile,

@@ -1,5 +1,5 @@
+import { shownName } from "../../io/mcp/shownName.js";
 import type { ReloadSummary, ServerStatus } from "../../io/mcp/statusFile.js";
-import { shownName } from "./shownName.js";
 import { detail } from "./statusDetail.js";
 
 /**

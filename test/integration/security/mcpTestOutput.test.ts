@@ -6,6 +6,7 @@ import { SVC_ARGV } from "../../helpers/cliEntry.js";
 import { closedPort } from "../../helpers/closedPort.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { svc, svcEach } from "../cli/svc.js";
+import { STDIO_FIXTURE } from "../mcp/harness.js";
 
 let home: TempHome;
 beforeEach(() => {
@@ -114,3 +115,29 @@ it("svc mcp test does not print a signed url's signature or a jwt in its query (
   for (const secret of ["sasSig0nature41", "amzSig42", "jwtValue43", "pwdValue44"])
     expect(all).not.toContain(secret);
 }, 30_000);
+
+it("svc mcp call and logout name a server with control characters in quotes, escaped, and give a command that pastes back", async () => {
+  const osc = "e\u001b]0;pwned\u0007Z";
+  const shown = '"e\\u001b]0;pwned\\u0007Z"';
+  home.write(
+    "config.yaml",
+    stringify({
+      mcp_servers: {
+        [osc]: { command: process.execPath, args: [STDIO_FIXTURE] },
+        [`${osc}-gone`]: { command: "no-such-command-svc-test" },
+      },
+    }),
+  );
+  const unknown = await svc(home, ["mcp", "call", osc, "nope", "--args", "{}"]);
+  expect(unknown.code).not.toBe(0);
+  expect(unknown.stderr).toContain(
+    `mcp_servers.${shown}: no tool "nope" is registered — run svc mcp tools $'e\\x1b]0;pwned\\x07Z' (`,
+  );
+  const failed = await svc(home, ["mcp", "call", `${osc}-gone`, "t", "--args", "{}"]);
+  expect(failed.code).not.toBe(0);
+  expect(failed.stderr).toContain(`mcp_servers."e\\u001b]0;pwned\\u0007Z-gone": `);
+  const logout = await svc(home, ["mcp", "logout", osc]);
+  expect(logout.code).not.toBe(0);
+  expect(logout.stderr).toContain(`${shown}: not logged in — no saved login at `);
+  for (const res of [unknown, failed, logout]) expect(res.stdout + res.stderr).not.toContain("\u001b");
+});

@@ -1,4 +1,4 @@
-import { terminalText } from "../../io/terminalText.js";
+import { terminalText } from "../terminalText.js";
 
 /**
  * A server name (or a key of an imported file) as a line of svc mcp's output shows it: one holding a line
