@@ -36,9 +36,8 @@ const HOME_DIRS: readonly (readonly [name: string, holds: string, deep: boolean,
   ],
   // deliveryHistory.ts: the history, the previous one, and one renamed aside while it is removed.
   ["deliveries", "delivery history", true, /^(?:history(?:\.1)?\.jsonl|\.history-replaced-\d+-\d+\.jsonl)$/],
-  // workspace.ts and runTools.ts: a directory for each run, named for it (`workspaceDirName`: the run's id in safe
-  // characters, `-` and 12 hex digits of its hash), and `-2`, `-3`, ... after a name an earlier run left.
-  ["workspaces", "runs' workspaces", false, /^[A-Za-z0-9_-]{0,64}-[0-9a-f]{12}(?:-\d+)?\/$/],
+  // runTools.ts: a directory for each profile (`<profile>/`), holding its runs' (`OWN_SUBDIR_ENTRIES`).
+  ["workspaces", "runs' workspaces", false, /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}\/$/],
 ];
 const PROFILE_DIRS: readonly (readonly [name: string, holds: string, own: RegExp])[] = [
   // store.ts: index.json and each chat's transcript under its platform's directory (`<platform>/<chat>.jsonl`),
@@ -59,6 +58,10 @@ const PROFILE_DIRS: readonly (readonly [name: string, holds: string, own: RegExp
  * `TARGET_MAX_ENTRIES`) are svc's too, so a `bin/` or a user's home beside them makes the target a shared one.
  */
 const OWN_SUBDIR_ENTRIES: readonly (readonly [dir: string, sub: RegExp, entries: RegExp])[] = [
+  // workspace.ts and runTools.ts: a profile's directory holds a directory for each run, named for it
+  // (`workspaceDirName`: the run's id in safe characters, `-` and 12 hex digits of its hash), and `-2`, `-3`, ...
+  // after a name an earlier run left; what a run's workspace holds is the agent's, not looked at.
+  ["workspaces", /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}\/$/, /^[A-Za-z0-9_-]{0,64}-[0-9a-f]{12}(?:-\d+)?\/$/],
   // processGroups.ts: a file named for each process group, and its temp file.
   ["state", /^agents\/$/, /^(?:\d+|\.\d+\.tmp)$/],
   // cronRunNotes.ts: `<pid>-<n>`.

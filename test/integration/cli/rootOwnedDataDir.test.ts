@@ -475,9 +475,10 @@ describe("a data directory this user cannot write", { timeout: 30_000 }, () => {
       writeFileSync(join(local, "bin", "tool"), "", { mode: 0o755 });
       mkdirSync(join(local, "share"));
       symlinkSync(local, join(home, "sessions"));
-      // Like a /home: a user's directory where a run's workspace would be.
+      // Like a /home: a user's directory where a profile's directory of workspaces would be, with a dotfile in it.
       const users = join(base, "users");
       mkdirSync(join(users, "alice"), { recursive: true });
+      writeFileSync(join(users, "alice", ".bashrc"), "");
       symlinkSync(users, join(home, "workspaces"));
       const check = await svcAsUser(home, ["config", "check"]);
       expect(check.code).toBe(1);
@@ -485,7 +486,7 @@ describe("a data directory this user cannot write", { timeout: 30_000 }, () => {
         `${join(home, "sessions")} → ${local}: cannot be written by this user (${USER}, uid ${UID}) — ${local} (owned by uid 0) is not svc's own and holds bin/tool, which svc does not keep there, so it is not to be given away`,
       );
       expect(check.stderr).toContain(
-        `${join(home, "workspaces")} → ${users}: cannot be written by this user (${USER}, uid ${UID}) — ${users} (owned by uid 0) is not svc's own and holds alice/, which svc does not keep there, so it is not to be given away`,
+        `${join(home, "workspaces")} → ${users}: cannot be written by this user (${USER}, uid ${UID}) — ${users} (owned by uid 0) is not svc's own and holds alice/.bashrc, which svc does not keep there, so it is not to be given away`,
       );
       expect(check.stderr).not.toContain("chown");
       // A platform's directory holding only transcripts, and a run's workspace, are svc's: given to this user.
@@ -494,9 +495,19 @@ describe("a data directory this user cannot write", { timeout: 30_000 }, () => {
       mkdirSync(join(local, "slack"));
       writeFileSync(join(local, "slack", "C01.jsonl"), "", { mode: 0o600 });
       rmSync(join(users, "alice"), { recursive: true });
-      mkdirSync(join(users, "github_push_1-0123456789ab"));
+      // As a root run lays them out: workspaces/<profile>/<route>_<id>-<hash>/, whatever the run left in it.
+      const run = join(users, "default", "gh_push-1-0123456789ab");
+      mkdirSync(join(run, ".git"), { recursive: true });
+      writeFileSync(join(run, "out.txt"), "");
+      mkdirSync(join(users, "work", "cron_nightly-fedcba987654-2"), { recursive: true });
       const given = await svcAsUser(home, ["config", "check"]);
       expect(given.stderr).toContain(`give them to this user: chown -R ${USER} ${users} ${local} (as root)`);
+      // A profile's directory holding what no run is named: shared.
+      writeFileSync(join(users, "default", "notes.txt"), "");
+      const notes = await svcAsUser(home, ["config", "check"]);
+      expect(notes.stderr).toContain(
+        `${users} (owned by uid 0) is not svc's own and holds default/notes.txt, which svc does not keep there`,
+      );
     },
   );
 
