@@ -54,23 +54,28 @@ const PROFILE_DIRS: readonly (readonly [name: string, holds: string, own: RegExp
 
 /**
  * What svc writes in the subdirectories of a data directory, by the data directory's name and the subdirectory's
- * (with its final `/`): a subdirectory of a link's target counts as svc's only when its own entries (the first
- * `TARGET_MAX_ENTRIES`) are svc's too, so a `bin/` or a user's home beside them makes the target a shared one.
+ * (with its final `/`; the first rule that names it): a subdirectory of a link's target counts as svc's only when its
+ * own entries (the first `TARGET_MAX_ENTRIES`) are svc's too, and those of its subdirectories when `deeper` says what
+ * they hold, so a `bin/` or a user's home beside them makes the target a shared one.
  */
-const OWN_SUBDIR_ENTRIES: readonly (readonly [dir: string, sub: RegExp, entries: RegExp])[] = [
-  // workspace.ts and runTools.ts: a profile's directory holds a directory for each run, named for it
-  // (`workspaceDirName`: the run's id in safe characters, `-` and 12 hex digits of its hash), and `-2`, `-3`, ...
-  // after a name an earlier run left; what a run's workspace holds is the agent's, not looked at.
-  ["workspaces", /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}\/$/, /^[A-Za-z0-9_-]{0,64}-[0-9a-f]{12}(?:-\d+)?\/$/],
-  // processGroups.ts: a file named for each process group, and its temp file.
-  ["state", /^agents\/$/, /^(?:\d+|\.\d+\.tmp)$/],
-  // cronRunNotes.ts: `<pid>-<n>`.
-  ["state", /^cron-runs\/$/, /^\d+-\d+$/],
-  // runJournal.ts: a journal a day.
-  ["sessions", /^webhook-runs\/$/, /^\d{4}-\d{2}-\d{2}\.jsonl$/],
-  // store.ts: a platform's directory, holding its chats' transcripts (a chat front end's too: .json, .jsonl).
-  ["sessions", /^[^.][^/]*\/$/, /^[^.][^/]*\.jsonl?$/],
-];
+const OWN_SUBDIR_ENTRIES: readonly (readonly [dir: string, sub: RegExp, entries: RegExp, deeper?: RegExp])[] =
+  [
+    // workspace.ts and runTools.ts: a profile's directory holds a directory for each run, named for it
+    // (`workspaceDirName`: the run's id in safe characters, `-` and 12 hex digits of its hash), and `-2`, `-3`, ...
+    // after a name an earlier run left; what a run's workspace holds is the agent's, not looked at.
+    ["workspaces", /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}\/$/, /^[A-Za-z0-9_-]{0,64}-[0-9a-f]{12}(?:-\d+)?\/$/],
+    // processGroups.ts: a file named for each process group, and its temp file.
+    ["state", /^agents\/$/, /^(?:\d+|\.\d+\.tmp)$/],
+    // cronRunNotes.ts: `<pid>-<n>`.
+    ["state", /^cron-runs\/$/, /^\d+-\d+$/],
+    // runJournal.ts: a journal a day.
+    ["sessions", /^webhook-runs\/$/, /^\d{4}-\d{2}-\d{2}\.jsonl$/],
+    // store.ts before 282beccf: a webhook run's transcript in its route's directory (`webhook/<route>/<id>.jsonl`);
+    // and a chat's of a platform of that name.
+    ["sessions", /^webhook\/$/, /^[^.][^/]*(?:\/|\.jsonl?)$/, /^[^.][^/]*\.jsonl$/],
+    // store.ts: a platform's directory, holding its chats' transcripts (a chat front end's too: .json, .jsonl).
+    ["sessions", /^[^.][^/]*\/$/, /^[^.][^/]*\.jsonl?$/],
+  ];
 
 /**
  * The system's own directories, never svc's to give away however they were made, nor any that holds one (`/`):
@@ -383,15 +388,23 @@ function linkTargetToGive(
     const foreign = firstForeign(real, (entry) => own?.test(entry) === true);
     if (foreign !== undefined)
       return { why: `is not svc's own and holds ${terminalText(foreign)}, which svc does not keep there` };
+    const holds = (entry: string) => ({
+      why: `is not svc's own and holds ${terminalText(entry)}, which svc does not keep there`,
+    });
     for (const entry of listed(real)) {
       if (!entry.endsWith("/") || OWN_ANYWHERE.test(entry)) continue;
-      const inside = OWN_SUBDIR_ENTRIES.find(([dir, sub]) => dir === name && sub.test(entry))?.[2];
-      if (inside === undefined) continue;
-      const deeper = firstForeign(join(real, entry), (sub) => inside.test(sub));
-      if (deeper !== undefined)
-        return {
-          why: `is not svc's own and holds ${terminalText(`${entry}${deeper}`)}, which svc does not keep there`,
-        };
+      const rule = OWN_SUBDIR_ENTRIES.find(([dir, sub]) => dir === name && sub.test(entry));
+      if (rule === undefined) continue;
+      const [, , inside, deeper] = rule;
+      const sub = join(real, entry);
+      const foreign = firstForeign(sub, (found) => inside.test(found));
+      if (foreign !== undefined) return holds(`${entry}${foreign}`);
+      if (deeper === undefined) continue;
+      for (const inner of listed(sub)) {
+        if (!inner.endsWith("/") || OWN_ANYWHERE.test(inner)) continue;
+        const below = firstForeign(join(sub, inner), (found) => deeper.test(found));
+        if (below !== undefined) return holds(`${entry}${inner}${below}`);
+      }
     }
     return "give";
   } catch {

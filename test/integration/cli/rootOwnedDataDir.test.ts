@@ -511,6 +511,32 @@ describe("a data directory this user cannot write", { timeout: 30_000 }, () => {
     },
   );
 
+  // Seen: sessions -> a directory of root's holding webhook/gh/<id>.jsonl, as svc wrote webhook runs before
+  // 282beccf: "… is not svc's own and holds webhook/gh/, which svc does not keep there, so it is not to be given away".
+  it.runIf(AS_ROOT)(
+    "a data directory linked to root's sessions of an older layout (webhook/<route>/<id>.jsonl) is given to this user",
+    async () => {
+      const base = ownDir();
+      const home = join(base, "home");
+      mkdirSync(home);
+      chownSync(home, OTHER_USER, OTHER_USER);
+      const sessions = join(base, "sessions");
+      mkdirSync(join(sessions, "webhook", "gh"), { recursive: true });
+      writeFileSync(join(sessions, "webhook", "gh", "d-1.jsonl"), "", { mode: 0o600 });
+      writeFileSync(join(sessions, "index.json"), "{}", { mode: 0o600 });
+      symlinkSync(sessions, join(home, "sessions"));
+      const problem = `${join(home, "sessions")} → ${sessions} (owned by uid 0): cannot be written by this user (${USER}, uid ${UID}) — the gateway keeps its sessions, stores and logs there: give them to this user: chown -R ${USER} ${sessions} (as root), then start it again`;
+      await expectRefusedOnce(home, problem);
+      // A route's directory holding what svc never wrote there: shared.
+      writeFileSync(join(sessions, "webhook", "gh", "notes.txt"), "");
+      const check = await svcAsUser(home, ["config", "check"]);
+      expect(check.stderr).toContain(
+        `${sessions} (owned by uid 0) is not svc's own and holds webhook/gh/notes.txt, which svc does not keep there`,
+      );
+      expect(check.stderr).not.toContain("chown");
+    },
+  );
+
   it("a directory of this user's closed to writing is refused with the chmod that fixes it", async () => {
     const home = ownDir();
     const deliveries = join(home, "deliveries");
