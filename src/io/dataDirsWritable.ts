@@ -79,17 +79,22 @@ const OWN_SUBDIR_ENTRIES: readonly (readonly [dir: string, sub: RegExp, entries:
 
 /**
  * The system's own directories, never svc's to give away however they were made, nor any that holds one (`/`):
- * a link into one is refused outright, as is one to a user's home (`usersHomes`).
+ * a link into one is refused outright, as is one to another user's home (`usersHomes`).
  */
 const SYSTEM_DIRS = /^\/(?:usr|home|var|etc|srv|opt|root|boot|lib[^/]*|bin|sbin|proc|sys|dev|tmp)?$/;
 
-/** The users' home directories, as /etc/passwd names them (none that is `/`, or one none has). */
-function usersHomes(): { readonly user: string; readonly home: string }[] {
+/**
+ * The other users' home directories, as `passwd` (/etc/passwd) names them (none that is `/`, or one none has): this
+ * user's own (a service account's HOME, `/var/lib/svc`, where a root run left its state) is none of another's.
+ */
+function usersHomes(passwd: string): { readonly user: string; readonly home: string }[] {
+  const uid = process.getuid?.();
   try {
-    return readFileSync("/etc/passwd", "utf8")
+    return readFileSync(passwd, "utf8")
       .split("\n")
       .map((line) => line.split(":"))
       .filter((fields) => fields.length >= 7 && fields[5]?.startsWith("/") === true)
+      .filter((fields) => uid === undefined || fields[2] !== String(uid))
       .map((fields) => ({ user: fields[0] ?? "", home: resolve(fields[5] ?? "/") }))
       .filter(({ home }) => home !== "/" && home !== "/nonexistent");
   } catch {
@@ -98,13 +103,13 @@ function usersHomes(): { readonly user: string; readonly home: string }[] {
 }
 
 /**
- * Why `real` is the system's, or a user's home, or holds one, and so not to be given away whatever it holds;
- * undefined when it is none of those.
+ * Why `real` is the system's, or another user's home, or holds one, and so not to be given away whatever it holds;
+ * undefined when it is none of those. `passwd`: where the users are read (a test's).
  */
-function systemOrHome(real: string): string | undefined {
+export function systemOrHome(real: string, passwd = "/etc/passwd"): string | undefined {
   const holds = (dir: string) => dir === real || dir.startsWith(real === sep ? real : `${real}${sep}`);
   if (SYSTEM_DIRS.test(real)) return "is one of the system's own directories";
-  for (const { user, home } of usersHomes()) {
+  for (const { user, home } of usersHomes(passwd)) {
     if (home === real) return `is the home directory of ${terminalText(user)}`;
     if (holds(home)) return `holds ${terminalText(home)}, the home directory of ${terminalText(user)}`;
   }
@@ -368,7 +373,7 @@ export function dataDirsProblem(
  * Whether `real`, where a data directory `name`'s symbolic link of `root` leads, is svc's to give to this user with
  * a `chown -R`: svc's own (`svcOwn`: in SVC_HOME, or in the profile's directory as its link leads), this user's
  * already, or holding only what svc writes in that data directory (`OWN_ENTRIES`, and in its subdirectories
- * `OWN_SUBDIR_ENTRIES`; none, when made for it): "give". Never one of the system's directories or a user's home, nor
+ * `OWN_SUBDIR_ENTRIES`; none, when made for it): "give". Never one of the system's directories or another user's home, nor
  * one holding either (`systemOrHome`), whatever it holds. Else why not: the first entry svc does not keep there
  * (`deliveries -> /var/log`: root's, holding apt/, journal/, syslog), a shared directory a `chown -R` would give away all of; or `undefined` when this user cannot list it (root's,
  * mode 0700), so what it holds is unknown.
