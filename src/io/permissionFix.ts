@@ -11,8 +11,8 @@ import { thisUser, userName } from "./userName.js";
  * chmod that lets it look into another user's directory elsewhere, or, for another user's directory of svc's own
  * (SVC_HOME, one in it, a profile's directory: `cron/` left by `sudo svc cron create`), the `chown -R` that gives it
  * to this user, since its files are as closed as it is. Never for a `~/.svc` taken from HOME that is another user's
- * than this one's and root's (`sudo -u svc` keeping HOME=/home/me): that one's tokens, sessions and journal are not
- * this user's to take, and SVC_HOME is to be set instead.
+ * (`sudo -u svc` keeping HOME=/home/me), nor root's in another user's HOME: that one's tokens, sessions and journal
+ * are not this user's to take, and SVC_HOME is to be set instead.
  */
 export function permissionFix(file: string, err: unknown): string | undefined {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
@@ -42,15 +42,19 @@ function svcOwnDir(dir: string): boolean {
 }
 
 /**
- * Whether the SVC_HOME this process uses is `~/.svc` from HOME (SVC_HOME unset) and another user's than this one's
- * and root's (a root run's leftover is this user's to take), or cannot be looked at to tell.
+ * Whether the SVC_HOME this process uses is `~/.svc` from HOME (SVC_HOME unset) and another user's than this one's,
+ * or cannot be looked at to tell: as the start says it (`closedHomeProblem`), root's `.svc` is this user's to take
+ * only in a HOME of this user's own (a root run's leftover), not in another's (`sudo` keeping HOME=/home/me).
  */
 function anotherUsersHome(): boolean {
   try {
     const home = svcHome();
-    if (homeFromUser(home) === undefined) return false;
+    const user = homeFromUser(home);
+    if (user === undefined) return false;
+    const uid = process.getuid?.();
     const owner = statSync(home).uid;
-    return owner !== 0 && owner !== process.getuid?.();
+    if (owner === uid) return false;
+    return owner !== 0 || statSync(user.dir).uid !== uid;
   } catch {
     return true;
   }

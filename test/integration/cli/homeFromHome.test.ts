@@ -188,4 +188,35 @@ describe("a HOME that cannot hold ~/.svc is named as HOME", { timeout: 60_000 },
       }
     },
   );
+
+  // Seen (sudo keeping HOME=<dir>/me, uid 1234's, where a root run left .svc): the start said "… (owned by uid 0) …
+  // so svc has no home of its own: set SVC_HOME …", and svc cron list's note "give it to this user: chown -R nobody
+  // <dir>/me/.svc (as root)", offering root's .svc in uid 1234's HOME away.
+  it.runIf(AS_ROOT)(
+    "root's ~/.svc is given to this user in its own HOME only, never in another user's (cron list)",
+    async () => {
+      const base = ownDir();
+      const me = join(base, "me");
+      const dotSvc = join(me, ".svc");
+      mkdirSync(join(dotSvc, "cron"), { recursive: true, mode: 0o700 });
+      writeFileSync(join(dotSvc, "cron", "jobs.json"), "{}", { mode: 0o600 });
+      chownSync(me, 1234, 1234);
+      chmodSync(me, 0o755);
+      chmodSync(dotSvc, 0o700);
+      const problem = `HOME is ${me}, and ${dotSvc} (owned by uid 0) cannot be written by this user (nobody, uid 65534), so svc has no home of its own: set SVC_HOME to a directory this user can write`;
+      const others = await svcAsUser(base, ["cron", "list"], 20_000, fromHome(me));
+      expect(others.code).toBe(1);
+      expect(others.stderr).toContain(problem);
+      expect(others.stderr).toContain(
+        "cannot be looked into by this user (nobody, uid 65534): it is another user's, not this user's to take: set SVC_HOME",
+      );
+      expect(others.stderr).not.toContain("chown");
+      // The same HOME this user's own: root's .svc there is a root run's leftover, given.
+      chownSync(me, OTHER_USER, OTHER_USER);
+      const own = await svcAsUser(base, ["cron", "list"], 20_000, fromHome(me));
+      expect(own.code).toBe(1);
+      expect(own.stderr).toContain(`give it to this user: chown -R nobody ${dotSvc} (as root)`);
+      expect(own.stderr).not.toContain("another user's");
+    },
+  );
 });
