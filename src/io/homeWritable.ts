@@ -334,15 +334,27 @@ function statOrLoop(path: string): Stats | undefined | "loop" {
   }
 }
 
+/** Whether `path` is a symbolic link (false when it cannot be looked at). */
+function isLink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Why the gateway could not make or use one of its directories in SVC_HOME (`logs`, `state`), found
  * without creating anything: a file in its place, a symbolic link to nothing, one this user cannot write;
  * or a directory where it writes `gateway.pid`, `gateway.json` or `logs/gateway.log`. Undefined when each can be used, or is
- * missing and will be made. `access` is the write check (a test's, for refusals only root could stage).
+ * missing and will be made. `access` is the write check (a test's, for refusals only root could stage). One that is a
+ * symbolic link this user cannot write through (`logs -> /var/log/svc`, root's) is said as the other data directories
+ * are (`dataDirsProblem`, looking at `maxEntries` in each): named with where it leads, and whether that is svc's to give.
  */
 export function gatewayDirProblem(
   home: string,
   access: (path: string, mode: number) => void = accessSync,
+  maxEntries: number = Number.POSITIVE_INFINITY,
 ): string | undefined {
   for (const [name, holds] of GATEWAY_DIRS) {
     const dir = join(home, name);
@@ -362,6 +374,11 @@ export function gatewayDirProblem(
       }
       access(dir, constants.W_OK | constants.X_OK);
     } catch (err) {
+      const refused = (err as NodeJS.ErrnoException).code;
+      if ((refused === "EACCES" || refused === "EPERM") && isLink(dir)) {
+        const linked = dataDirsProblem(home, maxEntries);
+        if (linked !== undefined) return linked;
+      }
       return `${dir}: cannot be written (${describeError(err)}) — the gateway keeps ${holds} there: ${writeFix(err, "fix its owner or permissions")}`;
     }
   }
@@ -386,7 +403,10 @@ export function gatewayDirProblem(
  * user's) refuses the start before anything listens, instead of a bare EACCES once requests were taken.
  */
 export function assertHomeWritable(home: string): void {
-  const problem = homeProblem(home) ?? gatewayDirProblem(home) ?? dataDirsProblem(home, START_MAX_ENTRIES);
+  const problem =
+    homeProblem(home) ??
+    gatewayDirProblem(home, accessSync, START_MAX_ENTRIES) ??
+    dataDirsProblem(home, START_MAX_ENTRIES);
   if (problem !== undefined) throw new SvcError("startup_refused", problem);
   try {
     makeDirs(home);

@@ -537,6 +537,29 @@ describe("a data directory this user cannot write", { timeout: 30_000 }, () => {
     },
   );
 
+  // Seen: logs -> a directory of root's holding gateway.log (docs/operations.md's logs -> /var/log/svc) said
+  // "<home>/logs: cannot be written (EACCES …) — the gateway keeps its log (gateway.log) there: fix its owner or
+  // permissions", naming the link, where a chown changes the link alone.
+  it.runIf(AS_ROOT)(
+    "a logs/ or state/ linked to a directory of root's is named with where it leads, and the chown -R names that",
+    async () => {
+      const base = ownDir();
+      const home = join(base, "home");
+      mkdirSync(home);
+      chownSync(home, OTHER_USER, OTHER_USER);
+      const logs = join(base, "varlogsvc");
+      mkdirSync(logs);
+      writeFileSync(join(logs, "gateway.log"), "", { mode: 0o644 });
+      symlinkSync(logs, join(home, "logs"));
+      const state = join(base, "varlibsvc");
+      mkdirSync(state);
+      writeFileSync(join(state, "LOCK"), "", { mode: 0o644 });
+      symlinkSync(state, join(home, "state"));
+      const problem = `${join(home, "logs")} → ${logs} (owned by uid 0), ${join(home, "state")} → ${state} (owned by uid 0): cannot be written by this user (${USER}, uid ${UID}) — the gateway keeps its sessions, stores and logs there: give them to this user: chown -R ${USER} ${logs} ${state} (as root), then start it again`;
+      await expectRefusedOnce(home, problem);
+    },
+  );
+
   it("a directory of this user's closed to writing is refused with the chmod that fixes it", async () => {
     const home = ownDir();
     const deliveries = join(home, "deliveries");
