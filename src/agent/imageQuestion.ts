@@ -1,5 +1,6 @@
 import { generateText } from "ai";
 import type { ProviderModel } from "./retry.js";
+import { heldOnlyThinking, THINKING_ONLY_FAILURE } from "./thinkText.js";
 import {
   contentFilterFailure,
   cutAtContextWindow,
@@ -35,8 +36,9 @@ export interface ImageQuestionDeps {
 
 /**
  * The model's answer about the image at `url` (a `data:` URL), or an error saying why there is none. An answer
- * cut short before any text, or stopped by the endpoint's safety system (a refusal), is no answer, as a run's
- * last turn is not (docs/agent.md, Answers cut short; Content filters and refusals): the tool call fails
+ * cut short before any text, stopped by the endpoint's safety system (a refusal), or finished with only the
+ * model's thinking, is no answer, as a run's last turn is not (docs/agent.md, Answers cut short; Content
+ * filters and refusals; Reasoning): the tool call fails
  * saying why, rather than the model getting nothing, or a part, as a finished answer. A text cut at
  * `max_tokens` comes with a note saying so. A call that failed says what the endpoint answered, as a failed
  * run does (docs/agent.md, A run that fails).
@@ -83,6 +85,10 @@ export async function askAboutImage(
         }),
       ),
     );
+  // A finished answer that held only the model's thinking has no answer text, as a run's last turn has none
+  // (docs/agent.md, Reasoning): handed on, the model would get "(the tool returned no output)" as the answer.
+  if (heldOnlyThinking(answer.response.body) && answer.text.trim() === "")
+    throw new Error(THINKING_ONLY_FAILURE);
   if (!cutShort(end)) return answer.text;
   const contextWindow = cutAtContextWindow(end);
   if (answer.text.trim() === "")

@@ -194,6 +194,30 @@ describe("vision_analyze: an image answer cut after some text", () => {
   });
 });
 
+const THINKING_ONLY = `vision_analyze failed: the model's answer held only its thinking (<think>…</think>) and no reply text — ask again, or check the model's chat template and the server's reasoning settings`;
+
+// Seen: "(the tool returned no output)" with ok:true for an image answer that held only the model's thinking, and
+// before that the template-opened thinking handed on as the answer.
+describe("vision_analyze: a finished image answer that held only the model's thinking", () => {
+  it.each([
+    ["template-opened", "A red square on white.\n</think>\n"],
+    ["<think>…</think>", "<think>\nA red square on white.\n</think>\n"],
+  ])("%s, finish_reason stop: fails the tool call, as the main loop's run fails", async (_label, text) => {
+    const { reply, toolResult, line } = await visionRun("openai", { text });
+    expect(toolResult).toBe(THINKING_ONLY);
+    expect(reply.text).toBe("done");
+    expect(reply.record?.toolCalls).toEqual([
+      { name: "vision_analyze", ms: expect.any(Number), ok: false, error: THINKING_ONLY },
+    ]);
+    expect(line).toMatch(/\(vision_analyze error \d+ms\)/);
+  });
+
+  it("anthropic, <think>…</think> in its text block, end_turn: fails the tool call too", async () => {
+    const { toolResult } = await visionRun("anthropic", { text: "<think>\nA red square.\n</think>\n" });
+    expect(toolResult).toBe(THINKING_ONLY);
+  });
+});
+
 describe("vision_analyze: an image question the endpoint failed says what it answered, as a failed run does", () => {
   it("openai, a proxy's 502 page after the retries: the endpoint, the status and the page's title, not 'Bad Gateway'", async () => {
     const page = {
