@@ -33,7 +33,8 @@ export interface ThinkingSplit {
  * - the thinking and a `</think>` line alone, when the chat template opened the tag (DeepSeek R1's): only the
  *   text's first `</think>`, at the start of a line, with no `<think>` before it.
  * When either closed form leaves no answer of a finished turn that called no tools, nor any in the answer's
- * text blocks after it, the split is marked `only`: the answer held only its thinking.
+ * text blocks after it, and its thinking is not blank, the split is marked `only`: the answer held only its
+ * thinking.
  * Undefined when the text starts with no thinking (or is taken as written, as said).
  */
 export function thinkingInText(text: string, turn: TurnEnd): ThinkingSplit | undefined {
@@ -54,8 +55,11 @@ export function thinkingInText(text: string, turn: TurnEnd): ThinkingSplit | und
 
 function split(thinking: string, after: string, turn: TurnEnd): ThinkingSplit {
   const answer = after.replace(/^\s+/, "");
-  const only = answer === "" && !turn.cut && !turn.calls && turn.textAfter !== true;
-  return { thinking: thinking.trim(), answer, ...(only ? { only: true as const } : {}) };
+  const kept = thinking.trim();
+  // An empty block (`<think>\n\n</think>`, as Qwen3 writes it when told not to think) is no thinking: with
+  // nothing after it, the answer is an empty reply, delivered as a plain "" is.
+  const only = answer === "" && kept !== "" && !turn.cut && !turn.calls && turn.textAfter !== true;
+  return { thinking: kept, answer, ...(only ? { only: true as const } : {}) };
 }
 
 /**

@@ -102,6 +102,14 @@ describe("thinking in a finished turn's text", () => {
         expect(log.lines().join("\n")).not.toContain("I will just say hi.");
       });
 
+    // Seen: Qwen3 told not to think ("<think>\n\n</think>\n\n") with nothing after it failed the run as
+    // "held only its thinking", while an empty text is delivered as an empty reply.
+    it(`${label}: an empty <think></think> block and nothing after is an empty reply, as an empty text is`, async () => {
+      model().script({ text: "<think>\n\n</think>\n\n" });
+      const { result } = run(provider, model().baseUrl);
+      expect(await result).toMatchObject({ text: "", record: { outcome: "ok" } });
+    });
+
     it(`${label}: a </think> line after a first </think> within a line is no end of thinking`, async () => {
       model().script({ text: INLINE_FIRST });
       const { result } = run(provider, model().baseUrl);
