@@ -1,11 +1,12 @@
 import { generateText } from "ai";
 import type { ProviderModel } from "./retry.js";
-import { heldOnlyThinking, THINKING_ONLY_FAILURE } from "./thinkText.js";
+import { THINKING_ONLY_FAILURE } from "./thinkText.js";
 import {
   contentFilterFailure,
   cutAtContextWindow,
   cutBeforeAnyText,
   cutShort,
+  heldOnlyItsThinking,
   stoppedByFilter,
   type TurnEnd,
 } from "./toolLoop.js";
@@ -87,8 +88,7 @@ export async function askAboutImage(
     );
   // A finished answer that held only the model's thinking has no answer text, as a run's last turn has none
   // (docs/agent.md, Reasoning): handed on, the model would get "(the tool returned no output)" as the answer.
-  if (heldOnlyThinking(answer.response.body) && answer.text.trim() === "")
-    throw new Error(THINKING_ONLY_FAILURE);
+  if (heldOnlyItsThinking(answer)) throw new Error(THINKING_ONLY_FAILURE);
   if (!cutShort(end)) return answer.text;
   const contextWindow = cutAtContextWindow(end);
   if (answer.text.trim() === "")

@@ -68,8 +68,9 @@ export interface LoopResult {
    */
   readonly filtered?: { readonly reason: string | undefined };
   /**
-   * The last turn finished, calling no tools, with a text that held only the model's thinking
-   * (`<think>…</think>`, or the text up to a `</think>` line), which was taken apart: it has no reply.
+   * The last turn finished, calling no tools, with only the model's thinking and no text (`heldOnlyItsThinking`):
+   * thinking its text held (`<think>…</think>`, or the text up to a `</think>` line), taken apart, or reasoning
+   * the server sent apart. It has no reply.
    */
   readonly thinkingOnly?: true;
   /** The model the endpoint says wrote the last turn (its answer's `model`; else the one asked for). */
@@ -175,6 +176,28 @@ export function cutBeforeAnyText(maxTokens: number, contextWindow: boolean, fill
 /** A turn after which the loop asks the model nothing more: its calls, if any, are not run. */
 const endsTheRun = (turn: TurnEnd | undefined): boolean => cutShort(turn) || stoppedByFilter(turn);
 
+/** A model answer's parts, as the AI SDK gives them (a turn of the loop, `vision_analyze`'s answer). */
+export interface AnsweredTurn extends TurnEnd {
+  readonly text: string;
+  readonly content: ReadonlyArray<{ readonly type: string; readonly text?: string }>;
+  readonly toolCalls: readonly unknown[];
+  readonly response: { readonly body?: unknown };
+}
+
+/**
+ * A finished turn that called no tools and has no reply text, only the model's thinking: written in its text
+ * and taken apart (`THINKING_ONLY` on the answer), or sent apart by the server (Chat Completions'
+ * `reasoning_content` or `reasoning` beside an empty `content`, a Messages API answer of thinking blocks
+ * alone). Not a turn cut short, stopped by the safety system or still paused (their own rules), nor an empty
+ * `<think></think>` block or blank reasoning: such a turn is an empty reply.
+ */
+export function heldOnlyItsThinking(turn: AnsweredTurn | undefined): boolean {
+  if (turn === undefined || turn.text.trim() !== "") return false;
+  if (heldOnlyThinking(turn.response.body)) return true;
+  if (endsTheRun(turn) || turn.rawFinishReason === PAUSED_TURN || turn.toolCalls.length > 0) return false;
+  return turn.content.some((part) => part.type === "reasoning" && (part.text ?? "").trim() !== "");
+}
+
 /**
  * One run's tool loop: the prompt as the user message, at most `maxSteps` model turns, tool results fed
  * back between turns. Each call gets an id of its own in the run (some servers repeat ids: see
@@ -266,7 +289,7 @@ export async function runToolLoop(input: ToolLoopInput, progress: LoopProgress):
     ...(last?.rawFinishReason === PAUSED_TURN && paused !== undefined ? { stillPaused: paused } : {}),
     cutToolCalls: cut.length,
     ...(filtered ? { filtered: { reason: last.rawFinishReason } } : {}),
-    ...(heldOnlyThinking(last?.response.body) ? { thinkingOnly: true as const } : {}),
+    ...(heldOnlyItsThinking(last) ? { thinkingOnly: true as const } : {}),
     modelId: result.response.modelId,
   };
 }

@@ -195,6 +195,7 @@ export function startFakeOpenAI(options: FakeModelOptions = {}): Promise<FakeMod
     });
     sse(res, [
       chunk({ role: "assistant", content: "" }),
+      ...(turn.reasoning === undefined ? [] : [chunk({ reasoning: turn.reasoning })]),
       ...(turn.text === undefined ? [] : halves(turn.text).map((text) => chunk({ content: text }))),
       ...(turn.contentParts ?? []).map((part) => chunk({ content: [part] })),
       ...calls.flatMap((call, i) => {

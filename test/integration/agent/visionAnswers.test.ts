@@ -212,6 +212,17 @@ describe("vision_analyze: a finished image answer that held only the model's thi
     expect(line).toMatch(/\(vision_analyze error \d+ms\)/);
   });
 
+  it.each([
+    ["openai", { text: "", reasoning: "A red square on white." }],
+    ["anthropic", { text: "", unsignedThinking: "A red square on white." }],
+  ] as const)(
+    "%s, the reasoning sent apart and no text: fails the tool call too",
+    async (provider, answer) => {
+      const { toolResult } = await visionRun(provider, answer);
+      expect(toolResult).toBe(THINKING_ONLY);
+    },
+  );
+
   it("anthropic, <think>…</think> in its text block, end_turn: fails the tool call too", async () => {
     const { toolResult } = await visionRun("anthropic", { text: "<think>\nA red square.\n</think>\n" });
     expect(toolResult).toBe(THINKING_ONLY);

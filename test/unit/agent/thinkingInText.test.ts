@@ -168,6 +168,38 @@ describe("thinking alone in a finished answer", () => {
     });
 });
 
+// Seen: a finished answer whose reasoning came in its own field and whose text was empty delivered as an empty
+// reply with outcome ok, while the same answer with the thinking in its text fails the run.
+describe("reasoning sent apart, and no text, in a finished answer", () => {
+  for (const [provider, label, model] of endpoints) {
+    const turn = (thinking: string) =>
+      provider === "openai" ? { text: "", reasoning: thinking } : { text: "", unsignedThinking: thinking };
+    it(`${label}: fails the run as thinking alone in the text does`, async () => {
+      model().script(turn("I will just say hi."));
+      const { result } = run(provider, model().baseUrl);
+      await expect(result).rejects.toMatchObject({
+        message: THINKING_ONLY_FAILURE,
+        record: { outcome: "error", error: THINKING_ONLY_FAILURE, steps: 1 },
+      });
+    });
+
+    it(`${label}: blank reasoning is no thinking: an empty reply`, async () => {
+      model().script(turn(" \n"));
+      const { result } = run(provider, model().baseUrl);
+      expect(await result).toMatchObject({ text: "", record: { outcome: "ok" } });
+    });
+
+    it(`${label}: reasoning apart in a turn that calls a tool goes on to the next turn's reply`, async () => {
+      model().script(
+        { ...turn("Look it up."), toolCalls: [{ id: "c1", name: "nope", args: {} }] },
+        { text: "Hi!" },
+      );
+      const { result } = run(provider, model().baseUrl);
+      expect(await result).toMatchObject({ text: "Hi!", record: { outcome: "ok", steps: 2 } });
+    });
+  }
+});
+
 // Seen: Mistral's "model_length" (its finish reason for a turn cut at the model's length limit) read as a finished
 // turn: a text cut short delivered as whole, and one cut while it thought delivered as its unclosed thinking.
 describe('Mistral\'s finish_reason "model_length" is a turn cut short', () => {
