@@ -25,7 +25,8 @@ import { argumentsNestTooDeep, TOO_DEEP_ARGUMENTS_TEXT } from "./toolCallInputs.
  *   fails the run (`runToolLoop`'s `thinkingOnly`);
  * - Mistral's `finish_reason: "model_length"` (a turn cut at the model's length limit) as `length`, so the
  *   turn is read as cut (its calls not run, an answer cut before any text a failure, thinking never closed
- *   taken as thinking): the SDK read it as a finished turn of another kind;
+ *   taken as thinking): the SDK read it as a finished turn of another kind. The answer keeps the endpoint's
+ *   reason in `RAW_FINISH_REASON`, as that limit may be `max_tokens` or the context window's end;
  * - a `refusal` next to a text of its own (`withoutRepeatedRefusal`): the SDK added it after the text.
  * And an answer whose choice failed while it was written (OpenRouter's `finish_reason: "error"`, with the
  * provider's `error` in the choice) is made one the SDK refuses, quoting that error, as OpenRouter's
@@ -43,11 +44,15 @@ export function normalizedChatAnswer(
     return { finish_reason: "error", ...(first.error === undefined ? {} : { error: first.error }) };
   let changed = false;
   let only = false;
+  let modelLength = false;
   const choices = answer.choices.map((original: unknown) => {
     if (!isRecord(original)) return original;
     const lengthCut = original.finish_reason === MISTRAL_LENGTH;
     const choice = lengthCut ? { ...original, finish_reason: "length" } : original;
-    if (lengthCut) changed = true;
+    if (lengthCut) {
+      changed = true;
+      modelLength = true;
+    }
     if (!isRecord(choice.message)) return choice;
     const flat = withFlatContent(choice.message);
     const read = flat ?? choice.message;
@@ -74,12 +79,33 @@ export function normalizedChatAnswer(
       },
     };
   });
-  if (only) return { ...answer, choices, [THINKING_ONLY]: true };
-  return changed ? { ...answer, choices } : undefined;
+  if (!changed && !only) return undefined;
+  return {
+    ...answer,
+    choices,
+    ...(only ? { [THINKING_ONLY]: true } : {}),
+    ...(modelLength ? { [RAW_FINISH_REASON]: MISTRAL_LENGTH } : {}),
+  };
 }
 
-/** Mistral's finish reason for a turn cut at the model's length limit (Chat Completions' `length`). */
-const MISTRAL_LENGTH = "model_length";
+/**
+ * Mistral's finish reason for a turn cut at the model's length limit (Chat Completions' `length`): its
+ * `max_tokens`, or the end of its context window, which the reason does not tell apart.
+ */
+export const MISTRAL_LENGTH = "model_length";
+
+/**
+ * The field a normalized answer whose finish reason was rewritten (`model_length` as `length`) carries the
+ * endpoint's own reason in, so what the run says of the cut can name both of its causes (`cutAtEither`).
+ */
+export const RAW_FINISH_REASON = "svc_raw_finish_reason";
+
+/** The endpoint's own finish reason a normalized answer's body kept (`RAW_FINISH_REASON`), if any. */
+export function keptFinishReason(body: unknown): string | undefined {
+  if (!isRecord(body)) return undefined;
+  const reason = body[RAW_FINISH_REASON];
+  return typeof reason === "string" ? reason : undefined;
+}
 
 /**
  * A message whose text starts with a reasoning model's thinking (`thinkingInText`): the thinking becomes the

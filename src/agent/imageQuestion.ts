@@ -4,6 +4,7 @@ import { THINKING_ONLY_FAILURE } from "./thinkText.js";
 import {
   contentFilterFailure,
   cutAtContextWindow,
+  cutAtEither,
   cutBeforeAnyText,
   cutShort,
   heldOnlyItsThinking,
@@ -90,17 +91,16 @@ export async function askAboutImage(
   // (docs/agent.md, Reasoning): handed on, the model would get "(the tool returned no output)" as the answer.
   if (heldOnlyItsThinking(answer)) throw new Error(THINKING_ONLY_FAILURE);
   if (!cutShort(end)) return answer.text;
-  const contextWindow = cutAtContextWindow(end);
+  const at = cutAtContextWindow(end) ? "context_window" : cutAtEither(answer) ? "either" : "max_tokens";
   if (answer.text.trim() === "")
     throw new Error(
-      cutBeforeAnyText(
-        deps.maxTokens,
-        contextWindow,
-        "the image and the question filled it: ask about a smaller image",
-      ),
+      cutBeforeAnyText(deps.maxTokens, at, "the image and the question filled it: ask about a smaller image"),
     );
-  const where = contextWindow
-    ? "at the end of the model's context window"
-    : `at agent.max_tokens (${deps.maxTokens} tokens)`;
+  const where =
+    at === "context_window"
+      ? "at the end of the model's context window"
+      : at === "either"
+        ? `at agent.max_tokens (${deps.maxTokens} tokens) or at the end of the model's context window`
+        : `at agent.max_tokens (${deps.maxTokens} tokens)`;
   return `${answer.text}\n\n[the answer was cut ${where} here: it is incomplete]`;
 }

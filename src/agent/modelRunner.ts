@@ -276,7 +276,9 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
           throw new AgentRunFailure(
             result.cutAtContextWindow === true
               ? `the model's answer was cut at the end of its context window (stop_reason model_context_window_exceeded) while it asked for ${calls} not run — the prompt and the tool results so far filled it, and a larger agent.max_tokens would not help: give the run less to read or use a model with a larger context window`
-              : `the model's answer was cut at agent.max_tokens (${maxTokens} tokens) while it asked for ${calls} not run — raise agent.max_tokens`,
+              : result.cutAtModelLength === true
+                ? `the model's answer was cut at agent.max_tokens (${maxTokens} tokens) or at the end of its context window (finish_reason model_length) while it asked for ${calls} not run — raise agent.max_tokens; if it was the context window, give the run less to read or use a model with a larger context window`
+                : `the model's answer was cut at agent.max_tokens (${maxTokens} tokens) while it asked for ${calls} not run — raise agent.max_tokens`,
             record("error"),
           );
         }
@@ -305,7 +307,11 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
           throw new AgentRunFailure(
             cutBeforeAnyText(
               settings.max_tokens,
-              result.cutAtContextWindow === true,
+              result.cutAtContextWindow === true
+                ? "context_window"
+                : result.cutAtModelLength === true
+                  ? "either"
+                  : "max_tokens",
               "the prompt and the tool results so far filled it: give the run less to read",
             ),
             record("error"),

@@ -1,4 +1,5 @@
 import { generateText, stepCountIs, type ToolSet, wrapLanguageModel } from "ai";
+import { keptFinishReason, MISTRAL_LENGTH } from "./chatAnswer.js";
 import { PAUSED_TURN, type PausedTurnEnd, pausedTurnsMiddleware } from "./pausedTurns.js";
 import type { ProviderModel } from "./retry.js";
 import { promptToChange, samplingServerOf } from "./runPrompt.js";
@@ -51,6 +52,11 @@ export interface LoopResult {
    */
   readonly cutAtContextWindow?: true;
   /**
+   * Set when the cut was Mistral's `finish_reason: model_length`, which may be `max_tokens` or the model's
+   * context window: what the run says of it names both (`cutAtEither`).
+   */
+  readonly cutAtModelLength?: true;
+  /**
    * The last turn was still paused (`pause_turn`): after every continuation svc sends, or after those it
    * sent before the paused content was none it can send back (`unsent`).
    */
@@ -80,6 +86,10 @@ export interface LoopResult {
 /** Recorded for each call of a turn cut at the output token limit. */
 export const NOT_RUN_CUT =
   "not run: the model's answer was cut at agent.max_tokens while it asked for this call (its arguments may be incomplete)";
+
+/** Recorded for each call of a turn cut at Mistral's `model_length`: `max_tokens` or the context window's end. */
+export const NOT_RUN_CUT_EITHER =
+  "not run: the model's answer was cut at agent.max_tokens or at the end of its context window (finish_reason model_length) while it asked for this call (its arguments may be incomplete)";
 
 /** Recorded for each call of a turn cut at the end of the model's context window. */
 export const NOT_RUN_CUT_CONTEXT =
@@ -162,13 +172,26 @@ export const stoppedByFilter = (turn: TurnEnd | undefined): turn is TurnEnd =>
 export const cutAtContextWindow = (turn: TurnEnd | undefined): boolean =>
   cutShort(turn) && turn.rawFinishReason === CONTEXT_WINDOW_STOP;
 
+/** Where a turn cut short was cut: its `max_tokens`, the end of the model's context window, or either. */
+export type CutAt = "max_tokens" | "context_window" | "either";
+
+/**
+ * A cut turn that ended at Mistral's `model_length` (read as `length`, the endpoint's reason kept with the
+ * answer): the model's `max_tokens` or its context window, which the reason does not tell apart.
+ */
+export const cutAtEither = (
+  turn: (TurnEnd & { readonly response: { readonly body?: unknown } }) | undefined,
+) => cutShort(turn) && keptFinishReason(turn.response.body) === MISTRAL_LENGTH;
+
 /**
  * Why an answer cut short before it wrote any text is no answer: a reasoning model (DeepSeek R1, Qwen3 on
  * Ollama, o-series, extended thinking) can spend the whole limit on its reasoning. `filled` says what filled
  * the context window when that was the cut, and what to make smaller.
  */
-export function cutBeforeAnyText(maxTokens: number, contextWindow: boolean, filled: string): string {
-  return contextWindow
+export function cutBeforeAnyText(maxTokens: number, at: CutAt, filled: string): string {
+  if (at === "either")
+    return `the model's answer was cut at agent.max_tokens (${maxTokens} tokens) or at the end of its context window (finish_reason ${MISTRAL_LENGTH}) before it wrote any text (a reasoning model can spend them all on its reasoning) — raise agent.max_tokens; if it was the context window, ${filled} or use a model with a larger context window`;
+  return at === "context_window"
     ? `the model's answer was cut at the end of its context window (stop_reason ${CONTEXT_WINDOW_STOP}) before it wrote any text — ${filled} or use a model with a larger context window`
     : `the model's answer was cut at agent.max_tokens (${maxTokens} tokens) before it wrote any text (a reasoning model can spend them all on its reasoning) — raise agent.max_tokens`;
 }
@@ -266,7 +289,8 @@ export async function runToolLoop(input: ToolLoopInput, progress: LoopProgress):
   const cutAtMaxTokens = cutShort(last);
   const contextWindow = cutAtContextWindow(last);
   const cut = cutAtMaxTokens ? last.toolCalls.filter((call) => !input.log.has(call.toolCallId)) : [];
-  const notRun = contextWindow ? NOT_RUN_CUT_CONTEXT : NOT_RUN_CUT;
+  const either = cutAtEither(last);
+  const notRun = contextWindow ? NOT_RUN_CUT_CONTEXT : either ? NOT_RUN_CUT_EITHER : NOT_RUN_CUT;
   // A turn the safety system stopped runs no tool either: its calls are listed as not run, as every call is.
   const filtered = stoppedByFilter(last);
   const stopped = filtered ? last.toolCalls.filter((call) => !input.log.has(call.toolCallId)) : [];
@@ -286,6 +310,7 @@ export async function runToolLoop(input: ToolLoopInput, progress: LoopProgress):
     stoppedAtMaxSteps: wantedTools && result.steps.length >= input.maxSteps,
     cutAtMaxTokens,
     ...(contextWindow ? { cutAtContextWindow: true as const } : {}),
+    ...(either ? { cutAtModelLength: true as const } : {}),
     ...(last?.rawFinishReason === PAUSED_TURN && paused !== undefined ? { stillPaused: paused } : {}),
     cutToolCalls: cut.length,
     ...(filtered ? { filtered: { reason: last.rawFinishReason } } : {}),

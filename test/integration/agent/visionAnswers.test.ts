@@ -188,6 +188,20 @@ describe("vision_analyze: an image answer cut after some text", () => {
     );
   });
 
+  it("openai finish_reason model_length: the note names both causes, max_tokens or the context window", async () => {
+    const { toolResult } = await visionRun("openai", {
+      text: "A cat sitting on a",
+      finishReason: "model_length",
+    });
+    expect(toolResult).toBe(
+      `A cat sitting on a\n\n[the answer was cut at agent.max_tokens (${MAX_TOKENS} tokens) or at the end of the model's context window here: it is incomplete]`,
+    );
+    const none = await visionRun("openai", { finishReason: "model_length" });
+    expect(none.toolResult).toBe(
+      `vision_analyze failed: the model's answer was cut at agent.max_tokens (${MAX_TOKENS} tokens) or at the end of its context window (finish_reason model_length) before it wrote any text (a reasoning model can spend them all on its reasoning) — raise agent.max_tokens; if it was the context window, the image and the question filled it: ask about a smaller image or use a model with a larger context window`,
+    );
+  });
+
   it("an answer that ended as it should is handed on as it is", async () => {
     const { toolResult } = await visionRun("anthropic", { text: "A cat on a keyboard." });
     expect(toolResult).toBe("A cat on a keyboard.");

@@ -103,12 +103,15 @@ describe("normalizedChatAnswer: other servers' tool call shapes read as OpenAI's
 
   it('Mistral\'s finish_reason "model_length" is read as "length", a turn cut short', () => {
     const mistral = (content: string, finish: string) => answer({ content }, finish);
-    expect(normalizedChatAnswer(mistral("The answer is", "model_length"))).toEqual(
-      mistral("The answer is", "length"),
-    );
-    expect(normalizedChatAnswer(answer({ content: "<think>plan" }, "model_length"))).toEqual(
-      answer({ content: "", reasoning_content: "plan" }, "length"),
-    );
+    // The endpoint's own reason is kept with the answer: model_length may be max_tokens or the context window.
+    expect(normalizedChatAnswer(mistral("The answer is", "model_length"))).toEqual({
+      ...mistral("The answer is", "length"),
+      svc_raw_finish_reason: "model_length",
+    });
+    expect(normalizedChatAnswer(answer({ content: "<think>plan" }, "model_length"))).toEqual({
+      ...answer({ content: "", reasoning_content: "plan" }, "length"),
+      svc_raw_finish_reason: "model_length",
+    });
   });
 
   it("an answer in OpenAI's shape (text arguments, none, no calls, not an answer) is left as it is", () => {

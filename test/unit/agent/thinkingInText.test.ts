@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { modelRunner } from "../../../src/agent/modelRunner.js";
 import { THINKING_ONLY_FAILURE } from "../../../src/agent/thinkText.js";
+import { NOT_RUN_CUT_EITHER } from "../../../src/agent/toolLoop.js";
 import { type FakeModel, startFakeAnthropic } from "../../fakes/anthropicServer.js";
 import { captureLogger } from "../../fakes/logCapture.js";
 import { startFakeOpenAI } from "../../fakes/openaiServer.js";
@@ -216,22 +217,23 @@ describe('Mistral\'s finish_reason "model_length" is a turn cut short', () => {
       });
     });
 
-    it(`${label}: one cut while it asked for a tool runs none and fails`, async () => {
+    // model_length may be max_tokens or the model's context window: what the run says names both.
+    it(`${label}: one cut while it asked for a tool runs none and fails, naming both causes`, async () => {
       model().script({ toolCalls: [{ name: "nope", args: {} }], finishReason: "model_length" });
       const { result } = run("openai", model().baseUrl);
       await expect(result).rejects.toMatchObject({
         message:
-          "the model's answer was cut at agent.max_tokens (50 tokens) while it asked for a tool, which was not run — raise agent.max_tokens",
-        record: { steps: 1 },
+          "the model's answer was cut at agent.max_tokens (50 tokens) or at the end of its context window (finish_reason model_length) while it asked for a tool, which was not run — raise agent.max_tokens; if it was the context window, give the run less to read or use a model with a larger context window",
+        record: { steps: 1, toolCalls: [{ error: NOT_RUN_CUT_EITHER }] },
       });
     });
 
-    it(`${label}: one cut while it thought fails as cut before any text`, async () => {
+    it(`${label}: one cut while it thought fails as cut before any text, naming both causes`, async () => {
       model().script({ text: "<think>\nLet me think about", finishReason: "model_length" });
       const { result } = run("openai", model().baseUrl);
       await expect(result).rejects.toMatchObject({
         message:
-          "the model's answer was cut at agent.max_tokens (50 tokens) before it wrote any text (a reasoning model can spend them all on its reasoning) — raise agent.max_tokens",
+          "the model's answer was cut at agent.max_tokens (50 tokens) or at the end of its context window (finish_reason model_length) before it wrote any text (a reasoning model can spend them all on its reasoning) — raise agent.max_tokens; if it was the context window, the prompt and the tool results so far filled it: give the run less to read or use a model with a larger context window",
       });
     });
   }
