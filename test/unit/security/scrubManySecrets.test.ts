@@ -25,21 +25,82 @@ const escaped = (unit: string, upper = false, backslashes = 1) => {
 /** Every stored subscription's secret, as thousands of subscriptions give them (64 hex characters each). */
 const subscriptions = Object.freeze(Array.from({ length: 2500 }, (_, i) => hex(`subscription ${i}`)));
 
+/** Where `text` ends a find at `to` in a `\` that begins a JSON escape (an odd run of them): past that escape. */
+function pastEscape(text: string, to: number): number {
+  if (text[to - 1] !== "\\") return to;
+  let run = to - 1;
+  while (run > 0 && text[run - 1] === "\\") run--;
+  if ((to - run) % 2 === 0) return to;
+  if (/^u[0-9a-fA-F]{4}/.test(text.slice(to, to + 5))) return to + 5;
+  return /^[\\"/bfnrt]/.test(text.slice(to, to + 1)) ? to + 1 : to;
+}
+
+/**
+ * Where `text` writes a secret holding a space as a form encoder may: each space as `+`, a `+` as `%2B`, a `\`
+ * before its end as `%5C`, each other character as it is or `%XX`, an ending `\` with the escape it begins
+ * (`pastEscape`).
+ */
+function formReadings(text: string, secrets: readonly string[]): [number, number][] {
+  const spans: [number, number][] = [];
+  for (const secret of secrets.filter((s) => s.includes(" "))) {
+    const units = [...secret];
+    const source = units
+      .map((c, i) => {
+        const percent = [...Buffer.from(c)]
+          .map(
+            (b) =>
+              `%${b
+                .toString(16)
+                .toUpperCase()
+                .padStart(2, "0")
+                .replace(/[A-F]/g, (h) => `[${h}${h.toLowerCase()}]`)}`,
+          )
+          .join("");
+        if (c === " ") return "\\+";
+        if (c === "+" || (c === "\\" && i < units.length - 1)) return percent;
+        return `(?:${c.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}|${percent})`;
+      })
+      .join("");
+    const at = new RegExp(source, "y");
+    for (let from = 0; from < text.length; from++) {
+      at.lastIndex = from;
+      const found = at.exec(text);
+      if (found !== null) spans.push([from, pastEscape(text, from + found[0].length)]);
+    }
+  }
+  return spans;
+}
+
+/** `text` with each of `spans` replaced by `[redacted]`, overlapping ones as one. */
+function replaced(text: string, spans: [number, number][]): string {
+  let out = "";
+  let from = 0;
+  for (const [start, end] of [...spans].sort((a, b) => a[0] - b[0] || b[1] - a[1])) {
+    if (end <= from) continue;
+    if (start >= from) out += `${text.slice(from, start)}[redacted]`;
+    from = end;
+  }
+  return out + text.slice(from);
+}
+
 /**
  * What scrubbing did when one regular expression held every secret's escaped echo, unit by unit (compiling it
- * cost seconds for a thousand secrets and failed for two thousand): the reference for a few secrets. A form
- * ending in `\` takes the rest of the `\u005c` escape it begins (`u005c`, nothing after it), and a
- * `\` unit's `\u005c` is tried before its backslashes, so no escape's tail is left behind.
+ * cost seconds for a thousand secrets and failed for two thousand): the reference for a few secrets. The forms
+ * and form readings (`formReadings`) are found in the text as given and hidden at once; the escaped echoes in
+ * what is left. A form ending in `\` takes the rest of the `\u005c` escape it begins (`u005c`, nothing after
+ * it), and a `\` unit's `\u005c` is tried before its backslashes, so no escape's tail is left behind.
  */
 function oneExpression(text: string, secrets: readonly string[]): string {
   const kept = [...new Set(secrets.filter((s) => s.length >= 4))].sort((a, b) => b.length - a.length);
   const forms = [...new Set(kept.flatMap(secretForms))].sort((a, b) => b.length - a.length);
   const literal = (t: string) => t.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
-  let out = text;
+  const spans = formReadings(text, kept);
   for (const form of forms)
-    out = form.endsWith("\\")
-      ? out.replace(new RegExp(`${literal(form)}(?:u005[cC])?`, "g"), "[redacted]")
-      : out.split(form).join("[redacted]");
+    for (const found of text.matchAll(
+      new RegExp(`${literal(form)}${form.endsWith("\\") ? "(?:u005[cC])?" : ""}`, "g"),
+    ))
+      spans.push([found.index, found.index + found[0].length]);
+  const out = replaced(text, spans);
   if (!out.includes("\\")) return out;
   const unit = (u: string) => {
     const itself = u === '"' ? '\\\\+"' : u === "\\" ? "(?:\\\\\\\\)+" : literal(u);
@@ -48,8 +109,8 @@ function oneExpression(text: string, secrets: readonly string[]): string {
       .toString(16)
       .padStart(4, "0")
       .replace(/[a-f]/g, (h) => `[${h}${h.toUpperCase()}]`);
-    const escape = `\\\\+u${digits}`;
-    return `(?:${u === "\\" ? `${escape}|${itself}` : `${itself}|${escape}`}${u === "/" ? "|\\\\+/" : ""})`;
+    const uEscape = `\\\\+u${digits}`;
+    return `(?:${u === "\\" ? `${uEscape}|${itself}` : `${itself}|${uEscape}`}${u === "/" ? "|\\\\+/" : ""})`;
   };
   const echoes = new RegExp(kept.map((s) => [...s].map(unit).join("")).join("|"), "g");
   return out.replace(echoes, "[redacted]");
