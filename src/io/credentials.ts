@@ -293,8 +293,8 @@ const MAX_PIECEWISE_UNITS = 16_384;
 /** The most regular expressions a scrubber keeps (one for each set of secrets its texts were found to echo). */
 const MAX_ECHO_PATTERNS = 64;
 
-/** A text with the escaped echoes of some secrets replaced by `[redacted]`. */
-type Echoes = (text: string) => string;
+/** Where a text writes the escaped echoes of some secrets, added to `spans` (those it holds already, and more). */
+type Echoes = (text: string, spans: Spans) => void;
 
 /**
  * The escaped echoes of `secrets` as one regular expression. Its source spells each secret out unit by unit, so
@@ -307,7 +307,9 @@ function echoesOf(secrets: readonly string[]): Echoes {
     const pattern = new RegExp(secrets.map(escapedEcho).join("|"), "g");
     "".replace(pattern, REDACTED);
     "\u20ac".replace(pattern, REDACTED);
-    return (text) => text.replace(pattern, REDACTED);
+    return (text, spans) => {
+      for (const found of text.matchAll(pattern)) spans.push([found.index, found.index + found[0].length]);
+    };
   } catch {
     throw new Error(`the escaped echoes of ${secrets.length} secrets could not be compiled`);
   }
@@ -328,10 +330,8 @@ function piecewiseEchoes(secret: string): Echoes {
     at = end;
   }
   const [first, ...rest] = pieces.map((piece, i) => new RegExp(escapedEcho(piece), i === 0 ? "g" : "y"));
-  return (text) => {
+  return (text, spans) => {
     const start = first as RegExp;
-    let out = "";
-    let from = 0;
     start.lastIndex = 0;
     for (let found = start.exec(text); found !== null; found = start.exec(text)) {
       let end = found.index + found[0].length;
@@ -344,11 +344,9 @@ function piecewiseEchoes(secret: string): Echoes {
         start.lastIndex = found.index + 1;
         continue;
       }
-      out += `${text.slice(from, found.index)}${REDACTED}`;
-      from = end;
+      spans.push([found.index, end]);
       start.lastIndex = end;
     }
-    return out + text.slice(from);
   };
 }
 
@@ -388,44 +386,43 @@ function foundEchoes(kept: readonly string[]): Echoes {
     }
     return pattern;
   };
-  return (text) => {
+  return (text, spans) => {
     textsReadAsUnits++;
     const found = new Set(always);
     for (const units of occurring(textUnits(text)))
       for (const secret of byUnits.get(units) ?? []) found.add(secret);
-    if (found.size === 0) return text;
+    if (found.size === 0) return;
     // Longest first, as one expression of them all would match them: at most ECHOES_AT_ONCE secrets and
     // ECHO_UNITS_AT_ONCE units an expression, a longer secret alone.
-    let out = text;
     let some: string[] = [];
     let units = 0;
     for (const secret of kept) {
       if (!found.has(secret)) continue;
       if (some.length > 0 && (some.length >= ECHOES_AT_ONCE || units + secret.length > ECHO_UNITS_AT_ONCE)) {
-        out = echoes(some)(out);
+        echoes(some)(text, spans);
         some = [];
         units = 0;
       }
       some.push(secret);
       units += secret.length;
     }
-    return echoes(some)(out);
+    echoes(some)(text, spans);
   };
 }
 
 /**
- * `echoes` of a secret matched piece by piece, checked: a text whose units still hold the secret's is not given
- * (it throws, so the text is withheld). A secret past `MAX_PIECEWISE_UNITS` is not matched at all.
+ * `echoes` of a secret matched piece by piece, checked: a text whose units still hold the secret's once the echoes
+ * found so far are hidden is not given (it throws, so the text is withheld). A secret past `MAX_PIECEWISE_UNITS`
+ * is not matched at all.
  */
 function withoutUnitsOf(secret: string, echoes: Echoes): Echoes {
   const units = bareUnits(secret);
   if (secret.length > MAX_PIECEWISE_UNITS)
     throw new Error(`an escaped echo of ${secret.length} characters is not looked for`);
-  return (text) => {
-    const out = echoes(text);
-    if (units !== undefined && textUnits(out).includes(units))
+  return (text, spans) => {
+    echoes(text, spans);
+    if (units !== undefined && textUnits(spansReplaced(text, spans, REDACTED)).includes(units))
       throw new Error("a text still holds the units of a secret");
-    return out;
   };
 }
 
@@ -544,8 +541,10 @@ function pastEscapeBegun(text: string, from: number, to: number): number {
  * secret has a space costs one search; a text without `%`, one search for `%`). A secret holding a space is also
  * looked for in a form's reading, each `+` a space (`pass+word~12` as Python's `urlencode` writes `pass word~12`,
  * `correct+horse%2bbattery` as .NET's `UrlEncode`), read only for a text with a `+`, when some secret has a space.
+ * Each find is added to `spans` with the escapes it cuts, and to `found` as found (what the escaped echoes are
+ * looked for beside).
  */
-function percentSpans(kept: readonly string[]): (text: string, spans: Spans) => void {
+function percentSpans(kept: readonly string[]): (text: string, spans: Spans, found: Spans) => void {
   const heldInSecrets = heldIn(kept);
   const held = (codePoint: number) => codePoint === BACKSLASH || heldInSecrets(codePoint);
   const mayHold = percentSearch(
@@ -557,17 +556,26 @@ function percentSpans(kept: readonly string[]): (text: string, spans: Spans) => 
   let spacedIn: Occurring | undefined;
   /**
    * Each secret `occurring` in `view`, a find ending in a literal `\` with the rest of the escape it begins
-   * (`pastEscapeBegun`), and in its JSON layers where the text writes no `\` as it is (`%5C%5C`, `%5C%22`: one
-   * written with `\` is an escaped echo, which the echoes' match hides whole), as spans of `text`. With `form`,
+   * (`pastEscapeBegun`), and in its JSON layers where the text writes no `\` as it is (`%5C%5C`, `%5C%22`: one written with `\` is an escaped echo,
+   * which the echoes' match hides whole), as spans of `text` (in `found` as found). With `form`,
    * a find holding a space or a `\` before its end as written is none: a form encoder writes neither as it is (a
    * `+ ` before a JSON-escaped echo of a secret, whose escape the find would cut, leaving the echo half shown).
    */
-  const found = (text: string, view: DecodedView, occurring: Occurring, form: boolean, spans: Spans) => {
+  const search = (
+    text: string,
+    view: DecodedView,
+    occurring: Occurring,
+    form: boolean,
+    spans: Spans,
+    found: Spans,
+  ) => {
     const read: Spans = [];
     collect(view, occurring(view.text), 0, read);
     for (const [from, to] of read)
-      if (!form || !/ |\\(?!$)/.test(text.slice(from, to)))
+      if (!form || !/ |\\(?!$)/.test(text.slice(from, to))) {
         spans.push([from, pastEscapeBegun(text, from, to)]);
+        found.push([from, to]);
+      }
     if (!view.text.includes("\\")) return;
     const layered: Spans = [];
     for (const units of jsonLayers(view.text)) {
@@ -576,21 +584,62 @@ function percentSpans(kept: readonly string[]): (text: string, spans: Spans) => 
     }
     for (const [from, to] of layered) {
       const written = text.slice(from, to);
-      if (!written.includes("\\") && !(form && written.includes(" "))) spans.push([from, to]);
+      if (!written.includes("\\") && !(form && written.includes(" "))) {
+        spans.push([from, to]);
+        found.push([from, to]);
+      }
     }
   };
-  return (text, spans) => {
+  return (text, spans, found) => {
     if (mayHold(text)) {
       percentReadings++;
       secretsIn ??= occurringOf(kept);
-      found(text, percentView(text, held), secretsIn, false, spans);
+      search(text, percentView(text, held), secretsIn, false, spans, found);
     }
     if (spaced.length > 0 && text.includes("+")) {
       percentReadings++;
       spacedIn ??= occurringOf(spaced);
-      found(text, percentView(text, held, true), spacedIn, true, spans);
+      search(text, percentView(text, held, true), spacedIn, true, spans, found);
     }
   };
+}
+
+/**
+ * `text` with `spans` replaced by `[redacted]` as `spansReplaced` replaces them, and where each place in it stands
+ * in `text` (`place`): a place inside a `[redacted]` at the start of the span it hides, or at its end for the `end`
+ * of a span (`true`), so that a span of the text given back covers what it covers in `text`.
+ */
+function placesReplaced(
+  text: string,
+  spans: Spans,
+): { text: string; place: (at: number, end: boolean) => number } {
+  if (spans.length === 0) return { text, place: (at) => at };
+  // Each `[redacted]`: where it starts in the text given back, and the span of `text` it hides.
+  const hidden: [number, number, number][] = [];
+  let out = "";
+  let from = 0;
+  for (const [start, end] of [...spans].sort((a, b) => a[0] - b[0] || b[1] - a[1])) {
+    if (end <= from) continue;
+    const last = hidden[hidden.length - 1];
+    if (start < from && last !== undefined) last[2] = end;
+    else {
+      out += text.slice(from, start);
+      hidden.push([out.length, start, end]);
+      out += REDACTED;
+    }
+    from = end;
+  }
+  out += text.slice(from);
+  const place = (at: number, end: boolean) => {
+    let shift = 0;
+    for (const [outAt, start, stop] of hidden) {
+      if (at <= outAt) break;
+      if (at < outAt + REDACTED.length) return end ? stop : start;
+      shift += REDACTED.length - (stop - start);
+    }
+    return at - shift;
+  };
+  return { text: out, place };
 }
 
 /**
@@ -664,23 +713,41 @@ function scrubberOf(secrets: readonly (string | undefined)[]): Scrubber {
   const hideEntities = entitySpans(forms, kept);
   const hidePercentEncoded = percentSpans(kept);
   /**
-   * The forms hidden and the secrets written with entities or percent-encoded, all found in the text as given and
-   * hidden at once (a span in another merged into it: a secret inside a longer one written with an entity is hidden
-   * with it); whether the text left holds a `\` (an escape).
+   * The forms and the secrets written with entities or percent-encoded, all found in the text as given: `spans`,
+   * the percent readings' with the escapes they cut, and `found`, theirs as found.
    */
-  const redactFormsAndEntities = (text: string): { out: string; escaped: boolean } => {
+  const formsAndEntities = (text: string): { spans: Spans; found: Spans } => {
     const spans: Spans = [];
     formSpans(text, spans);
     hideEntities(text, spans);
-    hidePercentEncoded(text, spans);
-    const out = spansReplaced(text, spans, REDACTED);
-    return { out, escaped: out.includes("\\") };
+    const found = [...spans];
+    hidePercentEncoded(text, spans, found);
+    return { spans, found };
   };
   const mayHoldEscapes = escapeCheck(kept);
-  let found: Echoes | undefined;
-  const echoesFound = (text: string) => {
-    found ??= foundEchoes(kept);
-    return found(text);
+  let foundIn: Echoes | undefined;
+  const echoesFound: Echoes = (text, spans) => {
+    foundIn ??= foundEchoes(kept);
+    foundIn(text, spans);
+  };
+  /**
+   * The text with its forms, entities, percent-encodings and escaped echoes hidden at once (a span in another
+   * merged into it: a secret inside a longer one written with an entity is hidden with it). The escaped echoes
+   * are looked for in the text left once the finds are hidden as found, when it holds a `\`, and hidden in the
+   * text as given: one beside a percent reading's find that cuts an escape (`ab+cd\\u005cs3cr3t` for `ab cd\` and
+   * `\s3cr3t`, the find's `\` the first of `\\u005c`) is found whole and hidden with the find and that escape as
+   * one, where looked for in the text left with the escape hidden it had lost its first `\` and was shown.
+   */
+  const redacted = (text: string, echoes: Echoes): string => {
+    const { spans, found } = formsAndEntities(text);
+    if (!text.includes("\\")) return spansReplaced(text, spans, REDACTED);
+    const left = placesReplaced(text, found);
+    if (!left.text.includes("\\") || (left.text === text && !mayHoldEscapes(text)))
+      return spansReplaced(text, spans, REDACTED);
+    const echoed: Spans = [];
+    echoes(left.text, echoed);
+    for (const [from, to] of echoed) spans.push([left.place(from, false), left.place(to, true)]);
+    return spansReplaced(text, spans, REDACTED);
   };
   let units = 0;
   for (const secret of kept) units += secret.length;
@@ -692,23 +759,18 @@ function scrubberOf(secrets: readonly (string | undefined)[]): Scrubber {
     // hold one; if it cannot be, the secrets found in each text are matched, as with more.
     let allEchoes: Echoes | undefined;
     let failed = false;
-    return scrubbing((text) => {
-      const { out, escaped } = redactFormsAndEntities(text);
-      if (!escaped || (out === text && !mayHoldEscapes(text))) return out;
+    const echoes: Echoes = (text, spans) => {
       if (!failed)
         try {
           allEchoes ??= echoesOf(kept);
         } catch {
           failed = true;
         }
-      return allEchoes === undefined ? echoesFound(out) : allEchoes(out);
-    });
+      (allEchoes ?? echoesFound)(text, spans);
+    };
+    return scrubbing((text) => redacted(text, echoes));
   }
-  return scrubbing((text) => {
-    const { out, escaped } = redactFormsAndEntities(text);
-    if (!escaped || (out === text && !mayHoldEscapes(text))) return out;
-    return echoesFound(out);
-  });
+  return scrubbing((text) => redacted(text, echoesFound));
 }
 
 /** `scrubbed` as a scrubber, which never throws: a text it failed to redact is given as `WITHHELD`. */

@@ -36,12 +36,13 @@ function pastEscape(text: string, to: number): number {
 }
 
 /**
- * Where `text` writes a secret holding a space as a form encoder may: each space as `+`, a `+` as `%2B`, a `\`
- * before its end as `%5C`, each other character as it is or `%XX`, an ending `\` with the escape it begins
- * (`pastEscape`).
+ * Where `text` writes a secret holding a space as a form encoder may (`found`): each space as `+`, a `+` as `%2B`,
+ * a `\` before its end as `%5C`, each other character as it is or `%XX`; and what is hidden of it (`spans`): an
+ * ending `\` with the escape it begins (`pastEscape`).
  */
-function formReadings(text: string, secrets: readonly string[]): [number, number][] {
-  const spans: [number, number][] = [];
+function formReadings(text: string, secrets: readonly string[]): { found: Span[]; spans: Span[] } {
+  const found: Span[] = [];
+  const spans: Span[] = [];
   for (const secret of secrets.filter((s) => s.includes(" "))) {
     const units = [...secret];
     const source = units
@@ -64,44 +65,74 @@ function formReadings(text: string, secrets: readonly string[]): [number, number
     const at = new RegExp(source, "y");
     for (let from = 0; from < text.length; from++) {
       at.lastIndex = from;
-      const found = at.exec(text);
-      if (found !== null) spans.push([from, pastEscape(text, from + found[0].length)]);
+      const read = at.exec(text);
+      if (read === null) continue;
+      found.push([from, from + read[0].length]);
+      spans.push([from, pastEscape(text, from + read[0].length)]);
     }
   }
-  return spans;
+  return { found, spans };
 }
 
-/** `text` with each of `spans` replaced by `[redacted]`, overlapping ones as one. */
-function replaced(text: string, spans: [number, number][]): string {
+type Span = [number, number];
+
+/**
+ * `text` with each of `spans` replaced by `[redacted]`, overlapping ones as one, and for each `[redacted]` where it
+ * stands in the text given back and what of `text` it hides.
+ */
+function replacedAt(text: string, spans: readonly Span[]): { out: string; hidden: [number, Span][] } {
   let out = "";
   let from = 0;
+  const hidden: [number, Span][] = [];
   for (const [start, end] of [...spans].sort((a, b) => a[0] - b[0] || b[1] - a[1])) {
     if (end <= from) continue;
-    if (start >= from) out += `${text.slice(from, start)}[redacted]`;
+    if (start >= from) {
+      out += text.slice(from, start);
+      hidden.push([out.length, [start, end]]);
+      out += "[redacted]";
+    } else (hidden.at(-1) as [number, Span])[1][1] = end;
     from = end;
   }
-  return out + text.slice(from);
+  return { out: out + text.slice(from), hidden };
+}
+
+const replaced = (text: string, spans: readonly Span[]) => replacedAt(text, spans).out;
+
+/** A span of `replacedAt`'s text as the span of the text given it that it covers. */
+function spanIn(hidden: readonly [number, Span][], [from, to]: Span): Span {
+  const place = (at: number, end: boolean) => {
+    let shift = 0;
+    for (const [outAt, [start, stop]] of hidden) {
+      if (at <= outAt) break;
+      if (at < outAt + 10) return end ? stop : start;
+      shift += 10 - (stop - start);
+    }
+    return at - shift;
+  };
+  return [place(from, false), place(to, true)];
 }
 
 /**
  * What scrubbing did when one regular expression held every secret's escaped echo, unit by unit (compiling it
- * cost seconds for a thousand secrets and failed for two thousand): the reference for a few secrets. The forms
- * and form readings (`formReadings`) are found in the text as given and hidden at once; the escaped echoes in
- * what is left. A form ending in `\` takes the rest of the `\u005c` escape it begins (`u005c`, nothing after
+ * cost seconds for a thousand secrets and failed for two thousand): the reference for a few secrets. The forms and
+ * form readings (`formReadings`) are found in the text as given, the escaped echoes in the text left once those
+ * are hidden as found, and all hidden at once in the text as given. A form ending in `\` takes the rest of the `\u005c` escape it begins (`u005c`, nothing after
  * it), and a `\` unit's `\u005c` is tried before its backslashes, so no escape's tail is left behind.
  */
 function oneExpression(text: string, secrets: readonly string[]): string {
   const kept = [...new Set(secrets.filter((s) => s.length >= 4))].sort((a, b) => b.length - a.length);
   const forms = [...new Set(kept.flatMap(secretForms))].sort((a, b) => b.length - a.length);
   const literal = (t: string) => t.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
-  const spans = formReadings(text, kept);
+  const { found, spans } = formReadings(text, kept);
   for (const form of forms)
-    for (const found of text.matchAll(
+    for (const at of text.matchAll(
       new RegExp(`${literal(form)}${form.endsWith("\\") ? "(?:u005[cC])?" : ""}`, "g"),
-    ))
-      spans.push([found.index, found.index + found[0].length]);
-  const out = replaced(text, spans);
-  if (!out.includes("\\")) return out;
+    )) {
+      spans.push([at.index, at.index + at[0].length]);
+      found.push([at.index, at.index + at[0].length]);
+    }
+  const left = replacedAt(text, found);
+  if (!left.out.includes("\\")) return replaced(text, spans);
   const unit = (u: string) => {
     const itself = u === '"' ? '\\\\+"' : u === "\\" ? "(?:\\\\\\\\)+" : literal(u);
     const digits = u
@@ -113,7 +144,9 @@ function oneExpression(text: string, secrets: readonly string[]): string {
     return `(?:${u === "\\" ? `${uEscape}|${itself}` : `${itself}|${uEscape}`}${u === "/" ? "|\\\\+/" : ""})`;
   };
   const echoes = new RegExp(kept.map((s) => [...s].map(unit).join("")).join("|"), "g");
-  return out.replace(echoes, "[redacted]");
+  for (const at of left.out.matchAll(echoes))
+    spans.push(spanIn(left.hidden, [at.index, at.index + at[0].length]));
+  return replaced(text, spans);
 }
 
 /**

@@ -123,6 +123,21 @@ describe("scrub: a secret quoted back percent-encoded however the encoder wrote 
     expect(scrub("/cb?t=ab%2fcd\\u005c next", ["ab/cd\\"])).toBe("/cb?t=[redacted] next");
   });
 
+  it("a form reading's find ending in \\ beside another secret's escaped echo sharing that \\ hides both whole", () => {
+    // The find took the second \ of \\u005c as its escape's rest, and the echoes were looked for in the text left:
+    // u005cs3cr3t was no echo of \s3cr3t any more, and it was shown.
+    expect(scrub('{"a":"ab+cd\\\\u005cs3cr3t"}', ["ab cd\\", "\\s3cr3t"])).toBe('{"a":"[redacted]"}');
+    expect(scrub(String.raw`u+u\\u005c\\u0075\\u0075\\u0075 end`, ["u u\\", "\\uuu"])).toBe("[redacted] end");
+    expect(scrub('{"a":"ab+cd\\\\\\\\s3cr3t9"}', ["ab cd\\", "\\s3cr3t9"])).toBe(
+      '{"a":"[redacted][redacted]"}',
+    );
+    // With more secrets than one expression of their echoes is made of, alike.
+    const many = Array.from({ length: 40 }, (_, i) => createHash("sha256").update(`many ${i}`).digest("hex"));
+    expect(scrub('{"a":"ab+cd\\\\u005cs3cr3t"}', ["ab cd\\", "\\s3cr3t", ...many])).toBe(
+      '{"a":"[redacted]"}',
+    );
+  });
+
   it("with 2,000 secrets a text of many escapes has the three it quotes hidden, the rest as it was", () => {
     const secrets = Array.from({ length: 2000 }, (_, i) =>
       createHash("sha256").update(`secret ${i}`).digest("base64"),
