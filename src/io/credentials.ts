@@ -531,12 +531,24 @@ function pastEscapeBegun(text: string, from: number, to: number): number {
 }
 
 /**
+ * `from` before the `\` that begins a JSON escape a find starting at `from` cuts (the last of an odd run of
+ * backslashes right before it): `\/ab%2Bcd1` for `/ab+cd1`, `\"+Za` for `" Za`, hidden whole, not `\[redacted]`,
+ * which the JSON holding it no longer reads. `from` itself after no `\`, or after an escaped one (`\\`).
+ */
+function beforeEscapeBegun(text: string, from: number): number {
+  let run = from;
+  while (run > 0 && text.charCodeAt(run - 1) === BACKSLASH) run--;
+  return (from - run) % 2 === 1 ? from - 1 : from;
+}
+
+/**
  * The spans of a text that write secrets percent-encoded however the encoder chose: its hex in lowercase (.NET's
  * `HttpUtility.UrlEncode`: `%2f`), only some characters encoded (Python's `quote` keeps `/`), or both, which no form
  * of `secretTextForms` holds. The text is read with its `%XX` decoded (`percentView`), and that reading with its
  * JSON escapes (`jsonLayers`: a form's `payload=` of percent-encoded JSON, `abcd%2Fef12%5C%5C` for `abcd/ef12\`),
  * each searched for every secret in one pass, each one found hidden where the text writes it, its escapes whole; a
- * find ending in a literal `\` with the rest of the JSON escape it begins (`pastEscapeBegun`). Only a text with an
+ * find ending in a literal `\` with the rest of the JSON escape it begins (`pastEscapeBegun`), one starting right
+ * after the `\` of an escape with that `\` (`beforeEscapeBegun`). Only a text with an
  * escape read as a character some secret holds, or as `\`, is read so (`percentSearch`: a URL's `%20` where no
  * secret has a space costs one search; a text without `%`, one search for `%`). A secret holding a space is also
  * looked for in a form's reading, each `+` a space (`pass+word~12` as Python's `urlencode` writes `pass word~12`,
@@ -556,7 +568,8 @@ function percentSpans(kept: readonly string[]): (text: string, spans: Spans, fou
   let spacedIn: Occurring | undefined;
   /**
    * Each secret `occurring` in `view`, a find ending in a literal `\` with the rest of the escape it begins
-   * (`pastEscapeBegun`), and in its JSON layers where the text writes no `\` as it is (`%5C%5C`, `%5C%22`: one written with `\` is an escaped echo,
+   * (`pastEscapeBegun`), one starting after the `\` of an escape with that `\` (`beforeEscapeBegun`), and in its
+   * JSON layers where the text writes no `\` as it is (`%5C%5C`, `%5C%22`: one written with `\` is an escaped echo,
    * which the echoes' match hides whole), as spans of `text` (in `found` as found). With `form`,
    * a find holding a space or a `\` before its end as written is none: a form encoder writes neither as it is (a
    * `+ ` before a JSON-escaped echo of a secret, whose escape the find would cut, leaving the echo half shown).
@@ -573,7 +586,7 @@ function percentSpans(kept: readonly string[]): (text: string, spans: Spans, fou
     collect(view, occurring(view.text), 0, read);
     for (const [from, to] of read)
       if (!form || !/ |\\(?!$)/.test(text.slice(from, to))) {
-        spans.push([from, pastEscapeBegun(text, from, to)]);
+        spans.push([beforeEscapeBegun(text, from), pastEscapeBegun(text, from, to)]);
         found.push([from, to]);
       }
     if (!view.text.includes("\\")) return;
@@ -585,7 +598,7 @@ function percentSpans(kept: readonly string[]): (text: string, spans: Spans, fou
     for (const [from, to] of layered) {
       const written = text.slice(from, to);
       if (!written.includes("\\") && !(form && written.includes(" "))) {
-        spans.push([from, to]);
+        spans.push([beforeEscapeBegun(text, from), to]);
         found.push([from, to]);
       }
     }

@@ -38,7 +38,7 @@ function pastEscape(text: string, to: number): number {
 /**
  * Where `text` writes a secret holding a space as a form encoder may (`found`): each space as `+`, a `+` as `%2B`,
  * a `\` before its end as `%5C`, each other character as it is or `%XX`; and what is hidden of it (`spans`): an
- * ending `\` with the escape it begins (`pastEscape`).
+ * ending `\` with the escape it begins (`pastEscape`), a find right after the `\` of an escape with that `\`.
  */
 function formReadings(text: string, secrets: readonly string[]): { found: Span[]; spans: Span[] } {
   const found: Span[] = [];
@@ -68,7 +68,10 @@ function formReadings(text: string, secrets: readonly string[]): { found: Span[]
       const read = at.exec(text);
       if (read === null) continue;
       found.push([from, from + read[0].length]);
-      spans.push([from, pastEscape(text, from + read[0].length)]);
+      // A find right after the `\` of an escape (an odd run of them) with that `\`.
+      let run = from;
+      while (run > 0 && text[run - 1] === "\\") run--;
+      spans.push([(from - run) % 2 === 1 ? from - 1 : from, pastEscape(text, from + read[0].length)]);
     }
   }
   return { found, spans };

@@ -138,6 +138,24 @@ describe("scrub: a secret quoted back percent-encoded however the encoder wrote 
     );
   });
 
+  it("a find starting right after the \\ of a JSON escape is hidden with that \\, the JSON whole", () => {
+    // The find started at the / of \/ or the " of \": {"n":"\[redacted]"}, \[ no JSON escape, is no JSON.
+    for (const [text, secret, hidden] of [
+      ['{"n":"\\/ab%2Bcd1"}', "/ab+cd1", '{"n":"[redacted]"}'],
+      ['{"q":"\\"+Za"}', '" Za', '{"q":"[redacted]"}'],
+      [
+        '{"next":"https:\\/\\/h\\/cb?t=\\/my+pass1"}',
+        "/my pass1",
+        '{"next":"https:\\/\\/h\\/cb?t=[redacted]"}',
+      ],
+      // After an escaped \ (an even run), the find starts where it did.
+      ['{"n":"\\\\/ab%2Bcd1"}', "/ab+cd1", '{"n":"\\\\[redacted]"}'],
+    ] as const) {
+      expect(scrub(text, [secret])).toBe(hidden);
+      expect(() => JSON.parse(hidden)).not.toThrow();
+    }
+  });
+
   it("with 2,000 secrets a text of many escapes has the three it quotes hidden, the rest as it was", () => {
     const secrets = Array.from({ length: 2000 }, (_, i) =>
       createHash("sha256").update(`secret ${i}`).digest("base64"),
