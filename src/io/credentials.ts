@@ -79,7 +79,8 @@ const unicodeEscape = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart
  * string inside JSON (an error body quoting the request's headers or fields, a payload's `"secret"` field):
  * escaped as JSON.stringify escapes it (`"` and `\`), and besides with `\u` escapes as JSON encoders write
  * them by default: `<`, `>` and `&` (Go's encoding/json), non-ASCII (Python's json.dumps), non-ASCII and `/`
- * as `\/` (PHP's json_encode), and all of those. A secret without such characters has its one JSON form.
+ * as `\/` (PHP's json_encode), `/` as `\/` with non-ASCII as it is (PHP's with `JSON_UNESCAPED_UNICODE`), and all
+ * of those. A secret without such characters has its one JSON form.
  */
 export function secretTextForms(secret: string): string[] {
   const json = JSON.stringify(secret).slice(1, -1);
@@ -93,6 +94,7 @@ export function secretTextForms(secret: string): string[] {
       json.replace(/[<>&]/g, unicodeEscape),
       json.replace(/[\u0080-\uffff]/g, unicodeEscape),
       json.replace(/[\u0080-\uffff]/g, unicodeEscape).replaceAll("/", "\\/"),
+      json.replaceAll("/", "\\/"),
     ]),
   ].sort((a, b) => b.length - a.length);
 }

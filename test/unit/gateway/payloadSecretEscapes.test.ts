@@ -57,3 +57,18 @@ describe("a secret is not found across an escape the percent reading kept as wri
     expect(scrub("GET /cb?next=%2Fdead%2bbeef1 400", ["dead+beef1"])).toBe("GET /cb?next=%2F[redacted] 400");
   });
 });
+
+/** PHP's json_encode with JSON_UNESCAPED_UNICODE: `/` as `\/`, non-ASCII as it is. */
+describe("withoutSecret: a payload as PHP writes it with its non-ASCII unescaped", () => {
+  it("hides the secret with its \\/ escapes, the rest of the body kept", () => {
+    const php = (value: unknown) => JSON.stringify(value).replaceAll("/", "\\/");
+    for (const secret of ["café/s3cret", "/*+é\\+"]) {
+      const body = php({ secret, ref: "main" });
+      expect(body).toContain("\\/");
+      const kept = withoutSecret(Buffer.from(body), secret).toString();
+      expect(kept).toBe('{"secret":"[redacted]","ref":"main"}');
+      expect(JSON.parse(kept).secret).toBe("[redacted]");
+      expect(scrub(body, [secret])).toBe(kept);
+    }
+  });
+});
