@@ -1,5 +1,4 @@
 import type { Dispatcher } from "undici";
-import { SvcError } from "../errors.js";
 import { parseKeepingNumbers } from "../streams/jsonNumbers/inexact.js";
 import { importExternal } from "./importExternal.js";
 import { secureContextFor, systemCaCertificates } from "./mcp/systemCas.js";
