@@ -6,13 +6,20 @@ import { shellWord } from "../../io/shellWord.js";
 import {
   type DeliverySummary,
   HISTORY_FILE,
+  HISTORY_PREVIOUS_FILE,
   historyDir,
   NO_DELIVERY_ID,
   type RequestRecord,
   type RunRecord,
   recentDeliveries,
 } from "../../io/stores/deliveryHistory.js";
-import { type PlacedDelivery, placedDeliveries, recordedRoutes } from "../../io/stores/filteredDeliveries.js";
+import {
+  type DeliveryFilter,
+  type PlacedDelivery,
+  placedDeliveries,
+  recordedRoutes,
+} from "../../io/stores/filteredDeliveries.js";
+import { openGeneration, type ScanOptions } from "../../io/stores/historyScan.js";
 import {
   HISTORY_KEEPS,
   holdsExpiredRecords,
@@ -122,23 +129,9 @@ export async function deliveries(argument: string | undefined, options: Deliveri
   // A route alone is a filter too: read as one, the records of the other routes are not kept (a route with
   // few records would otherwise hold the whole history in memory).
   const dir = historyDir(home);
-  // One row more than shown: whether the limit cuts through rows sharing the last row's time.
-  const whole = filter === undefined && route === undefined;
-  const placed = whole ? undefined : placedDeliveries(dir, skip + limit + 1, filter ?? { route });
-  const { shown: readWhole, all } =
-    placed === undefined
-      ? recentDeliveries(dir, skip + limit + 1, route)
-      : { shown: placed.map(({ summary }) => summary), all: undefined };
+  const { readWhole, all, next } = readPage(dir, limit, skip, filter, route, options);
   const read = readWhole.slice(skip);
   const shown = read.slice(0, limit);
-  // The row --before names: its ID's newest row (in the history, across the filters), told from a row alike
-  // in all else by its line. The whole history's rows are placed so only when a page follows.
-  const newestOfId = (row: PlacedDelivery) =>
-    placedDeliveries(dir, 1, { id: (id) => id === row.summary.id })[0];
-  const placedRead =
-    placed?.slice(skip) ??
-    (read.length > limit ? placedDeliveries(dir, skip + limit + 1, {}).slice(skip) : []);
-  const next = nextPage(placedRead, limit, skip, route, options, newestOfId);
   // Rows there are, all within the --skip: the page past the last.
   if (skip > 0 && shown.length === 0 && readWhole.length > 0) {
     const none = `No more rows: --skip ${skip} passes all ${readWhole.length} that match${filter === undefined ? "" : ` ${filterWords(route, options)}`}.`;
@@ -236,6 +229,50 @@ export async function deliveries(argument: string | undefined, options: Deliveri
   const from = shown.some((s) => s.request === undefined) ? keptFrom(dir) : undefined;
   process.stdout.write(`${deliveriesTable(shown, unanswered, shared, from)}\n`);
   if (next !== undefined) process.stderr.write(next);
+}
+
+/**
+ * The rows that match, newest first, up to one more than the page shows past the `--skip` (whether the limit
+ * cuts through rows sharing the last row's time), the whole history's summaries when all of it was read,
+ * and the next page's note. All are read from one generation of the history, held open and cut at its size
+ * when opened: a row's line is counted from the newest line, so rows of reads apart (the gateway appending
+ * meanwhile) could not be compared. `scan.opened` is called after each file is opened (tests append there).
+ */
+export function readPage(
+  dir: string,
+  limit: number,
+  skip: number,
+  filter: DeliveryFilter | undefined,
+  route: string | undefined,
+  options: DeliveriesOptions,
+  scan: ScanOptions = {},
+): { readWhole: DeliverySummary[]; all: DeliverySummary[] | undefined; next: string | undefined } {
+  const generation = openGeneration(dir, HISTORY_PREVIOUS_FILE, HISTORY_FILE, scan.opened);
+  try {
+    const now = Date.now();
+    const held: ScanOptions = { ...scan, held: generation };
+    const placed =
+      filter === undefined && route === undefined
+        ? undefined
+        : placedDeliveries(dir, skip + limit + 1, filter ?? { route }, now, held);
+    const whole =
+      placed === undefined ? recentDeliveries(dir, skip + limit + 1, route, now, held) : undefined;
+    // The whole history's rows are placed only when a page follows; the rows shown are then those placed.
+    const placedAll =
+      whole !== undefined && whole.shown.length > skip + limit
+        ? placedDeliveries(dir, skip + limit + 1, {}, now, held)
+        : undefined;
+    const rows = placed ?? placedAll;
+    const readWhole = rows?.map(({ summary }) => summary) ?? whole?.shown ?? [];
+    // The row --before names: its ID's newest row (in the history, across the filters), told from a row alike
+    // in all else by its line.
+    const newestOfId = (row: PlacedDelivery) =>
+      placedDeliveries(dir, 1, { id: (id) => id === row.summary.id }, now, held)[0];
+    const next = nextPage(rows?.slice(skip) ?? [], limit, skip, route, options, newestOfId);
+    return { readWhole, all: whole?.all, next };
+  } finally {
+    generation.close();
+  }
 }
 
 /** A row's time as the table shows it (to the second), which `--until` takes back. */

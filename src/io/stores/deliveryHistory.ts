@@ -33,6 +33,7 @@ import {
   openGeneration,
   READ_ATTEMPTS,
   type ScanOptions,
+  scannedGeneration,
 } from "./historyScan.js";
 import { historyText, type ReadText, readText } from "./historyText.js";
 import { jsonValueEnd, pastSpaces } from "./jsonValueEnd.js";
@@ -720,7 +721,7 @@ export function recentDeliveries(
 ): RecentDeliveries {
   const ofRoute = ({ summary }: { summary: DeliverySummary }) =>
     route === undefined || summary.route === route;
-  const generation = openGeneration(dir, HISTORY_PREVIOUS_FILE, HISTORY_FILE, options.opened);
+  const generation = scannedGeneration(dir, HISTORY_PREVIOUS_FILE, HISTORY_FILE, options);
   try {
     const fromAll = (records: HistoryRecord[]): RecentDeliveries => {
       const all = summarizeHistory(records);

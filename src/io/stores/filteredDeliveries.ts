@@ -15,6 +15,7 @@ import {
   linesNewestFirst,
   openGeneration,
   type ScanOptions,
+  scannedGeneration,
 } from "./historyScan.js";
 
 /** What `--status` takes: an HTTP status (`401`), a class of them (`4xx`), or a 2xx answer's outcome word. */
@@ -200,7 +201,7 @@ export function placedDeliveries(
   now: number = Date.now(),
   options: ScanOptions = {},
 ): PlacedDelivery[] {
-  const generation = openGeneration(dir, HISTORY_PREVIOUS_FILE, HISTORY_FILE, options.opened);
+  const generation = scannedGeneration(dir, HISTORY_PREVIOUS_FILE, HISTORY_FILE, options);
   try {
     // The index (newest first) of the line that made the newest row of `before`'s ID: rows are taken past it.
     const cutoff = filter.before === undefined ? -1 : newestRowIndex(generation, filter.before, now, options);

@@ -34,6 +34,11 @@ export interface ScanOptions {
   readonly chunkBytes?: number;
   /** Called after each file is opened (tests rotate the history there, as the gateway may). */
   readonly opened?: (name: string) => void;
+  /**
+   * A generation already open (its opener closes it): reads given the same one see the same lines, with the
+   * same indices, however many the gateway appends meanwhile.
+   */
+  readonly held?: HistoryGeneration;
 }
 
 function openHeld(dir: string, name: string): HeldFile | undefined {
@@ -101,6 +106,18 @@ export function openGeneration(
     if (attempt === READ_ATTEMPTS || held?.ino === before) return { files, dir, close };
     close();
   }
+}
+
+/** The generation `options.held` is (left open: its opener closes it), or `dir`'s, opened for this read. */
+export function scannedGeneration(
+  dir: string,
+  previous: string,
+  current: string,
+  options: ScanOptions,
+): HistoryGeneration {
+  const { held } = options;
+  if (held === undefined) return openGeneration(dir, previous, current, options.opened);
+  return { files: held.files, dir: held.dir, close: () => {} };
 }
 
 /**
