@@ -145,14 +145,15 @@ export function nonMappingMerge(
       `${file}: line ${line}: ${found.at}: the merge key << is given *${found.unresolved}, but no anchor &${found.unresolved} is set before it: Unresolved alias (the anchor must be set on an earlier line than its alias) — ${unresolvedMergeAdvice(found.unresolved, line, anchorLines(doc, text, lines))}`,
     );
   const written = text.slice(found.start).split(/[\s,\]}]/)[0] ?? "";
-  // `<<: #ids`: the # began a comment, so YAML read no value at all; an alias (`*ids`) was meant: of an anchor set,
-  // or of a word an anchor could be named. A comment that is no such word (`<<:   # merge the ids`, `<<: ## ids`,
-  // `<<: #--- merge ---`, `<<: #TODO: fill in`) is a merge key with no value, said below.
-  const anchors = anchorLines(doc, text, lines);
+  // `<<: #ids`: the # began a comment, so YAML read no value at all; an alias (`*ids`) was meant: of an anchor set
+  // on a mapping above (an alias names no later anchor, and a merge key takes no scalar's), or of a word an anchor
+  // could be named. A comment that is no such word (`<<:   # merge the ids`, `<<: ## ids`, `<<: #--- merge ---`,
+  // `<<: #TODO: fill in`) is a merge key with no value, said below.
+  const above = new Map([...anchorLines(doc, text, lines, true)].filter(([, at]) => at < line));
   const name = written.slice(1);
-  if (written.startsWith("#") && (anchors.has(name) || /^[A-Za-z0-9_][\w.-]*$/.test(name))) {
-    const alias = anchors.has(name)
-      ? `<<: *${name} (&${name} is set on line ${anchors.get(name)})`
+  if (written.startsWith("#") && (above.has(name) || /^[A-Za-z0-9_][\w.-]*$/.test(name))) {
+    const alias = above.has(name)
+      ? `<<: *${name} (&${name} is set on line ${above.get(name)})`
       : `<<: *${name}, with &${name} set on the mapping to merge, on a line above this one`;
     return new SvcError(
       "config_invalid",
@@ -166,11 +167,10 @@ export function nonMappingMerge(
     found.what === "a single value" &&
     found.empty === true
   ) {
-    const above = [...anchorLines(doc, text, lines, true)].filter(([, at]) => at < line);
     const named =
-      above.length === 0
+      above.size === 0
         ? ", with &name set on the mapping to merge, on a line above this one"
-        : ` (${above.map(([name, at]) => `&${name} is set on line ${at}`).join(", ")})`;
+        : ` (${[...above].map(([name, at]) => `&${name} is set on line ${at}`).join(", ")})`;
     return new SvcError(
       "config_invalid",
       `${file}: line ${line}: ${found.at}: the merge key << takes a mapping (its keys are copied in), but it has no value (YAML reads nothing after << as null) — write an alias of the mapping to merge: <<: *name${named}, or remove the << line`,

@@ -461,6 +461,53 @@ describe("a merge key with no value", () => {
     );
   });
 
+  // Seen: "… write an alias: <<: *tok (&tok is set on line 5)" of a scalar's anchor, and "<<: *later (&later is set
+  // on line 11)" of one set below, which no alias there can name: neither is offered as the alias meant.
+  it("<<: #name of an anchor set on a scalar, or below, is not taken as that anchor's alias", () => {
+    const dropped = (name: string) =>
+      `FILE: line 10: platforms.webhook.routes.a.deliver_extra: the merge key << takes a mapping (its keys are copied in), but YAML read no value: a # after a space starts a comment, so "#${name}" was dropped — to merge the mapping an anchor names, write an alias: <<: *${name}, with &${name} set on the mapping to merge, on a line above this one`;
+    expect(
+      refusal([
+        ...ROUTES,
+        "      b: {prompt: &tok x, deliver: slack, deliver_extra: &ids {thread_ts: '1'}}",
+        "      a:",
+        "        prompt: x",
+        "        deliver: slack",
+        "        deliver_extra:",
+        "          <<: #tok",
+        "          chat_id: '1'",
+      ]),
+    ).toBe(dropped("tok"));
+    expect(
+      refusal([
+        ...ROUTES,
+        "      b: {prompt: x, deliver: slack, deliver_extra: &ids {thread_ts: '1'}}",
+        "      a:",
+        "        prompt: x",
+        "        deliver: slack",
+        "        deliver_extra:",
+        "          <<: #later",
+        "          chat_id: '1'",
+        "      c: {prompt: x, deliver: slack, deliver_extra: &later {thread_ts: '2'}}",
+      ]),
+    ).toBe(dropped("later"));
+    // Not a plain word, and set on no mapping above: a comment, so the merge key has no value.
+    expect(
+      refusal([
+        ...ROUTES,
+        "      b: {prompt: &a:b x, deliver: slack, deliver_extra: &ids {thread_ts: '1'}}",
+        "      a:",
+        "        prompt: x",
+        "        deliver: slack",
+        "        deliver_extra:",
+        "          <<: #a:b",
+        "          chat_id: '1'",
+      ]),
+    ).toBe(
+      "FILE: line 10: platforms.webhook.routes.a.deliver_extra: the merge key << takes a mapping (its keys are copied in), but it has no value (YAML reads nothing after << as null) — write an alias of the mapping to merge: <<: *name (&ids is set on line 5), or remove the << line",
+    );
+  });
+
   // `events: &events [push]` is a list, which no merge key takes: never offered.
   it("names only the anchors set on mappings", () => {
     const noValue =
