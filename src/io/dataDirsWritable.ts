@@ -371,8 +371,8 @@ export function dataDirsProblem(
 
 /**
  * Whether `real`, where a data directory `name`'s symbolic link of `root` leads, is svc's to give to this user with
- * a `chown -R`: svc's own (`svcOwn`: in SVC_HOME, or in the profile's directory as its link leads), this user's
- * already, or holding only what svc writes in that data directory (`OWN_ENTRIES`, and in its subdirectories
+ * a `chown -R`: svc's own (`svcOwn`: in SVC_HOME, or in the profile's directory as its link leads), or holding only
+ * what svc writes in that data directory (this user's own directories too: its home may hold root's `.ssh/`) (`OWN_ENTRIES`, and in its subdirectories
  * `OWN_SUBDIR_ENTRIES`; none, when made for it): "give". Never one of the system's directories or another user's home, nor
  * one holding either (`systemOrHome`), whatever it holds. Else why not: the first entry svc does not keep there
  * (`deliveries -> /var/log`: root's, holding apt/, journal/, syslog), a shared directory a `chown -R` would give away all of; or `undefined` when this user cannot list it (root's,
@@ -389,7 +389,8 @@ function linkTargetToGive(
   if (svcOwn(real, home, root)) return "give";
   const own = OWN_ENTRIES.get(name);
   try {
-    if (statSync(real).uid === process.getuid?.()) return "give";
+    // This user's own directory (its home: a service account's /var/lib/svc) is looked into as any other: a
+    // chown -R of it would give this user whatever root left there beside svc's data (.ssh/, a binary).
     const foreign = firstForeign(real, (entry) => own?.test(entry) === true);
     if (foreign !== undefined)
       return { why: `is not svc's own and holds ${terminalText(foreign)}, which svc does not keep there` };

@@ -537,6 +537,36 @@ describe("a data directory this user cannot write", { timeout: 30_000 }, () => {
     },
   );
 
+  // Seen: a service account svc (HOME /var/lib/svc, its own) with state -> /var/lib/svc holding root's LOCK and
+  // journal, and .ssh/authorized_keys and app/bin/svc of root's: "give them to this user: chown -R svc /var/lib/svc
+  // (as root)", handing the account root's keys and binaries, since a target of this user's was given unlooked.
+  it.runIf(AS_ROOT)(
+    "a data directory linked to this user's own directory holding root's files svc does not keep there is not given away",
+    async () => {
+      const base = ownDir();
+      const home = join(base, "home");
+      mkdirSync(home);
+      chownSync(home, OTHER_USER, OTHER_USER);
+      // This user's, as a service account's home is: root's journal, keys and binary in it.
+      const own = join(base, "varlibsvc");
+      mkdirSync(join(own, ".ssh"), { recursive: true, mode: 0o700 });
+      chownSync(own, OTHER_USER, OTHER_USER);
+      writeFileSync(join(own, ".ssh", "authorized_keys"), "ssh-ed25519 AAAA root", { mode: 0o600 });
+      mkdirSync(join(own, "app", "bin"), { recursive: true });
+      writeFileSync(join(own, "app", "bin", "svc"), "", { mode: 0o755 });
+      writeFileSync(join(own, "LOCK"), "", { mode: 0o644 });
+      writeFileSync(join(own, "journal-000001.seg"), "", { mode: 0o644 });
+      symlinkSync(own, join(home, "state"));
+      const problem = `${join(home, "state")} → ${own} (${join(own, ".ssh")}, owned by uid 0): cannot be written by this user (${USER}, uid ${UID}) — ${own} (owned by uid ${UID}) is not svc's own and holds .ssh/, which svc does not keep there, so it is not to be given away: point the link at a directory of svc's own that this user can write, then start it again`;
+      await expectRefusedOnce(home, problem);
+      // Holding only what svc writes there (root's journal), it is given.
+      rmSync(join(own, ".ssh"), { recursive: true });
+      rmSync(join(own, "app"), { recursive: true });
+      const given = await svcAsUser(home, ["config", "check"]);
+      expect(given.stderr).toContain(`give them to this user: chown -R ${USER} ${own} (as root)`);
+    },
+  );
+
   // Seen: logs -> a directory of root's holding gateway.log (docs/operations.md's logs -> /var/log/svc) said
   // "<home>/logs: cannot be written (EACCES …) — the gateway keeps its log (gateway.log) there: fix its owner or
   // permissions", naming the link, where a chown changes the link alone.
