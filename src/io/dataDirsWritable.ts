@@ -63,8 +63,13 @@ const OWN_SUBDIR_ENTRIES: readonly (readonly [dir: string, sub: RegExp, entries:
   [
     // workspace.ts and runTools.ts: a profile's directory holds a directory for each run, named for it
     // (`workspaceDirName`: the run's id in safe characters, `-` and 12 hex digits of its hash), and `-2`, `-3`, ...
-    // after a name an earlier run left; what a run's workspace holds is the agent's, not looked at.
-    ["workspaces", /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}\/$/, /^[A-Za-z0-9_-]{0,64}-[0-9a-f]{12}(?:-\d+)?\/$/],
+    // after a name an earlier run left; before 090ba507, `<route>-<delivery id>` in safe characters with no hash
+    // (runTools.ts' safeSegment: `gh-delivery-1.a`). What a run's workspace holds is the agent's, not looked at.
+    [
+      "workspaces",
+      /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}\/$/,
+      /^(?:[A-Za-z0-9_-]{0,64}-[0-9a-f]{12}(?:-\d+)?|[A-Za-z0-9][A-Za-z0-9._-]{0,119})\/$/,
+    ],
     // processGroups.ts: a file named for each process group, and its temp file.
     ["state", /^agents\/$/, /^(?:\d+|\.\d+\.tmp)$/],
     // cronRunNotes.ts: `<pid>-<n>`.

@@ -576,6 +576,32 @@ describe("a data directory this user cannot write", { timeout: 30_000 }, () => {
     },
   );
 
+  // Seen: workspaces -> root's directory of runs named before 090ba507 (`<route>-<delivery id>` in safe characters, no
+  // hash): "… holds default/gh-delivery-1.a/, which svc does not keep there, so it is not to be given away".
+  it.runIf(AS_ROOT)(
+    "a data directory linked to root's workspaces of the older layout (<profile>/<route>-<id>, no hash) is given to this user",
+    async () => {
+      const base = ownDir();
+      const home = join(base, "home");
+      mkdirSync(home);
+      chownSync(home, OTHER_USER, OTHER_USER);
+      const ws = join(base, "ws");
+      // A profile's directory this user can list (chmod 755 since), as runTools.ts then made each run's: 0700.
+      mkdirSync(join(ws, "default"), { recursive: true });
+      mkdirSync(join(ws, "default", "gh-delivery-1.a"), { mode: 0o700 });
+      mkdirSync(join(ws, "default", "cron_nightly-1733616000000"), { mode: 0o700 });
+      symlinkSync(ws, join(home, "workspaces"));
+      const problem = `${join(home, "workspaces")} → ${ws} (owned by uid 0): cannot be written by this user (${USER}, uid ${UID}) — the gateway keeps its sessions, stores and logs there: give them to this user: chown -R ${USER} ${ws} (as root), then start it again`;
+      await expectRefusedOnce(home, problem);
+      // A dotfile is no run's name.
+      writeFileSync(join(ws, "default", ".profile"), "");
+      const check = await svcAsUser(home, ["config", "check"]);
+      expect(check.stderr).toContain(
+        `${ws} (owned by uid 0) is not svc's own and holds default/.profile, which svc does not keep there`,
+      );
+    },
+  );
+
   // Seen: a service account svc (HOME /var/lib/svc, its own) with state -> /var/lib/svc holding root's LOCK and
   // journal, and .ssh/authorized_keys and app/bin/svc of root's: "give them to this user: chown -R svc /var/lib/svc
   // (as root)", handing the account root's keys and binaries, since a target of this user's was given unlooked.
