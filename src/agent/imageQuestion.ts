@@ -1,6 +1,5 @@
 import { generateText } from "ai";
 import type { ProviderModel } from "./retry.js";
-import { THINKING_ONLY_FAILURE } from "./thinkText.js";
 import {
   contentFilterFailure,
   cutAtContextWindow,
@@ -10,6 +9,7 @@ import {
   heldOnlyItsThinking,
   stoppedByFilter,
   type TurnEnd,
+  thinkingOnlyFailure,
 } from "./toolLoop.js";
 
 /** What `vision_analyze`'s question about an image is asked with: the run's model and settings. */
@@ -89,7 +89,8 @@ export async function askAboutImage(
     );
   // A finished answer that held only the model's thinking has no answer text, as a run's last turn has none
   // (docs/agent.md, Reasoning): handed on, the model would get "(the tool returned no output)" as the answer.
-  if (heldOnlyItsThinking(answer)) throw new Error(THINKING_ONLY_FAILURE);
+  const thinkingOnly = heldOnlyItsThinking(answer);
+  if (thinkingOnly !== undefined) throw new Error(thinkingOnlyFailure(thinkingOnly));
   if (!cutShort(end)) return answer.text;
   const at = cutAtContextWindow(end) ? "context_window" : cutAtEither(answer) ? "either" : "max_tokens";
   if (answer.text.trim() === "")

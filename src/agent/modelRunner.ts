@@ -14,8 +14,13 @@ import { type RunOutcome, type RunRecord, runLogLine } from "./runRecord.js";
 import { type RunToolsDeps, runContext, runTools, unofferedTools } from "./runTools.js";
 import { sdkTools, ToolCallLog } from "./sdkTools.js";
 import { downServersLine, type ServerWithoutTools, stillConnectingLine } from "./serversWithoutTools.js";
-import { THINKING_ONLY_FAILURE } from "./thinkText.js";
-import { contentFilterFailure, cutBeforeAnyText, type LoopProgress, runToolLoop } from "./toolLoop.js";
+import {
+  contentFilterFailure,
+  cutBeforeAnyText,
+  type LoopProgress,
+  runToolLoop,
+  thinkingOnlyFailure,
+} from "./toolLoop.js";
 
 /** Re-exported for the gateway, which warms the pool with the runner's module at its start (actors/agent). */
 export { warmModelPool };
@@ -316,9 +321,9 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
             ),
             record("error"),
           );
-        if (result.thinkingOnly === true && result.text.trim() === "")
+        if (result.thinkingOnly !== undefined && result.text.trim() === "")
           // Delivered, the run would answer with an empty reply as if it had one (a sampling request too).
-          throw new AgentRunFailure(THINKING_ONLY_FAILURE, record("error"));
+          throw new AgentRunFailure(thinkingOnlyFailure(result.thinkingOnly), record("error"));
         const outcome: RunOutcome = result.stoppedAtMaxSteps ? "max_steps" : "ok";
         // A model that repeats its own key (prompt injection, a debugging answer) must not put it in the
         // delivered reply, the log line or the run journal.

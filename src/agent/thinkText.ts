@@ -81,3 +81,19 @@ export function heldOnlyThinking(body: unknown): boolean {
  */
 export const THINKING_ONLY_FAILURE =
   "the model's answer held only its thinking (<think>…</think>) and no reply text — ask again, or check the model's chat template and the server's reasoning settings";
+
+/**
+ * Why a run whose finished answer held only the reasoning the server sent apart fails (Chat Completions'
+ * `reasoning_content` or `reasoning` beside an empty `content`, a Messages API answer of thinking or redacted
+ * thinking blocks alone): no tags and no chat template are involved, so it says what to change instead.
+ */
+export const REASONING_ONLY_FAILURE =
+  "the model's answer held only its reasoning and no reply text — ask again, or raise agent.max_tokens or lower the reasoning effort";
+
+/**
+ * Why a run fails whose answer held only the model's thinking and which the endpoint ended for a reason that
+ * is no finished answer (DeepSeek's `insufficient_system_resource`, `tool_calls` with no calls): that reason,
+ * as the endpoint sent it.
+ */
+export const unfinishedThinkingFailure = (reason: string | undefined): string =>
+  `the model's answer held only its reasoning and no reply text, and the endpoint ended it ${reason === undefined ? "with no finish reason" : `with finish reason "${reason}"`}, not as a finished answer — ask again; if it goes on, see the endpoint's documentation for that reason`;

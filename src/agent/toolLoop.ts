@@ -4,7 +4,12 @@ import { PAUSED_TURN, type PausedTurnEnd, pausedTurnsMiddleware } from "./paused
 import type { ProviderModel } from "./retry.js";
 import { promptToChange, samplingServerOf } from "./runPrompt.js";
 import type { ToolCallLog } from "./sdkTools.js";
-import { heldOnlyThinking } from "./thinkText.js";
+import {
+  heldOnlyThinking,
+  REASONING_ONLY_FAILURE,
+  THINKING_ONLY_FAILURE,
+  unfinishedThinkingFailure,
+} from "./thinkText.js";
 import { toolCallsFinishMiddleware, uniqueToolCallIdsMiddleware } from "./toolCallIds.js";
 import { unreadableArgumentsMiddleware } from "./toolCallInputs.js";
 import { toolErrorText } from "./toolCallNames.js";
@@ -76,9 +81,9 @@ export interface LoopResult {
   /**
    * The last turn finished, calling no tools, with only the model's thinking and no text (`heldOnlyItsThinking`):
    * thinking its text held (`<think>…</think>`, or the text up to a `</think>` line), taken apart, or reasoning
-   * the server sent apart. It has no reply.
+   * the server sent apart, which says which (`ThinkingOnly`). It has no reply.
    */
-  readonly thinkingOnly?: true;
+  readonly thinkingOnly?: ThinkingOnly;
   /** The model the endpoint says wrote the last turn (its answer's `model`; else the one asked for). */
   readonly modelId: string;
 }
@@ -202,24 +207,72 @@ const endsTheRun = (turn: TurnEnd | undefined): boolean => cutShort(turn) || sto
 /** A model answer's parts, as the AI SDK gives them (a turn of the loop, `vision_analyze`'s answer). */
 export interface AnsweredTurn extends TurnEnd {
   readonly text: string;
-  readonly content: ReadonlyArray<{ readonly type: string; readonly text?: string }>;
+  readonly content: ReadonlyArray<{
+    readonly type: string;
+    readonly text?: string;
+    readonly providerMetadata?: unknown;
+  }>;
   readonly toolCalls: readonly unknown[];
   readonly response: { readonly body?: unknown };
 }
 
 /**
- * A finished turn that called no tools and has no reply text, only the model's thinking: written in its text
- * and taken apart (`THINKING_ONLY` on the answer), or sent apart by the server (Chat Completions'
- * `reasoning_content` or `reasoning` beside an empty `content`, a Messages API answer of thinking blocks
- * alone). Not a turn cut short, stopped by the safety system or still paused (their own rules), nor an empty
- * `<think></think>` block or blank reasoning: such a turn is an empty reply.
+ * How an answer with no reply text held only the model's thinking (`heldOnlyItsThinking`): written in its
+ * text (`in_text`), sent apart by the server (`apart`), or either of those in an answer the endpoint ended
+ * for a reason that is no finished answer (`unfinished`, with that reason as the endpoint sent it).
  */
-export function heldOnlyItsThinking(turn: AnsweredTurn | undefined): boolean {
-  if (turn === undefined || turn.text.trim() !== "") return false;
-  if (heldOnlyThinking(turn.response.body)) return true;
-  if (endsTheRun(turn) || turn.rawFinishReason === PAUSED_TURN || turn.toolCalls.length > 0) return false;
-  return turn.content.some((part) => part.type === "reasoning" && (part.text ?? "").trim() !== "");
+export type ThinkingOnly =
+  | { readonly kind: "in_text" | "apart" }
+  | { readonly kind: "unfinished"; readonly reason: string | undefined };
+
+/** The endpoints' reasons for an answer the model finished: Chat Completions' and the Messages API's. */
+const FINISHED = new Set(["stop", "end_turn", "stop_sequence"]);
+
+/**
+ * A reasoning part that holds the model's thinking: its text, not blank, or the Messages API's
+ * `redacted_thinking` (which the AI SDK gives with an empty text and its data in the provider metadata).
+ */
+function isThinking(part: AnsweredTurn["content"][number]): boolean {
+  if (part.type !== "reasoning") return false;
+  if ((part.text ?? "").trim() !== "") return true;
+  const anthropic = (part.providerMetadata as { anthropic?: { redactedData?: unknown } } | undefined)
+    ?.anthropic;
+  return typeof anthropic?.redactedData === "string" && anthropic.redactedData !== "";
 }
+
+/**
+ * A turn that called no tools and has no reply text, only the model's thinking: written in its text and
+ * taken apart (`THINKING_ONLY` on the answer), or sent apart by the server (Chat Completions'
+ * `reasoning_content` or `reasoning` beside an empty `content`, a Messages API answer of thinking or
+ * redacted thinking blocks alone). Not a turn cut short, stopped by the safety system or still paused (their
+ * own rules), nor an empty `<think></think>` block or blank reasoning: such a turn is an empty reply. Only an
+ * answer the model finished (`stop`, `end_turn`, `stop_sequence`) held only its thinking; one the endpoint
+ * ended otherwise (DeepSeek's `insufficient_system_resource`, `tool_calls` with no calls) is `unfinished`.
+ */
+export function heldOnlyItsThinking(turn: AnsweredTurn | undefined): ThinkingOnly | undefined {
+  if (turn === undefined || turn.text.trim() !== "") return undefined;
+  if (endsTheRun(turn) || turn.rawFinishReason === PAUSED_TURN || turn.toolCalls.length > 0) return undefined;
+  const kind = heldOnlyThinking(turn.response.body)
+    ? ("in_text" as const)
+    : turn.content.some(isThinking)
+      ? ("apart" as const)
+      : undefined;
+  if (kind === undefined) return undefined;
+  const reason = turn.rawFinishReason;
+  const finished = reason === undefined ? turn.finishReason === "stop" : FINISHED.has(reason);
+  return finished ? { kind } : { kind: "unfinished", reason };
+}
+
+/** Why a run (or `vision_analyze`'s image question) whose answer held only the model's thinking fails. */
+export function thinkingOnlyFailure(thinkingOnly: ThinkingOnly): string {
+  if (thinkingOnly.kind === "unfinished") return unfinishedThinkingFailure(thinkingOnly.reason);
+  return thinkingOnly.kind === "in_text" ? THINKING_ONLY_FAILURE : REASONING_ONLY_FAILURE;
+}
+
+const thinkingOnlyOf = (last: AnsweredTurn | undefined): { thinkingOnly?: ThinkingOnly } => {
+  const thinkingOnly = heldOnlyItsThinking(last);
+  return thinkingOnly === undefined ? {} : { thinkingOnly };
+};
 
 /**
  * One run's tool loop: the prompt as the user message, at most `maxSteps` model turns, tool results fed
@@ -314,7 +367,7 @@ export async function runToolLoop(input: ToolLoopInput, progress: LoopProgress):
     ...(last?.rawFinishReason === PAUSED_TURN && paused !== undefined ? { stillPaused: paused } : {}),
     cutToolCalls: cut.length,
     ...(filtered ? { filtered: { reason: last.rawFinishReason } } : {}),
-    ...(heldOnlyItsThinking(last) ? { thinkingOnly: true as const } : {}),
+    ...thinkingOnlyOf(last),
     modelId: result.response.modelId,
   };
 }

@@ -209,6 +209,7 @@ describe("vision_analyze: an image answer cut after some text", () => {
 });
 
 const THINKING_ONLY = `vision_analyze failed: the model's answer held only its thinking (<think>…</think>) and no reply text — ask again, or check the model's chat template and the server's reasoning settings`;
+const REASONING_ONLY = `vision_analyze failed: the model's answer held only its reasoning and no reply text — ask again, or raise agent.max_tokens or lower the reasoning effort`;
 
 // Seen: "(the tool returned no output)" with ok:true for an image answer that held only the model's thinking, and
 // before that the template-opened thinking handed on as the answer.
@@ -226,16 +227,42 @@ describe("vision_analyze: a finished image answer that held only the model's thi
     expect(line).toMatch(/\(vision_analyze error \d+ms\)/);
   });
 
+  // Seen: a redacted_thinking block alone handed on as "(the tool returned no output)", ok; and reasoning sent
+  // apart failing with the <think>…</think> and chat template message, no tags and no template involved.
   it.each([
     ["openai", { text: "", reasoning: "A red square on white." }],
     ["anthropic", { text: "", unsignedThinking: "A red square on white." }],
+    ["anthropic", { text: "", blocks: [{ type: "thinking", thinking: "A red square.", signature: "s" }] }],
+    ["anthropic", { text: "", blocks: [{ type: "redacted_thinking", data: "EmwK" }] }],
   ] as const)(
-    "%s, the reasoning sent apart and no text: fails the tool call too",
+    "%s, the reasoning sent apart and no text (%j): fails the tool call too, saying it held only its reasoning",
     async (provider, answer) => {
-      const { toolResult } = await visionRun(provider, answer);
-      expect(toolResult).toBe(THINKING_ONLY);
+      const { toolResult, reply } = await visionRun(provider, answer);
+      expect(toolResult).toBe(REASONING_ONLY);
+      expect(reply.record?.toolCalls).toEqual([
+        { name: "vision_analyze", ms: expect.any(Number), ok: false, error: REASONING_ONLY },
+      ]);
     },
   );
+
+  it("openai, reasoning and no text, finish_reason insufficient_system_resource: fails naming that reason", async () => {
+    const { toolResult } = await visionRun("openai", {
+      text: "",
+      reasoning: "A red square.",
+      finishReason: "insufficient_system_resource",
+    });
+    expect(toolResult).toBe(
+      `vision_analyze failed: the model's answer held only its reasoning and no reply text, and the endpoint ended it with finish reason "insufficient_system_resource", not as a finished answer — ask again; if it goes on, see the endpoint's documentation for that reason`,
+    );
+  });
+
+  it.each([
+    ["openai", { text: "A red square.", reasoning: "Look at it." }],
+    ["anthropic", { text: "A red square.", unsignedThinking: "Look at it." }],
+  ] as const)("%s, reasoning apart and the answer text: the text is handed on", async (provider, answer) => {
+    const { toolResult } = await visionRun(provider, answer);
+    expect(toolResult).toBe("A red square.");
+  });
 
   it("anthropic, <think>…</think> in its text block, end_turn: fails the tool call too", async () => {
     const { toolResult } = await visionRun("anthropic", { text: "<think>\nA red square.\n</think>\n" });

@@ -1,6 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { modelRunner } from "../../../src/agent/modelRunner.js";
-import { THINKING_ONLY_FAILURE } from "../../../src/agent/thinkText.js";
+import {
+  REASONING_ONLY_FAILURE,
+  THINKING_ONLY_FAILURE,
+  unfinishedThinkingFailure,
+} from "../../../src/agent/thinkText.js";
 import { NOT_RUN_CUT_EITHER } from "../../../src/agent/toolLoop.js";
 import { type FakeModel, startFakeAnthropic } from "../../fakes/anthropicServer.js";
 import { captureLogger } from "../../fakes/logCapture.js";
@@ -175,13 +179,25 @@ describe("reasoning sent apart, and no text, in a finished answer", () => {
   for (const [provider, label, model] of endpoints) {
     const turn = (thinking: string) =>
       provider === "openai" ? { text: "", reasoning: thinking } : { text: "", unsignedThinking: thinking };
-    it(`${label}: fails the run as thinking alone in the text does`, async () => {
+    // Seen: "held only its thinking (<think>…</think>) … check the model's chat template", while no tags and no
+    // template were involved.
+    it(`${label}: fails the run as thinking alone in the text does, saying it held only its reasoning`, async () => {
       model().script(turn("I will just say hi."));
       const { result } = run(provider, model().baseUrl);
       await expect(result).rejects.toMatchObject({
-        message: THINKING_ONLY_FAILURE,
-        record: { outcome: "error", error: THINKING_ONLY_FAILURE, steps: 1 },
+        message: REASONING_ONLY_FAILURE,
+        record: { outcome: "error", error: REASONING_ONLY_FAILURE, steps: 1 },
       });
+    });
+
+    it(`${label}: reasoning apart and the reply text, finished: the text is the reply`, async () => {
+      model().script({
+        ...turn("The user says hi."),
+        text: "Hi!",
+        ...(provider === "anthropic" ? { finishReason: "end_turn" } : { finishReason: "stop" }),
+      });
+      const { result } = run(provider, model().baseUrl);
+      expect(await result).toMatchObject({ text: "Hi!", record: { outcome: "ok", steps: 1 } });
     });
 
     it(`${label}: blank reasoning is no thinking: an empty reply`, async () => {
@@ -199,6 +215,67 @@ describe("reasoning sent apart, and no text, in a finished answer", () => {
       expect(await result).toMatchObject({ text: "Hi!", record: { outcome: "ok", steps: 2 } });
     });
   }
+});
+
+// Seen: a Messages API answer of one redacted_thinking block (end_turn) delivered as an empty reply with outcome ok
+// (the AI SDK gives it as reasoning with an empty text, its data apart).
+describe("a Messages API answer of thinking blocks alone, signed or redacted", () => {
+  for (const [label, model] of [
+    ["anthropic", () => anthropic],
+    ["anthropic streamed", () => anthropicStreamed],
+  ] as const) {
+    it.each([
+      ["redacted_thinking", { type: "redacted_thinking", data: "EmwKAhgBEgy3va3pzix" }],
+      ["signed thinking", { type: "thinking", thinking: "I will just say hi.", signature: "sig123" }],
+    ])(`${label}: %s alone, end_turn, fails the run: it held only its reasoning`, async (_kind, block) => {
+      model().script({ text: "", blocks: [block] });
+      const { result } = run("anthropic", model().baseUrl);
+      await expect(result).rejects.toMatchObject({
+        message: REASONING_ONLY_FAILURE,
+        record: { outcome: "error", error: REASONING_ONLY_FAILURE, steps: 1 },
+      });
+    });
+
+    it(`${label}: redacted_thinking and a text block: the text is the reply`, async () => {
+      model().script({
+        text: "",
+        blocks: [
+          { type: "redacted_thinking", data: "EmwK" },
+          { type: "text", text: "Hi!" },
+        ],
+      });
+      const { result } = run("anthropic", model().baseUrl);
+      expect(await result).toMatchObject({ text: "Hi!", record: { outcome: "ok" } });
+    });
+
+    it(`${label}: thinking alone, stop_sequence: a finished answer, it held only its reasoning`, async () => {
+      model().script({ text: "", unsignedThinking: "I will just say hi.", finishReason: "stop_sequence" });
+      const { result } = run("anthropic", model().baseUrl);
+      await expect(result).rejects.toMatchObject({ message: REASONING_ONLY_FAILURE });
+    });
+  }
+});
+
+// Seen: DeepSeek's insufficient_system_resource (inference cut off) and tool_calls with no calls, after reasoning
+// and no text, reported as "held only its thinking", as if the model had finished its answer so.
+describe("reasoning and no text in an answer the endpoint ended otherwise than as finished", () => {
+  for (const [label, model] of [
+    ["openai", () => openai],
+    ["openai streamed", () => openaiStreamed],
+  ] as const)
+    it.each(["insufficient_system_resource", "tool_calls"])(
+      `${label}: finish_reason %s fails the run naming that reason`,
+      async (reason) => {
+        model().script({ text: "", reasoning: "Let me think.", finishReason: reason });
+        const { result } = run("openai", model().baseUrl);
+        const message = unfinishedThinkingFailure(reason);
+        expect(message).toContain(`finish reason "${reason}"`);
+        await expect(result).rejects.toMatchObject({
+          message,
+          record: { outcome: "error", error: message },
+        });
+      },
+    );
 });
 
 // Seen: Mistral's "model_length" (its finish reason for a turn cut at the model's length limit) read as a finished
