@@ -344,6 +344,9 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
         const done = {
           ...record(outcome),
           ...(cut === undefined ? {} : { cut }),
+          ...(cut === "max_tokens" && result.cutAtModelLength === true
+            ? { cutReason: "model_length" as const }
+            : {}),
           ...(cut === "pause_turn" && result.stillPaused !== undefined ? { paused: result.stillPaused } : {}),
         };
         logger.info(

@@ -38,6 +38,12 @@ export interface RunRecord {
    * for another (`pause_turn`).
    */
   readonly cut?: "max_tokens" | "context_window" | "pause_turn";
+  /**
+   * With `cut: "max_tokens"`: set when the endpoint's reason was Mistral's `model_length`, which may be
+   * `agent.max_tokens` or the end of the model's context window (the reason does not say which). `cut` stays
+   * `max_tokens` for readers that know only that.
+   */
+  readonly cutReason?: "model_length";
   /** With `cut: "pause_turn"`: the continuations sent, and what ended them first (`PausedTurnEnd`). */
   readonly paused?: PausedTurnEnd;
   /**
@@ -53,6 +59,10 @@ const CUT_AT: Readonly<Record<Exclude<RunRecord["cut"], "pause_turn" | undefined
   max_tokens: "at agent.max_tokens",
   context_window: "at the end of the model's context window",
 };
+
+/** Where a reply cut at Mistral's `model_length` was cut (`cutReason`), for the run's line. */
+const CUT_AT_MODEL_LENGTH =
+  "at agent.max_tokens or at the end of the model's context window (finish_reason model_length)";
 
 /** How a paused turn's reply was cut short, for the run's line (a record without `paused`: at svc's limit). */
 function pausedCut(paused: PausedTurnEnd | undefined): string {
@@ -83,7 +93,7 @@ export function runLogLine(
   const cut =
     record.cut === undefined
       ? ""
-      : ` (reply cut ${record.cut === "pause_turn" ? pausedCut(record.paused) : CUT_AT[record.cut]})`;
+      : ` (reply cut ${record.cut === "pause_turn" ? pausedCut(record.paused) : record.cut === "max_tokens" && record.cutReason === "model_length" ? CUT_AT_MODEL_LENGTH : CUT_AT[record.cut]})`;
   const outcome =
     record.outcome === "ok" ? `ok${cut}` : `${record.outcome}${record.error ? ` (${record.error})` : cut}`;
   return `[agent] ${route} ${deliveryId}: ${outcome} — ${record.provider}/${model}, ${record.steps} step${record.steps === 1 ? "" : "s"}, ${record.toolCalls.length} tool call${record.toolCalls.length === 1 ? "" : "s"}${calls ? ` (${calls})` : ""}, tokens in ${record.usage.input} out ${record.usage.output}, ${record.ms}ms`;

@@ -285,13 +285,30 @@ describe('Mistral\'s finish_reason "model_length" is a turn cut short', () => {
     ["openai", () => openai],
     ["openai streamed", () => openaiStreamed],
   ] as const) {
-    it(`${label}: a text answer so cut is delivered as a reply cut at agent.max_tokens`, async () => {
+    // Seen: logged "ok (reply cut at agent.max_tokens)", while it may have been the context window.
+    it(`${label}: a text answer so cut is delivered, recorded as cut at max_tokens with the reason, its line naming both causes`, async () => {
       model().script({ text: "The answer is", finishReason: "model_length" });
-      const { result } = run("openai", model().baseUrl);
+      const { result, log } = run("openai", model().baseUrl);
       expect(await result).toMatchObject({
         text: "The answer is",
-        record: { outcome: "ok", cut: "max_tokens" },
+        record: { outcome: "ok", cut: "max_tokens", cutReason: "model_length" },
       });
+      expect(log.messages().filter((line) => line.startsWith("[agent]"))).toEqual([
+        expect.stringContaining(
+          ": ok (reply cut at agent.max_tokens or at the end of the model's context window (finish_reason model_length)) — ",
+        ),
+      ]);
+    });
+
+    it(`${label}: a text answer cut at finish_reason length is recorded and logged as cut at agent.max_tokens alone`, async () => {
+      model().script({ text: "The answer is", finishReason: "length" });
+      const { result, log } = run("openai", model().baseUrl);
+      const { record } = await result;
+      expect(record).toMatchObject({ outcome: "ok", cut: "max_tokens" });
+      expect(record).not.toHaveProperty("cutReason");
+      expect(log.messages().filter((line) => line.startsWith("[agent]"))).toEqual([
+        expect.stringContaining(": ok (reply cut at agent.max_tokens) — "),
+      ]);
     });
 
     // model_length may be max_tokens or the model's context window: what the run says names both.
