@@ -241,10 +241,29 @@ function isThinking(part: AnsweredTurn["content"][number]): boolean {
 }
 
 /**
+ * Whether a Chat Completions answer's message carries OpenRouter's `reasoning_details` with some reasoning
+ * (an encrypted entry's data, as an OpenAI model's reasoning comes with no text; a text or summary not blank).
+ */
+function reasoningDetailsIn(body: unknown): boolean {
+  const choices = (body as { choices?: unknown } | null | undefined)?.choices;
+  if (!Array.isArray(choices)) return false;
+  const details = (choices[0] as { message?: { reasoning_details?: unknown } } | undefined)?.message
+    ?.reasoning_details;
+  if (!Array.isArray(details)) return false;
+  return details.some((entry: unknown) => {
+    const e = (entry ?? {}) as Record<string, unknown>;
+    const held =
+      e.type === "reasoning.encrypted" ? e.data : e.type === "reasoning.summary" ? e.summary : e.text;
+    return typeof held === "string" && held.trim() !== "";
+  });
+}
+
+/**
  * A turn that called no tools and has no reply text, only the model's thinking: written in its text and
  * taken apart (`THINKING_ONLY` on the answer), or sent apart by the server (Chat Completions'
- * `reasoning_content` or `reasoning` beside an empty `content`, a Messages API answer of thinking or
- * redacted thinking blocks alone). Not a turn cut short, stopped by the safety system or still paused (their
+ * `reasoning_content` or `reasoning` beside an empty `content`, or OpenRouter's `reasoning_details` alone, as an
+ * OpenAI model's encrypted reasoning comes; a Messages API answer of thinking or redacted thinking blocks
+ * alone). Not a turn cut short, stopped by the safety system or still paused (their
  * own rules), nor an empty `<think></think>` block or blank reasoning: such a turn is an empty reply. Only an
  * answer the model finished (`stop`, `end_turn`, `stop_sequence`) held only its thinking; one the endpoint
  * ended otherwise (DeepSeek's `insufficient_system_resource`, `tool_calls` with no calls) is `unfinished`.
@@ -254,7 +273,7 @@ export function heldOnlyItsThinking(turn: AnsweredTurn | undefined): ThinkingOnl
   if (endsTheRun(turn) || turn.rawFinishReason === PAUSED_TURN || turn.toolCalls.length > 0) return undefined;
   const kind = heldOnlyThinking(turn.response.body)
     ? ("in_text" as const)
-    : turn.content.some(isThinking)
+    : turn.content.some(isThinking) || reasoningDetailsIn(turn.response.body)
       ? ("apart" as const)
       : undefined;
   if (kind === undefined) return undefined;

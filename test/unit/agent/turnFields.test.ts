@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { REASONING_ONLY_FAILURE } from "../../../src/agent/thinkText.js";
 import type { AgentTool } from "../../../src/agent/tools/tool.js";
 import { type FakeApi, type FakeReply, startFakeApi } from "../../fakes/httpFake.js";
 import { testModelRunner } from "../../helpers/testModelRunner.js";
@@ -248,5 +249,41 @@ describe("a turn's signed reasoning from a Chat Completions router", () => {
     );
     expect((await runWith(server.url)).text).toBe("done");
     expect(assistantTurns(server.requests[1]?.json)[0]).not.toHaveProperty("reasoning_details");
+  });
+});
+
+// Seen: an OpenAI model's answer through OpenRouter holding only its encrypted reasoning_details, content "" and
+// finish_reason stop, delivered as an empty reply with outcome ok (the AI SDK gives no reasoning part for it).
+describe("OpenRouter's reasoning_details alone in a finished answer", () => {
+  const encrypted = {
+    type: "reasoning.encrypted",
+    data: "gAAAAABo1x2",
+    id: "rs_1",
+    format: "openai-responses-v1",
+    index: 0,
+  };
+  it("JSON: fails the run, saying it held only its reasoning", async () => {
+    server = await startFakeApi(() => completion({ content: "", reasoning_details: [encrypted] }, "stop"));
+    await expect(runWith(server.url)).rejects.toMatchObject({
+      message: REASONING_ONLY_FAILURE,
+      record: { outcome: "error", error: REASONING_ONLY_FAILURE },
+    });
+  });
+
+  it("streamed: fails the run alike", async () => {
+    server = await startFakeApi(() => ({
+      headers: { "content-type": "text/event-stream" },
+      text: [
+        chunk({ role: "assistant", content: "", reasoning_details: [encrypted] }),
+        chunk({}, "stop"),
+        "data: [DONE]\n\n",
+      ].join(""),
+    }));
+    await expect(runWith(server.url)).rejects.toMatchObject({ message: REASONING_ONLY_FAILURE });
+  });
+
+  it("with the reply text: the text is the reply", async () => {
+    server = await startFakeApi(() => completion({ content: "Hi!", reasoning_details: [encrypted] }, "stop"));
+    expect(await runWith(server.url)).toMatchObject({ text: "Hi!", record: { outcome: "ok" } });
   });
 });
