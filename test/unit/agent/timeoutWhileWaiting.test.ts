@@ -162,10 +162,11 @@ describe("an MCP server still making its first connect when the run's wait for i
     });
     const result = await runner.run({ ...request, toolsets: ["slow"] }, new AbortController().signal);
     expect(result.text).toBe("done without tools");
-    // The time said is the time waited: a loaded machine fires the 1 ms timer late.
+    // The time said is the time waited, rounded to the millisecond: a loaded machine fires the 1 ms timer
+    // late, and the clock it is read on may say it fired within half a millisecond (0 s).
     expect(warned).toHaveLength(1);
     expect(warned[0]).toMatch(
-      /^\[agent\] r: mcp_servers\.slow still connecting after 0\.0\d\d s — the run goes on without its tools$/,
+      /^\[agent\] r: mcp_servers\.slow still connecting after (?:0|0\.\d{1,3}) s — the run goes on without its tools$/,
     );
   });
 });
