@@ -9,6 +9,7 @@ import {
   percentSearch,
   percentView,
   type Spans,
+  secondOfEscapedPair,
   spansReplaced,
 } from "../io/decodedView.js";
 
@@ -34,18 +35,25 @@ function secretBytes(secret: string): readonly Buffer[] {
 }
 
 /**
- * Where `body` holds `form`, as spans of it (`text`, the body as text, read only for a percent-encoded one); a percent-encoded one (`percentEncoded`) only where it cuts no `%XX`
- * escape of the body (`Fdead%26beef1` in `%2Fdead%26beef1` is not there): the body is kept whole.
+ * Where `body` holds `form`, as spans of it (`text`, the body as text, read only for a percent-encoded one or one
+ * beginning with an escape's `\`); a percent-encoded one (`percentEncoded`) only where it cuts no `%XX` escape of
+ * the body (`Fdead%26beef1` in `%2Fdead%26beef1` is not there): the body is kept whole. One beginning with a JSON
+ * escape's `\` (`escapeBegun`: `\/abcd` for `/abcd`) is not there where that `\` is the second of an escaped pair
+ * (`C:\\/abcd`, `secondOfEscapedPair`): the shorter form after it is hidden alone, the pair whole.
  */
 function formSpans(
   body: Buffer,
   text: () => string,
   form: Buffer,
   percentEncoded: boolean,
+  escapeBegun: boolean,
   spans: Spans,
 ): void {
   for (let at = body.indexOf(form); at >= 0; ) {
-    if (percentEncoded && cutsEscape(text(), at, at + form.length)) {
+    if (
+      (percentEncoded && cutsEscape(text(), at, at + form.length)) ||
+      (escapeBegun && secondOfEscapedPair(text(), at))
+    ) {
       at = body.indexOf(form, at + 1);
       continue;
     }
@@ -120,8 +128,17 @@ export function withoutSecret(body: Buffer, secret: string | undefined): Buffer 
     return latin1;
   };
   const spans: Spans = [];
-  for (const form of secretBytes(secret))
-    formSpans(body, text, form, form.indexOf(PERCENT) >= 0 && form.toString() !== secret, spans);
+  for (const form of secretBytes(secret)) {
+    const verbatim = form.toString() === secret;
+    formSpans(
+      body,
+      text,
+      form,
+      form.indexOf(PERCENT) >= 0 && !verbatim,
+      form[0] === BACKSLASH && !verbatim,
+      spans,
+    );
+  }
   percentEncodedSpans(body, text, secret, spans);
   return spans.length === 0 ? body : Buffer.from(spansReplaced(text(), spans, "[redacted]"), "latin1");
 }

@@ -11,6 +11,7 @@ import {
   percentSearch,
   percentView,
   type Spans,
+  secondOfEscapedPair,
   spansReplaced,
   stringAround,
 } from "./decodedView.js";
@@ -703,8 +704,15 @@ function scrubberOf(secrets: readonly (string | undefined)[]): Scrubber {
    */
   const percentForms = new Set(forms.filter((form) => !kept.includes(form) && /%[0-9A-Fa-f]{2}/.test(form)));
   /**
+   * The forms that begin with a JSON escape's `\` (`\/abcd` for `/abcd`), not the secret as it is: one found
+   * starting at the second `\` of an escaped pair (`C:\\/abcd`) is not there (`secondOfEscapedPair`), and the
+   * shorter form after that `\` (`/abcd`) is hidden alone, the pair whole.
+   */
+  const escapeBegun = new Set(forms.filter((form) => form.startsWith("\\") && !kept.includes(form)));
+  /**
    * Where the text writes each form as it is (one ending in `\` with the rest of its `\u005c`), a percent-encoded
-   * one only where it cuts no `%XX` (`percentForms`).
+   * one only where it cuts no `%XX` (`percentForms`), one beginning with an escape's `\` only where that `\` is
+   * no escaped one's (`escapeBegun`).
    */
   const formSpans = (text: string, spans: Spans) => {
     if (!holdsAnyForm(text)) return;
@@ -712,9 +720,13 @@ function scrubberOf(secrets: readonly (string | undefined)[]): Scrubber {
       if (!text.includes(form)) continue;
       const inEscape = endingInEscapes.get(form);
       const percentEncoded = percentForms.has(form);
+      const begunEscape = escapeBegun.has(form);
       if (inEscape === undefined)
         for (let at = text.indexOf(form); at >= 0; ) {
-          if (percentEncoded && cutsEscape(text, at, at + form.length)) {
+          if (
+            (percentEncoded && cutsEscape(text, at, at + form.length)) ||
+            (begunEscape && secondOfEscapedPair(text, at))
+          ) {
             at = text.indexOf(form, at + 1);
             continue;
           }
@@ -722,7 +734,9 @@ function scrubberOf(secrets: readonly (string | undefined)[]): Scrubber {
           at = text.indexOf(form, at + form.length);
         }
       else
-        for (const found of text.matchAll(inEscape)) spans.push([found.index, found.index + found[0].length]);
+        for (const found of text.matchAll(inEscape))
+          if (!begunEscape || !secondOfEscapedPair(text, found.index))
+            spans.push([found.index, found.index + found[0].length]);
     }
   };
   const hideEntities = entitySpans(forms, kept);

@@ -323,6 +323,18 @@ export function cutsEscape(text: string, from: number, to: number): boolean {
 }
 
 /**
+ * Whether the `\` at `at` in `text` is the second of an escaped pair (`\\`): the run of backslashes ending with it
+ * is of even length. A JSON form of a secret that begins with `\` (`\/abcd` for `/abcd`, as PHP writes `/`) is not
+ * written there: that `\` belongs to the `\\` before it, and the form taken from it would leave the pair's first
+ * `\` alone (`C:\[redacted]` for `C:\\/abcd`, which the JSON holding it no longer reads).
+ */
+export function secondOfEscapedPair(text: string, at: number): boolean {
+  let run = at;
+  while (run > 0 && text.charCodeAt(run - 1) === BACKSLASH) run--;
+  return text.charCodeAt(at) === BACKSLASH && (at - run) % 2 === 1;
+}
+
+/**
  * Each `%XX` escape of `text` (or UTF-8 run of them) read as a character `wanted` takes, in order, where it ends
  * left in `percentEnd`; with `plusIsSpace`, each `+` too, as a space.
  */

@@ -72,3 +72,33 @@ describe("withoutSecret: a payload as PHP writes it with its non-ASCII unescaped
     }
   });
 });
+
+/**
+ * A `\` escaped as `\\` right before the secret: the form `\/…` (as PHP writes `/`) is there from the pair's second
+ * `\`, and was taken from it, leaving the pair's first `\` alone (`C:\[redacted]`), no JSON.
+ */
+describe("a secret after an escaped backslash: the \\\\ pair is kept whole", () => {
+  for (const secret of ["/cafépw1", "/abcd"]) {
+    it(`scrub and withoutSecret hide ${secret} after C:\\\\, the JSON still read`, () => {
+      const text = JSON.stringify({ dir: `C:\\${secret}` });
+      expect(text).toContain(`C:\\\\${secret}`);
+      const scrubbed = scrub(text, [secret]);
+      expect(scrubbed).toBe('{"dir":"C:\\\\[redacted]"}');
+      expect(JSON.parse(scrubbed).dir).toBe("C:\\[redacted]");
+
+      const body = JSON.stringify({ secret, dir: `C:\\${secret}` });
+      const kept = withoutSecret(Buffer.from(body), secret).toString();
+      expect(kept).toBe('{"secret":"[redacted]","dir":"C:\\\\[redacted]"}');
+      expect(JSON.parse(kept)).toEqual({ secret: "[redacted]", dir: "C:\\[redacted]" });
+      expect(kept).not.toContain(secret);
+    });
+  }
+
+  it("the form \\/… after an escaped backslash and a \\ of its own is hidden with its \\", () => {
+    // C:\\\/abcd: the pair, then the secret's own \/ escape.
+    const text = JSON.stringify({ dir: "C:\\/abcd" }).replace("\\\\/", "\\\\\\/");
+    expect(JSON.parse(text).dir).toBe("C:\\/abcd");
+    expect(scrub(text, ["/abcd"])).toBe('{"dir":"C:\\\\[redacted]"}');
+    expect(withoutSecret(Buffer.from(text), "/abcd").toString()).toBe('{"dir":"C:\\\\[redacted]"}');
+  });
+});

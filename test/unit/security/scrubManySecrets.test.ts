@@ -119,7 +119,8 @@ function spanIn(hidden: readonly [number, Span][], [from, to]: Span): Span {
  * What scrubbing did when one regular expression held every secret's escaped echo, unit by unit (compiling it
  * cost seconds for a thousand secrets and failed for two thousand): the reference for a few secrets. The forms and
  * form readings (`formReadings`) are found in the text as given, the escaped echoes in the text left once those
- * are hidden as found, and all hidden at once in the text as given. A form ending in `\` takes the rest of the `\u005c` escape it begins (`u005c`, nothing after
+ * are hidden as found, and all hidden at once in the text as given; a form beginning with an escape's `\` not from
+ * the second `\` of an escaped pair. A form ending in `\` takes the rest of the `\u005c` escape it begins (`u005c`, nothing after
  * it), and a `\` unit's `\u005c` is tried before its backslashes, so no escape's tail is left behind.
  */
 function oneExpression(text: string, secrets: readonly string[]): string {
@@ -127,10 +128,18 @@ function oneExpression(text: string, secrets: readonly string[]): string {
   const forms = [...new Set(kept.flatMap(secretForms))].sort((a, b) => b.length - a.length);
   const literal = (t: string) => t.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
   const { found, spans } = formReadings(text, kept);
+  // A form beginning with an escape's `\` (not the secret as it is) is not there from the second `\` of a pair.
+  const pairs = (form: string, at: number) => {
+    if (!form.startsWith("\\") || kept.includes(form)) return false;
+    let run = at;
+    while (run > 0 && text[run - 1] === "\\") run--;
+    return (at - run) % 2 === 1;
+  };
   for (const form of forms)
     for (const at of text.matchAll(
       new RegExp(`${literal(form)}${form.endsWith("\\") ? "(?:u005[cC])?" : ""}`, "g"),
     )) {
+      if (pairs(form, at.index)) continue;
       spans.push([at.index, at.index + at[0].length]);
       found.push([at.index, at.index + at[0].length]);
     }
