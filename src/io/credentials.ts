@@ -765,12 +765,23 @@ function scrubberOf(secrets: readonly (string | undefined)[]): Scrubber {
    * are looked for in the text left once the finds are hidden as found, when it holds a `\`, and hidden in the
    * text as given: one beside a percent reading's find that cuts an escape (`ab+cd\\u005cs3cr3t` for `ab cd\` and
    * `\s3cr3t`, the find's `\` the first of `\\u005c`) is found whole and hidden with the find and that escape as
-   * one, where looked for in the text left with the escape hidden it had lost its first `\` and was shown.
+   * one, where looked for in the text left with the escape hidden it had lost its first `\` and was shown. A
+   * text with a find is also looked through as given, for an escaped echo of a longer secret that holds a find
+   * (`b0B/até\/` for `b0B/até/` holds `até\/`, a form of `até/`): hidden whole, where in the text left it was cut
+   * by that find and the rest of the longer secret shown (`b0B/[redacted]`). Not one that adds only backslashes to
+   * the find (`\\/cafépw1` for the find `/cafépw1`, read as `/` escaped twice): the `\\` before it is kept.
    */
   const redacted = (text: string, echoes: Echoes): string => {
     const { spans, found } = formsAndEntities(text);
     if (!text.includes("\\")) return spansReplaced(text, spans, REDACTED);
     const left = placesReplaced(text, found);
+    if (left.text !== text) {
+      const given: Spans = [];
+      echoes(text, given);
+      for (const [from, to] of given)
+        if (found.some(([start, end]) => from <= start && end <= to && widens(text, from, start, end, to)))
+          spans.push([from, to]);
+    }
     if (!left.text.includes("\\") || (left.text === text && !mayHoldEscapes(text)))
       return spansReplaced(text, spans, REDACTED);
     const echoed: Spans = [];
@@ -800,6 +811,11 @@ function scrubberOf(secrets: readonly (string | undefined)[]): Scrubber {
     return scrubbing((text) => redacted(text, echoes));
   }
   return scrubbing((text) => redacted(text, echoesFound));
+}
+
+/** Whether `[from, to)` of `text` holds more than the find `[start, end)` inside it and backslashes. */
+function widens(text: string, from: number, start: number, end: number, to: number): boolean {
+  return /[^\\]/.test(text.slice(from, start)) || /[^\\]/.test(text.slice(end, to));
 }
 
 /** `scrubbed` as a scrubber, which never throws: a text it failed to redact is given as `WITHHELD`. */

@@ -102,3 +102,20 @@ describe("a secret after an escaped backslash: the \\\\ pair is kept whole", () 
     expect(withoutSecret(Buffer.from(text), "/abcd").toString()).toBe('{"dir":"C:\\\\[redacted]"}');
   });
 });
+
+/**
+ * A shorter secret's form inside a longer one's escaped echo: the echoes were looked for only in the text left once
+ * the forms were hidden, where the find had cut the longer echo, and the rest of the longer secret was shown.
+ */
+describe("scrub: a longer secret's escaped echo holding a shorter one's form is hidden whole", () => {
+  it("b0B/até\\/ for b0B/até/ and até/ (até\\/, PHP's form of até/, inside it)", () => {
+    const text = '{"v":"b0B/até\\/"}';
+    expect(JSON.parse(text).v).toBe("b0B/até/");
+    expect(scrub(text, ["b0B/até/", "até/"])).toBe('{"v":"[redacted]"}');
+    // Each alone as before: the shorter one's form, and the longer one's echo.
+    expect(scrub(text, ["até/"])).toBe('{"v":"b0B/[redacted]"}');
+    expect(scrub(text, ["b0B/até/"])).toBe('{"v":"[redacted]"}');
+    // An echo adding only backslashes to the find (\\/até/, read as / escaped twice) is not hidden with it: the pair is kept.
+    expect(scrub('{"v":"C:\\\\/até/"}', ["/até/"])).toBe('{"v":"C:\\\\[redacted]"}');
+  });
+});

@@ -119,7 +119,8 @@ function spanIn(hidden: readonly [number, Span][], [from, to]: Span): Span {
  * What scrubbing did when one regular expression held every secret's escaped echo, unit by unit (compiling it
  * cost seconds for a thousand secrets and failed for two thousand): the reference for a few secrets. The forms and
  * form readings (`formReadings`) are found in the text as given, the escaped echoes in the text left once those
- * are hidden as found, and all hidden at once in the text as given; a form beginning with an escape's `\` not from
+ * are hidden as found (and, holding a find and more than backslashes besides, in the text as given), and all
+ * hidden at once in the text as given; a form beginning with an escape's `\` not from
  * the second `\` of an escaped pair. A form ending in `\` takes the rest of the `\u005c` escape it begins (`u005c`, nothing after
  * it), and a `\` unit's `\u005c` is tried before its backslashes, so no escape's tail is left behind.
  */
@@ -143,8 +144,8 @@ function oneExpression(text: string, secrets: readonly string[]): string {
       spans.push([at.index, at.index + at[0].length]);
       found.push([at.index, at.index + at[0].length]);
     }
+  if (!text.includes("\\")) return replaced(text, spans);
   const left = replacedAt(text, found);
-  if (!left.out.includes("\\")) return replaced(text, spans);
   const unit = (u: string) => {
     const itself = u === '"' ? '\\\\+"' : u === "\\" ? "(?:\\\\\\\\)+" : literal(u);
     const digits = u
@@ -156,6 +157,18 @@ function oneExpression(text: string, secrets: readonly string[]): string {
     return `(?:${u === "\\" ? `${uEscape}|${itself}` : `${itself}|${uEscape}`}${u === "/" ? "|\\\\+/" : ""})`;
   };
   const echoes = new RegExp(kept.map((s) => [...s].map(unit).join("")).join("|"), "g");
+  // A longer secret's escaped echo holding a find, looked for in the text as given: hidden whole, unless it adds
+  // only backslashes to the find.
+  const more = (t: string) => /[^\\]/.test(t);
+  if (left.out !== text)
+    for (const at of text.matchAll(echoes)) {
+      const [from, to] = [at.index, at.index + at[0].length];
+      if (
+        found.some(([s, e]) => from <= s && e <= to && (more(text.slice(from, s)) || more(text.slice(e, to))))
+      )
+        spans.push([from, to]);
+    }
+  if (!left.out.includes("\\")) return replaced(text, spans);
   for (const at of left.out.matchAll(echoes))
     spans.push(spanIn(left.hidden, [at.index, at.index + at[0].length]));
   return replaced(text, spans);
