@@ -7,7 +7,6 @@ import {
   readdirSync,
   readFileSync,
   realpathSync,
-  type Stats,
   statSync,
 } from "node:fs";
 import { join, resolve, sep } from "node:path";
@@ -63,13 +62,8 @@ const OWN_SUBDIR_ENTRIES: readonly (readonly [dir: string, sub: RegExp, entries:
   [
     // workspace.ts and runTools.ts: a profile's directory holds a directory for each run, named for it
     // (`workspaceDirName`: the run's id in safe characters, `-` and 12 hex digits of its hash), and `-2`, `-3`, ...
-    // after a name an earlier run left; before 090ba507, `<route>-<delivery id>` in safe characters with no hash
-    // (runTools.ts' safeSegment: `gh-delivery-1.a`). What a run's workspace holds is the agent's, not looked at.
-    [
-      "workspaces",
-      /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}\/$/,
-      /^(?:[A-Za-z0-9_-]{0,64}-[0-9a-f]{12}(?:-\d+)?|[A-Za-z0-9][A-Za-z0-9._-]{0,119})\/$/,
-    ],
+    // after a name an earlier run left; what a run's workspace holds is the agent's, not looked at.
+    ["workspaces", /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}\/$/, /^[A-Za-z0-9_-]{0,64}-[0-9a-f]{12}(?:-\d+)?\/$/],
     // processGroups.ts: a file named for each process group, and its temp file.
     ["state", /^agents\/$/, /^(?:\d+|\.\d+\.tmp)$/],
     // cronRunNotes.ts: `<pid>-<n>`.
@@ -382,81 +376,45 @@ export function dataDirsProblem(
  * `OWN_SUBDIR_ENTRIES`; none, when made for it): "give". Never one of the system's directories or another user's home, nor
  * one holding either (`systemOrHome`), whatever it holds. Else why not: the first entry svc does not keep there
  * (`deliveries -> /var/log`: root's, holding apt/, journal/, syslog), a shared directory a `chown -R` would give away all of; or `undefined` when this user cannot list it (root's,
- * mode 0700), so what it holds is unknown; or a subdirectory svc keeps there that this user cannot list and svc did
- * not make so (`listedAsSvcMakes`).
+ * mode 0700), so what it holds is unknown.
  */
-function linkTargetToGive(real: string, name: string, home: string, root: string): TargetAnswer {
+function linkTargetToGive(
+  real: string,
+  name: string,
+  home: string,
+  root: string,
+): "give" | { why: string } | undefined {
   const system = systemOrHome(real);
   if (system !== undefined) return { why: system };
   if (svcOwn(real, home, root)) return "give";
   const own = OWN_ENTRIES.get(name);
-  const holds = (entry: string) => ({
-    why: `is not svc's own and holds ${terminalText(entry)}, which svc does not keep there`,
-  });
-  let owner: number;
-  let entries: string[];
   try {
-    owner = statSync(real).uid;
-    entries = listed(real);
+    // This user's own directory (its home: a service account's /var/lib/svc) is looked into as any other: a
+    // chown -R of it would give this user whatever root left there beside svc's data (.ssh/, a binary).
+    const foreign = firstForeign(real, (entry) => own?.test(entry) === true);
+    if (foreign !== undefined)
+      return { why: `is not svc's own and holds ${terminalText(foreign)}, which svc does not keep there` };
+    const holds = (entry: string) => ({
+      why: `is not svc's own and holds ${terminalText(entry)}, which svc does not keep there`,
+    });
+    for (const entry of listed(real)) {
+      if (!entry.endsWith("/") || OWN_ANYWHERE.test(entry)) continue;
+      const rule = OWN_SUBDIR_ENTRIES.find(([dir, sub]) => dir === name && sub.test(entry));
+      if (rule === undefined) continue;
+      const [, , inside, deeper] = rule;
+      const sub = join(real, entry);
+      const foreign = firstForeign(sub, (found) => inside.test(found));
+      if (foreign !== undefined) return holds(`${entry}${foreign}`);
+      if (deeper === undefined) continue;
+      for (const inner of listed(sub)) {
+        if (!inner.endsWith("/") || OWN_ANYWHERE.test(inner)) continue;
+        const below = firstForeign(join(sub, inner), (found) => deeper.test(found));
+        if (below !== undefined) return holds(`${entry}${inner}${below}`);
+      }
+    }
+    return "give";
   } catch {
     return undefined;
-  }
-  // This user's own directory (its home: a service account's /var/lib/svc) is looked into as any other: a chown -R
-  // of it would give this user whatever root left there beside svc's data (.ssh/, a binary).
-  const foreign = entries.find((entry) => !OWN_ANYWHERE.test(entry) && own?.test(entry) !== true);
-  if (foreign !== undefined) return holds(foreign);
-  for (const entry of entries) {
-    if (!entry.endsWith("/") || OWN_ANYWHERE.test(entry)) continue;
-    const rule = OWN_SUBDIR_ENTRIES.find(([dir, sub]) => dir === name && sub.test(entry));
-    if (rule === undefined) continue;
-    const [, , inside, deeper] = rule;
-    const sub = join(real, entry);
-    const subEntries = listedAsSvcMakes(sub, owner);
-    if (subEntries === undefined) continue;
-    if (!Array.isArray(subEntries)) return subEntries;
-    const foreign = subEntries.find((found) => !OWN_ANYWHERE.test(found) && !inside.test(found));
-    if (foreign !== undefined) return holds(`${entry}${foreign}`);
-    if (deeper === undefined) continue;
-    for (const inner of subEntries) {
-      if (!inner.endsWith("/") || OWN_ANYWHERE.test(inner)) continue;
-      const innerEntries = listedAsSvcMakes(join(sub, inner), owner);
-      if (innerEntries === undefined) continue;
-      if (!Array.isArray(innerEntries)) return innerEntries;
-      const below = innerEntries.find((found) => !OWN_ANYWHERE.test(found) && !deeper.test(found));
-      if (below !== undefined) return holds(`${entry}${inner}${below}`);
-    }
-  }
-  return "give";
-}
-
-/**
- * `linkTargetToGive`'s answer: "give"; why not (`why`); a subdirectory of it that cannot be looked into
- * (`closed`, named with its owner and mode), so what the target holds is unknown; or `undefined` when the target
- * itself cannot be.
- */
-type TargetAnswer = "give" | { readonly why: string } | { readonly closed: string } | undefined;
-
-/**
- * The entries (`listed`) of `dir`, a subdirectory svc makes in a link's target owned by uid `owner`; `undefined`
- * when this user cannot list it but it is as svc makes it (the target's owner, mode 0700: a run's workspace, a
- * profile's directory of them, an older webhook route's directory), so svc's; else that it cannot be looked into.
- */
-function listedAsSvcMakes(dir: string, owner: number): string[] | { readonly closed: string } | undefined {
-  try {
-    return listed(dir);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? "EACCES";
-    if (code === "ENOENT") return undefined; // removed meanwhile
-    let stat: Stats | undefined;
-    try {
-      stat = statSync(dir);
-    } catch {}
-    if (stat !== undefined && stat.uid === owner && (stat.mode & 0o7777) === 0o700) return undefined;
-    const notes =
-      stat === undefined
-        ? code
-        : `owned by uid ${stat.uid}, mode ${(stat.mode & 0o7777).toString(8).padStart(4, "0")}`;
-    return { closed: `${terminalText(dir.replace(/\/$/, ""))} (${notes})` };
   }
 }
 
@@ -477,6 +435,11 @@ function listed(dir: string): string[] {
   return names.sort();
 }
 
+/** The first of `dir`'s entries (`listed`) that is not svc's (`own`, or `OWN_ANYWHERE`). */
+function firstForeign(dir: string, own: (entry: string) => boolean): string | undefined {
+  return listed(dir).find((entry) => !OWN_ANYWHERE.test(entry) && !own(entry));
+}
+
 /**
  * A data directory `dir` whose symbolic link leads into `real`, another user's directory that is not svc's own
  * (`linkTargetToGive`): one holding what svc does not keep there, or the system's or a user's home, is not offered to be given away, only
@@ -487,7 +450,7 @@ function sharedTargetProblem(
   dir: string,
   real: string,
   refused: Refused,
-  target: Exclude<TargetAnswer, "give">,
+  target: { why: string } | undefined,
 ): string {
   const uid = process.getuid?.();
   const user = userName();
@@ -509,8 +472,6 @@ function sharedTargetProblem(
   })();
   const whose = owner < 0 ? "" : ` (owned by uid ${owner})`;
   const said = `${at}: cannot be written by this user (${user}${uid === undefined ? "" : `, uid ${uid}`}) — ${real}${whose}`;
-  if (target !== undefined && "closed" in target)
-    return `${said} holds ${target.closed}, which cannot be looked into by this user, so what it holds is unknown: if it holds only svc's data, give it to this user: chown -R ${user} ${real} (as root); else point the link at a directory of svc's own that this user can write; then start it again`;
   if (target === undefined)
     return `${said} cannot be looked into by this user, so what it holds is unknown: if it holds only svc's data, give it to this user: chown -R ${user} ${real} (as root); else point the link at a directory of svc's own that this user can write; then start it again`;
   return `${said} ${target.why}, so it is not to be given away: point the link at a directory of svc's own that this user can write, then start it again`;

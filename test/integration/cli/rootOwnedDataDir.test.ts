@@ -2,7 +2,6 @@ import { chmodSync, chownSync, existsSync, mkdirSync, rmSync, symlinkSync, write
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { newRunWorkspace, workspaceDirName } from "../../../src/io/workspace.js";
 import { AS_ROOT, gatewayRunAsUser, OTHER_USER, ownedTempDirs, svcAsUser } from "../../helpers/svcAsUser.js";
 
 /**
@@ -535,70 +534,6 @@ describe("a data directory this user cannot write", { timeout: 30_000 }, () => {
         `${sessions} (owned by uid 0) is not svc's own and holds webhook/gh/notes.txt, which svc does not keep there`,
       );
       expect(check.stderr).not.toContain("chown");
-    },
-  );
-
-  // Seen: workspaces -> a directory of root's a root run wrote ("… cannot be looked into by this user, so what it
-  // holds is unknown"), though this user could list it: svc makes a profile's directory of runs and each run's 0700,
-  // as store.ts before 282beccf made a webhook route's directory of transcripts.
-  it.runIf(AS_ROOT)(
-    "a data directory linked to root's directory whose subdirectories svc made 0700 is given to this user; one svc did not make so is named",
-    async () => {
-      const base = ownDir();
-      const home = join(base, "home");
-      mkdirSync(home);
-      chownSync(home, OTHER_USER, OTHER_USER);
-      const ws = join(base, "ws");
-      mkdirSync(ws);
-      const run = await newRunWorkspace(join(ws, "default"), workspaceDirName("gh/push-1"));
-      writeFileSync(join(run, "out.txt"), "");
-      symlinkSync(ws, join(home, "workspaces"));
-      const sessions = join(base, "sessions");
-      mkdirSync(join(sessions, "webhook"), { recursive: true });
-      mkdirSync(join(sessions, "webhook", "gh"), { mode: 0o700 });
-      writeFileSync(join(sessions, "webhook", "gh", "d-1.jsonl"), "", { mode: 0o600 });
-      symlinkSync(sessions, join(home, "sessions"));
-      const problem = `${join(home, "workspaces")} → ${ws} (owned by uid 0), ${join(home, "sessions")} → ${sessions} (owned by uid 0): cannot be written by this user (${USER}, uid ${UID}) — the gateway keeps its sessions, stores and logs there: give them to this user: chown -R ${USER} ${ws} ${sessions} (as root), then start it again`;
-      await expectRefusedOnce(home, problem);
-      // A profile's directory this user cannot list that svc does not make so (mode 0750): named, not given.
-      chmodSync(join(ws, "default"), 0o750);
-      const check = await svcAsUser(home, ["config", "check"]);
-      expect(check.stderr).toContain(
-        `${join(home, "workspaces")} → ${ws}: cannot be written by this user (${USER}, uid ${UID}) — ${ws} (owned by uid 0) holds ${join(ws, "default")} (owned by uid 0, mode 0750), which cannot be looked into by this user, so what it holds is unknown: if it holds only svc's data, give it to this user: chown -R ${USER} ${ws} (as root); else point the link at a directory of svc's own that this user can write; then start it again`,
-      );
-      // Nor one of another owner's, mode 0700.
-      chmodSync(join(ws, "default"), 0o700);
-      chownSync(join(ws, "default"), 1234, 1234);
-      const other = await svcAsUser(home, ["config", "check"]);
-      expect(other.stderr).toContain(
-        `${ws} (owned by uid 0) holds ${join(ws, "default")} (owned by uid 1234, mode 0700), which cannot be looked into by this user`,
-      );
-    },
-  );
-
-  // Seen: workspaces -> root's directory of runs named before 090ba507 (`<route>-<delivery id>` in safe characters, no
-  // hash): "… holds default/gh-delivery-1.a/, which svc does not keep there, so it is not to be given away".
-  it.runIf(AS_ROOT)(
-    "a data directory linked to root's workspaces of the older layout (<profile>/<route>-<id>, no hash) is given to this user",
-    async () => {
-      const base = ownDir();
-      const home = join(base, "home");
-      mkdirSync(home);
-      chownSync(home, OTHER_USER, OTHER_USER);
-      const ws = join(base, "ws");
-      // A profile's directory this user can list (chmod 755 since), as runTools.ts then made each run's: 0700.
-      mkdirSync(join(ws, "default"), { recursive: true });
-      mkdirSync(join(ws, "default", "gh-delivery-1.a"), { mode: 0o700 });
-      mkdirSync(join(ws, "default", "cron_nightly-1733616000000"), { mode: 0o700 });
-      symlinkSync(ws, join(home, "workspaces"));
-      const problem = `${join(home, "workspaces")} → ${ws} (owned by uid 0): cannot be written by this user (${USER}, uid ${UID}) — the gateway keeps its sessions, stores and logs there: give them to this user: chown -R ${USER} ${ws} (as root), then start it again`;
-      await expectRefusedOnce(home, problem);
-      // A dotfile is no run's name.
-      writeFileSync(join(ws, "default", ".profile"), "");
-      const check = await svcAsUser(home, ["config", "check"]);
-      expect(check.stderr).toContain(
-        `${ws} (owned by uid 0) is not svc's own and holds default/.profile, which svc does not keep there`,
-      );
     },
   );
 
