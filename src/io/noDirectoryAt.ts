@@ -1,6 +1,9 @@
 import { lstatSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import { otherKind } from "./regularFile.js";
 
+/** noDirectoryAt's fix for a plain file in a directory's place. */
+export const MOVE_FILE_AWAY = "move that file away";
+
 /**
  * What stands at `at` where a directory goes, as a message names it, and what to do about it: a file, to move
  * away; a symbolic link to something no directory (`logs -> /dev/null`, to drop the log), whose link is what to
@@ -28,5 +31,5 @@ export function noDirectoryAt(at: string): { readonly said: string; readonly fix
     };
   }
   if (what !== "a file") return { said: `${at} is ${what}, not a directory`, fix: "remove it" };
-  return { said: `${at} is a file, not a directory`, fix: "move that file away" };
+  return { said: `${at} is a file, not a directory`, fix: MOVE_FILE_AWAY };
 }

@@ -1,7 +1,7 @@
-import { accessSync, constants, lstatSync, readlinkSync, realpathSync, statSync } from "node:fs";
+import { accessSync, constants, statSync } from "node:fs";
 import { join } from "node:path";
 import { describeError } from "../../errors.js";
-import { otherKind } from "../regularFile.js";
+import { MOVE_FILE_AWAY, noDirectoryAt } from "../noDirectoryAt.js";
 
 /**
  * The gateway's refusal when the delivery history cannot be opened: the directory, why, and the ways out.
@@ -30,29 +30,15 @@ export interface HistoryDirInTheWay {
  */
 export function historyDirInTheWay(dir: string): HistoryDirInTheWay | undefined {
   let found: ReturnType<typeof statSync>;
-  let link: boolean;
   try {
     found = statSync(dir, { throwIfNoEntry: false });
-    link = lstatSync(dir).isSymbolicLink();
   } catch {
     return undefined;
   }
   if (found === undefined || found.isDirectory()) return undefined;
-  const what = otherKind(found) ?? "a file";
-  if (link) {
-    let target: string;
-    try {
-      target = realpathSync(dir);
-    } catch {
-      target = readlinkSync(dir);
-    }
-    return {
-      cause: `${dir} is a symbolic link to ${target}, which is ${what}, not a directory`,
-      fix: "point the link at a directory, or remove the link (the gateway makes the directory)",
-    };
-  }
-  if (what === "a file") return undefined;
-  return { cause: `${dir} is ${what}, not a directory`, fix: "remove it (the gateway makes the directory)" };
+  const { said, fix } = noDirectoryAt(dir);
+  if (fix === MOVE_FILE_AWAY) return undefined;
+  return { cause: said, fix: `${fix} (the gateway makes the directory)` };
 }
 
 /** historyNotOpened's refusal for what historyDirInTheWay found in the directory's place. */
