@@ -24,8 +24,8 @@ import { type SteppedClock, steppedClock } from "../../helpers/steppedClock.js";
 const SECRET = "container-restart-secret";
 
 let home: TempHome | undefined;
-afterEach(() => {
-  killContainers();
+afterEach(async () => {
+  await killContainers();
   home?.cleanup();
 });
 
@@ -111,8 +111,7 @@ describe.runIf(UNSHARE && pidNamespace() !== undefined)(
         interval: 50,
       });
       // docker kill: the namespace goes with its first process, the gateway and its agent with it.
-      first.child.kill("SIGKILL");
-      await first.exited;
+      await first.kill();
       const pidFile = join(dir, "gateway.pid");
       const lock = join(dir, "state", LOCK_FILE);
       expect(existsSync(pidFile)).toBe(true);
@@ -153,8 +152,7 @@ describe.runIf(UNSHARE && pidNamespace() !== undefined)(
       });
       expect(await deliverSigned(newPort, "pr", "after-restart", SECRET)).toMatchObject({ status: 202 });
       // unshare --fork ignores SIGTERM while it waits for its child: killed as the container is.
-      restarted.child.kill("SIGKILL");
-      await restarted.exited;
+      await restarted.kill();
     });
 
     it("a live gateway of another namespace touches gateway.pid and its lock: a start beside it that cannot reach its /health, and the journal, are refused", async () => {

@@ -6,7 +6,7 @@ import { stringify } from "yaml";
 import { pidNamespace } from "../../../src/io/pidNamespace.js";
 import { LOCK_FILE } from "../../../src/io/state/journal/dirLock.js";
 import { FOREIGN_UNTOUCHED_MS } from "../../../src/io/stores/fileLock.js";
-import { type Contained, inContainer, killContainers, UNSHARE } from "../../helpers/container.js";
+import { type Contained, hostPid, inContainer, killContainers, UNSHARE } from "../../helpers/container.js";
 import { type HealthImpostor, healthImpostor } from "../../helpers/healthImpostor.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { signalProcess } from "../../helpers/process.js";
@@ -38,18 +38,12 @@ let heldNamespace: number | undefined;
 afterEach(async () => {
   if (heldNamespace !== undefined) closeSync(heldNamespace);
   heldNamespace = undefined;
-  killContainers();
+  await killContainers();
   await impostor?.close();
   impostor = undefined;
   home?.cleanup();
   home = undefined;
 });
-
-/** The host's pid of the container's first process (the gateway `unshare` forked). */
-function hostPid(contained: Contained): number {
-  const unshare = contained.child.pid as number;
-  return Number(readFileSync(`/proc/${unshare}/task/${unshare}/children`, "utf8").trim());
-}
 
 /**
  * The status of what answers `GET /health` on loopback `port` (0: it takes the connection but gives no HTTP
@@ -145,8 +139,7 @@ describe.runIf(UNSHARE && pidNamespace() !== undefined)(
         new RegExp(`^Gateway: running \\(pid ${written.trim()} of another PID namespace, ${ns}, `),
       );
       expect(existsSync(join(dir, "logs", "gateway.out"))).toBe(false);
-      contained.child.kill("SIGKILL");
-      await contained.exited;
+      await contained.kill();
     });
 
     it("taken over by a gateway of another namespace with the same pid, then reloaded, stops touching gateway.pid, so once that gateway is killed too another starts; stopped, it leaves the new gateway's gateway.pid and gateway.json as it wrote them", async () => {
@@ -198,8 +191,7 @@ describe.runIf(UNSHARE && pidNamespace() !== undefined)(
       // could get the very id gateway.json records for the killed gateway, whose pid 1 the start would then
       // judge its own (itself: stale, removed without a watch), not this test's case.
       heldNamespace = openSync(`/proc/${hostPid(second)}/ns/pid`, "r");
-      second.child.kill("SIGKILL");
-      await second.exited;
+      await second.kill();
       // Bound once the killed gateway's socket is gone (its process dies after unshare's exit), unless something
       // took the port first (another test's listener, as in CI): that is not that gateway either, and the start
       // must take the home over all the same. A port neither bound here nor held by anything fails the test,
@@ -261,8 +253,7 @@ describe.runIf(UNSHARE && pidNamespace() !== undefined)(
           `^Gateway: running \\(pid 1 of another PID namespace, pid:\\[\\d+\\], which this command cannot check: its /health answers\\)\nListening: 127\\.0\\.0\\.1:${port}\nHealth: ok\n$`,
         ),
       );
-      third.child.kill("SIGKILL");
-      await third.exited;
+      await third.kill();
     });
   },
 );

@@ -18,8 +18,8 @@ import { cliConfig, svc } from "./svc.js";
 
 const redis = redisPerTest();
 let home: TempHome | undefined;
-afterEach(() => {
-  killContainers();
+afterEach(async () => {
+  await killContainers();
   home?.cleanup();
   home = undefined;
 });
@@ -68,8 +68,7 @@ describe.runIf(UNSHARE && pidNamespace() !== undefined)(
       expect(told).not.toContain("serves another SVC_HOME");
       // The container's gateway's record is left as it was: the host's commands still find it.
       expect(JSON.parse(readFileSync(stateFile, "utf8"))).toEqual(record);
-      contained.child.kill("SIGKILL");
-      await contained.exited;
+      await contained.kill();
     });
   },
 );
