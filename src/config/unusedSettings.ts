@@ -9,6 +9,7 @@ import { routeKey, settingKey, shadowedRoutes, shadowedSettings } from "./sectio
 import { tokenPrefixWarnings } from "./tokenPrefixes.js";
 import { unsetPlatformVariableWarnings, unsetRouteVariableWarnings } from "./unsetPlatformVariables.js";
 import { textWithoutUrlCredentials } from "./urlCredentials.js";
+import { uwsHeaderNameWarnings } from "./uwsHeaderNames.js";
 
 /** The optional `agent` keys each provider reads (the others have defaults and are not checked). */
 const AGENT_KEYS_USED: Record<string, readonly string[]> = {
@@ -43,7 +44,7 @@ function agentCommandWarning(config: Config, file: string): string | undefined {
 /**
  * Settings written out that the rest of the configuration leaves unused: `agent.command` under the echo
  * provider (a forgotten `provider: command`), `state.redis_url` with the local backend,
- * `platforms.webhook.workers` with `http_server: node`, a route's
+ * `platforms.webhook.workers` with `http_server: node`, a filter on a header uWS never lets through, a route's
  * `toolsets` naming a toolset a model run gets no tool for; and a delivery platform's `${VAR}` that nothing
  * sets or token pasted with the prefix svc adds itself. The gateway runs without them, so it says so at start rather than dropping them without a word.
  */
@@ -82,6 +83,10 @@ export function unusedSettingWarnings(config: Config, file: string): string[] {
     warnings.push(
       `[webhook] ${file}: ${settingKey(webhook, "workers")} is ${webhook.workers}, but ${settingKey(webhook, "http_server")} is node, which has no ingress threads: it is not used — set http_server: uws to run the sockets on ${webhook.workers} thread(s), or remove workers`,
     );
+  if (webhook.http_server === "uws")
+    for (const [name, route] of Object.entries(webhook.routes))
+      for (const problem of uwsHeaderNameWarnings(route.filters))
+        warnings.push(`[webhook] ${file}: ${routeKey(name, route)}.${problem}`);
   const search = config.tools?.web_search;
   if (search?.backend === "searxng" && search.api_key !== undefined)
     warnings.push(

@@ -32,6 +32,26 @@ describe("settings the rest of the configuration leaves unused are named, not dr
     ]);
   });
 
+  it("a filter on a header uWS never lets through (a name with _ or .), only with http_server: uws", () => {
+    const route = (filters: unknown[]) => ({ secret: "s", filters });
+    const routes = {
+      und: route([{ field: "headers.X_Team", equals: "red" }]),
+      nested: route([
+        { any: [{ field: "headers.X-Ok", equals: "a" }, { not: { field: "headers.X.Trace", equals: "b" } }] },
+      ]),
+      fine: route([
+        { field: "headers.X-Team", equals: "red" },
+        { field: "x_team", equals: "red" },
+      ]),
+    };
+    expect(warningsFor({ platforms: { webhook: { routes } } })).toEqual([
+      `[webhook] ${FILE}: platforms.webhook.routes.und.filters[0].field: "headers.X_Team" never matches on the default HTTP server: uWS closes a request holding a header whose name has a character other than a letter, a digit or - with no answer, and a request without it has no such header — have the sender name it "X-Team", or set platforms.webhook.http_server: node`,
+      `[webhook] ${FILE}: platforms.webhook.routes.nested.filters[0].any[1].not.field: "headers.X.Trace" never matches on the default HTTP server: uWS closes a request holding a header whose name has a character other than a letter, a digit or - with no answer, and a request without it has no such header — have the sender name it "X-Trace", or set platforms.webhook.http_server: node`,
+    ]);
+    // node:http takes such names: the filter reads them.
+    expect(warningsFor({ platforms: { webhook: { http_server: "node", routes } } })).toEqual([]);
+  });
+
   it("platforms.webhook.workers with http_server: node, which has no ingress threads", () => {
     expect(warningsFor({ platforms: { webhook: { http_server: "node", workers: 2 } } })).toEqual([
       `[webhook] ${FILE}: platforms.webhook.workers is 2, but platforms.webhook.http_server is node, which has no ingress threads: it is not used — set http_server: uws to run the sockets on 2 thread(s), or remove workers`,
