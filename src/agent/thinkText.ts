@@ -93,7 +93,15 @@ export const REASONING_ONLY_FAILURE =
 /**
  * Why a run fails whose answer held only the model's thinking and which the endpoint ended for a reason that
  * is no finished answer (DeepSeek's `insufficient_system_resource`, `tool_calls` with no calls): that reason,
- * as the endpoint sent it.
+ * as the endpoint sent it. Thinking its text held (`in_text`: `<think>…</think>`) is named so, with the chat
+ * template advice `THINKING_ONLY_FAILURE` gives, as the reason alone may not be why it held nothing else.
  */
-export const unfinishedThinkingFailure = (reason: string | undefined): string =>
-  `the model's answer held only its reasoning and no reply text, and the endpoint ended it ${reason === undefined ? "with no finish reason" : `with finish reason "${reason}"`}, not as a finished answer — ask again; if it goes on, see the endpoint's documentation for that reason`;
+export const unfinishedThinkingFailure = (
+  reason: string | undefined,
+  of: "in_text" | "apart" = "apart",
+): string => {
+  const ended = `the endpoint ended it ${reason === undefined ? "with no finish reason" : `with finish reason "${reason}"`}, not as a finished answer — ask again; if it goes on, see the endpoint's documentation for that reason`;
+  return of === "in_text"
+    ? `the model's answer held only its thinking (<think>…</think>) and no reply text, and ${ended}, and check the model's chat template and the server's reasoning settings`
+    : `the model's answer held only its reasoning and no reply text, and ${ended}`;
+};

@@ -218,15 +218,23 @@ export interface AnsweredTurn extends TurnEnd {
 
 /**
  * How an answer with no reply text held only the model's thinking (`heldOnlyItsThinking`): written in its
- * text (`in_text`), sent apart by the server (`apart`), or either of those in an answer the endpoint ended
- * for a reason that is no finished answer (`unfinished`, with that reason as the endpoint sent it).
+ * text (`in_text`), sent apart by the server (`apart`), or either of those (`of`) in an answer the endpoint
+ * ended for a reason that is no finished answer (`unfinished`, with that reason as the endpoint sent it).
  */
 export type ThinkingOnly =
   | { readonly kind: "in_text" | "apart" }
-  | { readonly kind: "unfinished"; readonly reason: string | undefined };
+  | {
+      readonly kind: "unfinished";
+      readonly reason: string | undefined;
+      readonly of: "in_text" | "apart";
+    };
 
-/** The endpoints' reasons for an answer the model finished: Chat Completions' and the Messages API's. */
-const FINISHED = new Set(["stop", "end_turn", "stop_sequence"]);
+/**
+ * The endpoints' reasons for an answer the model finished: Chat Completions' `stop`, the Messages API's
+ * `end_turn` and `stop_sequence` (TGI's too), Together's `eos` and TGI's (watsonx's) `eos_token`, the model's
+ * end-of-sequence token.
+ */
+const FINISHED = new Set(["stop", "end_turn", "stop_sequence", "eos", "eos_token"]);
 
 /**
  * A reasoning part that holds the model's thinking: its text, not blank, or the Messages API's
@@ -265,8 +273,9 @@ function reasoningDetailsIn(body: unknown): boolean {
  * OpenAI model's encrypted reasoning comes; a Messages API answer of thinking or redacted thinking blocks
  * alone). Not a turn cut short, stopped by the safety system or still paused (their
  * own rules), nor an empty `<think></think>` block or blank reasoning: such a turn is an empty reply. Only an
- * answer the model finished (`stop`, `end_turn`, `stop_sequence`) held only its thinking; one the endpoint
- * ended otherwise (DeepSeek's `insufficient_system_resource`, `tool_calls` with no calls) is `unfinished`.
+ * answer the model finished (`FINISHED`: `stop`, `end_turn`, `stop_sequence`, `eos`, `eos_token`) held only
+ * its thinking; one the endpoint ended otherwise (DeepSeek's `insufficient_system_resource`, `tool_calls` with
+ * no calls) is `unfinished`, its thinking's kind kept.
  */
 export function heldOnlyItsThinking(turn: AnsweredTurn | undefined): ThinkingOnly | undefined {
   if (turn === undefined || turn.text.trim() !== "") return undefined;
@@ -279,12 +288,13 @@ export function heldOnlyItsThinking(turn: AnsweredTurn | undefined): ThinkingOnl
   if (kind === undefined) return undefined;
   const reason = turn.rawFinishReason;
   const finished = reason === undefined ? turn.finishReason === "stop" : FINISHED.has(reason);
-  return finished ? { kind } : { kind: "unfinished", reason };
+  return finished ? { kind } : { kind: "unfinished", reason, of: kind };
 }
 
 /** Why a run (or `vision_analyze`'s image question) whose answer held only the model's thinking fails. */
 export function thinkingOnlyFailure(thinkingOnly: ThinkingOnly): string {
-  if (thinkingOnly.kind === "unfinished") return unfinishedThinkingFailure(thinkingOnly.reason);
+  if (thinkingOnly.kind === "unfinished")
+    return unfinishedThinkingFailure(thinkingOnly.reason, thinkingOnly.of);
   return thinkingOnly.kind === "in_text" ? THINKING_ONLY_FAILURE : REASONING_ONLY_FAILURE;
 }
 

@@ -278,6 +278,58 @@ describe("reasoning and no text in an answer the endpoint ended otherwise than a
     );
 });
 
+// Seen: Together's finish_reason "eos" and TGI's (watsonx's) "eos_token", the model's end-of-sequence token, read as
+// an answer the endpoint ended otherwise than as finished: "ended it with finish reason "eos", not as a finished
+// answer — … see the endpoint's documentation", while the same answer with "stop" gets the chat template advice.
+describe("an answer ended at the model's end-of-sequence token is a finished one", () => {
+  for (const [label, model] of [
+    ["openai", () => openai],
+    ["openai streamed", () => openaiStreamed],
+  ] as const)
+    for (const reason of ["eos", "eos_token"]) {
+      it(`${label}: finish_reason ${reason}, thinking alone in the text: held only its thinking, the chat template named`, async () => {
+        model().script({ text: CLOSED_ONLY, finishReason: reason });
+        const { result } = run("openai", model().baseUrl);
+        await expect(result).rejects.toMatchObject({
+          message: THINKING_ONLY_FAILURE,
+          record: { outcome: "error", error: THINKING_ONLY_FAILURE },
+        });
+      });
+
+      it(`${label}: finish_reason ${reason}, reasoning apart and no text: held only its reasoning`, async () => {
+        model().script({ text: "", reasoning: "I will just say hi.", finishReason: reason });
+        const { result } = run("openai", model().baseUrl);
+        await expect(result).rejects.toMatchObject({ message: REASONING_ONLY_FAILURE });
+      });
+
+      it(`${label}: finish_reason ${reason} with a reply: the reply, ok and not cut`, async () => {
+        model().script({ text: "Hi!", finishReason: reason });
+        const { result } = run("openai", model().baseUrl);
+        const answer = await result;
+        expect(answer).toMatchObject({ text: "Hi!", record: { outcome: "ok" } });
+        expect(answer.record).not.toHaveProperty("cut");
+      });
+    }
+});
+
+// Seen: thinking alone in the text under a reason that is no finished answer lost the chat template advice it gets
+// under "stop", and was said as reasoning ("held only its reasoning"), no tags named.
+describe("thinking alone in the text of an answer the endpoint ended otherwise than as finished", () => {
+  for (const [label, model] of [
+    ["openai", () => openai],
+    ["openai streamed", () => openaiStreamed],
+  ] as const)
+    it(`${label}: names the reason and the chat template`, async () => {
+      model().script({ text: CLOSED_ONLY, finishReason: "insufficient_system_resource" });
+      const { result } = run("openai", model().baseUrl);
+      const message = unfinishedThinkingFailure("insufficient_system_resource", "in_text");
+      expect(message).toContain("held only its thinking (<think>…</think>)");
+      expect(message).toContain('finish reason "insufficient_system_resource"');
+      expect(message).toContain("check the model's chat template");
+      await expect(result).rejects.toMatchObject({ message, record: { outcome: "error", error: message } });
+    });
+});
+
 // Seen: Mistral's "model_length" (its finish reason for a turn cut at the model's length limit) read as a finished
 // turn: a text cut short delivered as whole, and one cut while it thought delivered as its unclosed thinking.
 describe('Mistral\'s finish_reason "model_length" is a turn cut short', () => {
