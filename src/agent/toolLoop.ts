@@ -237,20 +237,26 @@ export type ThinkingOnly =
 const FINISHED = new Set(["stop", "end_turn", "stop_sequence", "eos", "eos_token"]);
 
 /**
- * A reasoning part that holds the model's thinking: its text, not blank, or the Messages API's
- * `redacted_thinking` (which the AI SDK gives with an empty text and its data in the provider metadata).
+ * A reasoning part that holds the model's thinking: its text, not blank; the Messages API's
+ * `redacted_thinking` (which the AI SDK gives with an empty text and its data in the provider metadata); or a
+ * signed `thinking` block, whatever its text (Claude's with `display: omitted` comes with an empty one, its
+ * thinking held in the signature). Unsigned blank reasoning is none.
  */
 function isThinking(part: AnsweredTurn["content"][number]): boolean {
   if (part.type !== "reasoning") return false;
   if ((part.text ?? "").trim() !== "") return true;
-  const anthropic = (part.providerMetadata as { anthropic?: { redactedData?: unknown } } | undefined)
-    ?.anthropic;
-  return typeof anthropic?.redactedData === "string" && anthropic.redactedData !== "";
+  const anthropic = (
+    part.providerMetadata as { anthropic?: { redactedData?: unknown; signature?: unknown } } | undefined
+  )?.anthropic;
+  return [anthropic?.redactedData, anthropic?.signature].some(
+    (held) => typeof held === "string" && held !== "",
+  );
 }
 
 /**
  * Whether a Chat Completions answer's message carries OpenRouter's `reasoning_details` with some reasoning
- * (an encrypted entry's data, as an OpenAI model's reasoning comes with no text; a text or summary not blank).
+ * (an encrypted entry's data, as an OpenAI model's reasoning comes with no text; a signed entry, as Claude's
+ * thinking with an empty text comes; a text or summary not blank).
  */
 function reasoningDetailsIn(body: unknown): boolean {
   const choices = (body as { choices?: unknown } | null | undefined)?.choices;
@@ -260,6 +266,7 @@ function reasoningDetailsIn(body: unknown): boolean {
   if (!Array.isArray(details)) return false;
   return details.some((entry: unknown) => {
     const e = (entry ?? {}) as Record<string, unknown>;
+    if (typeof e.signature === "string" && e.signature !== "") return true;
     const held =
       e.type === "reasoning.encrypted" ? e.data : e.type === "reasoning.summary" ? e.summary : e.text;
     return typeof held === "string" && held.trim() !== "";

@@ -301,6 +301,7 @@ export function startFakeAnthropic(options: FakeModelOptions = {}): Promise<Fake
     ];
     content.forEach((block, i) => {
       if (block.type === "thinking") {
+        const { signature } = block as { signature?: unknown };
         events.push(
           {
             event: "content_block_start",
@@ -318,6 +319,19 @@ export function startFakeAnthropic(options: FakeModelOptions = {}): Promise<Fake
               delta: { type: "thinking_delta", thinking: (block as { thinking: string }).thinking },
             },
           },
+          // As the Messages API signs a thinking block: its signature in a delta of its own, last.
+          ...(typeof signature === "string"
+            ? [
+                {
+                  event: "content_block_delta",
+                  data: {
+                    type: "content_block_delta",
+                    index: i,
+                    delta: { type: "signature_delta", signature },
+                  },
+                },
+              ]
+            : []),
         );
       } else if (block.type === "text") {
         events.push(

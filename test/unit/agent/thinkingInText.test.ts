@@ -227,6 +227,11 @@ describe("a Messages API answer of thinking blocks alone, signed or redacted", (
     it.each([
       ["redacted_thinking", { type: "redacted_thinking", data: "EmwKAhgBEgy3va3pzix" }],
       ["signed thinking", { type: "thinking", thinking: "I will just say hi.", signature: "sig123" }],
+      // Seen: delivered as an empty reply with outcome ok (Claude's thinking with display: omitted, its text empty).
+      [
+        "signed thinking with an empty text",
+        { type: "thinking", thinking: "", signature: "EqQBCkgIARABGAIiQL2xZ0" },
+      ],
     ])(`${label}: %s alone, end_turn, fails the run: it held only its reasoning`, async (_kind, block) => {
       model().script({ text: "", blocks: [block] });
       const { result } = run("anthropic", model().baseUrl);
@@ -234,6 +239,24 @@ describe("a Messages API answer of thinking blocks alone, signed or redacted", (
         message: REASONING_ONLY_FAILURE,
         record: { outcome: "error", error: REASONING_ONLY_FAILURE, steps: 1 },
       });
+    });
+
+    it(`${label}: signed thinking with an empty text and a text block: the text is the reply`, async () => {
+      model().script({
+        text: "",
+        blocks: [
+          { type: "thinking", thinking: "", signature: "EqQBCkgIARABGAIiQL2xZ0" },
+          { type: "text", text: "Hi!" },
+        ],
+      });
+      const { result } = run("anthropic", model().baseUrl);
+      expect(await result).toMatchObject({ text: "Hi!", record: { outcome: "ok" } });
+    });
+
+    it(`${label}: unsigned thinking with an empty text is no thinking: an empty reply`, async () => {
+      model().script({ text: "", blocks: [{ type: "thinking", thinking: "" }] });
+      const { result } = run("anthropic", model().baseUrl);
+      expect(await result).toMatchObject({ text: "", record: { outcome: "ok" } });
     });
 
     it(`${label}: redacted_thinking and a text block: the text is the reply`, async () => {

@@ -286,4 +286,39 @@ describe("OpenRouter's reasoning_details alone in a finished answer", () => {
     server = await startFakeApi(() => completion({ content: "Hi!", reasoning_details: [encrypted] }, "stop"));
     expect(await runWith(server.url)).toMatchObject({ text: "Hi!", record: { outcome: "ok" } });
   });
+
+  // Seen: Claude's signed thinking with an empty text through OpenRouter (content "") delivered as an empty reply
+  // with outcome ok: its entry's text is blank, its thinking held in the signature.
+  const signed = {
+    type: "reasoning.text",
+    text: "",
+    signature: "EqQBCkgIARABGAIiQL2xZ0",
+    format: "anthropic-claude-v1",
+    index: 0,
+  };
+  it("JSON: a signed entry with an empty text alone fails the run, saying it held only its reasoning", async () => {
+    server = await startFakeApi(() => completion({ content: "", reasoning_details: [signed] }, "stop"));
+    await expect(runWith(server.url)).rejects.toMatchObject({
+      message: REASONING_ONLY_FAILURE,
+      record: { outcome: "error", error: REASONING_ONLY_FAILURE },
+    });
+  });
+
+  it("streamed: a signed entry with an empty text alone fails the run alike", async () => {
+    server = await startFakeApi(() => ({
+      headers: { "content-type": "text/event-stream" },
+      text: [
+        chunk({ role: "assistant", content: "", reasoning_details: [signed] }),
+        chunk({}, "stop"),
+        "data: [DONE]\n\n",
+      ].join(""),
+    }));
+    await expect(runWith(server.url)).rejects.toMatchObject({ message: REASONING_ONLY_FAILURE });
+  });
+
+  it("an unsigned entry with an empty text is no reasoning: an empty reply", async () => {
+    const { signature: _unsigned, ...blank } = signed;
+    server = await startFakeApi(() => completion({ content: "", reasoning_details: [blank] }, "stop"));
+    expect(await runWith(server.url)).toMatchObject({ text: "", record: { outcome: "ok" } });
+  });
 });
