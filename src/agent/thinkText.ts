@@ -85,10 +85,12 @@ export const THINKING_ONLY_FAILURE =
 /**
  * Why a run whose finished answer held only the reasoning the server sent apart fails (Chat Completions'
  * `reasoning_content` or `reasoning` beside an empty `content`, a Messages API answer of thinking or redacted
- * thinking blocks alone): no tags and no chat template are involved, so it says what to change instead.
+ * thinking blocks alone): no tags and no chat template are involved, so it says what to change instead. The
+ * turn finished (one cut at `max_tokens` is told as such), so no larger `agent.max_tokens` would help, and svc
+ * sets no reasoning effort: what is left is the model's or the server's own reasoning settings.
  */
 export const REASONING_ONLY_FAILURE =
-  "the model's answer held only its reasoning and no reply text — ask again, or raise agent.max_tokens or lower the reasoning effort";
+  "the model's answer held only its reasoning and no reply text — ask again; if it goes on, check the model's or the server's reasoning settings";
 
 /**
  * Why a run fails whose answer held only the model's thinking and which the endpoint ended for a reason that

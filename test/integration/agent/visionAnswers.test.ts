@@ -209,7 +209,7 @@ describe("vision_analyze: an image answer cut after some text", () => {
 });
 
 const THINKING_ONLY = `vision_analyze failed: the model's answer held only its thinking (<think>…</think>) and no reply text — ask again, or check the model's chat template and the server's reasoning settings`;
-const REASONING_ONLY = `vision_analyze failed: the model's answer held only its reasoning and no reply text — ask again, or raise agent.max_tokens or lower the reasoning effort`;
+const REASONING_ONLY = `vision_analyze failed: the model's answer held only its reasoning and no reply text — ask again; if it goes on, check the model's or the server's reasoning settings`;
 
 // Seen: "(the tool returned no output)" with ok:true for an image answer that held only the model's thinking, and
 // before that the template-opened thinking handed on as the answer.

@@ -190,6 +190,16 @@ describe("reasoning sent apart, and no text, in a finished answer", () => {
       });
     });
 
+    // Seen: "— ask again, or raise agent.max_tokens or lower the reasoning effort", for a turn that finished (one
+    // cut at max_tokens has its own message) and with no reasoning effort svc could lower.
+    it(`${label}: names only what can be done: ask again, the model's or the server's reasoning settings`, async () => {
+      model().script(turn("I will just say hi."));
+      const { result } = run(provider, model().baseUrl);
+      await expect(result).rejects.toThrow(
+        /^the model's answer held only its reasoning and no reply text — ask again; if it goes on, check the model's or the server's reasoning settings$/,
+      );
+    });
+
     it(`${label}: reasoning apart and the reply text, finished: the text is the reply`, async () => {
       model().script({
         ...turn("The user says hi."),
