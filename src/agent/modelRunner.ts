@@ -333,6 +333,7 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
             : scrub(result.text, secrets());
         // A reply cut short is delivered as it is; the log line and the journal say so. (A sampling request's
         // server is told by the answer's stopReason instead.)
+        // One the endpoint cut off itself (DeepSeek's insufficient_system_resource) is so for any run.
         const cut =
           result.cutAtMaxTokens && request.maxTokens === undefined && result.text.trim() !== ""
             ? result.cutAtContextWindow === true
@@ -340,13 +341,17 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
               : ("max_tokens" as const)
             : result.stillPaused !== undefined
               ? ("pause_turn" as const)
-              : undefined;
+              : result.cutByEndpoint !== undefined && result.text.trim() !== ""
+                ? ("endpoint" as const)
+                : undefined;
         const done = {
           ...record(outcome),
           ...(cut === undefined ? {} : { cut }),
           ...(cut === "max_tokens" && result.cutAtModelLength === true
-            ? { cutReason: "model_length" as const }
-            : {}),
+            ? { cutReason: "model_length" }
+            : cut === "endpoint" && result.cutByEndpoint !== undefined
+              ? { cutReason: result.cutByEndpoint }
+              : {}),
           ...(cut === "pause_turn" && result.stillPaused !== undefined ? { paused: result.stillPaused } : {}),
         };
         logger.info(

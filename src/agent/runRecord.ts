@@ -35,15 +35,17 @@ export interface RunRecord {
    * Set when the reply is the text of a last turn cut short, delivered as it is: at `agent.max_tokens`, at
    * the end of the model's context window (the Messages API's `model_context_window_exceeded`), or still
    * paused by the Messages API after as many continuations as svc sends, or with content it cannot send back
-   * for another (`pause_turn`).
+   * for another (`pause_turn`), or cut off by the endpoint itself for want of its resources (`endpoint`:
+   * DeepSeek's `insufficient_system_resource`).
    */
-  readonly cut?: "max_tokens" | "context_window" | "pause_turn";
+  readonly cut?: "max_tokens" | "context_window" | "pause_turn" | "endpoint";
   /**
-   * With `cut: "max_tokens"`: set when the endpoint's reason was Mistral's `model_length`, which may be
-   * `agent.max_tokens` or the end of the model's context window (the reason does not say which). `cut` stays
-   * `max_tokens` for readers that know only that.
+   * With `cut: "max_tokens"`: `model_length` when the endpoint's reason was Mistral's, which may be
+   * `agent.max_tokens` or the end of the model's context window (the reason does not say which); `cut` stays
+   * `max_tokens` for readers that know only that. With `cut: "endpoint"`: the endpoint's finish reason
+   * (`insufficient_system_resource`).
    */
-  readonly cutReason?: "model_length";
+  readonly cutReason?: string;
   /** With `cut: "pause_turn"`: the continuations sent, and what ended them first (`PausedTurnEnd`). */
   readonly paused?: PausedTurnEnd;
   /**
@@ -55,7 +57,7 @@ export interface RunRecord {
 }
 
 /** Where a reply delivered as it is was cut, for the run's line. */
-const CUT_AT: Readonly<Record<Exclude<RunRecord["cut"], "pause_turn" | undefined>, string>> = {
+const CUT_AT: Readonly<Record<Exclude<RunRecord["cut"], "pause_turn" | "endpoint" | undefined>, string>> = {
   max_tokens: "at agent.max_tokens",
   context_window: "at the end of the model's context window",
 };
@@ -63,6 +65,10 @@ const CUT_AT: Readonly<Record<Exclude<RunRecord["cut"], "pause_turn" | undefined
 /** Where a reply cut at Mistral's `model_length` was cut (`cutReason`), for the run's line. */
 const CUT_AT_MODEL_LENGTH =
   "at agent.max_tokens or at the end of the model's context window (finish_reason model_length)";
+
+/** Where a reply the endpoint cut off itself was cut (`cut: "endpoint"`, its reason in `cutReason`), for the run's line. */
+const cutByEndpoint = (reason: string | undefined): string =>
+  `by the endpoint (finish_reason ${reason ?? "unknown"})`;
 
 /** How a paused turn's reply was cut short, for the run's line (a record without `paused`: at svc's limit). */
 function pausedCut(paused: PausedTurnEnd | undefined): string {
@@ -93,7 +99,7 @@ export function runLogLine(
   const cut =
     record.cut === undefined
       ? ""
-      : ` (reply cut ${record.cut === "pause_turn" ? pausedCut(record.paused) : record.cut === "max_tokens" && record.cutReason === "model_length" ? CUT_AT_MODEL_LENGTH : CUT_AT[record.cut]})`;
+      : ` (reply cut ${record.cut === "pause_turn" ? pausedCut(record.paused) : record.cut === "endpoint" ? cutByEndpoint(record.cutReason) : record.cut === "max_tokens" && record.cutReason === "model_length" ? CUT_AT_MODEL_LENGTH : CUT_AT[record.cut]})`;
   const outcome =
     record.outcome === "ok" ? `ok${cut}` : `${record.outcome}${record.error ? ` (${record.error})` : cut}`;
   return `[agent] ${route} ${deliveryId}: ${outcome} — ${record.provider}/${model}, ${record.steps} step${record.steps === 1 ? "" : "s"}, ${record.toolCalls.length} tool call${record.toolCalls.length === 1 ? "" : "s"}${calls ? ` (${calls})` : ""}, tokens in ${record.usage.input} out ${record.usage.output}, ${record.ms}ms`;

@@ -62,6 +62,11 @@ export interface LoopResult {
    */
   readonly cutAtModelLength?: true;
   /**
+   * The endpoint's own reason when it cut the last turn off for want of its resources (DeepSeek's
+   * `finish_reason: insufficient_system_resource`, `ENDPOINT_CUT`): a text it wrote is cut short, as at a limit.
+   */
+  readonly cutByEndpoint?: string;
+  /**
    * The last turn was still paused (`pause_turn`): after every continuation svc sends, or after those it
    * sent before the paused content was none it can send back (`unsent`).
    */
@@ -153,6 +158,12 @@ export function contentFilterFailure(
  */
 export const NOT_RUN_FILTERED =
   "not run: the endpoint's safety system stopped the model's answer while it asked for this call";
+
+/**
+ * The endpoints' reasons for a turn they cut off themselves, not at a limit of the request's: DeepSeek's
+ * `insufficient_system_resource` (inference interrupted for want of the system's resources).
+ */
+const ENDPOINT_CUT = new Set(["insufficient_system_resource"]);
 
 /** The Messages API's stop reason for a turn that filled the model's context window. */
 const CONTEXT_WINDOW_STOP = "model_context_window_exceeded";
@@ -400,6 +411,9 @@ export async function runToolLoop(input: ToolLoopInput, progress: LoopProgress):
     cutAtMaxTokens,
     ...(contextWindow ? { cutAtContextWindow: true as const } : {}),
     ...(either ? { cutAtModelLength: true as const } : {}),
+    ...(last?.rawFinishReason !== undefined && ENDPOINT_CUT.has(last.rawFinishReason)
+      ? { cutByEndpoint: last.rawFinishReason }
+      : {}),
     ...(last?.rawFinishReason === PAUSED_TURN && paused !== undefined ? { stillPaused: paused } : {}),
     cutToolCalls: cut.length,
     ...(filtered ? { filtered: { reason: last.rawFinishReason } } : {}),

@@ -363,6 +363,31 @@ describe("thinking alone in the text of an answer the endpoint ended otherwise t
     });
 });
 
+// Seen: DeepSeek's insufficient_system_resource (inference cut off for want of the system's resources) after some text
+// recorded and logged as a clean "ok", the text delivered as if whole.
+describe("a text answer DeepSeek cut off at insufficient_system_resource", () => {
+  for (const [label, model] of [
+    ["openai", () => openai],
+    ["openai streamed", () => openaiStreamed],
+  ] as const)
+    it(`${label}: is delivered as it is, recorded as cut by the endpoint with its reason, its line saying so`, async () => {
+      model().script({
+        text: "The three causes are: 1. the parser",
+        finishReason: "insufficient_system_resource",
+      });
+      const { result, log } = run("openai", model().baseUrl);
+      expect(await result).toMatchObject({
+        text: "The three causes are: 1. the parser",
+        record: { outcome: "ok", cut: "endpoint", cutReason: "insufficient_system_resource" },
+      });
+      expect(log.messages().filter((line) => line.startsWith("[agent]"))).toEqual([
+        expect.stringContaining(
+          ": ok (reply cut by the endpoint (finish_reason insufficient_system_resource)) — ",
+        ),
+      ]);
+    });
+});
+
 // Seen: Mistral's "model_length" (its finish reason for a turn cut at the model's length limit) read as a finished
 // turn: a text cut short delivered as whole, and one cut while it thought delivered as its unclosed thinking.
 describe('Mistral\'s finish_reason "model_length" is a turn cut short', () => {
