@@ -1,6 +1,6 @@
 import { stringifyJson } from "../streams/jsonNumbers/index.js";
 import { withFlatContent } from "./chatContentParts.js";
-import { THINKING_ONLY, thinkingInText } from "./thinkText.js";
+import { opensWithThinking, THINKING_ONLY, thinkingInText } from "./thinkText.js";
 import { argumentsNestTooDeep, TOO_DEEP_ARGUMENTS_TEXT } from "./toolCallInputs.js";
 
 /**
@@ -112,8 +112,10 @@ export function keptFinishReason(body: unknown): string | undefined {
  * message's `reasoning_content`, as servers that parse it send it (and it goes back with its turn so); the
  * text is the answer after it, so the thinking is not delivered as part of the reply, and a turn `cut` at
  * `max_tokens` while it thought has no text; `only` when a finished turn held nothing but the thinking
- * (`thinkingInText`). Undefined when the text starts with no thinking, or the server sent the reasoning apart
- * already.
+ * (`thinkingInText`). When the server sent reasoning apart as well (`reasoning_content`, `reasoning`), a
+ * `<think>` block at the text's start is still thinking, joined after that reasoning; a `</think>` line alone
+ * is not (the server parsed the thinking out, so the text is taken as written). Undefined when the text
+ * starts with no thinking.
  */
 function thinkingApart(
   message: Record<string, unknown>,
@@ -121,16 +123,21 @@ function thinkingApart(
 ): { readonly message: Record<string, unknown>; readonly only: boolean } | undefined {
   const text = message.content;
   if (typeof text !== "string") return undefined;
-  const apart = [message.reasoning_content, message.reasoning].some(
-    (reasoning) => typeof reasoning === "string" && reasoning !== "",
+  // The reasoning the SDK reads first: `reasoning_content`, else Groq's `reasoning`.
+  const before = [message.reasoning_content, message.reasoning].find(
+    (reasoning): reasoning is string => typeof reasoning === "string" && reasoning !== "",
   );
-  if (apart) return undefined;
+  if (before !== undefined && !opensWithThinking(text)) return undefined;
   const calls =
     (Array.isArray(message.tool_calls) && message.tool_calls.length > 0) || isRecord(message.function_call);
   const split = thinkingInText(text, { cut, calls });
   if (split === undefined) return undefined;
+  const reasoning =
+    before === undefined || split.thinking === ""
+      ? (before ?? split.thinking)
+      : `${before}\n${split.thinking}`;
   return {
-    message: { ...message, content: split.answer, reasoning_content: split.thinking },
+    message: { ...message, content: split.answer, reasoning_content: reasoning },
     only: split.only === true,
   };
 }

@@ -53,6 +53,9 @@ export function thinkingInText(text: string, turn: TurnEnd): ThinkingSplit | und
   return split(text.slice(0, close), text.slice(close + THINK_CLOSE.length), turn);
 }
 
+/** Whether a text starts (after any whitespace) with `<think>`, as thinking written into the text opens. */
+export const opensWithThinking = (text: string): boolean => THINK_OPEN.test(text);
+
 function split(thinking: string, after: string, turn: TurnEnd): ThinkingSplit {
   const answer = after.replace(/^\s+/, "");
   const kept = thinking.trim();

@@ -94,11 +94,22 @@ describe("normalizedChatAnswer: other servers' tool call shapes read as OpenAI's
     );
     // Not from OpenAI's own API or Azure OpenAI (thinkingInText: false), which never write it there.
     expect(normalizedChatAnswer(text("<think>x</think>y"), { thinkingInText: false })).toBeUndefined();
-    // Text that does not start with thinking, or a server that sent the reasoning apart, is left alone.
+    // Text that does not start with thinking is left alone.
     expect(normalizedChatAnswer(text("Use <think> tags.</think>"))).toBeUndefined();
     expect(normalizedChatAnswer(text("Write </think> to close it."))).toBeUndefined();
-    expect(normalizedChatAnswer(text("<think>x</think>y", { reasoning_content: "r" }))).toBeUndefined();
-    expect(normalizedChatAnswer(text("<think>x</think>y", { reasoning: "r" }))).toBeUndefined();
+    // A server that sent the reasoning apart too: a <think> block at the text's start is still thinking, joined
+    // after that reasoning (never delivered as the reply); a </think> line alone is taken as written.
+    expect(normalizedChatAnswer(text("<think>x</think>y", { reasoning_content: "r" }))).toEqual(
+      text("y", { reasoning_content: "r\nx" }),
+    );
+    expect(normalizedChatAnswer(text("<think>x</think>y", { reasoning: "r" }))).toEqual(
+      text("y", { reasoning: "r", reasoning_content: "r\nx" }),
+    );
+    expect(normalizedChatAnswer(text("<think>x</think>", { reasoning_content: "r" }))).toEqual({
+      ...text("", { reasoning_content: "r\nx" }),
+      svc_thinking_only: true,
+    });
+    expect(normalizedChatAnswer(text("plan\n</think>\nAnswer", { reasoning_content: "r" }))).toBeUndefined();
   });
 
   it('Mistral\'s finish_reason "model_length" is read as "length", a turn cut short', () => {
