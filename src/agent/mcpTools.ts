@@ -98,18 +98,18 @@ function noLongerListed(hub: McpToolSource, tool: RegisteredTool): string | unde
   if (live !== undefined && live.server === tool.server && live.original === tool.original) return undefined;
   const server = hub.status().find((s) => s.name === tool.server);
   if (server === undefined)
-    return `mcp_servers.${tool.server} is no longer configured (a reload during this run removed it); "${tool.original}" was not run`;
+    return `mcp_servers.${tool.server} is no longer configured (a reload during this run removed it); ${JSON.stringify(tool.original)} was not run`;
   if (server.state === "skipped")
-    return `mcp_servers.${tool.server} is disabled (a reload during this run set enabled: false); "${tool.original}" was not run`;
+    return `mcp_servers.${tool.server} is disabled (a reload during this run set enabled: false); ${JSON.stringify(tool.original)} was not run`;
   // Reconnected by a reload that changed its entry (its tools are registered again once it has listed them),
   // and that connect failed: the server's tools did not change, it cannot be reached.
   if (live === undefined && server.state === "failed")
-    return `${server.lastError ?? `mcp_servers.${tool.server}: the connect failed`} — a reload during this run changed the server's entry and it could not be connected again; "${tool.original}" was not run`;
+    return `${server.lastError ?? `mcp_servers.${tool.server}: the connect failed`} — a reload during this run changed the server's entry and it could not be connected again; ${JSON.stringify(tool.original)} was not run`;
   const other =
     live === undefined
       ? ""
-      : `; ${tool.name} is now ${live.server === tool.server ? "its" : `mcp_servers.${live.server}'s`} tool "${live.original}", which this run was not offered`;
-  return `mcp_servers.${tool.server} no longer offers "${tool.original}" (its tools changed during this run${other}); the tool was not run`;
+      : `; ${tool.name} is now ${live.server === tool.server ? "its" : `mcp_servers.${live.server}'s`} tool ${JSON.stringify(live.original)}, which this run was not offered`;
+  return `mcp_servers.${tool.server} no longer offers ${JSON.stringify(tool.original)} (its tools changed during this run${other}); the tool was not run`;
 }
 
 /** Whether `tool`'s server is connecting with none of its tools registered (a reload's reconnect of a changed entry). */
@@ -174,7 +174,7 @@ export function mcpAgentTool(hub: McpToolSource, tool: RegisteredTool): AgentToo
         if (!(await settledOrEnded(hub, tool.server, context.signal)))
           return {
             ok: false,
-            error: `mcp_servers.${tool.server}: "${tool.original}" was not called: the run ended while the server was connecting`,
+            error: `mcp_servers.${tool.server}: ${JSON.stringify(tool.original)} was not called: the run ended while the server was connecting`,
           };
         changed = noLongerListed(hub, tool);
       }

@@ -122,10 +122,10 @@ function changedWhileWaiting(
   offered: RegisteredTool,
   now: RegisteredTool | undefined,
 ): SvcError {
-  const other = now === undefined ? "" : `; ${offered.name} is now its tool "${now.original}"`;
+  const other = now === undefined ? "" : `; ${offered.name} is now its tool ${JSON.stringify(now.original)}`;
   return new SvcError(
     "mcp_call",
-    `mcp_servers.${rt.name} no longer offers "${offered.original}" (its tools changed while the call waited for its turn${other}); the tool was not run`,
+    `mcp_servers.${rt.name} no longer offers ${JSON.stringify(offered.original)} (its tools changed while the call waited for its turn${other}); the tool was not run`,
   );
 }
 

@@ -32,20 +32,20 @@ export function noLongerOffered(
   lost?: string,
 ): SvcError {
   const invalid = rt.toolset.invalid?.find((i) => i.tool === tool.original);
-  const other = now === undefined ? "" : `; ${tool.name} is now its tool "${now.original}"`;
+  const other = now === undefined ? "" : `; ${tool.name} is now its tool ${JSON.stringify(now.original)}`;
   if (lost !== undefined) {
     const unsure = `it was not replayed, and may or may not have run before the ${lost} — verify its effect before calling it again`;
     return new SvcError(
       "outcome_uncertain",
       invalid === undefined
-        ? `mcp_servers.${rt.name} no longer offers "${tool.original}" (the server, reconnected after the ${lost} while it was being called, does not list it: its tools changed since the listing it was registered from${other}); ${unsure}`
+        ? `mcp_servers.${rt.name} no longer offers ${JSON.stringify(tool.original)} (the server, reconnected after the ${lost} while it was being called, does not list it: its tools changed since the listing it was registered from${other}); ${unsure}`
         : `mcp_servers.${invalid.report}; ${unsure}`,
     );
   }
   return new SvcError(
     "mcp_call",
     invalid === undefined
-      ? `mcp_servers.${rt.name} no longer offers "${tool.original}" (the server, connected for this call, does not list it: its tools changed since the listing it was registered from${other}); the tool was not run`
+      ? `mcp_servers.${rt.name} no longer offers ${JSON.stringify(tool.original)} (the server, connected for this call, does not list it: its tools changed since the listing it was registered from${other}); the tool was not run`
       : `mcp_servers.${invalid.report}`,
   );
 }

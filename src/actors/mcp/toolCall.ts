@@ -55,7 +55,7 @@ export async function approveCall(
   if (!approved || signal.aborted) {
     throw new SvcError(
       "approval_denied",
-      `mcp_servers.${rt.name}: calling "${tool.original}" needs approval (trust: ${trustAsWritten(rt.entry.trust)}${trustNote(rt.entry.trust, trust)}) and it was ${signal.aborted ? "not given in time" : "denied"}`,
+      `mcp_servers.${rt.name}: calling ${JSON.stringify(tool.original)} needs approval (trust: ${trustAsWritten(rt.entry.trust)}${trustNote(rt.entry.trust, trust)}) and it was ${signal.aborted ? "not given in time" : "denied"}`,
     );
   }
 }
@@ -132,19 +132,19 @@ export async function invokeTool(
           onProgress: (p) =>
             logger.debug(
               { server: rt.name, tool: tool.original, progress: p.progress, total: p.total },
-              `[mcp] ${rt.name}: "${tool.original}" progress ${p.progress}${p.total === undefined ? "" : `/${p.total}`}${p.message === undefined ? "" : ` — ${serverText(p.message, rt.secrets)}`}`,
+              `[mcp] ${rt.name}: ${JSON.stringify(tool.original)} progress ${p.progress}${p.total === undefined ? "" : `/${p.total}`}${p.message === undefined ? "" : ` — ${serverText(p.message, rt.secrets)}`}`,
             ),
         });
   const canceled = (cause?: unknown) =>
     new SvcError(
       "mcp_call",
-      `mcp_servers.${rt.name}: "${tool.original}" was canceled: the run ended before it answered; it may or may not have run`,
+      `mcp_servers.${rt.name}: ${JSON.stringify(tool.original)} was canceled: the run ended before it answered; it may or may not have run`,
       cause === undefined ? undefined : { cause },
     );
   const cutOff = (cause: unknown) =>
     new SvcError(
       "mcp_call",
-      `mcp_servers.${rt.name}: "${tool.original}" was cut off: the server was stopped or reloaded while the call ran; it may or may not have run`,
+      `mcp_servers.${rt.name}: ${JSON.stringify(tool.original)} was cut off: the server was stopped or reloaded while the call ran; it may or may not have run`,
       { cause },
     );
   // `replay`: a read-only tool may be sent once more after a lost session; the replay's own errors are
@@ -164,14 +164,14 @@ export async function invokeTool(
       if (err instanceof ResultTooDeepError)
         throw new SvcError(
           "mcp_call",
-          `mcp_servers.${rt.name}: "${tool.original}" failed: ${err.message}, so it is not used — a fault of the server (have the tool answer a flatter result)`,
+          `mcp_servers.${rt.name}: ${JSON.stringify(tool.original)} failed: ${err.message}, so it is not used — a fault of the server (have the tool answer a flatter result)`,
         );
       // So is an answer too large to read: the same call would get the same answer.
       const tooLarge = answerTooLarge(err);
       if (tooLarge !== undefined)
         throw new SvcError(
           "mcp_call",
-          `mcp_servers.${rt.name}: "${tool.original}" failed: ${tooLarge} — a fault of the server (have the tool answer less at once)`,
+          `mcp_servers.${rt.name}: ${JSON.stringify(tool.original)} failed: ${tooLarge} — a fault of the server (have the tool answer less at once)`,
         );
       // The server created the task, and following it failed: whether it ran is not known.
       if (err instanceof TaskPollError) {
@@ -192,7 +192,7 @@ export async function invokeTool(
         const exit = s.lostUnexpectedly ? s.exitReport?.() : undefined;
         throw new SvcError(
           "outcome_uncertain",
-          `mcp_servers.${rt.name}: following the task of "${tool.original}" failed (${scrub(exit ?? describeTransportError(err.cause, rt.secrets), rt.secrets)}); it may or may not have run — verify its effect before calling it again`,
+          `mcp_servers.${rt.name}: following the task of ${JSON.stringify(tool.original)} failed (${scrub(exit ?? describeTransportError(err.cause, rt.secrets), rt.secrets)}); it may or may not have run — verify its effect before calling it again`,
           { cause: err },
         );
       }
@@ -224,20 +224,24 @@ export async function invokeTool(
         const uncertain = (why = "") =>
           new SvcError(
             "outcome_uncertain",
-            `mcp_servers.${rt.name}: the ${what} while "${tool.original}" was being called${how}${why}; it may or may not have run — verify its effect before calling it again`,
+            `mcp_servers.${rt.name}: the ${what} while ${JSON.stringify(tool.original)} was being called${how}${why}; it may or may not have run — verify its effect before calling it again`,
           );
         if (!tool.readOnly) throw uncertain();
         // The answer was over svc's size limit for one message: a replay would get the same answer.
         if (s.closedOverLongMessage?.() === true)
-          throw new SvcError("mcp_call", `mcp_servers.${rt.name}: "${tool.original}" failed: ${exit}`, {
-            cause: err,
-          });
+          throw new SvcError(
+            "mcp_call",
+            `mcp_servers.${rt.name}: ${JSON.stringify(tool.original)} failed: ${exit}`,
+            {
+              cause: err,
+            },
+          );
         if (!replay) {
           // Twice in a row is rarely chance: say what the connection ended with (a crash, a size limit).
           const why = rt.actor.getSnapshot().context.lastError;
           throw new SvcError(
             "mcp_call",
-            `mcp_servers.${rt.name}: "${tool.original}" failed: the ${what} again while it was replayed${why === undefined ? "" : ` (${why})`}`,
+            `mcp_servers.${rt.name}: ${JSON.stringify(tool.original)} failed: the ${what} again while it was replayed${why === undefined ? "" : ` (${why})`}`,
             { cause: err },
           );
         }
@@ -250,7 +254,7 @@ export async function invokeTool(
           const why = (reconnectError as Error).message.replace(`mcp_servers.${rt.name}: `, "");
           throw new SvcError(
             "mcp_call",
-            `mcp_servers.${rt.name}: the ${what} while "${tool.original}" was being called, and reconnecting to replay it failed: ${why}`,
+            `mcp_servers.${rt.name}: the ${what} while ${JSON.stringify(tool.original)} was being called, and reconnecting to replay it failed: ${why}`,
             { cause: reconnectError },
           );
         }
@@ -271,7 +275,7 @@ export async function invokeTool(
       if (isRequestTimeout(err)) {
         throw new SvcError(
           "mcp_timeout",
-          `mcp_servers.${rt.name}: "${tool.original}" did not answer within ${rt.entry.timeout} s (timeout) — if the server is slow on this tool, raise mcp_servers.${rt.name}.timeout in config.yaml; otherwise the server may be stuck: check its own log`,
+          `mcp_servers.${rt.name}: ${JSON.stringify(tool.original)} did not answer within ${rt.entry.timeout} s (timeout) — if the server is slow on this tool, raise mcp_servers.${rt.name}.timeout in config.yaml; otherwise the server may be stuck: check its own log`,
         );
       }
       if (err instanceof UrlElicitationRequiredError) {
@@ -312,9 +316,13 @@ export async function invokeTool(
           type: "SESSION_LOST",
           reason: scrub(`the server refused a call: ${reason}`, rt.secrets),
         });
-      throw new SvcError("mcp_call", `mcp_servers.${rt.name}: "${tool.original}" failed: ${reason}`, {
-        cause: err,
-      });
+      throw new SvcError(
+        "mcp_call",
+        `mcp_servers.${rt.name}: ${JSON.stringify(tool.original)} failed: ${reason}`,
+        {
+          cause: err,
+        },
+      );
     }
   };
   const result = await attempt(session, true);
@@ -325,7 +333,7 @@ export async function invokeTool(
   if (broken !== undefined)
     throw new SvcError(
       "mcp_call",
-      `mcp_servers.${rt.name}: "${tool.original}" failed: its result does not match the outputSchema the server lists for it (${broken}), so it is not used — a fault of the server`,
+      `mcp_servers.${rt.name}: ${JSON.stringify(tool.original)} failed: its result does not match the outputSchema the server lists for it (${broken}), so it is not used — a fault of the server`,
     );
   return result;
 }

@@ -96,9 +96,9 @@ export function unregisteredListedReason(
 ): string | undefined {
   if (selectTools([{ name: tool }], policy).length === 0)
     return policy.include !== undefined
-      ? `the server lists it, but tools.include leaves it out — add "${tool}" to tools.include`
+      ? `the server lists it, but tools.include leaves it out — add ${JSON.stringify(tool)} to tools.include`
       : `the server lists it, but tools.exclude leaves it out — remove its entry from tools.exclude`;
-  const lost = collisions.find((c) => c.endsWith(`; "${tool}" is skipped`));
+  const lost = collisions.find((c) => c.endsWith(`; ${JSON.stringify(tool)} is skipped`));
   return lost === undefined ? undefined : `it lost a name collision: ${lost.slice(lost.indexOf(": ") + 2)}`;
 }
 
@@ -200,7 +200,7 @@ export function unmatchedFilters(
         loose(pattern).startsWith("mcp__") && loose(pattern).endsWith(`__${loose(name)}`);
       const meant = tools
         .filter((t) => loose(t.name) === loose(pattern) || registered(t.name))
-        .map((t) => `"${t.name}"`);
+        .map((t) => JSON.stringify(t.name));
       // `include: "search_*, get_issue"`: one pattern, commas and all (fnmatch has no lists).
       const parts = pattern
         .split(",")
@@ -335,14 +335,15 @@ export function buildToolset(
   const collisions: string[] = [];
   const invalid: Array<{ tool: string; report: string }> = [];
   const owner = new Map<string, RegisteredTool>();
-  // A server tool named like a utility tool (`list_resources`): the message says which one is which.
+  // A server tool named like a utility tool (`list_resources`): the message says which one is which. A server's
+  // own name is JSON-quoted: a line break or a `"` in it is escaped, so a collision line cannot forge others.
   const shown = (tool: RegisteredTool) =>
-    tool.kind === "utility" ? `the utility tool ${tool.original}` : `"${tool.original}"`;
+    tool.kind === "utility" ? `the utility tool ${tool.original}` : JSON.stringify(tool.original);
   const add = (tool: RegisteredTool) => {
     const first = owner.get(tool.name);
     // One tool listed twice (twice in a page, or offset paging that repeats a page): not two tools colliding.
     if (first !== undefined && first.kind === tool.kind && first.original === tool.original) {
-      const twice = `${server}: the server lists "${tool.original}" more than once; its first listing is registered`;
+      const twice = `${server}: the server lists ${JSON.stringify(tool.original)} more than once; its first listing is registered`;
       if (!collisions.includes(twice)) collisions.push(twice);
       return;
     }
@@ -364,7 +365,7 @@ export function buildToolset(
     if (problem !== undefined) {
       invalid.push({
         tool: tool.name,
-        report: `${server}: "${tool.name}" is not registered: its inputSchema ${problem} — a model API would refuse every run offered it; fix the server, or leave it out with tools.exclude`,
+        report: `${server}: ${JSON.stringify(tool.name)} is not registered: its inputSchema ${problem} — a model API would refuse every run offered it; fix the server, or leave it out with tools.exclude`,
       });
       continue;
     }
@@ -436,7 +437,7 @@ export function mergeToolsets(toolsets: ReadonlyArray<MergeEntry>): MergedToolse
     for (const tool of set.tools) {
       const holder = taken.get(tool.name);
       if (holder !== undefined && holder !== server) {
-        const collision = `${server}: "${tool.original}" registers as ${tool.name}, already taken by server ${holder} (listed earlier in mcp_servers); skipped`;
+        const collision = `${server}: ${JSON.stringify(tool.original)} registers as ${tool.name}, already taken by server ${holder} (listed earlier in mcp_servers); skipped`;
         collisions.push(collision);
         const lost = lostBy.get(server);
         if (lost === undefined) lostBy.set(server, [collision]);

@@ -128,7 +128,7 @@ export function lostToCrossServer(
         ? own.find((t) => t.name === `mcp__${sanitize(server)}__${tool}`)
         : undefined);
   if (found === undefined || view.kept.some((t) => t.name === found.name)) return undefined;
-  const head = `${server}: "${found.original}" registers as ${found.name},`;
+  const head = `${server}: ${JSON.stringify(found.original)} registers as ${found.name},`;
   const collision = view.collisions.find((c) => c.startsWith(head));
   if (collision === undefined) return undefined;
   return `mcp_servers.${server}: no tool "${tool}" is registered — it lost a name collision: ${collision.slice(server.length + 2)}`;
