@@ -9,15 +9,49 @@ export const STDERR_TAIL_LINES = 5;
 const STACK_FRAME = /^\s+at \S/;
 const NODE_TRAILER = /^Node\.js v\d+\.\d+\.\d+$/;
 
+/** The longest a trace's block of fields grows as one line before the rest is left out (`…`). */
+const FIELDS_CHARS = 200;
+
+/** Tails whose last entry is a trace's block of fields that has not closed yet (its `}` not seen). */
+const openFields = new WeakSet<string[]>();
+
 /**
  * Keeps a stderr line in the tail a message quotes (the last STDERR_TAIL_LINES). A Node.js program that
  * throws prints its error, then a stack of `    at ...` frames and `Node.js v20...`: only the first frame
- * of a run of them is kept and the version line is left out, so the error line stays in the tail.
+ * of a run of them is kept and the version line is left out, so the error line stays in the tail. An error
+ * with fields (a system error's errno, code, syscall and path) ends its last frame with ` {`, the fields on
+ * lines of their own and a `}`: that block is kept as one line, `{ errno: -2, code: 'ENOENT', … }`, so it
+ * cannot push the error line out either.
  */
 export function keepStderrLine(tail: string[], line: string): void {
+  // The fields are indented and the block ends with a `}` of its own: a line of another kind ends it too.
+  if (openFields.has(tail) && line !== "}" && !/^\s/.test(line)) openFields.delete(tail);
+  if (openFields.has(tail)) {
+    const fields = tail.at(-1) ?? "{";
+    const cut = fields.endsWith(" …");
+    if (line === "}") {
+      openFields.delete(tail);
+      tail[tail.length - 1] = `${fields} }`;
+    } else if (!cut) {
+      const longer = `${fields} ${line.trim()}`;
+      tail[tail.length - 1] = longer.length > FIELDS_CHARS ? `${fields} …` : longer;
+    }
+    return;
+  }
   if (NODE_TRAILER.test(line)) return;
   const last = tail.at(-1);
-  if (STACK_FRAME.test(line) && last !== undefined && STACK_FRAME.test(last)) return;
+  const frame = STACK_FRAME.test(line);
+  if (frame && line.endsWith(" {")) {
+    if (last === undefined || !STACK_FRAME.test(last)) push(tail, line.slice(0, -2));
+    push(tail, "{");
+    openFields.add(tail);
+    return;
+  }
+  if (frame && last !== undefined && STACK_FRAME.test(last)) return;
+  push(tail, line);
+}
+
+function push(tail: string[], line: string): void {
   tail.push(line);
   if (tail.length > STDERR_TAIL_LINES) tail.shift();
 }

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { dirname, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it, vi } from "vitest";
 import { type ApprovalSurface, policyApprovals } from "../../../src/actors/mcp/approvals.js";
@@ -357,6 +357,22 @@ describe("stdio servers (real subprocess)", () => {
     expect((await h.settled("quiet")).lastError).toBe(
       "mcp_servers.quiet: the server process exited (code 0) before the MCP handshake finished — it wrote nothing on stderr; check command and args",
     );
+  });
+
+  it("a Node.js server that throws a system error: the error line stays in, its block of fields kept as one line", async () => {
+    // Node prints the error, its frames, then `{ errno, code, syscall, path }` on five lines of their own.
+    const missing = join(ctx.home.dir, "config", "missing.json");
+    const script = ctx.home.write(
+      "server.js",
+      `require("node:fs").readFileSync(${JSON.stringify(missing)});\n`,
+    );
+    const h = hub(ctx.home, { files: entry({ command: process.execPath, args: [script] }) });
+    const { lastError } = await h.settled("files");
+    expect(lastError).toMatch(
+      /^mcp_servers\.files: the server process exited \(code 1\) before the MCP handshake finished — its stderr: /,
+    );
+    expect(lastError).toContain(`Error: ENOENT: no such file or directory, open '${missing}' |     at `);
+    expect(lastError).toContain(` | { errno: -2, code: 'ENOENT', syscall: 'open', path: '${missing}' }`);
   });
 
   it("a process that prints its usage on stdout (wrong args) and exits: the status quotes those lines", async () => {

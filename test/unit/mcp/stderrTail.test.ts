@@ -25,8 +25,51 @@ describe("the stderr lines a stdio server's failure quotes", () => {
       "Node.js v20.20.2",
     ]);
     expect(joinStderr(tail)).toBe(
-      "Error: Cannot find module '/srv/missing.js' |     at Module._resolveFilename (node:internal/modules/cjs/loader:1207:15) |   code: 'MODULE_NOT_FOUND', |   requireStack: [] | }",
+      "  throw err; |   ^ | Error: Cannot find module '/srv/missing.js' |     at Module._resolveFilename (node:internal/modules/cjs/loader:1207:15) | { code: 'MODULE_NOT_FOUND', requireStack: [] }",
     );
+  });
+
+  it("a system error's block of fields after the frames is one line: the error line is not pushed out", () => {
+    // What node prints for a server reading a file that is not there.
+    const frames = [
+      "    at Object.openSync (node:fs:573:18)",
+      "    at Object.readFileSync (node:fs:452:35)",
+      "    at Object.<anonymous> (/srv/server.js:1:19)",
+      "    at node:internal/main/run_main_module:28:49 {",
+    ];
+    const fields = [
+      "  errno: -2,",
+      "  code: 'ENOENT',",
+      "  syscall: 'open',",
+      "  path: '/srv/config.json'",
+      "}",
+    ];
+    const error = "Error: ENOENT: no such file or directory, open '/srv/config.json'";
+    expect(
+      tailOf(["node:fs:573", "  return binding.open(", "^", error, ...frames, ...fields, "Node.js v20.20.2"]),
+    ).toEqual([
+      "  return binding.open(",
+      "^",
+      error,
+      frames[0],
+      "{ errno: -2, code: 'ENOENT', syscall: 'open', path: '/srv/config.json' }",
+    ]);
+    // One frame only: it is kept without its " {"; a long block is cut, its end still said.
+    const long = Array.from({ length: 40 }, (_, i) => `  field${i}: 'value ${i}',`);
+    const [one] = tailOf([error, "    at f (/srv/a.js:1:1) {", ...long, "}"]).slice(2);
+    expect(tailOf([error, "    at f (/srv/a.js:1:1) {", ...long, "}"]).slice(0, 2)).toEqual([
+      error,
+      "    at f (/srv/a.js:1:1)",
+    ]);
+    expect(one).toMatch(/^\{ field0: 'value 0', .* … \}$/);
+    expect(one?.length).toBeLessThanOrEqual(204);
+    // A block that never closes ends at the next line that is not indented, kept as it comes.
+    expect(tailOf([error, "    at f (/srv/a.js:1:1) {", "  code: 'X',", "retrying"])).toEqual([
+      error,
+      "    at f (/srv/a.js:1:1)",
+      "{ code: 'X',",
+      "retrying",
+    ]);
   });
 
   it("other lines as they come, the last five", () => {
