@@ -2,6 +2,7 @@ import { type CallToolResult, UrlElicitationRequiredError } from "@modelcontextp
 import { scopedSignal, timeoutSignal } from "../../clock.js";
 import { unsetVariablesIn } from "../../config/interpolate.js";
 import { isTrusted } from "../../config/sections/mcp.js";
+import { textWithoutUrlCredentials } from "../../config/urlCredentials.js";
 import { SvcError } from "../../errors.js";
 import { scrub } from "../../io/credentials.js";
 import type { Logger } from "../../io/log.js";
@@ -60,9 +61,15 @@ export async function approveCall(
   }
 }
 
-/** The entry's `trust` as config.yaml writes it: an empty one quoted (`trust: ""`), or nothing would show. */
+/**
+ * The entry's `trust` as config.yaml writes it, quoted as the start's warning quotes it when it is neither
+ * full nor untrusted (`trust: ""`, `trust: " full "`: unquoted, an empty value or its spaces would not show);
+ * a `${VAR}`, rendered at each call, as written.
+ */
 function trustAsWritten(written: string): string {
-  return written.trim() === "" ? JSON.stringify(written) : written;
+  return written === "untrusted" || written === "full" || written.includes("${")
+    ? written
+    : JSON.stringify(textWithoutUrlCredentials(written));
 }
 
 /**

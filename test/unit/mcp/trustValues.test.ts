@@ -27,6 +27,21 @@ describe("trust values from config.yaml (SDK server over InMemoryTransport)", ()
     expect(text(await h.call("f", "add", { a: 1, b: 2 }))).toBe("3");
   });
 
+  it("a denied call quotes a value with spaces around it as the start's warning does, so its spaces show", async () => {
+    ctx.home.write(
+      "config.yaml",
+      `mcp_servers:\n  u:\n    command: ${IN_MEMORY_ENTRY.command}\n    trust: " full "\n  x:\n    command: ${IN_MEMORY_ENTRY.command}\n    trust: Full\n`,
+    );
+    const { config } = loadConfig({ home: ctx.home.dir, env: {} });
+    const h = ctx.hub(ctx.home, config.mcp_servers, { transportFor });
+    await expect(h.call("u", "add", { a: 1, b: 2 })).rejects.toThrow(
+      'mcp_servers.u: calling "add" needs approval (trust: " full ") and it was denied',
+    );
+    await expect(h.call("x", "add", { a: 1, b: 2 })).rejects.toThrow(
+      'mcp_servers.x: calling "add" needs approval (trust: "Full") and it was denied',
+    );
+  });
+
   it("a variable in trust is rendered at call time from the profile's .env", async () => {
     ctx.home.write(".env", "FX_TRUST=full\nRO_TRUST=untrusted\nEMPTY_TRUST=\n");
     // `${NAME}` as config.yaml writes it.
