@@ -3,6 +3,7 @@ import { clientMetadataUrlProblem } from "../clientMetadataUrl.js";
 import { cutJson, describe, quotingIssue } from "../describe.js";
 import { redirectUriPort, redirectUriProblem } from "../redirectUri.js";
 import { FINITE_SECONDS, MAX_TIMER_SECONDS } from "../timerSeconds.js";
+import { urlAuthorityProblem } from "../urlAuthorityProblem.js";
 import { withoutUrlCredentials } from "../urlCredentials.js";
 import { userAgentProblem } from "../userAgent.js";
 
@@ -526,9 +527,11 @@ export function httpUrlProblem(url: string, shown = url): string | undefined {
   try {
     parsed = new URL(url);
   } catch {
+    const quoted = describe(withoutUrlCredentials(shown));
     return (
       userinfoEndsEarly(url) ??
-      `expected an http:// or https:// URL, got ${describe(withoutUrlCredentials(shown))}`
+      urlAuthorityProblem(url, shown, quoted) ??
+      `expected an http:// or https:// URL, got ${quoted}`
     );
   }
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:")

@@ -321,7 +321,7 @@ describe("a url's user:password@ holding characters a password generator writes"
       url: "http://mcp.example.com:99999/mcp?email=me@example.com",
     });
     expect(checked.error?.issues[0]?.message).toBe(
-      'expected an http:// or https:// URL, got "http://mcp.example.com:99999/mcp?email=me@example.com"',
+      '"http://mcp.example.com:99999/mcp?email=me@example.com" names port 99999, outside 1–65535 — write the port the MCP server listens on (a number from 1 to 65535)',
     );
   });
 
@@ -331,5 +331,59 @@ describe("a url's user:password@ holding characters a password generator writes"
     const message = checked.error?.issues[0]?.message ?? "";
     expect(message).toMatch(/^its user:password@ holds "\/", which ends the host part of a URL/);
     expect(message).not.toContain("s3cr");
+  });
+});
+
+describe("an http:// url whose port or host is wrong says which, not that the scheme is", () => {
+  const loaded = (url: string) => mcpServerSchema.safeParse({ url }).error?.issues[0]?.message;
+  const portFix = "write the port the MCP server listens on (a number from 1 to 65535)";
+  const hostFix = "write the server's host name or address";
+
+  it("written in config.yaml: the port outside 1–65535 or not digits, the host's character, the IPv4 address", () => {
+    expect(loaded("http://127.0.0.1:65536/mcp")).toBe(
+      `"http://127.0.0.1:65536/mcp" names port 65536, outside 1–65535 — ${portFix}`,
+    );
+    expect(loaded("https://h:-1/mcp")).toBe(
+      `"https://h:-1/mcp" names port "-1", which is not digits — ${portFix}`,
+    );
+    expect(loaded("http://h:8o80/mcp")).toBe(
+      `"http://h:8o80/mcp" names port "8o80", which is not digits — ${portFix}`,
+    );
+    expect(loaded("http://my host/mcp")).toBe(
+      `"http://my host/mcp" names host "my host", which holds a space — ${hostFix}: a host name cannot hold one`,
+    );
+    expect(loaded("http://256.1.1.1/mcp")).toBe(
+      `"http://256.1.1.1/mcp" names host "256.1.1.1", which is not a valid IPv4 address — ${hostFix} (a host ending in a number is read as an IPv4 address: four numbers, each from 0 to 255)`,
+    );
+    // What none of these explains keeps the general words.
+    expect(loaded("http://[::1:8080/mcp")).toBe(
+      'expected an http:// or https:// URL, got "http://[::1:8080/mcp"',
+    );
+  });
+
+  it("from a ${VAR}: the variable that gave the port or host is named, its value not shown", () => {
+    const from = { secrets: { P: "99999", H: "256.1.1.1", U: "http://my host:8080/mcp" }, env: {} };
+    const refused = (url: string) => {
+      try {
+        renderEntry("pp", parse({ url }), from);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return undefined;
+    };
+    expect(refused("http://127.0.0.1:${P}/mcp")).toBe(
+      `mcp_servers.pp.url: "http://127.0.0.1:\${P}/mcp" names a port outside 1–65535 (its port comes from \${P}) — check P in the profile's .env or the environment: a port is a number from 1 to 65535, the one the MCP server listens on`,
+    );
+    expect(refused("http://${H}:${P}/mcp")).toMatch(
+      /names a port outside 1–65535 \(its port comes from \$\{P\}\)/,
+    );
+    expect(refused("http://${H}/mcp")).toBe(
+      `mcp_servers.pp.url: "http://\${H}/mcp" names a host that is not a valid IPv4 address (its host comes from \${H}) — check H in the profile's .env or the environment (a host ending in a number is read as an IPv4 address: four numbers, each from 0 to 255)`,
+    );
+    const whole = refused("${U}") ?? "";
+    expect(whole).toMatch(
+      /^mcp_servers\.pp\.url: "\$\{U\}" names a host that holds a space \(its host comes from \$\{U\}\) — check U /,
+    );
+    expect(whole).not.toContain("my host");
   });
 });
