@@ -1,4 +1,5 @@
 import { lstatSync, readlinkSync, realpathSync, statSync } from "node:fs";
+import { INTO_A_LOOP, linkTo } from "./linkTo.js";
 import { otherKind } from "./regularFile.js";
 
 /** noDirectoryAt's fix for a plain file in a directory's place. */
@@ -7,7 +8,8 @@ export const MOVE_FILE_AWAY = "move that file away";
 /**
  * What stands at `at` where a directory goes, as a message names it, and what to do about it: a file, to move
  * away; a symbolic link to something no directory (`logs -> /dev/null`, to drop the log), whose link is what to
- * change, the device being the system's; a device, named pipe or socket itself, which is no file to move.
+ * change, the device being the system's; a symbolic link to nothing or into a loop of links, whose target is to be
+ * made or the link changed; a device, named pipe or socket itself, which is no file to move.
  */
 export function noDirectoryAt(at: string): { readonly said: string; readonly fix: string } {
   let link = false;
@@ -16,8 +18,11 @@ export function noDirectoryAt(at: string): { readonly said: string; readonly fix
     link = lstatSync(at).isSymbolicLink();
     what = otherKind(statSync(at)) ?? "a file";
   } catch {
-    // gone meanwhile, or its target: said as a file, as before
+    // gone meanwhile: said as a file, as before
   }
+  // A link to nothing, or into a loop of links, as the start names it: its target, and to make it or change the link.
+  const nowhere = link ? leadsNowhere(at) : undefined;
+  if (nowhere !== undefined) return nowhere;
   if (link) {
     let target: string;
     try {
@@ -32,4 +37,21 @@ export function noDirectoryAt(at: string): { readonly said: string; readonly fix
   }
   if (what !== "a file") return { said: `${at} is ${what}, not a directory`, fix: "remove it" };
   return { said: `${at} is a file, not a directory`, fix: MOVE_FILE_AWAY };
+}
+
+/**
+ * The link `at` when it leads nowhere (its target not there, or a loop of links: ELOOP), as the start's check says it
+ * (`a symbolic link to <target>, which does not exist`), with the link to change besides; undefined when it leads to
+ * something.
+ */
+function leadsNowhere(at: string): { readonly said: string; readonly fix: string } | undefined {
+  try {
+    statSync(at);
+    return undefined;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== "ENOENT" && code !== "ELOOP" && code !== "ENOTDIR") return undefined;
+  }
+  const to = linkTo(at) ?? INTO_A_LOOP;
+  return { said: `${at} is ${to.said}`, fix: `${to.fix}, or remove the link` };
 }

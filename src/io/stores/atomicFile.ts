@@ -6,6 +6,7 @@ import {
   fchownSync,
   fsync,
   fsyncSync,
+  lstatSync,
   open,
   openSync,
   readdirSync,
@@ -73,24 +74,45 @@ export function unwritableStore(path: string, err: unknown, dir?: string): unkno
   return new UnwritableStoreError(path, why, err);
 }
 
-/** The file standing where `dir` or a directory above it goes, if any. */
+/**
+ * The file standing where `dir` or a directory above it goes, if any: one that is no directory, or a symbolic link
+ * that leads nowhere (to nothing, or into a loop of links), which no directory can be made through either.
+ */
 export function fileInPlaceOf(dir: string): string | undefined {
   for (let at = dir; dirname(at) !== at; at = dirname(at)) {
     let found: ReturnType<typeof statSync>;
     try {
       found = statSync(at, { throwIfNoEntry: false });
-    } catch {
+    } catch (err) {
+      // ELOOP: this name a link into a loop (or one further up: the link itself is found there).
+      if ((err as NodeJS.ErrnoException).code === "ELOOP" && isLink(at)) return at;
       continue; // ENOTDIR: a file further up
     }
     if (found !== undefined) return found.isDirectory() ? undefined : at;
+    // Not there: a link to nothing is in the way of the directory all the same (it is not made through it).
+    if (isLink(at)) return at;
   }
   return undefined;
 }
 
-/** The file `fileInPlaceOf` names, when making `dir` failed for it (Node's bare `EEXIST`/`ENOTDIR`). */
+/** Whether `path` itself is a symbolic link (false when it cannot be looked at). */
+function isLink(path: string): boolean {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() === true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The file `fileInPlaceOf` names, when making `dir` failed for it: Node's bare `EEXIST`/`ENOTDIR` for a file, its
+ * `ENOENT`/`ELOOP` for a link to nothing or into a loop of links.
+ */
 export function fileInTheWay(dir: string, err: unknown): string | undefined {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  return code === "EEXIST" || code === "ENOTDIR" ? fileInPlaceOf(dir) : undefined;
+  return code === "EEXIST" || code === "ENOTDIR" || code === "ENOENT" || code === "ELOOP"
+    ? fileInPlaceOf(dir)
+    : undefined;
 }
 
 /** A store write refused for a reason the user can act on; the message is the command's. */

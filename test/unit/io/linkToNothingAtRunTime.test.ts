@@ -1,0 +1,127 @@
+import { openSync, rmSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { historyNotWritten } from "../../../src/gateway/historyNotWritten.js";
+import { createProfileResources } from "../../../src/gateway/profileResources.js";
+import { ROTATION_CHECK_MS } from "../../../src/io/batchedWriter.js";
+import type { Logger } from "../../../src/io/log.js";
+import { logFileProblem } from "../../../src/io/logFileProblem.js";
+import { makeDirs } from "../../../src/io/makeDirs.js";
+import { writeStatusFile } from "../../../src/io/mcp/statusFile.js";
+import { createHistoryWriter, historyDir } from "../../../src/io/stores/deliveryHistory.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+
+let home: TempHome | undefined;
+afterEach(() => home?.cleanup());
+
+/** The error the call throws. */
+function thrown(call: () => unknown): unknown {
+  try {
+    call();
+  } catch (err) {
+    return err;
+  }
+  throw new Error("did not throw");
+}
+
+const LOOP = "a symbolic link into a loop of links, or a chain of more than 40";
+
+/**
+ * `name` in `dir` made a link to nothing (`gone`, which is not there) or into a loop of links (`name -> other ->
+ * name`), as while the gateway runs; what the writers say of it (`said`), and what to do (`fix`).
+ */
+const WAYS = [
+  {
+    kind: "a link to nothing",
+    make(dir: string, name: string) {
+      symlinkSync(join(dir, "gone"), join(dir, name));
+      return {
+        said: `${join(dir, name)} is a symbolic link to ${join(dir, "gone")}, which does not exist`,
+        fix: "create that directory, or remove the link",
+      };
+    },
+  },
+  {
+    kind: "a loop of links",
+    make(dir: string, name: string) {
+      symlinkSync(join(dir, `${name}-other`), join(dir, name));
+      symlinkSync(join(dir, name), join(dir, `${name}-other`));
+      return {
+        said: `${join(dir, name)} is ${LOOP}`,
+        fix: "point the link at a directory, or remove the link",
+      };
+    },
+  },
+] as const;
+
+// Seen: "ENOENT: no such file or directory, mkdir '…/logs'" and "ELOOP: too many symbolic links encountered, mkdir
+// '…/logs'" while the start names the same links.
+describe.each(WAYS)("$kind in a data directory's place while the gateway runs", ({ make }) => {
+  it("the gateway log's writer names the link and what to do, not the bare errno", () => {
+    home = tempHome();
+    const logs = join(home.dir, "logs");
+    const { said, fix } = make(home.dir, "logs");
+    const file = join(logs, "gateway.log");
+    for (const err of [thrown(() => makeDirs(logs)), thrown(() => openSync(file, "a"))])
+      expect(logFileProblem(file, err)).toBe(
+        `${said} — ${fix} (the gateway makes the directory again within a second)`,
+      );
+  });
+
+  it("the MCP status file's writer names it", () => {
+    home = tempHome();
+    const cache = join(home.dir, "mcp-cache");
+    const { said, fix } = make(home.dir, "mcp-cache");
+    expect(() => writeStatusFile(cache, { pid: 1, updatedAt: "", servers: [] })).toThrow(
+      `cannot write ${join(cache, "status.json")}: ${said} — the file is unchanged; ${fix} (svc makes the directory)`,
+    );
+  });
+
+  it("the delivery history's writer names it, once", () => {
+    home = tempHome();
+    const warnings: unknown[][] = [];
+    const logger = { warn: (...args: unknown[]) => warnings.push(args) } as unknown as Logger;
+    let now = Date.parse("2026-11-20T10:00:00Z");
+    const dir = historyDir(home.dir);
+    const writer = createHistoryWriter(dir, historyNotWritten(logger, dir), () => now);
+    const request = (id: string) => ({
+      kind: "request" as const,
+      id,
+      at: new Date(now).toISOString(),
+      route: "pr",
+      status: 202,
+      outcome: "accepted",
+    });
+    writer.record(request("d-1"));
+    writer.flush();
+    rmSync(dir, { recursive: true });
+    const { said, fix } = make(home.dir, "deliveries");
+    now += ROTATION_CHECK_MS;
+    for (const id of ["d-2", "d-3"]) {
+      writer.record(request(id));
+      writer.flush();
+    }
+    writer.close();
+    expect(warnings).toEqual([
+      [
+        `[webhook] delivery history not written: ${said} — ${fix} (the gateway makes the directory); said once until a write succeeds again`,
+      ],
+    ]);
+  });
+
+  it("the run sessions' writer names it", async () => {
+    home = tempHome();
+    const sessions = join(home.dir, "sessions");
+    const { said, fix } = make(home.dir, "sessions");
+    const warnings: unknown[][] = [];
+    const logger = { warn: (...args: unknown[]) => warnings.push(args) } as unknown as Logger;
+    const resources = createProfileResources(home.dir, logger, Date.now);
+    resources.runJournal("default").record({ route: "r", deliveryId: "d-1", prompt: "p", reply: "done" });
+    await resources.closeJournals();
+    expect(warnings).toEqual([
+      [
+        `[webhook] run session not recorded in ${sessions}: ${said} — ${fix} (the gateway makes the directory); said once until a run is recorded again`,
+      ],
+    ]);
+  });
+});
