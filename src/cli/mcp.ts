@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, lstatSync } from "node:fs";
 import { dirname } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { type Command, Option } from "commander";
@@ -36,7 +36,7 @@ import {
   statusFileIsDirectory,
   statusPath,
 } from "../io/mcp/statusFile.js";
-import { noDirectoryAt } from "../io/noDirectoryAt.js";
+import { MOVE_FILE_AWAY, noDirectoryAt } from "../io/noDirectoryAt.js";
 import { processStat } from "../io/processAlive.js";
 import { fileInPlaceOf } from "../io/stores/atomicFile.js";
 import { terminalText } from "../io/terminalText.js";
@@ -324,15 +324,32 @@ function noLiveStatus(pid: number, file: StatusFile | undefined, path: string, c
   const directory = statusFileIsDirectory(dirname(path));
   if (directory !== undefined)
     return `a gateway is running (pid ${pid}), but ${directory}, so its live status cannot be shown: below is ${shown} — once it is moved, the gateway writes the status file again by itself`;
+  // Something other than a directory in mcp-cache's place: no reload writes the file there, the gateway's own tries
+  // (every 5 s once a write failed) do once it is fixed.
+  const inTheWay = file === undefined && !existsSync(path) ? fileInPlaceOf(dirname(path)) : undefined;
+  if (inTheWay !== undefined)
+    return `a gateway is running (pid ${pid}), but ${noStatusDirectory(inTheWay, path)}, so its live status cannot be shown: below is ${shown} — ${onceFixed(inTheWay)}, the gateway writes the status file again by itself within 5 s`;
   const why =
     file !== undefined
       ? `${path} was written by pid ${file.pid}`
       : existsSync(path)
         ? `${path} cannot be read`
-        : fileInPlaceOf(dirname(path)) !== undefined
-          ? noStatusDirectory(dirname(path), path)
-          : `${path} is missing`;
+        : `${path} is missing`;
   return `a gateway is running (pid ${pid}), but ${why}, so its live status cannot be shown: below is ${shown} — svc mcp reload writes the status file again`;
+}
+
+/** When what `noStatusDirectory` names at `at` no longer stands in the way: a link changed, a file moved away. */
+function onceFixed(at: string): string {
+  if (noDirectoryAt(at).fix === MOVE_FILE_AWAY) return "once it is moved away";
+  return isSymbolicLink(at) ? "once the link leads to a directory or is removed" : "once it is removed";
+}
+
+function isSymbolicLink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -341,7 +358,7 @@ function noLiveStatus(pid: number, file: StatusFile | undefined, path: string, c
  */
 function noStatusDirectory(dir: string, path: string): string {
   const { said, fix } = noDirectoryAt(dir);
-  const todo = fix === "move that file away" ? "move it away" : fix;
+  const todo = fix === MOVE_FILE_AWAY ? "move it away" : fix;
   return `${said} (${todo}: the gateway makes the directory and writes ${path} in it)`;
 }
 
@@ -736,6 +753,16 @@ async function reloadGateway(options: { wait?: string }): Promise<void> {
   if (noReport !== undefined) {
     process.stderr.write(
       `svc: sent SIGHUP to the gateway (pid ${pid}), but it cannot report the reload: ${noReport} — its log says how the reload went (${loaded.paths.gatewayLog})\n`,
+    );
+    process.exitCode = 1;
+    return;
+  }
+  // Nor where something other than a directory stands in mcp-cache's place (a file, a link to a device, to nothing
+  // or into a loop of links): the gateway cannot make the directory, so no report comes however long it is waited for.
+  const inTheWay = fileInPlaceOf(loaded.paths.mcpCache);
+  if (inTheWay !== undefined) {
+    process.stderr.write(
+      `svc: sent SIGHUP to the gateway (pid ${pid}), but it cannot report the reload: ${noStatusDirectory(inTheWay, statusPath(loaded.paths.mcpCache))} — its log says whether the reload applied (${loaded.paths.gatewayLog})\n`,
     );
     process.exitCode = 1;
     return;

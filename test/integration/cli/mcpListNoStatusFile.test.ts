@@ -62,7 +62,7 @@ describe("svc mcp list with a gateway running but no status file of it", () => {
     home.write("mcp-cache", "");
     const inTheWay = await list("--no-check");
     expect(inTheWay.stderr).toBe(
-      `Note: a gateway is running (pid ${gateway.pid}), but ${join(home.dir, "mcp-cache")} is a file, not a directory (move it away: the gateway makes the directory and writes ${status} in it), so its live status cannot be shown: below is the configuration-only view — svc mcp reload writes the status file again\n`,
+      `Note: a gateway is running (pid ${gateway.pid}), but ${join(home.dir, "mcp-cache")} is a file, not a directory (move it away: the gateway makes the directory and writes ${status} in it), so its live status cannot be shown: below is the configuration-only view — once it is moved away, the gateway writes the status file again by itself within 5 s\n`,
     );
 
     // Seen: "… is a file, not a directory (move it away: …)" of mcp-cache -> /dev/null, while the gateway's log
@@ -71,8 +71,80 @@ describe("svc mcp list with a gateway running but no status file of it", () => {
     symlinkSync("/dev/null", join(home.dir, "mcp-cache"));
     const device = await list("--no-check");
     expect(device.stderr).toBe(
-      `Note: a gateway is running (pid ${gateway.pid}), but ${join(home.dir, "mcp-cache")} is a symbolic link to /dev/null, which is a device, not a directory (point the link at a directory, or remove the link: the gateway makes the directory and writes ${status} in it), so its live status cannot be shown: below is the configuration-only view — svc mcp reload writes the status file again\n`,
+      `Note: a gateway is running (pid ${gateway.pid}), but ${join(home.dir, "mcp-cache")} is a symbolic link to /dev/null, which is a device, not a directory (point the link at a directory, or remove the link: the gateway makes the directory and writes ${status} in it), so its live status cannot be shown: below is the configuration-only view — once the link leads to a directory or is removed, the gateway writes the status file again by itself within 5 s\n`,
     );
+
+    // Seen: "… is missing … — svc mcp reload writes the status file again" of a link to nothing, which no reload writes through.
+    rmSync(join(home.dir, "mcp-cache"));
+    symlinkSync(join(home.dir, "gone"), join(home.dir, "mcp-cache"));
+    const nowhere = await list("--no-check");
+    expect(nowhere.stderr).toBe(
+      `Note: a gateway is running (pid ${gateway.pid}), but ${join(home.dir, "mcp-cache")} is a symbolic link to ${join(home.dir, "gone")}, which does not exist (create that directory, or remove the link: the gateway makes the directory and writes ${status} in it), so its live status cannot be shown: below is the configuration-only view — once the link leads to a directory or is removed, the gateway writes the status file again by itself within 5 s\n`,
+    );
+  });
+});
+
+/**
+ * Seen: with mcp-cache linked to /dev/null, `svc mcp reload` waited its whole --wait and said the gateway "has not
+ * reported the reload within 10 s: it may still be reloading, or be stuck", though the gateway's log said
+ * "configuration reloaded": it cannot write status.json, so no report ever comes.
+ */
+describe("svc mcp reload with something other than a directory in mcp-cache's place", () => {
+  it("says at once, after the signal, what is in the way and that the log tells whether the reload applied (exit 1)", async () => {
+    home = tempHome();
+    home.write("config.yaml", stringify({ mcp_servers: { off: { command: "true", enabled: false } } }));
+    // A process that passes for this home's gateway and takes SIGHUP, as the gateway does.
+    gateway = spawn(
+      process.execPath,
+      [
+        "-e",
+        "process.on('SIGHUP', () => {}); process.stdout.write('ready'); setInterval(() => {}, 60000)",
+        "gateway",
+      ],
+      { env: { SVC_HOME: home.dir, PATH: process.env.PATH ?? "" }, stdio: ["ignore", "pipe", "ignore"] },
+    );
+    // Signalled only once it takes SIGHUP (before, the signal would end it).
+    await once(gateway.stdout as NodeJS.ReadableStream, "data");
+    home.write("gateway.pid", `${gateway.pid}\n`);
+    const cache = join(home.dir, "mcp-cache");
+    const status = join(cache, "status.json");
+    const log = join(home.dir, "logs", "gateway.log");
+    const cases: [stage: () => void, said: string][] = [
+      [
+        () => home.write("mcp-cache", ""),
+        `${cache} is a file, not a directory (move it away: the gateway makes the directory and writes ${status} in it)`,
+      ],
+      [
+        () => symlinkSync("/dev/null", cache),
+        `${cache} is a symbolic link to /dev/null, which is a device, not a directory (point the link at a directory, or remove the link: the gateway makes the directory and writes ${status} in it)`,
+      ],
+      [
+        () => symlinkSync(join(home.dir, "gone"), cache),
+        `${cache} is a symbolic link to ${join(home.dir, "gone")}, which does not exist (create that directory, or remove the link: the gateway makes the directory and writes ${status} in it)`,
+      ],
+      [
+        () => {
+          symlinkSync(join(home.dir, "other"), cache);
+          symlinkSync(cache, join(home.dir, "other"));
+        },
+        `${cache} is a symbolic link into a loop of links, or a chain of more than 40 (point the link at a directory, or remove the link: the gateway makes the directory and writes ${status} in it)`,
+      ],
+    ];
+    for (const [stage, said] of cases) {
+      rmSync(cache, { recursive: true, force: true });
+      stage();
+      // --wait 1: without the check the command would wait it out and say the gateway may be stuck.
+      const reload = await runInProcess(["mcp", "reload", "--wait", "1"], {
+        SVC_HOME: home.dir,
+        PATH: process.env.PATH ?? "",
+      });
+      expect(reload).toMatchObject({
+        code: 1,
+        stdout: "",
+        stderr: `svc: sent SIGHUP to the gateway (pid ${gateway.pid}), but it cannot report the reload: ${said} — its log says whether the reload applied (${log})\n`,
+      });
+    }
+    expect(gateway.exitCode).toBeNull();
   });
 });
 
