@@ -14,6 +14,7 @@ import {
   SvcError,
 } from "../errors.js";
 import type { Logger } from "../io/log.js";
+import { noDirectoryAt } from "../io/noDirectoryAt.js";
 import { openFilesFix } from "../io/openFiles.js";
 import {
   awaitForeignLock,
@@ -31,6 +32,7 @@ import {
   RotationLeftSegment,
 } from "../io/state/journal/rotation.js";
 import { readJournal } from "../io/state/journal/segments.js";
+import { fileInPlaceOf } from "../io/stores/atomicFile.js";
 import { FOREIGN_UNTOUCHED_MS } from "../io/stores/fileLock.js";
 import type { PendingRun, PendingRunsReport } from "../io/stores/pendingRuns.js";
 import type { AcceptedEvent, EventModes, ResolvedRoute } from "../streams/context.js";
@@ -79,11 +81,23 @@ export function journalErrorLine(dir: string, err: unknown): { cause: string; me
   // At the limit on open files (a new segment, the directory opened to sync it) the disk is not at fault.
   const diskFix = (what: string) =>
     openFilesFix(err instanceof Error && err.cause !== undefined ? err.cause : err, "the disk") ?? what;
-  if (err instanceof JournalNotRecreated)
+  if (err instanceof JournalNotRecreated) {
+    const lost = `[state] the journal in ${dir} could not be made again after the state directory was removed or moved while the gateway ran`;
+    const later = `the requests waiting for it answer 503 (their senders retry), as do later ones until it can be (tried again each second, said again only if what is in the directory's place changes)`;
+    // Something no directory in its place (a file, a link to a device, to nothing, into a loop): named, with what to change.
+    const inTheWay = fileInPlaceOf(dir);
+    if (inTheWay !== undefined) {
+      const { said, fix } = noDirectoryAt(inTheWay);
+      return {
+        cause: describeError(err.cause),
+        message: `${lost}: ${said}; ${later} — ${fix} (the gateway makes the directory)`,
+      };
+    }
     return {
       cause: describeError(err.cause),
-      message: `[state] the journal in ${dir} could not be made again after the state directory was removed or moved while the gateway ran: the requests waiting for it answer 503 (their senders retry), as do later ones until it can be (tried again each second as requests come) — check that ${dir} can be created and written by this user, the disk has room and no other gateway took it`,
+      message: `${lost}: ${later} — check that ${dir} can be created and written by this user, the disk has room and no other gateway took it`,
     };
+  }
   if (err instanceof StateDirTakenOver)
     return {
       cause: err.message,

@@ -82,7 +82,7 @@ describe("a journal whose segment's path lost its file", () => {
     await expect(journal.durable()).rejects.toThrow();
     const notRecreated = errors.find((err) => err instanceof JournalNotRecreated);
     expect(journalErrorLine(dir, notRecreated).message).toBe(
-      `[state] the journal in ${dir} could not be made again after the state directory was removed or moved while the gateway ran: the requests waiting for it answer 503 (their senders retry), as do later ones until it can be (tried again each second as requests come) — check that ${dir} can be created and written by this user, the disk has room and no other gateway took it`,
+      `[state] the journal in ${dir} could not be made again after the state directory was removed or moved while the gateway ran: ${dir} is a file, not a directory; the requests waiting for it answer 503 (their senders retry), as do later ones until it can be (tried again each second, said again only if what is in the directory's place changes) — move that file away (the gateway makes the directory)`,
     );
     expect(journal.accepting()).toBe(false);
     // Within the same second nothing is tried again: the next append is refused too.

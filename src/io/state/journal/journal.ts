@@ -1,4 +1,4 @@
-import { close as closeFd, lstatSync } from "node:fs";
+import { close as closeFd, lstatSync, readlinkSync, statSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { Clock } from "../../../clock.js";
@@ -69,7 +69,8 @@ export interface JournalOptions {
    * A failed write or sync (the waiting appends are rejected; once per outage: not again until a sync
    * succeeds, as every later append fails too on a full disk); a `RotationFailed` or `PreviousSegmentLeft`
    * (nothing is); a `RotationLeftSegment` (from then on every append is rejected); a `JournalNotRecreated`
-   * (the requests waiting are answered 503, and later ones until the next try, a second later, succeeds);
+   * (the requests waiting are answered 503, and later ones until the next try, a second later, succeeds; said once,
+   * again only when a try fails with something else in the directory's place);
    * a `StateDirTakenOver` (another gateway took the state directory: requests answer 503 from then on); a
    * `RotationBlocked` (a file not this gateway's is at the next segment's name: nothing is refused, the journal
    * rotates again once it is moved away; said once).
@@ -116,6 +117,33 @@ function newRelocation(): Relocation {
   // Rejected with nobody holding a batch on it: no unhandled rejection.
   held.catch(() => {});
   return { held, release, refuse };
+}
+
+/**
+ * What stands in `dir`'s place, to tell whether it changed: nothing, a symbolic link (its text, and what it leads
+ * to), or what is there (its kind, device and inode).
+ */
+function inPlaceOf(dir: string): string {
+  let found: ReturnType<typeof lstatSync>;
+  try {
+    found = lstatSync(dir, { throwIfNoEntry: false });
+  } catch (err) {
+    return `unseen ${(err as NodeJS.ErrnoException).code}`; // a refusal on the way, or a file above it
+  }
+  if (found === undefined) return "none";
+  if (!found.isSymbolicLink()) return `${found.mode & 0o170000} ${found.dev} ${found.ino}`;
+  let to: string;
+  try {
+    const target = statSync(dir);
+    to = `${target.mode & 0o170000} ${target.dev} ${target.ino}`;
+  } catch (err) {
+    to = (err as NodeJS.ErrnoException).code ?? "unknown";
+  }
+  try {
+    return `link ${readlinkSync(dir)} ${to}`;
+  } catch {
+    return "changing"; // removed or replaced meanwhile: looked at again at the next try
+  }
 }
 
 /** The directory at `dir` (device and inode), to tell it from one made again at its path; undefined when none is. */
@@ -167,6 +195,11 @@ export class Journal {
   private relocation: Relocation | undefined;
   /** The last relocation failed: the writer rejects what it makes durable until one succeeds. */
   private lost = false;
+  /**
+   * What stood in the state directory's place (`inPlaceOf`) when a failed relocation was last said: the tries after
+   * it, each second, are said again (the segment's loss and the failure) only once one fails with another thing there.
+   */
+  private lostSaidAt: string | undefined;
   /**
    * Another gateway took the state directory over (`StateDirTakenOver`): for good. That gateway replayed this
    * journal and removes its segments as it rotates, so this one never relocates nor retakes the lock, even
@@ -381,12 +414,18 @@ export class Journal {
     const relocation = newRelocation();
     this.relocation = relocation;
     this.writer.hold(relocation.held);
-    this.options.onProblem?.({
-      file,
-      problem: `no longer names the file the gateway writes (removed or moved away while the gateway ran, alone or with the state directory); what is live (unfinished runs, pending groups, delivery ids) is written to a new segment in ${this.options.dir}, and the requests waiting are answered once it is durable — stop the gateway before touching its state directory`,
-    });
+    // Tried again each second while the directory cannot be made: the loss was said with the first failure.
+    if (!this.lost) this.saySegmentLost();
     // One under way writes where the segment was: this one starts when it ends.
     if (this.rotating === undefined) this.startRotation(this.limit());
+  }
+
+  /** The current segment's path no longer names its file: what is done about it, and what not to do. */
+  private saySegmentLost(): void {
+    this.options.onProblem?.({
+      file: join(this.options.dir, segmentName(this.segment)),
+      problem: `no longer names the file the gateway writes (removed or moved away while the gateway ran, alone or with the state directory); what is live (unfinished runs, pending groups, delivery ids) is written to a new segment in ${this.options.dir}, and the requests waiting are answered once it is durable — stop the gateway before touching its state directory`,
+    });
   }
 
   /**
@@ -443,6 +482,8 @@ export class Journal {
     const outages = this.outages;
     const restating = this.restated < outages;
     const relocation = this.relocation;
+    // A try again after a failed one (`lost`), said only when it fails with another thing in the directory's place.
+    const retry = this.lost;
     this.rotating = this.rotateInto(relocation)
       .then(() => {
         this.retryAtBytes = 0;
@@ -450,6 +491,7 @@ export class Journal {
         this.restated = outages;
         if (relocation !== undefined) {
           this.lost = false;
+          this.lostSaidAt = undefined;
           this.relocation = undefined;
           // Taken over while it ended: the batches stay refused.
           this.writer.hold(this.refusal);
@@ -462,8 +504,14 @@ export class Journal {
           this.lost = true;
           this.relocation = undefined;
           relocation.refuse(err);
-          // Taken over meanwhile: said once already (StateDirTakenOver), not as a directory not made again.
-          if (!this.takenOver) this.options.onError?.(new JournalNotRecreated(err, this.options.dir));
+          // Taken over meanwhile: said once already (StateDirTakenOver), not as a directory not made again. A
+          // try again with the same thing in the directory's place was said already.
+          if (this.takenOver) return;
+          const inPlace = inPlaceOf(this.options.dir);
+          if (retry && inPlace === this.lostSaidAt) return;
+          this.lostSaidAt = inPlace;
+          if (retry) this.saySegmentLost();
+          this.options.onError?.(new JournalNotRecreated(err, this.options.dir));
           return;
         }
         if (restating) this.restateAtBytes = this.writer.fileBytes() + this.snapshotBytes;

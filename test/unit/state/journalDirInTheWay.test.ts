@@ -1,0 +1,89 @@
+import { rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { Clock } from "../../../src/clock.js";
+import type { StateSettings } from "../../../src/config/sections/state.js";
+import { SEGMENT_CHECK_MS } from "../../../src/io/state/journal/journal.js";
+import { openStateStore } from "../../../src/state/gatewayState.js";
+import { LocalStateStore } from "../../../src/state/localStore.js";
+import type { StateStore } from "../../../src/state/store.js";
+import { captureLogger } from "../../fakes/logCapture.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { pendingRun } from "../../helpers/pendingRun.js";
+
+let home: TempHome | undefined;
+let store: StateStore | undefined;
+afterEach(async () => {
+  await store?.close();
+  store = undefined;
+  home?.cleanup();
+});
+
+const LOCAL = { backend: "local" } as StateSettings;
+
+/**
+ * Seen: with state/ replaced by a link to /dev/null while the gateway ran, the pair WARN "…journal-000001.seg: no
+ * longer names the file …" and ERROR "the journal in …/state could not be made again … {err: EEXIST: file already
+ * exists, mkdir '…/state'}" every second, with no request coming, the ERROR not naming the link.
+ */
+describe("something no directory in the state directory's place while the gateway runs", () => {
+  it("is named with what to change, and the pair is logged once until what is in the way changes or the journal is made again", async () => {
+    home = tempHome();
+    const dir = join(home.dir, "state");
+    let now = 1_000_000;
+    // The journal's once-a-second look, run by the test.
+    let look: (() => void) | undefined;
+    const timers: Pick<Clock, "setTimeout" | "clearTimeout"> = {
+      setTimeout: (fn) => {
+        look = fn;
+        return 1;
+      },
+      clearTimeout: () => {
+        look = undefined;
+      },
+    };
+    const log = captureLogger();
+    const opened = openStateStore(LOCAL, home.dir, log.logger, () => now, timers);
+    store = opened;
+    if (!(opened instanceof LocalStateStore)) throw new Error("not the local journal");
+    const { journal } = opened;
+    opened.runAccepted(pendingRun("a"), now);
+    await journal.durable();
+    const said = () =>
+      log.messages().filter((line) => line.startsWith("[state]") && !line.includes("replayed"));
+    const seconds = async (n: number) => {
+      for (let i = 0; i < n; i += 1) {
+        now += SEGMENT_CHECK_MS;
+        look?.();
+        await journal.rotated();
+      }
+    };
+    const lost = `[state] the journal in ${dir} could not be made again after the state directory was removed or moved while the gateway ran`;
+    const later =
+      "the requests waiting for it answer 503 (their senders retry), as do later ones until it can be (tried again each second, said again only if what is in the directory's place changes)";
+
+    rmSync(dir, { recursive: true });
+    symlinkSync("/dev/null", dir);
+    await seconds(5);
+    expect(said()).toEqual([
+      expect.stringMatching(/^\[state\] .*journal-0+1\.seg: no longer names the file the gateway writes/),
+      `${lost}: ${dir} is a symbolic link to /dev/null, which is a device, not a directory; ${later} — point the link at a directory, or remove the link (the gateway makes the directory)`,
+    ]);
+    expect(journal.accepting()).toBe(false);
+
+    // What is in the way changed: said again, once.
+    rmSync(dir);
+    writeFileSync(dir, "x");
+    await seconds(5);
+    expect(said().slice(2)).toEqual([
+      expect.stringMatching(/no longer names the file the gateway writes/),
+      `${lost}: ${dir} is a file, not a directory; ${later} — move that file away (the gateway makes the directory)`,
+    ]);
+
+    // Moved away: the next look makes the journal again, and nothing more is said of it.
+    rmSync(dir);
+    await seconds(3);
+    expect(said()).toHaveLength(4);
+    expect(journal.accepting()).toBe(true);
+  });
+});
