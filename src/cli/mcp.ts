@@ -328,7 +328,7 @@ function noLiveStatus(pid: number, file: StatusFile | undefined, path: string, c
   // (every 5 s once a write failed) do once it is fixed.
   const inTheWay = file === undefined && !existsSync(path) ? fileInPlaceOf(dirname(path)) : undefined;
   if (inTheWay !== undefined)
-    return `a gateway is running (pid ${pid}), but ${noStatusDirectory(inTheWay, path)}, so its live status cannot be shown: below is ${shown} — ${onceFixed(inTheWay)}, the gateway writes the status file again by itself within 5 s`;
+    return `a gateway is running (pid ${pid}), but ${noStatusDirectory(inTheWay, path)}, so its live status cannot be shown: below is ${shown} — ${onceFixed(inTheWay)}, svc mcp reload writes the status file again (as the gateway does by itself within 5 s once a write of it has failed)`;
   const why =
     file !== undefined
       ? `${path} was written by pid ${file.pid}`

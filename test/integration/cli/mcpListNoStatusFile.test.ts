@@ -62,7 +62,7 @@ describe("svc mcp list with a gateway running but no status file of it", () => {
     home.write("mcp-cache", "");
     const inTheWay = await list("--no-check");
     expect(inTheWay.stderr).toBe(
-      `Note: a gateway is running (pid ${gateway.pid}), but ${join(home.dir, "mcp-cache")} is a file, not a directory (move it away: the gateway makes the directory and writes ${status} in it), so its live status cannot be shown: below is the configuration-only view — once it is moved away, the gateway writes the status file again by itself within 5 s\n`,
+      `Note: a gateway is running (pid ${gateway.pid}), but ${join(home.dir, "mcp-cache")} is a file, not a directory (move it away: the gateway makes the directory and writes ${status} in it), so its live status cannot be shown: below is the configuration-only view — once it is moved away, svc mcp reload writes the status file again (as the gateway does by itself within 5 s once a write of it has failed)\n`,
     );
 
     // Seen: "… is a file, not a directory (move it away: …)" of mcp-cache -> /dev/null, while the gateway's log
@@ -71,7 +71,7 @@ describe("svc mcp list with a gateway running but no status file of it", () => {
     symlinkSync("/dev/null", join(home.dir, "mcp-cache"));
     const device = await list("--no-check");
     expect(device.stderr).toBe(
-      `Note: a gateway is running (pid ${gateway.pid}), but ${join(home.dir, "mcp-cache")} is a symbolic link to /dev/null, which is a device, not a directory (point the link at a directory, or remove the link: the gateway makes the directory and writes ${status} in it), so its live status cannot be shown: below is the configuration-only view — once the link leads to a directory or is removed, the gateway writes the status file again by itself within 5 s\n`,
+      `Note: a gateway is running (pid ${gateway.pid}), but ${join(home.dir, "mcp-cache")} is a symbolic link to /dev/null, which is a device, not a directory (point the link at a directory, or remove the link: the gateway makes the directory and writes ${status} in it), so its live status cannot be shown: below is the configuration-only view — once the link leads to a directory or is removed, svc mcp reload writes the status file again (as the gateway does by itself within 5 s once a write of it has failed)\n`,
     );
 
     // Seen: "… is missing … — svc mcp reload writes the status file again" of a link to nothing, which no reload writes through.
@@ -79,7 +79,7 @@ describe("svc mcp list with a gateway running but no status file of it", () => {
     symlinkSync(join(home.dir, "gone"), join(home.dir, "mcp-cache"));
     const nowhere = await list("--no-check");
     expect(nowhere.stderr).toBe(
-      `Note: a gateway is running (pid ${gateway.pid}), but ${join(home.dir, "mcp-cache")} is a symbolic link to ${join(home.dir, "gone")}, which does not exist (create that directory, or remove the link: the gateway makes the directory and writes ${status} in it), so its live status cannot be shown: below is the configuration-only view — once the link leads to a directory or is removed, the gateway writes the status file again by itself within 5 s\n`,
+      `Note: a gateway is running (pid ${gateway.pid}), but ${join(home.dir, "mcp-cache")} is a symbolic link to ${join(home.dir, "gone")}, which does not exist (create that directory, or remove the link: the gateway makes the directory and writes ${status} in it), so its live status cannot be shown: below is the configuration-only view — once the link leads to a directory or is removed, svc mcp reload writes the status file again (as the gateway does by itself within 5 s once a write of it has failed)\n`,
     );
   });
 });
