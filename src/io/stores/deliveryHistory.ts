@@ -267,9 +267,33 @@ const outcomeField = (outcome: string) =>
  */
 const RECEIVED_AT_KEY = ',"received_at":';
 
+/**
+ * `,"<key>":<the value as JSON>`, or nothing for no value, kept for the last value given: a route's requests
+ * mostly share their status, outcome, reason, event and content type, whose texts are then made once.
+ */
+function lastOptField(key: string): (value: string | undefined) => string {
+  const field = lastField(key);
+  return (value) => (value === undefined ? "" : field(value));
+}
+const outcomeTextField = lastField("outcome");
+const reasonField = lastOptField("reason");
+const requestEventField = lastOptField("event");
+const eventHeaderField = lastOptField("event_header");
+const contentTypeField = lastOptField("content_type");
+let lastStatus: number | undefined;
+let statusText = "";
+/** `,"status":<status>`, made once for the last status given. */
+function statusField(status: number): string {
+  if (status !== lastStatus) {
+    lastStatus = status;
+    statusText = `,"status":${q(status)}`;
+  }
+  return statusText;
+}
+
 /** A request record's line up to its payload fields. */
 const requestLineStart = (r: RequestRecord) =>
-  `${lineHead(r)},"status":${q(r.status)},"outcome":${q(r.outcome)}${opt("reason", r.reason)}${opt("event", r.event)}${opt("event_header", r.event_header)}${opt("redelivery_of", r.redelivery_of)}${opt("content_type", r.content_type)}${r.headers === undefined ? "" : `,"headers":${q(r.headers)}`}`;
+  `${lineHead(r)}${statusField(r.status)}${outcomeTextField(r.outcome)}${reasonField(r.reason)}${requestEventField(r.event)}${eventHeaderField(r.event_header)}${opt("redelivery_of", r.redelivery_of)}${contentTypeField(r.content_type)}${r.headers === undefined ? "" : `,"headers":${q(r.headers)}`}`;
 
 /** Precedes a `json` payload's bytes, which end the line's object. */
 const JSON_PAYLOAD_START = `,"payload_encoding":"json"${JSON_PAYLOAD_KEY}`;

@@ -347,6 +347,14 @@ describe("delivery history store", () => {
     const ids = Array.from({ length: 3 }, text);
     const routes = Array.from({ length: 3 }, text);
     const events = Array.from({ length: 3 }, text);
+    // A request's status, outcome, reason, event, event header and content type repeat too (a route's
+    // ignored requests share them): a line's text made for one value is never given for another, nor for none.
+    const pick = (pool: readonly string[]) => (rand(2) === 0 ? text() : (pool[rand(pool.length)] as string));
+    const maybePick = (pool: readonly string[]) => (rand(3) === 0 ? undefined : pick(pool));
+    const outcomes = ["ignored", "accepted", ...Array.from({ length: 2 }, text)];
+    const reasons = ["filter action did not match", ...Array.from({ length: 2 }, text)];
+    const contentTypes = ["application/json", ...Array.from({ length: 2 }, text)];
+    const eventHeaders = ["x-github-event", "body", text()];
     for (let i = 0; i < 2000; i++) {
       const base = {
         id: rand(2) === 0 ? text() : (ids[rand(3)] as string),
@@ -360,11 +368,12 @@ describe("delivery history store", () => {
               kind: "request",
               ...base,
               status: [200, 202, 401, 413, 429][rand(5)] as number,
-              outcome: text(),
-              reason: maybe(),
-              event: maybe(),
+              outcome: pick(outcomes),
+              reason: maybePick(reasons),
+              event: maybePick(events),
+              event_header: maybePick(eventHeaders),
               redelivery_of: maybe(),
-              content_type: maybe(),
+              content_type: maybePick(contentTypes),
               payload: maybe(),
               payload_encoding: rand(2) === 0 ? undefined : "utf8",
               payload_omitted: rand(2) === 0 ? undefined : "not_accepted",
