@@ -3,6 +3,14 @@ import { errorOutcome } from "../types.js";
 
 export const PAYLOAD_TOO_LARGE = errorOutcome(413, "Payload too large");
 
+const DIGITS = /^\d+$/;
+/**
+ * The last plain decimal Content-Length read, and its number: a request's head is asked for its length
+ * up to four times (its framing, the body budget, the body's read and its size), the text read once.
+ */
+let lastLengthText: string | undefined;
+let lastLength = 0;
+
 /**
  * The declared `Content-Length`, when it is a plain decimal number. Any number of digits: node:http
  * hands over lengths up to 2^64 - 1, and one of 16 digits or more is far over every limit (it was read
@@ -11,8 +19,12 @@ export const PAYLOAD_TOO_LARGE = errorOutcome(413, "Payload too large");
  */
 export function declaredLength(headers: Readonly<Record<string, string>>): number | undefined {
   const raw = headers["content-length"];
-  if (raw === undefined || !/^\d+$/.test(raw)) return undefined;
-  return Number(raw);
+  if (raw === undefined) return undefined;
+  if (raw === lastLengthText) return lastLength;
+  if (!DIGITS.test(raw)) return undefined;
+  lastLengthText = raw;
+  lastLength = Number(raw);
+  return lastLength;
 }
 
 /** Whether the declared `Content-Length` is over `max`. */

@@ -97,6 +97,26 @@ describe("body size stage", () => {
     expect(declaredLength({ "content-length": "0000000000000000000000010" })).toBe(10);
     expect(isOutcome(declared("0000000000000000000000010"))).toBe(false);
   });
+  it("each head's length is its own, read again or after another's (the last one read is remembered)", () => {
+    const lengthOf = (length: string | undefined) =>
+      declaredLength(length === undefined ? {} : { "content-length": length });
+    const heads = ["10", "10", "1x", "10", "", "20", undefined, "20", "10 ", "010", "10", "-1", "20"];
+    expect(heads.map(lengthOf)).toEqual([
+      10,
+      10,
+      undefined,
+      10,
+      undefined,
+      20,
+      undefined,
+      20,
+      undefined,
+      10,
+      10,
+      undefined,
+      20,
+    ]);
+  });
 });
 
 describe("rate limit stage", () => {
