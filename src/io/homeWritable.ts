@@ -51,10 +51,8 @@ function noDirectoryProblem(
     way.kind === "loop"
       ? { said: LOOP_OF_LINKS, fix: "point that link at a directory" }
       : way.kind === "file"
-        ? {
-            said: `${way.what}, not a directory`,
-            ...(way.what === "a file" ? { fix: "move that file away" } : {}),
-          }
+        ? // A file on the way to SVC_HOME is no more svc's to move than a device (`SVC_HOME=/etc/passwd/x`).
+          { said: `${way.what}, not a directory` }
         : way.kind === "link to a file"
           ? linkToNoDirectory(way.at, way.what)
           : (linkTo(way.at) ?? INTO_A_LOOP);
@@ -102,10 +100,8 @@ export function homeProblem(home: string, env: NodeJS.ProcessEnv = process.env):
     return homeNotWritable(home, err).message;
   }
   if (!found.isDirectory()) {
-    const what = kindOf(found);
-    return what === "a file"
-      ? `${home}: SVC_HOME is not a directory — move that file away (the gateway makes the directory), or set SVC_HOME to a directory`
-      : `${home}: SVC_HOME is ${what}, not a directory — set SVC_HOME to a directory`;
+    // Never svc's to move or remove (`SVC_HOME=/etc/passwd`, `/dev/null`): svc makes a directory, never a file.
+    return `${home}: SVC_HOME is ${kindOf(found)}, not a directory — set SVC_HOME to a directory`;
   }
   try {
     accessSync(home, constants.W_OK);

@@ -44,7 +44,7 @@ export function linkTo(path: string): { readonly said: string; readonly fix: str
 
 /**
  * What `found`, which is no directory, is as a message names it: a device (`/dev/null`, a service account's home), a
- * named pipe, a socket, or a file. Only a file is one to move away: the others are the system's, or a program's.
+ * named pipe, a socket, or a file. None is svc's to move away where SVC_HOME is to be.
  */
 export function kindOf(found: Stats): string {
   if (found.isCharacterDevice() || found.isBlockDevice()) return "a device";

@@ -1,17 +1,44 @@
 import { lstatSync, readlinkSync, realpathSync, statSync } from "node:fs";
+import { resolve, sep } from "node:path";
+import { svcHome } from "../config/paths.js";
 import { INTO_A_LOOP, linkTo } from "./linkTo.js";
 import { otherKind } from "./regularFile.js";
 
 /** noDirectoryAt's fix for a plain file in a directory's place. */
 export const MOVE_FILE_AWAY = "move that file away";
 
+/** noDirectoryAt's fix for SVC_HOME itself, or a name on the way to it, in a directory's place. */
+export const SET_SVC_HOME = "set SVC_HOME to a directory";
+
+/**
+ * Whether `at` is SVC_HOME itself (as this process takes it: SVC_HOME, or `~/.svc`) or a name on the way to it
+ * (`/etc/passwd` for `SVC_HOME=/etc/passwd/x`): never svc's, whatever stands there (`SVC_HOME=/dev/null`), and
+ * so never to be moved or removed. False when SVC_HOME cannot be found.
+ */
+export function homeOrOnTheWay(at: string): boolean {
+  let home: string;
+  try {
+    home = resolve(svcHome());
+  } catch {
+    return false;
+  }
+  const dir = resolve(at);
+  return home === dir || home.startsWith(dir === sep ? dir : `${dir}${sep}`);
+}
+
 /**
  * What stands at `at` where a directory goes, as a message names it, and what to do about it: a file, to move
  * away; a symbolic link to something no directory (`logs -> /dev/null`, to drop the log), whose link is what to
  * change, the device being the system's; a symbolic link to nothing or into a loop of links, whose target is to be
- * made or the link changed; a device, named pipe or socket itself, which is no file to move.
+ * made or the link changed; a device, named pipe or socket itself, which is no file to move. SVC_HOME itself, or a
+ * name on the way to it (`SVC_HOME=/dev/null`, `SVC_HOME=/etc/passwd`), is never svc's to move or remove: SVC_HOME
+ * is what to change (`home`).
  */
-export function noDirectoryAt(at: string): { readonly said: string; readonly fix: string } {
+export function noDirectoryAt(at: string): {
+  readonly said: string;
+  readonly fix: string;
+  readonly home?: true;
+} {
   let link = false;
   let what = "a file";
   try {
@@ -30,11 +57,11 @@ export function noDirectoryAt(at: string): { readonly said: string; readonly fix
     } catch {
       target = readlinkSync(at);
     }
-    return {
-      said: `${at} is a symbolic link to ${target}, which is ${what}, not a directory`,
-      fix: "point the link at a directory, or remove the link",
-    };
+    const said = `${at} is a symbolic link to ${target}, which is ${what}, not a directory`;
+    if (homeOrOnTheWay(at)) return { said, fix: SET_SVC_HOME, home: true };
+    return { said, fix: "point the link at a directory, or remove the link" };
   }
+  if (homeOrOnTheWay(at)) return { said: `${at} is ${what}, not a directory`, fix: SET_SVC_HOME, home: true };
   if (what !== "a file") return { said: `${at} is ${what}, not a directory`, fix: "remove it" };
   return { said: `${at} is a file, not a directory`, fix: MOVE_FILE_AWAY };
 }

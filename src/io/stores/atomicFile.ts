@@ -232,7 +232,9 @@ function openTemp(linkOrPath: string, mode: number): { path: string; dir: string
   } catch (err) {
     const inTheWay = fileInTheWay(dir, err);
     if (inTheWay !== undefined) {
-      const { said, fix } = noDirectoryAt(inTheWay);
+      const { said, fix, home } = noDirectoryAt(inTheWay);
+      // SVC_HOME itself, or a name on the way to it: said by the caller, with SVC_HOME to set, once.
+      if (home) throw err;
       throw new UnwritableStoreError(path, [said, `${fix} (svc makes the directory)`], err);
     }
     throw unwritableStore(path, err, refusingDir(err, dir));

@@ -152,7 +152,10 @@ function directoryIsAFile(path: string, cause: string): SvcError | undefined {
   }
   if (!isFile) return undefined;
   // A link to a device (`cron -> /dev/null`) is no file to move: the link is what to change.
-  const { said, fix } = noDirectoryAt(dir);
+  const { said, fix, home } = noDirectoryAt(dir);
+  // SVC_HOME itself (`SVC_HOME=/dev/null`, `/etc/passwd`: the top-level stores' directory), never to be removed or
+  // moved: said by the caller, with SVC_HOME to set, once.
+  if (home) return undefined;
   return new SvcError("store_corrupt", `${path}: ${cause} — ${said}: ${fix} (svc makes the directory)`);
 }
 

@@ -29,7 +29,7 @@ describe("a command whose SVC_HOME cannot hold its files", () => {
     const subscribe = await svc(file, "webhook", "subscribe", "ci");
     expect(subscribe.code).toBe(1);
     expect(subscribe.stderr).toContain(
-      `svc: ${file}: SVC_HOME is not a directory — move that file away (the gateway makes the directory), or set SVC_HOME to a directory (${file}/webhook_subscriptions.json: cannot be read (ENOTDIR`,
+      `svc: ${file}: SVC_HOME is a file, not a directory — set SVC_HOME to a directory (${file}/webhook_subscriptions.json: cannot be read (ENOTDIR`,
     );
     // A config.yaml edit makes SVC_HOME first (mkdir -p: EEXIST on a file).
     for (const args of [
@@ -39,14 +39,14 @@ describe("a command whose SVC_HOME cannot hold its files", () => {
       const edit = await svc(file, ...args);
       expect(edit.code).toBe(1);
       expect(edit.stderr).toBe(
-        `svc: ${file}: SVC_HOME is not a directory — move that file away (the gateway makes the directory), or set SVC_HOME to a directory (EEXIST: file already exists, mkdir '${file}')\n`,
+        `svc: ${file}: SVC_HOME is a file, not a directory — set SVC_HOME to a directory (EEXIST: file already exists, mkdir '${file}')\n`,
       );
     }
     // svc mcp remove edits config.yaml without loading the configuration: the missing file is named by why.
     const remove = await svc(file, "mcp", "remove", "fs");
     expect(remove).toMatchObject({
       code: 1,
-      stderr: `svc: ${file}: SVC_HOME is not a directory — move that file away (the gateway makes the directory), or set SVC_HOME to a directory\n`,
+      stderr: `svc: ${file}: SVC_HOME is a file, not a directory — set SVC_HOME to a directory\n`,
     });
     // A usage error is still the usage error.
     const bad = await svc(file, "webhook", "subscribe", "bad name");

@@ -178,7 +178,7 @@ describe("a link to nothing in SVC_HOME is named where the system reads it", () 
       ],
       [
         join(file, ".svc"),
-        `${join(file, ".svc")}: SVC_HOME cannot be made: ${file}, on the way to it, is a file, not a directory — move that file away, or set SVC_HOME to another one`,
+        `${join(file, ".svc")}: SVC_HOME cannot be made: ${file}, on the way to it, is a file, not a directory — set SVC_HOME to another one`,
       ],
     ] as const;
     for (const [h, problem] of cases) {

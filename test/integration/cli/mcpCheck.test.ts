@@ -55,7 +55,7 @@ describe("is my MCP server working? (no gateway running)", { timeout: 90_000 }, 
     home = tempHome();
     const file = home.write("svc-home", "");
     const config = join(file, "config.yaml");
-    const problem = `${file}: SVC_HOME is not a directory — move that file away (the gateway makes the directory), or set SVC_HOME to a directory`;
+    const problem = `${file}: SVC_HOME is a file, not a directory — set SVC_HOME to a directory`;
     const env = { SVC_HOME: file };
     for (const args of [
       ["mcp", "list"],

@@ -23,10 +23,10 @@ afterEach(() => dir.cleanup());
  * permissions', which neither is about, and svc config check said ok.
  */
 describe("an SVC_HOME that cannot be the data directory", () => {
-  it("a file in its place says to move it away", async () => {
+  it("a file in its place is never svc's to move: SVC_HOME is what to set", async () => {
     dir = tempHome();
     const home = dir.write("svc-home", "");
-    const problem = `${home}: SVC_HOME is not a directory — move that file away (the gateway makes the directory), or set SVC_HOME to a directory`;
+    const problem = `${home}: SVC_HOME is a file, not a directory — set SVC_HOME to a directory`;
     expect(homeProblem(home)).toBe(problem);
     expect(() => assertHomeWritable(home)).toThrow(problem);
     // Alone: not followed by the store and the cron jobs failing under it (ENOTDIR) as a second problem.
@@ -60,8 +60,9 @@ describe("an SVC_HOME that cannot be the data directory", () => {
         `a symbolic link to ${join(dir.dir, "nowhere")} (by way of ${join(dir.dir, "l1")}), which does not exist — create that directory`,
       ),
     );
+    // A file on the way is no more svc's to move than a device: SVC_HOME is what to set.
     expect(homeProblem(join(file, "a", ".svc"))).toBe(
-      made(file, "a file, not a directory — move that file away"),
+      `${join(file, "a", ".svc")}: SVC_HOME cannot be made: ${file}, on the way to it, is a file, not a directory — set SVC_HOME to another one`,
     );
     symlinkSync("f1", join(dir.dir, "lf"));
     expect(homeProblem(join(dir.dir, "lf", "a", ".svc"))).toBe(
