@@ -375,47 +375,90 @@ export function dataDirsProblem(
  * what svc writes in that data directory (this user's own directories too: its home may hold root's `.ssh/`) (`OWN_ENTRIES`, and in its subdirectories
  * `OWN_SUBDIR_ENTRIES`; none, when made for it): "give". Never one of the system's directories or another user's home, nor
  * one holding either (`systemOrHome`), whatever it holds. Else why not: the first entry svc does not keep there
- * (`deliveries -> /var/log`: root's, holding apt/, journal/, syslog), a shared directory a `chown -R` would give away all of; or `undefined` when this user cannot list it (root's,
- * mode 0700), so what it holds is unknown.
+ * (`deliveries -> /var/log`: root's, holding apt/, journal/, syslog), a shared directory a `chown -R` would give away all of, looked
+ * for past a subdirectory this user cannot list (`sessions -> appdata` holding root's 0700 `private/` and a readable
+ * `public/id_rsa`: the key); else the first subdirectory this user cannot list (`closed`, with its owner and mode), so
+ * what the target holds is unknown; or `undefined` when this user cannot list the target itself (root's, mode 0700).
+ * `list`: how a directory's entries are read (`listed`; a test's, to refuse one as another user is refused).
  */
-function linkTargetToGive(
+export function linkTargetToGive(
   real: string,
   name: string,
   home: string,
   root: string,
-): "give" | { why: string } | undefined {
+  list: (dir: string) => string[] = listed,
+): TargetAnswer {
   const system = systemOrHome(real);
   if (system !== undefined) return { why: system };
   if (svcOwn(real, home, root)) return "give";
   const own = OWN_ENTRIES.get(name);
+  const holds = (entry: string) => ({
+    why: `is not svc's own and holds ${terminalText(entry)}, which svc does not keep there`,
+  });
+  const firstForeign = (dir: string, mine: (entry: string) => boolean) =>
+    list(dir).find((entry) => !OWN_ANYWHERE.test(entry) && !mine(entry));
+  let entries: string[];
   try {
-    // This user's own directory (its home: a service account's /var/lib/svc) is looked into as any other: a
-    // chown -R of it would give this user whatever root left there beside svc's data (.ssh/, a binary).
-    const foreign = firstForeign(real, (entry) => own?.test(entry) === true);
-    if (foreign !== undefined)
-      return { why: `is not svc's own and holds ${terminalText(foreign)}, which svc does not keep there` };
-    const holds = (entry: string) => ({
-      why: `is not svc's own and holds ${terminalText(entry)}, which svc does not keep there`,
-    });
-    for (const entry of listed(real)) {
-      if (!entry.endsWith("/") || OWN_ANYWHERE.test(entry)) continue;
-      const rule = OWN_SUBDIR_ENTRIES.find(([dir, sub]) => dir === name && sub.test(entry));
-      if (rule === undefined) continue;
-      const [, , inside, deeper] = rule;
-      const sub = join(real, entry);
-      const foreign = firstForeign(sub, (found) => inside.test(found));
-      if (foreign !== undefined) return holds(`${entry}${foreign}`);
-      if (deeper === undefined) continue;
-      for (const inner of listed(sub)) {
-        if (!inner.endsWith("/") || OWN_ANYWHERE.test(inner)) continue;
-        const below = firstForeign(join(sub, inner), (found) => deeper.test(found));
-        if (below !== undefined) return holds(`${entry}${inner}${below}`);
-      }
-    }
-    return "give";
+    entries = list(real);
   } catch {
     return undefined;
   }
+  // This user's own directory (its home: a service account's /var/lib/svc) is looked into as any other: a
+  // chown -R of it would give this user whatever root left there beside svc's data (.ssh/, a binary).
+  const foreign = entries.find((entry) => !OWN_ANYWHERE.test(entry) && own?.test(entry) !== true);
+  if (foreign !== undefined) return holds(foreign);
+  // A subdirectory this user cannot list is named only when no foreign entry is found anywhere else: one it can
+  // see (a key beside root's private directory) is the surer answer.
+  let closed: string | undefined;
+  const unlisted = (dir: string, err: unknown) => {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return; // removed meanwhile
+    closed ??= closedNamed(dir, err);
+  };
+  for (const entry of entries) {
+    if (!entry.endsWith("/") || OWN_ANYWHERE.test(entry)) continue;
+    const rule = OWN_SUBDIR_ENTRIES.find(([dir, sub]) => dir === name && sub.test(entry));
+    if (rule === undefined) continue;
+    const [, , inside, deeper] = rule;
+    const sub = join(real, entry);
+    let subEntries: string[];
+    try {
+      subEntries = list(sub);
+    } catch (err) {
+      unlisted(sub, err);
+      continue;
+    }
+    const foreign = subEntries.find((found) => !OWN_ANYWHERE.test(found) && !inside.test(found));
+    if (foreign !== undefined) return holds(`${entry}${foreign}`);
+    if (deeper === undefined) continue;
+    for (const inner of subEntries) {
+      if (!inner.endsWith("/") || OWN_ANYWHERE.test(inner)) continue;
+      let below: string | undefined;
+      try {
+        below = firstForeign(join(sub, inner), (found) => deeper.test(found));
+      } catch (err) {
+        unlisted(join(sub, inner), err);
+        continue;
+      }
+      if (below !== undefined) return holds(`${entry}${inner}${below}`);
+    }
+  }
+  return closed === undefined ? "give" : { closed };
+}
+
+/**
+ * `linkTargetToGive`'s answer: "give"; why not (`why`); a subdirectory of it this user cannot look into (`closed`,
+ * named with its owner and mode), so what the target holds is unknown; or `undefined` when the target itself cannot be.
+ */
+export type TargetAnswer = "give" | { readonly why: string } | { readonly closed: string } | undefined;
+
+/** A subdirectory `dir` of a link's target this user could not list (`err`), named with its owner and mode. */
+function closedNamed(dir: string, err: unknown): string {
+  let notes = (err as NodeJS.ErrnoException).code ?? "EACCES";
+  try {
+    const stat = statSync(dir);
+    notes = `owned by uid ${stat.uid}, mode ${(stat.mode & 0o7777).toString(8).padStart(4, "0")}`;
+  } catch {}
+  return `${terminalText(dir.replace(/\/$/, ""))} (${notes})`;
 }
 
 /** The first `TARGET_MAX_ENTRIES` entries of `dir`, a directory's with a final `/`. Throws when it cannot be listed. */
@@ -435,11 +478,6 @@ function listed(dir: string): string[] {
   return names.sort();
 }
 
-/** The first of `dir`'s entries (`listed`) that is not svc's (`own`, or `OWN_ANYWHERE`). */
-function firstForeign(dir: string, own: (entry: string) => boolean): string | undefined {
-  return listed(dir).find((entry) => !OWN_ANYWHERE.test(entry) && !own(entry));
-}
-
 /**
  * A data directory `dir` whose symbolic link leads into `real`, another user's directory that is not svc's own
  * (`linkTargetToGive`): one holding what svc does not keep there, or the system's or a user's home, is not offered to be given away, only
@@ -450,7 +488,7 @@ function sharedTargetProblem(
   dir: string,
   real: string,
   refused: Refused,
-  target: { why: string } | undefined,
+  target: Exclude<TargetAnswer, "give">,
 ): string {
   const uid = process.getuid?.();
   const user = userName();
@@ -472,6 +510,8 @@ function sharedTargetProblem(
   })();
   const whose = owner < 0 ? "" : ` (owned by uid ${owner})`;
   const said = `${at}: cannot be written by this user (${user}${uid === undefined ? "" : `, uid ${uid}`}) — ${real}${whose}`;
+  if (target !== undefined && "closed" in target)
+    return `${said} holds ${target.closed}, which cannot be looked into by this user, so what it holds is unknown: if it holds only svc's data, give it to this user: chown -R ${user} ${real} (as root); else point the link at a directory of svc's own that this user can write; then start it again`;
   if (target === undefined)
     return `${said} cannot be looked into by this user, so what it holds is unknown: if it holds only svc's data, give it to this user: chown -R ${user} ${real} (as root); else point the link at a directory of svc's own that this user can write; then start it again`;
   return `${said} ${target.why}, so it is not to be given away: point the link at a directory of svc's own that this user can write, then start it again`;
