@@ -1,6 +1,6 @@
 import { accessSync, constants, statSync } from "node:fs";
 import { SvcError } from "../errors.js";
-import { closedDirectory } from "../io/closedDir.js";
+import { closedDirectory, closedFix } from "../io/closedDir.js";
 import { homeProblem } from "../io/homeWritable.js";
 import { thisUser } from "../io/userName.js";
 
@@ -63,6 +63,6 @@ export function assertFileInSight(path: string, home: string): void {
   if (closed === undefined) return;
   throw new SvcError(
     "config_unreadable",
-    `${path}: cannot be looked for: on the way to it, ${closed.named} cannot be looked into by ${thisUser()} — ${closed.fix}, or run the command as the user who owns it`,
+    `${path}: cannot be looked for: on the way to it, ${closed.named} cannot be looked into by ${thisUser()} — ${closedFix(closed, "run the command as the user who owns it", true)}`,
   );
 }

@@ -1,6 +1,6 @@
 import { readFileSync, readlinkSync, statSync } from "node:fs";
 import { SvcError } from "../errors.js";
-import { closedDirectory } from "../io/closedDir.js";
+import { closedDirectory, closedFix } from "../io/closedDir.js";
 import { byWayOf, LOOP_OF_LINKS, linkChainSync, onTheWay } from "../io/linkChain.js";
 import { permissionFix } from "../io/permissionFix.js";
 import { notUtf8Text } from "../io/textEncoding.js";
@@ -42,7 +42,7 @@ function closedTarget(target: string, err: Error): string {
   const closed = closedDirectory(target);
   if (closed === undefined)
     return `which ${thisUser()} cannot get to (${err.message}) — point the link at a file this user can read`;
-  return `which ${thisUser()} cannot get to: ${closed.named} cannot be looked into by this user — ${closed.fix}, or point the link at a file this user can read`;
+  return `which ${thisUser()} cannot get to: ${closed.named} cannot be looked into by this user — ${closedFix(closed, "point the link at a file this user can read", true)}`;
 }
 
 /**

@@ -5,17 +5,19 @@ import {
   lstatSync,
   opendirSync,
   readdirSync,
-  readFileSync,
   realpathSync,
   statSync,
 } from "node:fs";
 import { join, resolve, sep } from "node:path";
 import { DEFAULT_PROFILE, PROFILE_NAME } from "../config/paths.js";
-import { type ClosedDir, closedDirectory } from "./closedDir.js";
+import { type ClosedDir, closedDirectory, closedFix } from "./closedDir.js";
 import { LOOP_OF_LINKS, linkTargetSync } from "./linkChain.js";
 import { isProfileDir } from "./profiles.js";
+import { systemOrHome } from "./systemOrHome.js";
 import { terminalText } from "./terminalText.js";
 import { thisUser, userName } from "./userName.js";
+
+export { systemOrHome } from "./systemOrHome.js";
 
 /**
  * The directories the gateway writes in SVC_HOME and in each profile's directory, what it keeps in each, whether
@@ -76,45 +78,6 @@ const OWN_SUBDIR_ENTRIES: readonly (readonly [dir: string, sub: RegExp, entries:
     // store.ts: a platform's directory, holding its chats' transcripts (a chat front end's too: .json, .jsonl).
     ["sessions", /^[^.][^/]*\/$/, /^[^.][^/]*\.jsonl?$/],
   ];
-
-/**
- * The system's own directories, never svc's to give away however they were made, nor any that holds one (`/`):
- * a link into one is refused outright, as is one to another user's home (`usersHomes`).
- */
-const SYSTEM_DIRS = /^\/(?:usr|home|var|etc|srv|opt|root|boot|lib[^/]*|bin|sbin|proc|sys|dev|tmp)?$/;
-
-/**
- * The other users' home directories, as `passwd` (/etc/passwd) names them (none that is `/`, or one none has): this
- * user's own (a service account's HOME, `/var/lib/svc`, where a root run left its state) is none of another's.
- */
-function usersHomes(passwd: string): { readonly user: string; readonly home: string }[] {
-  const uid = process.getuid?.();
-  try {
-    return readFileSync(passwd, "utf8")
-      .split("\n")
-      .map((line) => line.split(":"))
-      .filter((fields) => fields.length >= 7 && fields[5]?.startsWith("/") === true)
-      .filter((fields) => uid === undefined || fields[2] !== String(uid))
-      .map((fields) => ({ user: fields[0] ?? "", home: resolve(fields[5] ?? "/") }))
-      .filter(({ home }) => home !== "/" && home !== "/nonexistent");
-  } catch {
-    return [];
-  }
-}
-
-/**
- * Why `real` is the system's, or another user's home, or holds one, and so not to be given away whatever it holds;
- * undefined when it is none of those. `passwd`: where the users are read (a test's).
- */
-export function systemOrHome(real: string, passwd = "/etc/passwd"): string | undefined {
-  const holds = (dir: string) => dir === real || dir.startsWith(real === sep ? real : `${real}${sep}`);
-  if (SYSTEM_DIRS.test(real)) return "is one of the system's own directories";
-  for (const { user, home } of usersHomes(passwd)) {
-    if (home === real) return `is the home directory of ${terminalText(user)}`;
-    if (holds(home)) return `holds ${terminalText(home)}, the home directory of ${terminalText(user)}`;
-  }
-  return undefined;
-}
 
 /**
  * What svc writes beside a file of its own in any data directory: `<name>.lock` (fileLock.ts) and the lock's own
@@ -350,7 +313,7 @@ export function dataDirsProblem(
     }
     if (dir.kind === "closed") {
       loops.push(
-        `${dir.dir}: on the way to it, ${dir.closed.named} cannot be looked into by ${thisUser()} — the gateway keeps its ${dir.holds} there: ${dir.closed.fix}, then start it again`,
+        `${dir.dir}: on the way to it, ${dir.closed.named} cannot be looked into by ${thisUser()} — the gateway keeps its ${dir.holds} there: ${closedFix(dir.closed, "point the link at a directory this user can reach", true)}, then start it again`,
       );
       continue;
     }

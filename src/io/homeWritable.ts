@@ -2,7 +2,7 @@ import { accessSync, constants, lstatSync, type Stats, statfsSync, statSync } fr
 import { dirname, join } from "node:path";
 import { homeFromUser } from "../config/paths.js";
 import { describeError, SvcError } from "../errors.js";
-import { closedDirectory } from "./closedDir.js";
+import { closedDirectory, closedFix } from "./closedDir.js";
 import { dataDirsProblem, START_MAX_ENTRIES } from "./dataDirsWritable.js";
 import { LOOP_OF_LINKS } from "./linkChain.js";
 import {
@@ -159,7 +159,7 @@ function closedProblem(
         : `, and on the way to it ${closed.named}, which`;
     return `${user.name} is ${user.dir}${at} ${thisUser()} may not look into, so svc has no home of its own: set SVC_HOME to a directory this user can write`;
   }
-  return `${home}: SVC_HOME cannot be reached: on the way to it, ${closed.named} cannot be looked into by ${thisUser()} — ${closed.fix}, or set SVC_HOME to a directory this user can write`;
+  return `${home}: SVC_HOME cannot be reached: on the way to it, ${closed.named} cannot be looked into by ${thisUser()} — ${closedFix(closed, "set SVC_HOME to a directory this user can write", true)}`;
 }
 
 /**

@@ -293,9 +293,13 @@ export function onTheWay(end: string): string {
  * reached that is a symbolic link (`path` itself too) is followed where it leads (`linkChainSync`), and the walk
  * goes on along that path: the directory named is the one that refuses (`priv`, with `lnk -> priv/deep`), never a
  * link on the way to it, whose owner and mode no chown or chmod of its name would change. Undefined for a loop of
- * links, and where a name is missing or a file.
+ * links, and where a name is missing or a file. `access`: how search permission is asked (a test's, to refuse a
+ * directory as another user is refused).
  */
-export function closedOnTheWay(path: string): string | undefined {
+export function closedOnTheWay(
+  path: string,
+  access: (dir: string, mode: number) => void = accessSync,
+): string | undefined {
   let names = path.split(sep).filter((part) => part !== "");
   let at = parse(path).root;
   let links = MAX_LINKS;
@@ -303,7 +307,7 @@ export function closedOnTheWay(path: string): string | undefined {
     const name = names.shift();
     if (name === undefined) return undefined;
     try {
-      accessSync(at, constants.X_OK);
+      access(at, constants.X_OK);
     } catch (err) {
       return (err as NodeJS.ErrnoException).code === "EACCES" ? at : undefined;
     }

@@ -1,6 +1,6 @@
 import { statSync } from "node:fs";
 import { homeFromUser, svcHome } from "../config/paths.js";
-import { closedDirectory } from "./closedDir.js";
+import { closedDirectory, closedFix } from "./closedDir.js";
 import { isSvcOwnDir } from "./dataDirsWritable.js";
 import { thisUser, userName } from "./userName.js";
 
@@ -23,7 +23,10 @@ export function permissionFix(file: string, err: unknown): string | undefined {
   if (closed !== undefined) {
     const own = closed.owner !== undefined && svcOwnDir(closed.dir);
     const fix = !own
-      ? closed.fix
+      ? closedFix(
+          closed,
+          "set SVC_HOME to a directory this user can write, or point the link into it elsewhere",
+        )
       : anotherUsersHome()
         ? "it is another user's, not this user's to take: set SVC_HOME to a directory this user can write"
         : `give it to this user: chown -R ${userName()} ${closed.dir} (as root)`;

@@ -3,7 +3,7 @@ import { isAbsolute, join, resolve, sep } from "node:path";
 import { expandHome } from "../config/interpolate.js";
 import { nearMiss } from "../config/nearMiss.js";
 import { DEFAULT_PROFILE, PROFILE_NAME, profilesAmong } from "../config/paths.js";
-import { closedDirectory } from "./closedDir.js";
+import { closedDirectory, closedFix } from "./closedDir.js";
 import { byWayOf, LOOP_OF_LINKS, linkChainSync } from "./linkChain.js";
 import { openFilesFix } from "./openFiles.js";
 import { thisUser } from "./userName.js";
@@ -186,7 +186,7 @@ function linkToNoDirectory(path: string): { readonly said: string; readonly fix:
     if (closed !== undefined)
       return {
         said: `${to}, which ${thisUser()} cannot get to: ${closed.named} cannot be looked into by this user`,
-        fix: closed.fix,
+        fix: closedFix(closed, pointAt),
       };
     found = undefined; // a file further up (ENOTDIR): not there
   }

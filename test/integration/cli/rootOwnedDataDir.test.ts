@@ -1,4 +1,13 @@
-import { chmodSync, chownSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -190,8 +199,24 @@ describe("a data directory this user cannot write", { timeout: 30_000 }, () => {
       chmodSync(priv, 0o700);
       symlinkSync(join(priv, "sessions"), join(home, "sessions"));
       // Only to be looked into: private is none of svc's, and a chown -R would give away all it holds.
-      const problem = `${join(home, "sessions")}: on the way to it, ${priv} (owned by uid 0) cannot be looked into by this user (${USER}, uid ${UID}) — the gateway keeps its run sessions there: let this user look into it (chmod o+x ${priv}, as its owner or root), then start it again`;
+      const problem = `${join(home, "sessions")}: on the way to it, ${priv} (owned by uid 0) cannot be looked into by this user (${USER}, uid ${UID}) — the gateway keeps its run sessions there: let this user look into it (chmod o+x ${priv}, as its owner or root), or point the link at a directory this user can reach, then start it again`;
       await expectRefusedOnce(home, problem);
+    },
+  );
+
+  // Seen: "on the way to it, /root (owned by uid 0) cannot be looked into by this user — … let this user look into it
+  // (chmod o+x /root, as its owner or root)": the system's own directory opened to every user, to show a file.
+  it.runIf(AS_ROOT && (statSync("/root").mode & 0o001) === 0)(
+    "a data directory linked into /root names it as the system's, not to be opened, with the link to point elsewhere",
+    async () => {
+      const home = ownDir();
+      symlinkSync("/root/.bashrc", join(home, "state"));
+      const check = await svcAsUser(home, ["config", "check"]);
+      expect(check.code).toBe(1);
+      expect(check.stderr).toContain(
+        `${join(home, "state")}: on the way to it, /root (owned by uid 0) cannot be looked into by this user (${USER}, uid ${UID}) — the gateway keeps its journal of accepted runs there: /root is one of the system's own directories, not to be opened to this user: point the link at a directory this user can reach, then start it again`,
+      );
+      expect(check.stderr).not.toContain("chmod");
     },
   );
 
@@ -209,7 +234,7 @@ describe("a data directory this user cannot write", { timeout: 30_000 }, () => {
       chmodSync(priv, 0o700);
       symlinkSync("priv/deep", join(base, "ea-lnk"));
       symlinkSync("../ea-lnk/sessions", join(home, "sessions"));
-      const problem = `${join(home, "sessions")}: on the way to it, ${priv} (owned by uid 0) cannot be looked into by this user (${USER}, uid ${UID}) — the gateway keeps its run sessions there: let this user look into it (chmod o+x ${priv}, as its owner or root), then start it again`;
+      const problem = `${join(home, "sessions")}: on the way to it, ${priv} (owned by uid 0) cannot be looked into by this user (${USER}, uid ${UID}) — the gateway keeps its run sessions there: let this user look into it (chmod o+x ${priv}, as its owner or root), or point the link at a directory this user can reach, then start it again`;
       await expectRefusedOnce(home, problem);
     },
   );
@@ -248,7 +273,7 @@ describe("a data directory this user cannot write", { timeout: 30_000 }, () => {
       symlinkSync(join(priv, "work"), join(home, "profiles", "work"));
       const closed = `${priv} (owned by uid 0) cannot be looked into by this user`;
       const letIn = `let this user look into it (chmod o+x ${priv}, as its owner or root)`;
-      const problem = `${join(home, "profiles", "work", "sessions")}: on the way to it, ${closed} (${USER}, uid ${UID}) — the gateway keeps its run sessions there: ${letIn}, then start it again`;
+      const problem = `${join(home, "profiles", "work", "sessions")}: on the way to it, ${closed} (${USER}, uid ${UID}) — the gateway keeps its run sessions there: ${letIn}, or point the link at a directory this user can reach, then start it again`;
       await expectRefusedOnce(home, problem);
       const check = await svcAsUser(home, ["config", "check"]);
       expect(check.stderr).not.toContain("missing or moved");
@@ -263,7 +288,7 @@ describe("a data directory this user cannot write", { timeout: 30_000 }, () => {
       expect(cronCheck.code).toBe(1);
       expect(cronCheck.stderr).toContain(warning);
       expect(cronCheck.stderr).toContain(
-        `${cron}: on the way to it, ${closed} (${USER}, uid ${UID}) — the gateway keeps its cron jobs there: ${letIn}, then start it again`,
+        `${cron}: on the way to it, ${closed} (${USER}, uid ${UID}) — the gateway keeps its cron jobs there: ${letIn}, or point the link at a directory this user can reach, then start it again`,
       );
       expect(cronCheck.stderr).not.toContain("missing or moved");
       const list = await svcAsUser(home, ["cron", "list"]);
