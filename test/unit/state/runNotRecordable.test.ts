@@ -1,5 +1,6 @@
+import { constants } from "node:buffer";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { SimulatedClock } from "xstate";
 import { createCoalescer } from "../../../src/actors/coalescer.js";
 import type { QueuedRun } from "../../../src/actors/runs.js";
@@ -29,11 +30,26 @@ const event = (deliveryId: string, prompt: string): AcceptedEvent => ({
   receivedAt: 1000,
 });
 
-/** Each test builds a 280 MiB string: on a slow machine under a full suite's load that takes its time. */
+/**
+ * Each huge event's record is measured or written up to the longest string V8 makes (over 512 MiB of JSON) before
+ * it throws: on a slow machine under a full suite's load that takes its time.
+ */
 const HEAVY_MS = 120_000;
 
-/** 280 Mi quote characters, each escaped to two in the record: past the longest string V8 makes. */
-const hugePrompt = () => '"'.repeat(280 * 1024 * 1024);
+/**
+ * 90 Mi U+0001 characters, each escaped to six (`\u0001`) in the record: past the longest string V8 makes, and
+ * past the length below which a prompt is taken as recordable unmeasured (a sixth of it). Made once for the file
+ * (a string is never changed) and let go after it: 90 MiB instead of the 280 MiB of quotes (escaped to two) that
+ * each test built, and a record's text written as far as the limit the same.
+ */
+let huge: string | undefined;
+const hugePrompt = () => {
+  huge ??= "\u0001".repeat(90 * 1024 * 1024);
+  return huge;
+};
+afterAll(() => {
+  huge = undefined;
+});
 
 const COALESCING = {
   deliver: "log",
@@ -94,6 +110,11 @@ const pendingOf = (coalescer: { pendingEvents(): AcceptedEvent[] }) =>
  * snapshot kept it for the next start, though its sender was told the event failed.
  */
 describe("a run whose record cannot be written at all", () => {
+  it("the huge prompt is one whose JSON is longer than any string", () => {
+    expect(hugePrompt().length * "\\u0001".length).toBeGreaterThan(constants.MAX_STRING_LENGTH);
+    expect(JSON.stringify(hugePrompt().slice(0, 3))).toBe('"\\u0001\\u0001\\u0001"');
+  });
+
   it(
     "leaves the queue and the live state: a request answered 500 never runs",
     async () => {
