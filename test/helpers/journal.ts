@@ -159,6 +159,7 @@ export interface CrashImage {
   readonly dir: string;
   /** What the test had marked acknowledged when the image was taken. */
   readonly acknowledged: number;
+  /** The segments (and a rotation's temp file) copied; the journal's id file is copied beside them. */
   readonly files: string[];
 }
 
@@ -176,6 +177,10 @@ export function crashImages(path: string, base: JournalFs) {
     // The old segment's removal after a rotation is not one of the calls wrapped here: it runs in the thread
     // pool while the next batch is written, and may take a listed file before it is copied. The image then
     // shows the directory after that removal, which a crash there would leave too.
+    // The journal's id, written once before the first segment, is left by a crash as well: with it the image
+    // is read as a start reads the directory (each segment's snapshot checked against it), not as an id-less
+    // directory of an earlier version (whose latest snapshot is read twice, to learn the id, then replayed).
+    copiedUnlessGone(join(path, JOURNAL_ID_FILE), join(copy, JOURNAL_ID_FILE));
     const files: string[] = [];
     for (const name of readdirSync(path)) {
       if (name.startsWith("journal-") && copiedUnlessGone(join(path, name), join(copy, name)))
