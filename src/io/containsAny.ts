@@ -28,7 +28,13 @@ interface Sampled {
   readonly stride: number;
   /** One bit per key, so most samples are passed over without a lookup of the needles holding the piece. */
   readonly keyed: Uint32Array;
-  readonly piecesOf: ReadonlyMap<number, ReadonlyArray<readonly [needle: string, offset: number]>>;
+  readonly long: readonly string[];
+  /**
+   * For each key, where the piece is in the long needles: pairs of a needle's index in `long` and the piece's
+   * offset in it, in one array of numbers (no object per piece: an index of thousands of secrets' forms holds
+   * hundreds of thousands of pieces).
+   */
+  readonly piecesOf: ReadonlyMap<number, readonly number[]>;
 }
 
 function sampled(needles: readonly string[]): Sampled | undefined {
@@ -37,16 +43,16 @@ function sampled(needles: readonly string[]): Sampled | undefined {
   const stride = Math.min(...long.map((needle) => needle.length)) - PIECE + 1;
   if (long.length === 0 || long.length * stride < MIN_SAMPLED_WORK) return undefined;
   const keyed = new Uint32Array(65536 / 32);
-  const piecesOf = new Map<number, Array<readonly [needle: string, offset: number]>>();
-  for (const needle of long)
+  const piecesOf = new Map<number, number[]>();
+  for (const [index, needle] of long.entries())
     for (let offset = 0; offset + PIECE <= needle.length; offset++) {
       const key = pieceKey(needle, offset);
       keyed[key >>> 5] = (keyed[key >>> 5] as number) | (1 << (key & 31));
       const pieces = piecesOf.get(key);
-      if (pieces === undefined) piecesOf.set(key, [[needle, offset]]);
-      else pieces.push([needle, offset]);
+      if (pieces === undefined) piecesOf.set(key, [index, offset]);
+      else pieces.push(index, offset);
     }
-  return { short, stride, keyed, piecesOf };
+  return { short, long, stride, keyed, piecesOf };
 }
 
 /**
@@ -54,12 +60,17 @@ function sampled(needles: readonly string[]): Sampled | undefined {
  * `found` returns true; whether it did.
  */
 function scan(index: Sampled, text: string, found: (needle: string) => boolean): boolean {
-  const { stride, keyed, piecesOf } = index;
+  const { long, stride, keyed, piecesOf } = index;
   for (let at = 0; at + PIECE <= text.length; at += stride) {
     const key = pieceKey(text, at);
     if (((keyed[key >>> 5] as number) & (1 << (key & 31))) === 0) continue;
-    for (const [needle, offset] of piecesOf.get(key) ?? [])
-      if (at >= offset && text.startsWith(needle, at - offset) && found(needle)) return true;
+    const pieces = piecesOf.get(key) as readonly number[];
+    for (let i = 0; i < pieces.length; i += 2) {
+      const offset = pieces[i + 1] as number;
+      if (at < offset) continue;
+      const needle = long[pieces[i] as number] as string;
+      if (text.startsWith(needle, at - offset) && found(needle)) return true;
+    }
   }
   return false;
 }
