@@ -32,21 +32,29 @@ describe("settings the rest of the configuration leaves unused are named, not dr
     ]);
   });
 
-  it("a filter on a header uWS never lets through (a name with _ or .), only with http_server: uws", () => {
+  it("a filter on a header uWS never lets through (a name with _ or .), only with http_server: uws: never matches, or always holds", () => {
     const route = (filters: unknown[]) => ({ secret: "s", filters });
     const routes = {
       und: route([{ field: "headers.X_Team", equals: "red" }]),
       nested: route([
         { any: [{ field: "headers.X-Ok", equals: "a" }, { not: { field: "headers.X.Trace", equals: "b" } }] },
       ]),
+      skip: route([
+        { field: "headers.X_Skip", missing: true },
+        { not: { field: "headers.X.Trace", exists: true } },
+      ]),
       fine: route([
         { field: "headers.X-Team", equals: "red" },
         { field: "x_team", equals: "red" },
       ]),
     };
+    const why = (name: string) =>
+      `on the default HTTP server: uWS closes a request holding a header whose name has a character other than a letter, a digit or - with no answer, so no request that reaches the route has it — have the sender name it "${name}", or set platforms.webhook.http_server: node`;
     expect(warningsFor({ platforms: { webhook: { routes } } })).toEqual([
-      `[webhook] ${FILE}: platforms.webhook.routes.und.filters[0].field: "headers.X_Team" never matches on the default HTTP server: uWS closes a request holding a header whose name has a character other than a letter, a digit or - with no answer, and a request without it has no such header — have the sender name it "X-Team", or set platforms.webhook.http_server: node`,
-      `[webhook] ${FILE}: platforms.webhook.routes.nested.filters[0].any[1].not.field: "headers.X.Trace" never matches on the default HTTP server: uWS closes a request holding a header whose name has a character other than a letter, a digit or - with no answer, and a request without it has no such header — have the sender name it "X-Trace", or set platforms.webhook.http_server: node`,
+      `[webhook] ${FILE}: platforms.webhook.routes.und.filters[0].field: "headers.X_Team" never matches ${why("X-Team")}`,
+      `[webhook] ${FILE}: platforms.webhook.routes.nested.filters[0].any[1].not.field: "headers.X.Trace" always holds ${why("X-Trace")}`,
+      `[webhook] ${FILE}: platforms.webhook.routes.skip.filters[0].field: "headers.X_Skip" always holds ${why("X-Skip")}`,
+      `[webhook] ${FILE}: platforms.webhook.routes.skip.filters[1].not.field: "headers.X.Trace" always holds ${why("X-Trace")}`,
     ]);
     // node:http takes such names: the filter reads them.
     expect(warningsFor({ platforms: { webhook: { http_server: "node", routes } } })).toEqual([]);
