@@ -116,6 +116,9 @@ describe("body size stage", () => {
       undefined,
       20,
     ]);
+    // A malformed length asked again (a head is asked up to four times) is still none, never the last good one.
+    const again = ["10", "1x", "1x", "", "", "-1", "-1", "1e3", "1e3", "7"];
+    expect(again.map(lengthOf)).toEqual(again.map((raw) => (/^\d+$/.test(raw) ? Number(raw) : undefined)));
   });
 });
 
