@@ -2,8 +2,9 @@ import { spawn } from "node:child_process";
 import { chownSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach } from "vitest";
+import { afterAll, afterEach, beforeAll } from "vitest";
 import { SVC_ARGV } from "./cliEntry.js";
+import { OneCliProcess } from "./oneCliProcess.js";
 
 /** Whether the suite runs as root, which `svcAsUser` needs to run svc as another user. */
 export const AS_ROOT = process.getuid?.() === 0;
@@ -28,11 +29,43 @@ export function ownedTempDirs(): (prefix?: string, base?: string) => string {
   };
 }
 
+/** What runs a command as svcAsUser's user: setpriv as nobody when the suite runs as root, else nothing. */
+const AS_USER: readonly string[] = AS_ROOT
+  ? ["setpriv", `--reuid=${OTHER_USER}`, `--regid=${OTHER_USER}`, "--clear-groups"]
+  : [];
+
+/** `argv` run as svcAsUser's user: the command and its arguments. */
+function asUser(argv: readonly string[]): [string, string[]] {
+  const [command, ...rest] = [...AS_USER, ...argv];
+  return [command as string, rest];
+}
+
+/** The process the file's commands run in, once svcAsUserOneProcess() made one (else each spawns). */
+let oneProcess: OneCliProcess | undefined;
+
+/**
+ * Makes svcAsUser run the file's commands in one process of that user (started at the first, stopped after the
+ * file) instead of one each: the CLI's modules, which that user cannot take from root's code cache, load once.
+ * Each command still has its own environment, exit code and stderr, and a command that ends the process
+ * (`process.exit`) or is killed past its time ends it as it would its own; one that left a process handler
+ * behind (a start that went on) retires it: the next command starts a new one. Commands that run at the same
+ * time still run in processes of their own. Call at a file's top level.
+ */
+export function svcAsUserOneProcess(): void {
+  beforeAll(() => {
+    oneProcess = new OneCliProcess(AS_USER);
+  });
+  afterAll(async () => {
+    await oneProcess?.stop();
+    oneProcess = undefined;
+  });
+}
+
 /**
  * `svc <args>` on `home` as another user than the suite's (nobody, through setpriv) when the suite runs as
  * root, else as the suite's own user: its exit code and what it wrote to stderr.
  */
-export function svcAsUser(
+export async function svcAsUser(
   home: string,
   args: readonly string[],
   /** A command expected to end by itself (a refused start) is killed past this, so a run that went on fails the test. */
@@ -40,14 +73,13 @@ export function svcAsUser(
   /** Variables set over HOME and SVC_HOME (`SVC_HOME: ""` leaves it unset, as svc reads it). */
   env: Readonly<Record<string, string>> = {},
 ): Promise<{ code: number | null; stderr: string }> {
-  const argv = [process.execPath, ...SVC_ARGV, ...args];
-  const [command, ...rest] = AS_ROOT
-    ? ["setpriv", `--reuid=${OTHER_USER}`, `--regid=${OTHER_USER}`, "--clear-groups", ...argv]
-    : argv;
-  const child = spawn(command as string, rest, {
-    env: { PATH: process.env.PATH ?? "", HOME: home, SVC_HOME: home, ...env },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
+  const commandEnv = { PATH: process.env.PATH ?? "", HOME: home, SVC_HOME: home, ...env };
+  if (oneProcess !== undefined && !oneProcess.busy) {
+    const { code, stderr } = await oneProcess.run(args, commandEnv, killAfterMs);
+    return { code, stderr };
+  }
+  const [command, rest] = asUser([process.execPath, ...SVC_ARGV, ...args]);
+  const child = spawn(command, rest, { env: commandEnv, stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
   child.stderr.on("data", (d) => (stderr += d));
   const guard = killAfterMs === undefined ? undefined : setTimeout(() => child.kill("SIGKILL"), killAfterMs);
@@ -66,11 +98,8 @@ export function svcAsUser(
 export function gatewayRunAsUser(
   home: string,
 ): Promise<{ listened: boolean; code: number | null; stderr: string }> {
-  const argv = [process.execPath, ...SVC_ARGV, "gateway", "run", "--port", "0"];
-  const [command, ...rest] = AS_ROOT
-    ? ["setpriv", `--reuid=${OTHER_USER}`, `--regid=${OTHER_USER}`, "--clear-groups", ...argv]
-    : argv;
-  const child = spawn(command as string, rest, {
+  const [command, rest] = asUser([process.execPath, ...SVC_ARGV, "gateway", "run", "--port", "0"]);
+  const child = spawn(command, rest, {
     env: { PATH: process.env.PATH ?? "", HOME: home, SVC_HOME: home },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -4,7 +4,13 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { homeProblem } from "../../../src/io/homeWritable.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { AS_ROOT, OTHER_USER, ownedTempDirs, svcAsUser } from "../../helpers/svcAsUser.js";
+import {
+  AS_ROOT,
+  OTHER_USER,
+  ownedTempDirs,
+  svcAsUser,
+  svcAsUserOneProcess,
+} from "../../helpers/svcAsUser.js";
 import { svc } from "./svc.js";
 
 /**
@@ -17,6 +23,7 @@ import { svc } from "./svc.js";
 let home: TempHome | undefined;
 afterEach(() => home?.cleanup());
 const ownDir = ownedTempDirs();
+svcAsUserOneProcess();
 
 /** SVC_HOME unset (an empty one counts as unset), HOME as given. */
 const fromHome = (dir: string) => ({ HOME: dir, SVC_HOME: "" });

@@ -11,7 +11,13 @@ import {
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { AS_ROOT, OTHER_USER, ownedTempDirs, svcAsUser } from "../../helpers/svcAsUser.js";
+import {
+  AS_ROOT,
+  OTHER_USER,
+  ownedTempDirs,
+  svcAsUser,
+  svcAsUserOneProcess,
+} from "../../helpers/svcAsUser.js";
 import { svc } from "./svc.js";
 
 /** A `.env`, a `logs` directory or SVC_HOME itself that is a link to nothing: named where the system reads it. */
@@ -20,6 +26,7 @@ let home: TempHome;
 // The test run as another user makes no TempHome (its directories are ownDir's).
 afterEach(() => home?.cleanup());
 const ownDir = ownedTempDirs();
+svcAsUserOneProcess();
 
 const setup = ["gateway", "setup", "--enable", "--generate-secret", "--non-interactive"];
 const withoutEnv =

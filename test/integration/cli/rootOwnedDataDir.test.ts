@@ -11,7 +11,14 @@ import {
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { AS_ROOT, gatewayRunAsUser, OTHER_USER, ownedTempDirs, svcAsUser } from "../../helpers/svcAsUser.js";
+import {
+  AS_ROOT,
+  gatewayRunAsUser,
+  OTHER_USER,
+  ownedTempDirs,
+  svcAsUser,
+  svcAsUserOneProcess,
+} from "../../helpers/svcAsUser.js";
 
 /**
  * A `sessions/` (or any data directory) made by root — `sudo svc gateway run` once, a volume restored as
@@ -21,6 +28,7 @@ import { AS_ROOT, gatewayRunAsUser, OTHER_USER, ownedTempDirs, svcAsUser } from 
  */
 
 const ownDir = ownedTempDirs();
+svcAsUserOneProcess();
 
 /** The user name svcAsUser's command runs as. */
 const USER = AS_ROOT ? "nobody" : userInfo().username;
