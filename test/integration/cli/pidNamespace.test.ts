@@ -1,12 +1,13 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { SVC_ARGV } from "../../helpers/cliEntry.js";
 import { startCliGateway } from "../../helpers/cliGateway.js";
 import { UNSHARE } from "../../helpers/container.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
+import { OneCliProcess } from "../../helpers/oneCliProcess.js";
 import { cliConfig } from "./svc.js";
 
 /**
@@ -24,16 +25,33 @@ afterEach(() => {
   home.cleanup();
 });
 
-/** `svc <args>` in a new PID namespace (with its own /proc), as `docker exec` runs it beside the host's. */
-function svcInOtherNamespace(args: readonly string[]): Promise<{ code: number | null; stdout: string }> {
-  const child = spawn(
-    "unshare",
-    ["--pid", "--fork", "--mount-proc", process.execPath, ...SVC_ARGV, ...args],
-    {
-      env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
+/** A new PID namespace (with its own /proc); its process ends when unshare is killed. */
+const UNSHARED = ["unshare", "--pid", "--fork", "--kill-child", "--mount-proc"] as const;
+
+/**
+ * One process in another PID namespace, as a container's, that runs the commands one after another: the CLI
+ * loads once there instead of once per command (see oneCliProcess.ts). Those that run at the same time start
+ * a namespace of their own each.
+ */
+const container = new OneCliProcess(UNSHARED, true);
+afterAll(() => container.stop());
+
+/**
+ * `svc <args>` in another PID namespace, as `docker exec` runs it beside the host's: its exit code, and its
+ * stdout then its stderr (each command here writes to one of them).
+ */
+async function svcInOtherNamespace(
+  args: readonly string[],
+): Promise<{ code: number | null; stdout: string }> {
+  const env = { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir };
+  if (!container.busy) {
+    const { code, stdout, stderr } = await container.run(args, env);
+    return { code, stdout: stdout + stderr };
+  }
+  const child = spawn(UNSHARED[0], [...UNSHARED.slice(1), process.execPath, ...SVC_ARGV, ...args], {
+    env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   child.stdout.on("data", (d) => (stdout += d));
   child.stderr.on("data", (d) => (stdout += d));
