@@ -5,7 +5,9 @@ import { stringify } from "yaml";
 import { sentTexts, startFakeTelegram } from "../../fakes/telegram.js";
 import { RECORDER_AGENT, recorderAgent } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { cliConfig, svc } from "./svc.js";
+import { cliConfig, svc, svcOneProcess } from "./svc.js";
+
+svcOneProcess();
 
 /** A fresh SVC_HOME whose agent is the recorder, replying `reply`. */
 function recorderHome(reply: string): TempHome {

@@ -2,11 +2,13 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
+import { afterAll, beforeAll } from "vitest";
 import { stringify } from "yaml";
 import { CLI_MAIN, CLI_NODE_ARGS } from "../../helpers/cliEntry.js";
 import type { TempHome } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
 import { inProcessBusy, runInProcess } from "../../helpers/inProcessCli.js";
+import { OneCliProcess } from "../../helpers/oneCliProcess.js";
 
 export interface SvcOptions {
   readonly input?: string;
@@ -82,6 +84,25 @@ function runsInProcess(args: readonly string[], options: SvcOptions): boolean {
   );
 }
 
+/** The process the file's spawned commands run in, once svcOneProcess() made one. */
+let oneProcess: OneCliProcess | undefined;
+
+/**
+ * Makes svc() run the file's commands that would each start a process of their own (`cron run`, a refused
+ * `gateway run`) one after another in one process instead (see oneCliProcess.ts): the CLI loads once. Those
+ * given input, a working directory, a timeout or a watcher of their output, and those that run at the same
+ * time, still start their own. Call at a file's top level.
+ */
+export function svcOneProcess(): void {
+  beforeAll(() => {
+    oneProcess = new OneCliProcess([], true);
+  });
+  afterAll(async () => {
+    await oneProcess?.stop();
+    oneProcess = undefined;
+  });
+}
+
 /** Runs `svc <args>` against `home` (its own process, or in-process for the quick commands) to its end. */
 export function svc(home: TempHome, args: readonly string[], options: SvcOptions = {}): Promise<SvcResult> {
   if (process.env.SVC_TEST_CLI !== "spawn" && runsInProcess(args, options) && !inProcessBusy()) {
@@ -89,6 +110,8 @@ export function svc(home: TempHome, args: readonly string[], options: SvcOptions
     const input = answersOnStdin(args) ? (options.input ?? "") : undefined;
     return runInProcess(args, svcEnv(home, options), undefined, input);
   }
+  if (oneProcess !== undefined && !oneProcess.busy && Object.keys(options).every((key) => key === "env"))
+    return oneProcess.run(args, svcEnv(home, options));
   return svcProcess(home, args, options);
 }
 
