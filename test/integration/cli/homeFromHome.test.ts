@@ -11,7 +11,7 @@ import {
   svcAsUser,
   svcAsUserOneProcess,
 } from "../../helpers/svcAsUser.js";
-import { svc } from "./svc.js";
+import { svc, svcOneProcess } from "./svc.js";
 
 /**
  * With SVC_HOME unset the data directory is `~/.svc`, below HOME: a service account's HOME is often `/dev/null` or
@@ -24,6 +24,7 @@ let home: TempHome | undefined;
 afterEach(() => home?.cleanup());
 const ownDir = ownedTempDirs();
 svcAsUserOneProcess();
+svcOneProcess();
 
 /** SVC_HOME unset (an empty one counts as unset), HOME as given. */
 const fromHome = (dir: string) => ({ HOME: dir, SVC_HOME: "" });
@@ -34,7 +35,7 @@ describe("a HOME that cannot hold ~/.svc is named as HOME", { timeout: 60_000 },
     const problem =
       "HOME is /dev/null (a device, not a directory), so svc has no home of its own: set SVC_HOME to a directory this user can write";
     const env = fromHome("/dev/null");
-    // Each a process of its own (timeoutMs): os.homedir() reads the process's own HOME, not a test's process.env.
+    // Each outside the worker (timeoutMs): os.homedir() reads the process's own HOME, not a test's process.env.
     const check = await svc(home, ["config", "check"], { env, timeoutMs: 20_000 });
     expect(check.code).toBe(1);
     expect(check.stderr).toContain(problem);

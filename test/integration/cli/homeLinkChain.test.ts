@@ -18,7 +18,7 @@ import {
   svcAsUser,
   svcAsUserOneProcess,
 } from "../../helpers/svcAsUser.js";
-import { svc } from "./svc.js";
+import { svc, svcOneProcess } from "./svc.js";
 
 /** A `.env`, a `logs` directory or SVC_HOME itself that is a link to nothing: named where the system reads it. */
 
@@ -27,6 +27,7 @@ let home: TempHome;
 afterEach(() => home?.cleanup());
 const ownDir = ownedTempDirs();
 svcAsUserOneProcess();
+svcOneProcess();
 
 const setup = ["gateway", "setup", "--enable", "--generate-secret", "--non-interactive"];
 const withoutEnv =

@@ -89,9 +89,11 @@ let oneProcess: OneCliProcess | undefined;
 
 /**
  * Makes svc() run the file's commands that would each start a process of their own (`cron run`, a refused
- * `gateway run`) one after another in one process instead (see oneCliProcess.ts): the CLI loads once. Those
- * given input, a working directory, a timeout or a watcher of their output, and those that run at the same
- * time, still start their own. Call at a file's top level.
+ * `gateway run`) one after another in one process instead (see oneCliProcess.ts): the CLI loads once. One
+ * past its `timeoutMs` is killed with that process (SIGKILL, where its own got SIGTERM: either way it did
+ * not end by itself, which fails a test that gave it a time). Those given input, a working directory or a
+ * watcher of their output, and those that run at the same time, still start their own. Call at a file's top
+ * level.
  */
 export function svcOneProcess(): void {
   beforeAll(() => {
@@ -110,8 +112,12 @@ export function svc(home: TempHome, args: readonly string[], options: SvcOptions
     const input = answersOnStdin(args) ? (options.input ?? "") : undefined;
     return runInProcess(args, svcEnv(home, options), undefined, input);
   }
-  if (oneProcess !== undefined && !oneProcess.busy && Object.keys(options).every((key) => key === "env"))
-    return oneProcess.run(args, svcEnv(home, options));
+  if (
+    oneProcess !== undefined &&
+    !oneProcess.busy &&
+    Object.keys(options).every((key) => key === "env" || key === "timeoutMs")
+  )
+    return oneProcess.run(args, svcEnv(home, options), options.timeoutMs);
   return svcProcess(home, args, options);
 }
 
