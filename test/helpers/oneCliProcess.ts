@@ -27,11 +27,19 @@ interface Runner {
  * load once. Each command still has its own environment, exit code, stdout and stderr. A command that ends the
  * process (`process.exit`, an uncaught exception) or is killed past its time ends it as it would end its own,
  * and one that left a process handler behind (a start that went on) retires it: the next command starts a new
- * process. One command at a time: `busy` says when another must run in a process of its own.
+ * process. One command at a time: `free` says when another must run in a process of its own.
  */
 export class OneCliProcess {
   private runner: Runner | undefined;
-  busy = false;
+  private busy = false;
+
+  /**
+   * Whether a command can run here now: none is running, and SVC_TEST_CLI is not `spawn` (every command
+   * a process of its own, as in-process commands are then too).
+   */
+  get free(): boolean {
+    return !this.busy && process.env.SVC_TEST_CLI !== "spawn";
+  }
 
   constructor(
     private readonly prefix: readonly string[],

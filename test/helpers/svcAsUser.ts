@@ -74,7 +74,7 @@ export async function svcAsUser(
   env: Readonly<Record<string, string>> = {},
 ): Promise<{ code: number | null; stderr: string }> {
   const commandEnv = { PATH: process.env.PATH ?? "", HOME: home, SVC_HOME: home, ...env };
-  if (oneProcess !== undefined && !oneProcess.busy) {
+  if (oneProcess?.free) {
     const { code, stderr } = await oneProcess.run(args, commandEnv, killAfterMs);
     return { code, stderr };
   }

@@ -44,7 +44,7 @@ async function svcInOtherNamespace(
   args: readonly string[],
 ): Promise<{ code: number | null; stdout: string }> {
   const env = { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir };
-  if (!container.busy) {
+  if (container.free) {
     const { code, stdout, stderr } = await container.run(args, env);
     return { code, stdout: stdout + stderr };
   }

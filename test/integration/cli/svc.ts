@@ -112,11 +112,7 @@ export function svc(home: TempHome, args: readonly string[], options: SvcOptions
     const input = answersOnStdin(args) ? (options.input ?? "") : undefined;
     return runInProcess(args, svcEnv(home, options), undefined, input);
   }
-  if (
-    oneProcess !== undefined &&
-    !oneProcess.busy &&
-    Object.keys(options).every((key) => key === "env" || key === "timeoutMs")
-  )
+  if (oneProcess?.free && Object.keys(options).every((key) => key === "env" || key === "timeoutMs"))
     return oneProcess.run(args, svcEnv(home, options), options.timeoutMs);
   return svcProcess(home, args, options);
 }
