@@ -1,16 +1,16 @@
 import type { ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import type { Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
 import type { FakeApi } from "../../fakes/httpFake.js";
 import { startFakeTelegram } from "../../fakes/telegram.js";
 import { startTlsChatModel } from "../../fakes/tlsChatModel.js";
 import { type Certs, makeCerts } from "../../fixtures/mcp/certs.js";
-import { startCliGateway } from "../../helpers/cliGateway.js";
+import { type RunningCli, startCliGateway } from "../../helpers/cliGateway.js";
 import { webhookConfig } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
@@ -20,7 +20,8 @@ import { svc } from "../cli/svc.js";
 /**
  * An `https://` model endpoint whose certificate a CA of the system trust store issued (a company CA
  * installed with update-ca-certificates, or named by SSL_CERT_FILE): trusted, as MCP servers and Redis
- * trust it (docs/agent.md, base_url). The real CLI process: the trust store is read once per process.
+ * trust it (docs/agent.md, base_url). The real CLI process: the trust store is read once per process, so
+ * the tests with the same SSL_CERT_FILE share one (trustedGatewayWith).
  */
 
 let dir: string;
@@ -64,17 +65,8 @@ afterAll(async () => {
 
 const portOf = (server: Server) => (server.address() as AddressInfo).port;
 
-/**
- * `svc gateway run` with one route whose runs ask the TLS model (`retries` retries; at `baseUrl`, by default
- * `model`'s) and deliver to Telegram.
- */
-async function gatewayWith(
-  env: Record<string, string>,
-  retries: number,
-  baseUrl = `https://127.0.0.1:${portOf(model)}/v1`,
-) {
-  const home = tempHome();
-  homes.push(home);
+/** config.yaml of one route whose runs ask the TLS model at `baseUrl` (`retries` retries) and deliver to Telegram. */
+function writeConfig(home: TempHome, retries: number, baseUrl: string): void {
   home.write(
     "config.yaml",
     stringify(
@@ -97,15 +89,79 @@ async function gatewayWith(
     ),
     0o600,
   );
+}
+
+/**
+ * `svc gateway run` with one route whose runs ask the TLS model (`retries` retries; at `baseUrl`, by default
+ * `model`'s) and deliver to Telegram.
+ */
+async function gatewayWith(
+  env: Record<string, string>,
+  retries: number,
+  baseUrl = `https://127.0.0.1:${portOf(model)}/v1`,
+) {
+  const home = tempHome();
+  homes.push(home);
+  writeConfig(home, retries, baseUrl);
   telegram.requests.length = 0;
   const gateway = await startCliGateway(home, children, env);
   expect((await postJson(`http://127.0.0.1:${gateway.port}/webhooks/r`, {})).status).toBe(202);
   return { home, gateway };
 }
 
+/**
+ * The gateway of the tests whose system trust store holds the test CA (SSL_CERT_FILE): one process for them
+ * all, started by the first, each later test's agent settings (base_url, retries) applied by a reload (SIGHUP
+ * re-reads agent.*) — a process each cost ~0.45 CPU-s. Stopped in afterAll.
+ */
+let trusted: { home: TempHome; gateway: RunningCli } | undefined;
+const trustedChildren: ChildProcess[] = [];
+afterAll(async () => {
+  for (const child of trustedChildren.splice(0)) {
+    if (child.exitCode !== null) continue;
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    child.kill("SIGKILL");
+    await exited;
+  }
+  trusted?.home.cleanup();
+});
+
+/**
+ * As `gatewayWith` with SSL_CERT_FILE naming the test CA, on the shared gateway; `log()` is what its
+ * gateway.log got from this run's request on.
+ */
+async function trustedGatewayWith(retries: number, baseUrl = `https://127.0.0.1:${portOf(model)}/v1`) {
+  if (trusted === undefined) {
+    const home = tempHome();
+    writeConfig(home, retries, baseUrl);
+    trusted = {
+      home,
+      gateway: await startCliGateway(home, trustedChildren, { SSL_CERT_FILE: certs.caCert }),
+    };
+  } else {
+    const { gateway } = trusted;
+    writeConfig(trusted.home, retries, baseUrl);
+    const reloads = () => gateway.output().split("[webhook] Reloaded").length - 1;
+    const before = reloads();
+    gateway.child.kill("SIGHUP");
+    await vi.waitFor(
+      () => {
+        if (reloads() === before) throw new Error(`not reloaded yet: ${gateway.output()}`);
+      },
+      { timeout: 10_000, interval: 20 },
+    );
+  }
+  const { home, gateway } = trusted;
+  const logFile = join(home.dir, "logs", "gateway.log");
+  const from = statSync(logFile).size;
+  telegram.requests.length = 0;
+  expect((await postJson(`http://127.0.0.1:${gateway.port}/webhooks/r`, {})).status).toBe(202);
+  return { log: () => readFileSync(logFile).subarray(from).toString("utf8") };
+}
+
 describe("agent.base_url over https://", { timeout: 60_000 }, () => {
   it("a certificate issued by a CA of the system trust store (SSL_CERT_FILE) is trusted: the run's reply is delivered", async () => {
-    await gatewayWith({ SSL_CERT_FILE: certs.caCert }, 0);
+    await trustedGatewayWith(0);
     expect(await telegramMessages(telegram, 1)).toEqual(["answered over TLS"]);
   });
 
@@ -168,7 +224,7 @@ describe("agent.base_url over https://", { timeout: 60_000 }, () => {
   });
 
   it("a certificate for a DNS name only, at an IP base_url: the error names what the certificate lists", async () => {
-    await gatewayWith({ SSL_CERT_FILE: certs.caCert }, 2, `https://127.0.0.1:${portOf(otherHost)}/v1`);
+    await trustedGatewayWith(2, `https://127.0.0.1:${portOf(otherHost)}/v1`);
     const [notice] = await telegramMessages(telegram, 1);
     expect(notice).toMatch(
       / — its TLS certificate does not name the host of agent\.base_url: write the host name the certificate lists \(DNS:other\.example\) in agent\.base_url, or give the server a certificate for this host$/,
@@ -176,30 +232,22 @@ describe("agent.base_url over https://", { timeout: 60_000 }, () => {
   });
 
   it("an http:// base_url at the TLS port: the dropped connection says to write https://, and is retried", async () => {
-    const { home } = await gatewayWith(
-      { SSL_CERT_FILE: certs.caCert },
-      1,
-      `http://127.0.0.1:${portOf(model)}/v1`,
-    );
+    const { log } = await trustedGatewayWith(1, `http://127.0.0.1:${portOf(model)}/v1`);
     const [notice] = await telegramMessages(telegram, 1);
     expect(notice).toBe(
       `⚠️ Agent run failed: model endpoint http://127.0.0.1:${portOf(model)}/v1/chat/completions closed the connection without answering (other side closed) — the server, or a proxy in front of it, dropped the request: its log says why (a crash, a restart, a limit of its own); if it serves HTTPS on this port, write https:// in agent.base_url`,
     );
     // A server that crashed under the request closes it the same way: retried.
-    expect(readFileSync(join(home.dir, "logs", "gateway.log"), "utf8")).toMatch(/retry 1 of 1/);
+    expect(log()).toMatch(/retry 1 of 1/);
   });
 
   it("a server requiring a client certificate that drops the connection once the TLS 1.3 handshake is done (as a Node server does): read as any dropped connection, no client-certificate advice, and retried", async () => {
-    const { home } = await gatewayWith(
-      { SSL_CERT_FILE: certs.caCert },
-      1,
-      `https://127.0.0.1:${portOf(mtls)}/v1`,
-    );
+    const { log } = await trustedGatewayWith(1, `https://127.0.0.1:${portOf(mtls)}/v1`);
     const [notice] = await telegramMessages(telegram, 1);
     expect(notice).toBe(
       `⚠️ Agent run failed: model endpoint https://127.0.0.1:${portOf(mtls)}/v1/chat/completions closed the connection without answering (other side closed) — the server, or a proxy in front of it, dropped the request: its log says why (a crash, a restart, a limit of its own)`,
     );
-    expect(readFileSync(join(home.dir, "logs", "gateway.log"), "utf8")).toMatch(/retry 1 of 1/);
+    expect(log()).toMatch(/retry 1 of 1/);
   });
 
   it("a TLS 1.2 server requiring a client certificate refuses the handshake with 'handshake failure', which a server with no cipher in common sends too: both causes named, and not retried", async () => {
@@ -207,18 +255,14 @@ describe("agent.base_url over https://", { timeout: 60_000 }, () => {
     const failed = (err: Error & { code?: string }) => refused.push(String(err.code));
     mtls12.on("tlsClientError", failed);
     try {
-      const { home } = await gatewayWith(
-        { SSL_CERT_FILE: certs.caCert },
-        2,
-        `https://127.0.0.1:${portOf(mtls12)}/v1`,
-      );
+      const { log } = await trustedGatewayWith(2, `https://127.0.0.1:${portOf(mtls12)}/v1`);
       const [notice] = await telegramMessages(telegram, 1);
       expect(notice).toMatch(
         / could not be reached: Cannot connect to API: .*alert handshake failure.* — the server refused the TLS handshake: either it has no TLS version or cipher in common with svc, which speaks TLS 1\.2 and 1\.3 \(AES-GCM and ChaCha20 ciphers among others\): let the server offer those; or it requires a client certificate \(mTLS\), which svc cannot send to a model endpoint: let it take svc's requests without one, or put a proxy in front of it that presents one$/,
       );
       // A retry changes neither cause: one handshake, no retry line.
       expect(refused).toEqual(["ERR_SSL_PEER_DID_NOT_RETURN_A_CERTIFICATE"]);
-      expect(readFileSync(join(home.dir, "logs", "gateway.log"), "utf8")).not.toMatch(/model call failed/);
+      expect(log()).not.toMatch(/model call failed/);
     } finally {
       mtls12.off("tlsClientError", failed);
     }
