@@ -134,9 +134,9 @@ afterAll(async () => {
 });
 
 /**
- * Runs `svc <args>` in a home of its own holding `servers`: the commands below run at once (each mostly
- * waits out its peer's timeout), so none shares a config.yaml or an mcp-cache with another. One runs in
- * this worker, the others as processes of their own (svc's `svc`).
+ * Runs `svc <args>` in a home of its own holding `servers`, in this worker. The tests below run one after
+ * another (each mostly waits out its peer's timeout, 17 s in all): run at once (it.concurrent), all but one
+ * of their commands had to start a process of its own, ~0.35 CPU-s each.
  */
 async function svcOwnHome(servers: Record<string, unknown>, args: string[]) {
   const own = tempHome();
@@ -149,7 +149,7 @@ async function svcOwnHome(servers: Record<string, unknown>, args: string[]) {
 }
 
 describe("a server that never answers the handshake", () => {
-  it.concurrent.each([
+  it.each([
     ["stdio", "quiet", STDIO],
     ["Streamable HTTP", "held", HTTP],
     ["SSE", "stream", SSE],
@@ -166,7 +166,7 @@ describe("a server that never answers the handshake", () => {
     20_000,
   );
 
-  it.concurrent("svc mcp list's check names --timeout, the wait that ran out", async () => {
+  it("svc mcp list's check names --timeout, the wait that ran out", async () => {
     const res = await svcOwnHome(entries(httpPort, ssePort, unopenedPort, 30), [
       "mcp",
       "list",
