@@ -137,30 +137,47 @@ const SHORT_ESCAPE_OF: Readonly<Record<string, string>> = {
  * as its short escape (`\n`, `\t`, ...), as JSON.stringify and most encoders write them. Each escape may be
  * escaped again (a proxy that quotes the upstream's JSON answer inside its own JSON string: `\\/`, `\\u0061`,
  * `\\n`).
+ *
+ * A `\` written as backslashes takes a text's run of them in at most three ways, so that a run matched against
+ * it costs a pass or two, not one for each way of sharing it out (`(?:\\\\)+` tried every even count, and a
+ * secret `\\ab` on 50,000 backslashes did not finish in minutes): the run's pairs up to its end or its last `\`
+ * (which begins the next unit's escape, `\\\u0061`), or one pair with more backslashes after it for the units
+ * after it (another `\`, or an escape written with more backslashes: `\\\\\\u0061`, a `\` and an `a` escaped
+ * twice). Where an echo may end, these are the ends every even count reached. `leading`: the secret's first unit,
+ * whose forms beginning with a `\` are not tried inside a run of backslashes, only from its start (an echo found
+ * from inside it reads an escape's `\` as its own, and each place in a run tried cost a pass over the rest of it).
  */
-function jsonUnitPattern(unit: string): string {
+function jsonUnitPattern(unit: string, leading: boolean): string {
+  // The first `\` of an escape, not one right after another where `leading`.
+  const opener = leading ? String.raw`(?<!\\)\\` : String.raw`\\`;
   const itself =
-    unit === '"' ? '\\\\+"' : unit === "\\" ? "(?:\\\\\\\\)+" : unit.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+    unit === '"'
+      ? String.raw`${opener}\\*"`
+      : unit === "\\"
+        ? String.raw`${opener}\\(?:(?:\\\\)*(?!\\\\)|(?=\\))`
+        : unit.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
   const hex = unit
     .charCodeAt(0)
     .toString(16)
     .padStart(4, "0")
     .replace(/[a-f]/g, (h) => `[${h}${h.toUpperCase()}]`);
   const short = SHORT_ESCAPE_OF[unit];
-  const uEscape = `\\\\+u${hex}`;
+  const uEscape = String.raw`${opener}\\*u${hex}`;
   // A `\`'s `\u005c` first: written `\\u005c` (escaped again), its `\\` would otherwise end an echo of a secret
   // ending in `\` and leave the escape's `u005c` behind. No other unit's forms begin alike.
   const either = unit === "\\" ? `${uEscape}|${itself}` : `${itself}|${uEscape}`;
-  return `(?:${either}${unit === "/" ? "|\\\\+/" : ""}${short === undefined ? "" : `|\\\\+${short}`})`;
+  const slash = unit === "/" ? String.raw`|${opener}\\*/` : "";
+  return `(?:${either}${slash}${short === undefined ? "" : String.raw`|${opener}\\*${short}`})`;
 }
 
 /**
  * The secret inside a JSON string with any of its units `\u`-escaped: which ones is each encoder's choice
- * (.NET's escapes `+`, others each letter), past the forms `secretForms` lists.
+ * (.NET's escapes `+`, others each letter), past the forms `secretForms` lists. `leading` (the default): the
+ * secret's first unit is the expression's first (not a piece after another, `piecewiseEchoes`).
  */
-function escapedEcho(secret: string): string {
+function escapedEcho(secret: string, leading = true): string {
   let source = "";
-  for (let i = 0; i < secret.length; i++) source += jsonUnitPattern(secret[i] as string);
+  for (let i = 0; i < secret.length; i++) source += jsonUnitPattern(secret[i] as string, leading && i === 0);
   return source;
 }
 
@@ -307,7 +324,7 @@ type Echoes = (text: string, spans: Spans) => void;
  */
 function echoesOf(secrets: readonly string[]): Echoes {
   try {
-    const pattern = new RegExp(secrets.map(escapedEcho).join("|"), "g");
+    const pattern = new RegExp(secrets.map((secret) => escapedEcho(secret)).join("|"), "g");
     "".replace(pattern, REDACTED);
     "\u20ac".replace(pattern, REDACTED);
     return (text, spans) => {
@@ -332,7 +349,9 @@ function piecewiseEchoes(secret: string): Echoes {
     pieces.push(secret.slice(at, end));
     at = end;
   }
-  const [first, ...rest] = pieces.map((piece, i) => new RegExp(escapedEcho(piece), i === 0 ? "g" : "y"));
+  const [first, ...rest] = pieces.map(
+    (piece, i) => new RegExp(escapedEcho(piece, i === 0), i === 0 ? "g" : "y"),
+  );
   return (text, spans) => {
     const start = first as RegExp;
     start.lastIndex = 0;

@@ -122,7 +122,8 @@ function spanIn(hidden: readonly [number, Span][], [from, to]: Span): Span {
  * are hidden as found (and, holding a find and more than backslashes besides, in the text as given), and all
  * hidden at once in the text as given; a form beginning with an escape's `\` not from
  * the second `\` of an escaped pair. A form ending in `\` takes the rest of the `\u005c` escape it begins (`u005c`, nothing after
- * it), and a `\` unit's `\u005c` is tried before its backslashes, so no escape's tail is left behind.
+ * it), and a `\` unit's `\u005c` is tried before its backslashes, so no escape's tail is left behind; a secret's
+ * first unit written with a `\` is not looked for from inside a run of backslashes.
  */
 function oneExpression(text: string, secrets: readonly string[]): string {
   const kept = [...new Set(secrets.filter((s) => s.length >= 4))].sort((a, b) => b.length - a.length);
@@ -146,15 +147,18 @@ function oneExpression(text: string, secrets: readonly string[]): string {
     }
   if (!text.includes("\\")) return replaced(text, spans);
   const left = replacedAt(text, found);
-  const unit = (u: string) => {
-    const itself = u === '"' ? '\\\\+"' : u === "\\" ? "(?:\\\\\\\\)+" : literal(u);
+  // A secret's first unit written with a `\` is not looked for from inside a run of backslashes.
+  const unit = (u: string, i: number) => {
+    const begun = i === 0 ? "(?<!\\\\)" : "";
+    const itself = u === '"' ? `${begun}\\\\+"` : u === "\\" ? `${begun}(?:\\\\\\\\)+` : literal(u);
     const digits = u
       .charCodeAt(0)
       .toString(16)
       .padStart(4, "0")
       .replace(/[a-f]/g, (h) => `[${h}${h.toUpperCase()}]`);
-    const uEscape = `\\\\+u${digits}`;
-    return `(?:${u === "\\" ? `${uEscape}|${itself}` : `${itself}|${uEscape}`}${u === "/" ? "|\\\\+/" : ""})`;
+    const uEscape = `${begun}\\\\+u${digits}`;
+    const slash = u === "/" ? `|${begun}\\\\+/` : "";
+    return `(?:${u === "\\" ? `${uEscape}|${itself}` : `${itself}|${uEscape}`}${slash})`;
   };
   const echoes = new RegExp(kept.map((s) => [...s].map(unit).join("")).join("|"), "g");
   // A longer secret's escaped echo holding a find, looked for in the text as given: hidden whole, unless it adds
