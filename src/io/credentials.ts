@@ -665,14 +665,27 @@ function placesReplaced(
     from = end;
   }
   out += text.slice(from);
+  // How much longer the text given back is than `text` up to each `[redacted]`'s start: a place is looked up in
+  // the `[redacted]`s by halving, so that many echoes in a text of many finds cost no pass over them each.
+  const shifts: number[] = [];
+  let shift = 0;
+  for (const [, start, stop] of hidden) {
+    shifts.push(shift);
+    shift += REDACTED.length - (stop - start);
+  }
   const place = (at: number, end: boolean) => {
-    let shift = 0;
-    for (const [outAt, start, stop] of hidden) {
-      if (at <= outAt) break;
-      if (at < outAt + REDACTED.length) return end ? stop : start;
-      shift += REDACTED.length - (stop - start);
+    // The last `[redacted]` starting before `at`.
+    let low = 0;
+    let high = hidden.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if ((hidden[middle] as [number, number, number])[0] < at) low = middle + 1;
+      else high = middle;
     }
-    return at - shift;
+    if (low === 0) return at;
+    const [outAt, start, stop] = hidden[low - 1] as [number, number, number];
+    if (at < outAt + REDACTED.length) return end ? stop : start;
+    return at - (shifts[low - 1] as number) - (REDACTED.length - (stop - start));
   };
   return { text: out, place };
 }
@@ -797,9 +810,7 @@ function scrubberOf(secrets: readonly (string | undefined)[]): Scrubber {
     if (left.text !== text) {
       const given: Spans = [];
       echoes(text, given);
-      for (const [from, to] of given)
-        if (found.some(([start, end]) => from <= start && end <= to && widens(text, from, start, end, to)))
-          spans.push([from, to]);
+      echoesAcrossFinds(text, given, found, spans);
     }
     if (!left.text.includes("\\") || (left.text === text && !mayHoldEscapes(text)))
       return spansReplaced(text, spans, REDACTED);
@@ -832,9 +843,49 @@ function scrubberOf(secrets: readonly (string | undefined)[]): Scrubber {
   return scrubbing((text) => redacted(text, echoesFound));
 }
 
-/** Whether `[from, to)` of `text` holds more than the find `[start, end)` inside it and backslashes. */
-function widens(text: string, from: number, start: number, end: number, to: number): boolean {
-  return /[^\\]/.test(text.slice(from, start)) || /[^\\]/.test(text.slice(end, to));
+/**
+ * The escaped echoes (`given`, found in `text` as given) that hold a find (`found`) and more than finds and
+ * backslashes, added to `spans`, to be hidden with the finds in them as one: a longer secret's echo holding a
+ * shorter one's form (`b0B/até\/` for `b0B/até/`, holding `até\/`), which in the text left once the finds are
+ * hidden was cut by them and shown in part. Not one that adds only backslashes to a find (`\\/cafépw1` for the find `/cafépw1`, read as `/` escaped
+ * twice): the `\\` before it is kept. An echo without a `\` is a secret as it is, a find already. The echoes are
+ * walked in order of their start, and the finds, merged, with a moving place, so that a text of many finds and
+ * as many echoes of them (a line of a secret repeated 100,000 times) costs a pass, not one for each pair.
+ */
+function echoesAcrossFinds(text: string, given: Spans, found: Spans, spans: Spans): void {
+  if (given.length === 0 || found.length === 0) return;
+  const finds: [number, number][] = [];
+  for (const [start, end] of [...found].sort((a, b) => a[0] - b[0])) {
+    const last = finds[finds.length - 1];
+    if (last !== undefined && start < last[1]) last[1] = Math.max(last[1], end);
+    else finds.push([start, end]);
+  }
+  let backslash = -1;
+  let first = 0;
+  for (const [from, to] of [...given].sort((a, b) => a[0] - b[0])) {
+    if (backslash < from) {
+      backslash = text.indexOf("\\", from);
+      if (backslash < 0) return;
+    }
+    if (backslash >= to) continue;
+    while (first < finds.length && (finds[first] as [number, number])[1] <= from) first++;
+    let at = from;
+    let holds = false;
+    let more = false;
+    for (let i = first; i < finds.length && (finds[i] as [number, number])[0] < to; i++) {
+      const [start, end] = finds[i] as [number, number];
+      holds ||= from <= start && end <= to;
+      more ||= !onlyBackslashes(text, at, start);
+      at = Math.max(at, end);
+    }
+    if (holds && (more || !onlyBackslashes(text, at, to))) spans.push([from, to]);
+  }
+}
+
+/** Whether `text` from `from` to `to` holds nothing but backslashes (or nothing). */
+function onlyBackslashes(text: string, from: number, to: number): boolean {
+  for (let at = from; at < to; at++) if (text.charCodeAt(at) !== BACKSLASH) return false;
+  return true;
 }
 
 /** `scrubbed` as a scrubber, which never throws: a text it failed to redact is given as `WITHHELD`. */
