@@ -7,11 +7,11 @@ import {
   type DecodedView,
   entitySearch,
   htmlView,
+  insideEscape,
   jsonLayers,
   percentSearch,
   percentView,
   type Spans,
-  secondOfEscapedPair,
   spansReplaced,
   stringAround,
 } from "./decodedView.js";
@@ -328,7 +328,13 @@ function echoesOf(secrets: readonly string[]): Echoes {
     "".replace(pattern, REDACTED);
     "\u20ac".replace(pattern, REDACTED);
     return (text, spans) => {
-      for (const found of text.matchAll(pattern)) spans.push([found.index, found.index + found[0].length]);
+      // From the place after each match's start, not its end: an echo may begin inside another (`wxyzab\u002Bc`
+      // and `ab\u002Bcdef1` in `wxyzab\u002Bcdef1`), which a search past the end would leave shown.
+      pattern.lastIndex = 0;
+      for (let found = pattern.exec(text); found !== null; found = pattern.exec(text)) {
+        spans.push([found.index, found.index + found[0].length]);
+        pattern.lastIndex = found.index + 1;
+      }
     };
   } catch {
     throw new Error(`the escaped echoes of ${secrets.length} secrets could not be compiled`);
@@ -367,7 +373,7 @@ function piecewiseEchoes(secret: string): Echoes {
         continue;
       }
       spans.push([found.index, end]);
-      start.lastIndex = end;
+      start.lastIndex = found.index + 1;
     }
   };
 }
@@ -736,15 +742,16 @@ function scrubberOf(secrets: readonly (string | undefined)[]): Scrubber {
    */
   const percentForms = new Set(forms.filter((form) => !kept.includes(form) && /%[0-9A-Fa-f]{2}/.test(form)));
   /**
-   * The forms that begin with a JSON escape's `\` (`\/abcd` for `/abcd`), not the secret as it is: one found
-   * starting at the second `\` of an escaped pair (`C:\\/abcd`) is not there (`secondOfEscapedPair`), and the
-   * shorter form after that `\` (`/abcd`) is hidden alone, the pair whole.
+   * The JSON-escaped forms (`\/abcd` for `/abcd`, `there\/k3y` for `there/k3y`), not the secret as it is: one
+   * found starting inside an escape of the text, after an odd run of backslashes, is not there (`insideEscape`):
+   * at the second `\` of an escaped pair (`C:\\/abcd`), where the shorter form after that `\` (`/abcd`) is hidden
+   * alone, the pair whole, or at the letter of a short escape (`tab\there\/k3y`, its `t` a tab's).
    */
-  const escapeBegun = new Set(forms.filter((form) => form.startsWith("\\") && !kept.includes(form)));
+  const escapedForms = new Set(forms.filter((form) => form.includes("\\") && !kept.includes(form)));
   /**
    * Where the text writes each form as it is (one ending in `\` with the rest of its `\u005c`), a percent-encoded
-   * one only where it cuts no `%XX` (`percentForms`), one beginning with an escape's `\` only where that `\` is
-   * no escaped one's (`escapeBegun`).
+   * one only where it cuts no `%XX` (`percentForms`), a JSON-escaped one only where it starts inside no escape
+   * (`escapedForms`).
    */
   const formSpans = (text: string, spans: Spans) => {
     if (!holdsAnyForm(text)) return;
@@ -752,12 +759,12 @@ function scrubberOf(secrets: readonly (string | undefined)[]): Scrubber {
       if (!text.includes(form)) continue;
       const inEscape = endingInEscapes.get(form);
       const percentEncoded = percentForms.has(form);
-      const begunEscape = escapeBegun.has(form);
+      const escaped = escapedForms.has(form);
       if (inEscape === undefined)
         for (let at = text.indexOf(form); at >= 0; ) {
           if (
             (percentEncoded && cutsEscape(text, at, at + form.length)) ||
-            (begunEscape && secondOfEscapedPair(text, at))
+            (escaped && insideEscape(text, at))
           ) {
             at = text.indexOf(form, at + 1);
             continue;
@@ -767,7 +774,7 @@ function scrubberOf(secrets: readonly (string | undefined)[]): Scrubber {
         }
       else
         for (const found of text.matchAll(inEscape))
-          if (!begunEscape || !secondOfEscapedPair(text, found.index))
+          if (!escaped || !insideEscape(text, found.index))
             spans.push([found.index, found.index + found[0].length]);
     }
   };
@@ -807,16 +814,11 @@ function scrubberOf(secrets: readonly (string | undefined)[]): Scrubber {
     const { spans, found } = formsAndEntities(text);
     if (!text.includes("\\")) return spansReplaced(text, spans, REDACTED);
     const left = placesReplaced(text, found);
-    if (left.text !== text) {
-      const given: Spans = [];
-      echoes(text, given);
-      echoesAcrossFinds(text, given, found, spans);
-    }
+    if (left.text !== text) echoesAcrossFinds(text, echoesIn(text, echoes), found, spans);
     if (!left.text.includes("\\") || (left.text === text && !mayHoldEscapes(text)))
       return spansReplaced(text, spans, REDACTED);
-    const echoed: Spans = [];
-    echoes(left.text, echoed);
-    for (const [from, to] of echoed) spans.push([left.place(from, false), left.place(to, true)]);
+    for (const [from, to] of echoesIn(left.text, echoes))
+      spans.push([left.place(from, false), left.place(to, true)]);
     return spansReplaced(text, spans, REDACTED);
   };
   let units = 0;
@@ -844,21 +846,36 @@ function scrubberOf(secrets: readonly (string | undefined)[]): Scrubber {
 }
 
 /**
- * The escaped echoes (`given`, found in `text` as given) that hold a find (`found`) and more than finds and
- * backslashes, added to `spans`, to be hidden with the finds in them as one: a longer secret's echo holding a
- * shorter one's form (`b0B/até\/` for `b0B/até/`, holding `até\/`), which in the text left once the finds are
- * hidden was cut by them and shown in part. Not one that adds only backslashes to a find (`\\/cafépw1` for the find `/cafépw1`, read as `/` escaped
+ * The escaped echoes `echoes` finds in `text`, but for one starting at the letter of an escape (after an odd run
+ * of backslashes: `there\/k3y` in `tab\there\/k3y`, its `t` a tab's): there the text holds no such echo, and
+ * hiding it would leave the escape's `\` alone (`tab\[redacted]`), which the JSON holding it no longer reads.
+ */
+function echoesIn(text: string, echoes: Echoes): Spans {
+  const all: Spans = [];
+  echoes(text, all);
+  return all.filter(([from]) => !insideEscape(text, from));
+}
+
+/**
+ * The escaped echoes (`given`, found in `text` as given) that overlap a find (`found`) and hold more than finds
+ * and backslashes, added to `spans`, to be hidden with the finds they overlap as one: a longer secret's echo
+ * holding a shorter one's form (`b0B/até\/` for `b0B/até/`, holding `até\/`) or overlapping it (`ab\u002Bcdef1`
+ * for `ab+cdef1` beside `def1wxyz`), which in the text left once the finds are hidden was cut by them and shown in
+ * part. Not one that adds only backslashes to a find (`\\/cafépw1` for the find `/cafépw1`, read as `/` escaped
  * twice): the `\\` before it is kept. An echo without a `\` is a secret as it is, a find already. The echoes are
  * walked in order of their start, and the finds, merged, with a moving place, so that a text of many finds and
  * as many echoes of them (a line of a secret repeated 100,000 times) costs a pass, not one for each pair.
  */
 function echoesAcrossFinds(text: string, given: Spans, found: Spans, spans: Spans): void {
   if (given.length === 0 || found.length === 0) return;
-  const finds: [number, number][] = [];
+  // The finds in order of their start, in groups of overlapping ones, each group with where it ends.
+  const groups: { end: number; finds: [number, number][] }[] = [];
   for (const [start, end] of [...found].sort((a, b) => a[0] - b[0])) {
-    const last = finds[finds.length - 1];
-    if (last !== undefined && start < last[1]) last[1] = Math.max(last[1], end);
-    else finds.push([start, end]);
+    const last = groups[groups.length - 1];
+    if (last !== undefined && start < last.end) {
+      last.finds.push([start, end]);
+      last.end = Math.max(last.end, end);
+    } else groups.push({ end, finds: [[start, end]] });
   }
   let backslash = -1;
   let first = 0;
@@ -868,17 +885,22 @@ function echoesAcrossFinds(text: string, given: Spans, found: Spans, spans: Span
       if (backslash < 0) return;
     }
     if (backslash >= to) continue;
-    while (first < finds.length && (finds[first] as [number, number])[1] <= from) first++;
-    let at = from;
-    let holds = false;
-    let more = false;
-    for (let i = first; i < finds.length && (finds[i] as [number, number])[0] < to; i++) {
-      const [start, end] = finds[i] as [number, number];
-      holds ||= from <= start && end <= to;
-      more ||= !onlyBackslashes(text, at, start);
-      at = Math.max(at, end);
+    while (first < groups.length && (groups[first] as { end: number }).end <= from) first++;
+    let hidden = false;
+    for (let g = first; !hidden && g < groups.length; g++) {
+      const group = groups[g] as { end: number; finds: [number, number][] };
+      if ((group.finds[0] as [number, number])[0] >= to) break;
+      for (const [start, end] of group.finds) {
+        if (start >= to) break;
+        if (end <= from) continue;
+        // More than this find and backslashes.
+        if (!onlyBackslashes(text, from, start) || !onlyBackslashes(text, end, to)) {
+          hidden = true;
+          break;
+        }
+      }
     }
-    if (holds && (more || !onlyBackslashes(text, at, to))) spans.push([from, to]);
+    if (hidden) spans.push([from, to]);
   }
 }
 

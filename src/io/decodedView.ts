@@ -329,9 +329,18 @@ export function cutsEscape(text: string, from: number, to: number): boolean {
  * `\` alone (`C:\[redacted]` for `C:\\/abcd`, which the JSON holding it no longer reads).
  */
 export function secondOfEscapedPair(text: string, at: number): boolean {
+  return text.charCodeAt(at) === BACKSLASH && insideEscape(text, at);
+}
+
+/**
+ * Whether `at` in `text` is inside an escape, right after the `\` that begins it: after an odd run of
+ * backslashes (`t` in `tab\there`, the second `\` of `C:\\/abcd`). A JSON-escaped form or echo of a secret found
+ * from there reads the escape's second character as its own, and hiding it would leave the escape's `\` alone.
+ */
+export function insideEscape(text: string, at: number): boolean {
   let run = at;
   while (run > 0 && text.charCodeAt(run - 1) === BACKSLASH) run--;
-  return text.charCodeAt(at) === BACKSLASH && (at - run) % 2 === 1;
+  return (at - run) % 2 === 1;
 }
 
 /**

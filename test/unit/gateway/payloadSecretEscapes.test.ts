@@ -119,3 +119,41 @@ describe("scrub: a longer secret's escaped echo holding a shorter one's form is 
     expect(scrub('{"v":"C:\\\\/até/"}', ["/até/"])).toBe('{"v":"C:\\\\[redacted]"}');
   });
 });
+
+/**
+ * A shorter secret overlapping a longer one's escaped echo (not wholly inside it), and two secrets whose escaped
+ * echoes overlap: the echo was taken only holding a find whole, and the echoes were searched past each match's
+ * end, so part of the longer one was shown.
+ */
+describe("scrub: overlapping secrets, one written escaped, are hidden as one", () => {
+  it("an echo overlapping a find, two echoes overlapping each other", () => {
+    expect(scrub('{"v":"ab\\u002Bcdef1wxyz"}', ["ab+cdef1", "def1wxyz"])).toBe('{"v":"[redacted]"}');
+    expect(scrub('{"v":"wxyzab\\u002Bcdef1"}', ["ab+cdef1", "wxyzab+c"])).toBe('{"v":"[redacted]"}');
+    const inJson = JSON.stringify(JSON.stringify({ v: 'ab"cdef1wxyz' }));
+    expect(scrub(inJson, ['ab"cdef1', "def1wxyz"])).toBe('"{\\"v\\":\\"[redacted]\\"}"');
+    expect(scrub('{"v":"b0B/até\\/xyz1"}', ["b0B/até/", "até/xyz1"])).toBe('{"v":"[redacted]"}');
+    // Apart, each as before; and an echo adding only backslashes to a find still leaves them.
+    expect(scrub('{"v":"ab\\u002Bcdef1 def1wxyz"}', ["ab+cdef1", "def1wxyz"])).toBe(
+      '{"v":"[redacted] [redacted]"}',
+    );
+    expect(scrub('{"v":"C:\\\\/até/xyz1"}', ["/até/xyz1"])).toBe('{"v":"C:\\\\[redacted]"}');
+  });
+});
+
+/**
+ * A JSON form or escaped echo found from the letter of a short escape (`\t`, `\n`) was hidden, leaving the escape's
+ * `\` alone: no JSON any more, and a secret hidden that the text does not hold.
+ */
+describe("scrub: nothing is taken from inside an escape", () => {
+  it("tab\\there\\/k3y holds here/k3y, not there/k3y; line1\\nabc\\/de12 holds no nabc/de12", () => {
+    const tab = '{"m":"tab\\there\\/k3y"}';
+    expect(JSON.parse(tab).m).toBe("tab\there/k3y");
+    expect(scrub(tab, ["there/k3y", "here/k3y"])).toBe('{"m":"tab\\t[redacted]"}');
+    expect(scrub(tab, ["there/k3y"])).toBe(tab);
+    const line = '{"m":"line1\\nabc\\/de12"}';
+    expect(scrub(line, ["nabc/de12"])).toBe(line);
+    expect(scrub('{"m":"tab\\there\\u002Fk3y"}', ["there/k3y"])).toBe('{"m":"tab\\there\\u002Fk3y"}');
+    // After an escaped \\, the letter is the text's own.
+    expect(scrub('{"m":"C:\\\\there\\/k3y"}', ["there/k3y"])).toBe('{"m":"C:\\\\[redacted]"}');
+  });
+});

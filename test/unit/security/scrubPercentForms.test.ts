@@ -128,9 +128,8 @@ describe("scrub: a secret quoted back percent-encoded however the encoder wrote 
     // u005cs3cr3t was no echo of \s3cr3t any more, and it was shown.
     expect(scrub('{"a":"ab+cd\\\\u005cs3cr3t"}', ["ab cd\\", "\\s3cr3t"])).toBe('{"a":"[redacted]"}');
     expect(scrub(String.raw`u+u\\u005c\\u0075\\u0075\\u0075 end`, ["u u\\", "\\uuu"])).toBe("[redacted] end");
-    expect(scrub('{"a":"ab+cd\\\\\\\\s3cr3t9"}', ["ab cd\\", "\\s3cr3t9"])).toBe(
-      '{"a":"[redacted][redacted]"}',
-    );
+    // The echo of \s3cr3t9 (its \ escaped twice, four backslashes) overlaps the find's \\: hidden with it as one.
+    expect(scrub('{"a":"ab+cd\\\\\\\\s3cr3t9"}', ["ab cd\\", "\\s3cr3t9"])).toBe('{"a":"[redacted]"}');
     // With more secrets than one expression of their echoes is made of, alike.
     const many = Array.from({ length: 40 }, (_, i) => createHash("sha256").update(`many ${i}`).digest("hex"));
     expect(scrub('{"a":"ab+cd\\\\u005cs3cr3t"}', ["ab cd\\", "\\s3cr3t", ...many])).toBe(
