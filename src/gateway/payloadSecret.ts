@@ -17,18 +17,39 @@ import {
 const MIN_SECRET = 4;
 /** Routes' secrets seen; reloads that change them add more, so the cache starts over past this. */
 const MAX_CACHED = 1024;
-const formsOf = new Map<string, readonly Buffer[]>();
+const BACKSLASH = 0x5c;
+const PERCENT = 0x25;
+const PLUS = 0x2b;
+const formsOf = new Map<string, readonly SecretForm[]>();
+
+/** One of a secret's forms as bytes, with what `formSpans` checks where it is found (see there). */
+interface SecretForm {
+  readonly bytes: Buffer;
+  /** Percent-encoded otherwise than the secret is written. */
+  readonly percentEncoded: boolean;
+  /** Beginning with a JSON escape's `\` the secret does not begin with. */
+  readonly escapeBegun: boolean;
+}
 
 /**
- * A secret's forms as bytes (verbatim, percent- and form-encoded, JSON-escaped), longest first, made once. Not
- * its base64: a sender writes the secret in its payload as a JSON string or a form field, never encoded, and
- * each form is one more search of every accepted body (a 40-hex secret has five base64 forms).
+ * A secret's forms as bytes (verbatim, percent- and form-encoded, JSON-escaped), longest first, made once,
+ * with what each is (not read from its bytes again for every body). Not its base64: a sender writes the
+ * secret in its payload as a JSON string or a form field, never encoded, and each form is one more search
+ * of every accepted body (a 40-hex secret has five base64 forms).
  */
-function secretBytes(secret: string): readonly Buffer[] {
+function secretForms(secret: string): readonly SecretForm[] {
   let forms = formsOf.get(secret);
   if (forms === undefined) {
     if (formsOf.size >= MAX_CACHED) formsOf.clear();
-    forms = secretTextForms(secret).map((form) => Buffer.from(form));
+    forms = secretTextForms(secret).map((text) => {
+      const bytes = Buffer.from(text);
+      const verbatim = bytes.toString() === secret;
+      return {
+        bytes,
+        percentEncoded: bytes.indexOf(PERCENT) >= 0 && !verbatim,
+        escapeBegun: bytes[0] === BACKSLASH && !verbatim,
+      };
+    });
     formsOf.set(secret, forms);
   }
   return forms;
@@ -62,9 +83,6 @@ function formSpans(
   }
 }
 
-const BACKSLASH = 0x5c;
-const PERCENT = 0x25;
-const PLUS = 0x2b;
 const percentChecks = new Map<
   string,
   { wanted: (codePoint: number) => boolean; holds: (text: string) => boolean }
@@ -97,7 +115,8 @@ function percentCheck(secret: string) {
  * secret holding a space, a body with a `+` is also read with each `+` a space (`ab+cd~ef12` for `ab cd~ef12`).
  */
 function percentEncodedSpans(body: Buffer, text: () => string, secret: string, spans: Spans): void {
-  const spaced = body.indexOf(PLUS) >= 0 && secret.includes(" ");
+  // The secret first: a body is searched for a `+` only for a secret holding a space.
+  const spaced = secret.includes(" ") && body.indexOf(PLUS) >= 0;
   if (!spaced && body.indexOf(PERCENT) < 0) return;
   const { wanted, holds } = percentCheck(secret);
   const escaped = holds(text());
@@ -113,7 +132,7 @@ function percentEncodedSpans(body: Buffer, text: () => string, secret: string, s
 /**
  * `body` with the route's `secret` in every form it may be written in replaced by `[redacted]`, for the
  * delivery history: Gogs and Gitea before 1.14 send the hook's secret inside the payload (`"secret": "..."`)
- * as well as signing with it. Its forms (`secretBytes`) as they are, and the body read with its `%XX` decoded
+ * as well as signing with it. Its forms (`secretForms`) as they are, and the body read with its `%XX` decoded
  * and JSON escapes read (`percentEncodedSpans`), are all found in the body as sent and hidden at once, a span
  * inside a wider one hidden with it: the percent-encoded form of a secret ending in `\` (`abcd%2Fef12%5C`) is
  * inside its JSON escape's (`abcd%2Fef12%5C%5C`), whose `%5C` it would otherwise leave behind, and the JSON in the
@@ -128,17 +147,8 @@ export function withoutSecret(body: Buffer, secret: string | undefined): Buffer 
     return latin1;
   };
   const spans: Spans = [];
-  for (const form of secretBytes(secret)) {
-    const verbatim = form.toString() === secret;
-    formSpans(
-      body,
-      text,
-      form,
-      form.indexOf(PERCENT) >= 0 && !verbatim,
-      form[0] === BACKSLASH && !verbatim,
-      spans,
-    );
-  }
+  for (const form of secretForms(secret))
+    formSpans(body, text, form.bytes, form.percentEncoded, form.escapeBegun, spans);
   percentEncodedSpans(body, text, secret, spans);
   return spans.length === 0 ? body : Buffer.from(spansReplaced(text(), spans, "[redacted]"), "latin1");
 }
