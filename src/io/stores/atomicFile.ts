@@ -84,9 +84,11 @@ export function fileInPlaceOf(dir: string): string | undefined {
     try {
       found = statSync(at, { throwIfNoEntry: false });
     } catch (err) {
-      // ELOOP: this name a link into a loop (or one further up: the link itself is found there).
-      if ((err as NodeJS.ErrnoException).code === "ELOOP" && isLink(at)) return at;
-      continue; // ENOTDIR: a file further up
+      // ELOOP: this name a link into a loop (or one further up: the link itself is found there). ENOTDIR: this name
+      // a link to a name below a file (`state -> config.yaml/x`), or a file further up (lstat fails too: no link).
+      const code = (err as NodeJS.ErrnoException).code;
+      if ((code === "ELOOP" || code === "ENOTDIR") && isLink(at)) return at;
+      continue;
     }
     if (found !== undefined) return found.isDirectory() ? undefined : at;
     // Not there: a link to nothing is in the way of the directory all the same (it is not made through it).

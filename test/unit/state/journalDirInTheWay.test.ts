@@ -1,4 +1,4 @@
-import { rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Clock } from "../../../src/clock.js";
@@ -84,6 +84,87 @@ describe("something no directory in the state directory's place while the gatewa
     rmSync(dir);
     await seconds(3);
     expect(said()).toHaveLength(4);
+    expect(journal.accepting()).toBe(true);
+  });
+
+  /**
+   * Seen: `mv state state.old && ln -s state state` (or `ln -s config.yaml/x state`) stopped the gateway, "internal
+   * error (an uncaught exception) {err: ELOOP: too many symbolic links encountered, stat '…/state'}" (ENOTDIR), from
+   * the look's timer; and the link below a file, named, was said as nothing in the way.
+   */
+  it("a loop of links, or a link to a name below a file, in its place is named once, and the gateway runs on", async () => {
+    home = tempHome();
+    const dir = join(home.dir, "state");
+    let now = 1_000_000;
+    let look: (() => void) | undefined;
+    const timers: Pick<Clock, "setTimeout" | "clearTimeout"> = {
+      setTimeout: (fn) => {
+        look = fn;
+        return 1;
+      },
+      clearTimeout: () => {
+        look = undefined;
+      },
+    };
+    const log = captureLogger();
+    const opened = openStateStore(LOCAL, home.dir, log.logger, () => now, timers);
+    store = opened;
+    if (!(opened instanceof LocalStateStore)) throw new Error("not the local journal");
+    const { journal } = opened;
+    opened.runAccepted(pendingRun("a"), now);
+    await journal.durable();
+    const said = () =>
+      log.messages().filter((line) => line.startsWith("[state]") && !line.includes("replayed"));
+    // The look as the timer runs it: a throw here is the gateway's uncaught exception.
+    const seconds = async (n: number) => {
+      for (let i = 0; i < n; i += 1) {
+        now += SEGMENT_CHECK_MS;
+        look?.();
+        await journal.rotated();
+      }
+    };
+    const lost = `[state] the journal in ${dir} could not be made again after the state directory was removed or moved while the gateway ran`;
+    const segmentLost = expect.stringMatching(/no longer names the file the gateway writes/);
+    const later =
+      "the requests waiting for it answer 503 (their senders retry), as do later ones until it can be (tried again each second, said again only if what is in the directory's place changes)";
+
+    // mv state state.old && ln -s state state
+    renameSync(dir, join(home.dir, "state.old"));
+    symlinkSync("state", dir);
+    await seconds(5);
+    const loop = `${lost}: ${dir} is a symbolic link into a loop of links, or a chain of more than 40; ${later} — point the link at a directory, or remove the link (the gateway makes the directory)`;
+    expect(said()).toEqual([segmentLost, loop]);
+    expect(journal.accepting()).toBe(false);
+
+    // ln -s config.yaml/x state: said again, once.
+    home.write("config.yaml", "x: 1\n");
+    rmSync(dir);
+    symlinkSync("config.yaml/x", dir);
+    await seconds(5);
+    const config = join(home.dir, "config.yaml");
+    expect(said().slice(2)).toEqual([
+      segmentLost,
+      `${lost}: ${dir} is a symbolic link to ${config}/x, which cannot be made: ${config}, on the way to it, is a file, not a directory; ${later} — point the link at a directory, or remove the link (the gateway makes the directory)`,
+    ]);
+
+    // A link to nothing, then swapped for a loop: each named once.
+    rmSync(dir);
+    symlinkSync("nowhere", dir);
+    await seconds(3);
+    rmSync(dir);
+    symlinkSync("state", dir);
+    await seconds(3);
+    expect(said().slice(4)).toEqual([
+      segmentLost,
+      `${lost}: ${dir} is a symbolic link to ${join(home.dir, "nowhere")}, which does not exist; ${later} — create that directory, or remove the link (the gateway makes the directory)`,
+      segmentLost,
+      loop,
+    ]);
+
+    // Removed: the journal is made again, and nothing more is said.
+    rmSync(dir);
+    await seconds(3);
+    expect(said()).toHaveLength(8);
     expect(journal.accepting()).toBe(true);
   });
 });

@@ -6,6 +6,7 @@ import {
   mkdirSync,
   readFileSync,
   readlinkSync,
+  renameSync,
   rmSync,
   statSync,
   symlinkSync,
@@ -17,7 +18,7 @@ import { type JournalFs, nodeJournalFs } from "../../../src/io/state/journal/fsF
 import { JOURNAL_ID_FILE, readJournalId } from "../../../src/io/state/journal/identity.js";
 import { SEGMENT_CHECK_MS } from "../../../src/io/state/journal/journal.js";
 import { encodeRecords } from "../../../src/io/state/journal/records.js";
-import { RotationBlocked } from "../../../src/io/state/journal/rotation.js";
+import { JournalNotRecreated, RotationBlocked } from "../../../src/io/state/journal/rotation.js";
 import { type SegmentProblem, segmentName } from "../../../src/io/state/journal/segments.js";
 import { leaveLockAsCrashed } from "../../helpers/crashedLock.js";
 import {
@@ -453,6 +454,30 @@ describe("a relocation (the segment's path lost its file) numbered past a file i
     );
     return { dir, stray, problems };
   }
+
+  it("a loop of links in the state directory's place while a file blocks the rotation: the look does not throw, and the journal is not made again (said once)", async () => {
+    const dir = journalDir();
+    const errors: unknown[] = [];
+    let now = 1_000_000;
+    const { journal, append } = liveJournal(dir, { maxSegmentBytes: 2048, errors, now: () => now });
+    writeFileSync(join(dir, segmentName(2)), "not a segment");
+    for (const record of keyed("before", 10, 300)) {
+      await append([record]);
+      await journal.rotated();
+    }
+    expect(errors).toEqual([expect.any(RotationBlocked)]);
+    // mv state state.old && ln -s state state: the look at the file in the way met ELOOP, and threw.
+    renameSync(dir, `${dir}.old`);
+    symlinkSync(dir, dir);
+    for (let i = 0; i < 3; i += 1) {
+      now += SEGMENT_CHECK_MS;
+      await expect(append(keyed(`after${i}`, 1))).rejects.toThrow();
+      await journal.rotated();
+    }
+    expect(errors.slice(1)).toEqual([expect.any(JournalNotRecreated)]);
+    rmSync(dir);
+    rmSync(`${dir}.old`, { recursive: true });
+  });
 
   it("a file no record of which can be read: the start says it was not needed", async () => {
     const { dir, stray, problems } = await relocatedPast((file) => writeFileSync(file, "not mine\n"));

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import {
+  type BigIntStats,
   closeSync,
   fsyncSync,
   lstatSync,
@@ -30,9 +31,20 @@ const JOURNAL_ID = /^[0-9a-f]{32}$/;
 /** The second line an earlier version wrote (the state directory's device and inode); nothing reads it. */
 const DIR_LINE = /^dir \d+:\d+$/;
 
-/** The state directory `dir` as the file system knows it (device and inode); undefined when it is gone. */
+/**
+ * The state directory `dir` as the file system knows it (device and inode); undefined when it is gone, or when no
+ * directory can be reached at its name: a symbolic link into a loop of links (ELOOP), or one to a name below a file
+ * (ENOTDIR). Asked by the journal's look each second, whatever stands there, so it never throws for those.
+ */
 export function dirIdentity(dir: string): string | undefined {
-  const stats = statSync(dir, { throwIfNoEntry: false, bigint: true });
+  let stats: BigIntStats | undefined;
+  try {
+    stats = statSync(dir, { throwIfNoEntry: false, bigint: true });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ELOOP" || code === "ENOTDIR") return undefined;
+    throw err;
+  }
   return stats === undefined ? undefined : `${stats.dev}:${stats.ino}`;
 }
 

@@ -146,6 +146,19 @@ function inPlaceOf(dir: string): string {
   }
 }
 
+/**
+ * Whether `file` itself (not what it leads to) is there, or cannot be looked at: the state directory replaced by a
+ * loop of links (ELOOP) or a link to a name below a file (ENOTDIR) hides it, and a refusal (EACCES) too. Only a
+ * name found missing is gone.
+ */
+function entryMaybeThere(file: string): boolean {
+  try {
+    return lstatSync(file, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return true;
+  }
+}
+
 /** The directory at `dir` (device and inode), to tell it from one made again at its path; undefined when none is. */
 const closeRawFd = (fd: number) =>
   new Promise<void>((resolve) => {
@@ -434,8 +447,7 @@ export class Journal {
    */
   private lookInTheWay(): void {
     // The entry itself, not what it leads to: a symbolic link to nothing is still in the way (the link fails).
-    if (this.inTheWay === undefined || lstatSync(this.inTheWay, { throwIfNoEntry: false }) !== undefined)
-      return;
+    if (this.inTheWay === undefined || entryMaybeThere(this.inTheWay)) return;
     this.inTheWay = undefined;
     this.retryAtBytes = 0;
     this.restateAtBytes = 0;
