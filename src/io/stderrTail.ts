@@ -12,8 +12,19 @@ const NODE_TRAILER = /^Node\.js v\d+\.\d+\.\d+$/;
 /** The longest a trace's block of fields grows as one line before the rest is left out (`…`). */
 const FIELDS_CHARS = 200;
 
+/**
+ * An error line as node prints one with fields and no frames (thrown from an fs callback, whose error has no stack
+ * but its message): `[Error: ENOENT: …] {`, `TypeError: … {`, `SystemError [ERR_X]: … {`, not indented.
+ */
+const ERROR_OPENING_FIELDS = /^\[?(?:[A-Za-z_$][\w$]*)?Error(?: \[\w+\])?: .* \{$/;
+
 /** Tails whose last entry is a trace's block of fields that has not closed yet (its `}` not seen). */
 const openFields = new WeakSet<string[]>();
+/**
+ * Tails whose open block an error line opened (`ERROR_OPENING_FIELDS`), with that line as written: a frame as the
+ * block's first line shows its ` {` was the message's own, and the line is kept as it came.
+ */
+const openedByError = new WeakMap<string[], string>();
 
 /**
  * Keeps a stderr line in the tail a message quotes (the last STDERR_TAIL_LINES). A Node.js program that
@@ -21,11 +32,20 @@ const openFields = new WeakSet<string[]>();
  * of a run of them is kept and the version line is left out, so the error line stays in the tail. An error
  * with fields (a system error's errno, code, syscall and path) ends its last frame with ` {`, the fields on
  * lines of their own and a `}`: that block is kept as one line, `{ errno: -2, code: 'ENOENT', … }`, so it
- * cannot push the error line out either.
+ * cannot push the error line out either. So is the block an error with no frames opens on its own line ending in
+ * ` {` (`[Error: ENOENT: …] {`, thrown from an fs callback): that line, without its ` {`, is the error line.
  */
 export function keepStderrLine(tail: string[], line: string): void {
   // The fields are indented and the block ends with a `}` of its own: a line of another kind ends it too.
   if (openFields.has(tail) && line !== "}" && !/^\s/.test(line)) openFields.delete(tail);
+  const errorLine = openedByError.get(tail);
+  openedByError.delete(tail);
+  if (errorLine !== undefined && openFields.has(tail) && STACK_FRAME.test(line)) {
+    // An error whose message ends in ` {`, its frames after it: no block of fields.
+    openFields.delete(tail);
+    tail.pop();
+    tail[tail.length - 1] = errorLine;
+  }
   if (openFields.has(tail)) {
     const fields = tail.at(-1) ?? "{";
     const cut = fields.endsWith(" …");
@@ -48,6 +68,14 @@ export function keepStderrLine(tail: string[], line: string): void {
     return;
   }
   if (frame && last !== undefined && STACK_FRAME.test(last)) return;
+  // An error with fields and no frames: the error line kept, its block of fields one line after it.
+  if (ERROR_OPENING_FIELDS.test(line)) {
+    push(tail, line.slice(0, -2));
+    push(tail, "{");
+    openFields.add(tail);
+    openedByError.set(tail, line);
+    return;
+  }
   push(tail, line);
 }
 

@@ -375,6 +375,23 @@ describe("stdio servers (real subprocess)", () => {
     expect(lastError).toContain(` | { errno: -2, code: 'ENOENT', syscall: 'open', path: '${missing}' }`);
   });
 
+  it("a Node.js server that throws a system error from an fs callback (no frames): the error line stays in", async () => {
+    // Node prints `[Error: ENOENT: …] {`, the fields on four lines of their own and `}`.
+    const missing = join(ctx.home.dir, "config", "missing.json");
+    const script = ctx.home.write(
+      "server.js",
+      `require("node:fs").readFile(${JSON.stringify(missing)}, (e) => { throw e; });\n`,
+    );
+    const h = hub(ctx.home, { files: entry({ command: process.execPath, args: [script] }) });
+    const { lastError } = await h.settled("files");
+    expect(lastError).toMatch(
+      /^mcp_servers\.files: the server process exited \(code 1\) before the MCP handshake finished — its stderr: /,
+    );
+    expect(lastError).toContain(
+      ` | [Error: ENOENT: no such file or directory, open '${missing}'] | { errno: -2, code: 'ENOENT', syscall: 'open', path: '${missing}' }`,
+    );
+  });
+
   it("a process that prints its usage on stdout (wrong args) and exits: the status quotes those lines", async () => {
     const h = hub(ctx.home, {
       usage: entry({

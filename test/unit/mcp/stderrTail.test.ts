@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { joinStderr, keepStderrLine, STDERR_TAIL_LINES } from "../../../src/io/stderrTail.js";
+import { joinStderr, keepStderrLine, STDERR_TAIL_LINES, stderrTail } from "../../../src/io/stderrTail.js";
 
 const tailOf = (lines: readonly string[]) => {
   const tail: string[] = [];
@@ -70,6 +70,42 @@ describe("the stderr lines a stdio server's failure quotes", () => {
       "{ code: 'X',",
       "retrying",
     ]);
+  });
+
+  it("a system error with no frames (thrown from an fs callback): its line ending in ' {' keeps the error line, the block of fields one line", () => {
+    // What `node -e "require('fs').readFile('/nope/x', (e)=>{ throw e })"` prints.
+    const stderr = [
+      "[eval]:1",
+      "require('fs').readFile('/nope/x', (e)=>{ throw e })",
+      "                                         ^",
+      "",
+      "[Error: ENOENT: no such file or directory, open '/nope/x'] {",
+      "  errno: -2,",
+      "  code: 'ENOENT',",
+      "  syscall: 'open',",
+      "  path: '/nope/x'",
+      "}",
+      "",
+      "Node.js v20.20.2",
+      "",
+    ].join("\n");
+    expect(stderrTail(stderr)).toBe(
+      "[eval]:1 | require('fs').readFile('/nope/x', (e)=>{ throw e }) |                                          ^ | [Error: ENOENT: no such file or directory, open '/nope/x'] | { errno: -2, code: 'ENOENT', syscall: 'open', path: '/nope/x' }",
+    );
+    // An error line with no brackets (an error whose stack is its message alone) alike.
+    expect(tailOf(["a", "b", "TypeError: x {", "  code: 'X'", "}"])).toEqual([
+      "a",
+      "b",
+      "TypeError: x",
+      "{ code: 'X' }",
+    ]);
+    // An error whose message ends in " {", its frames after it: kept as it comes, the first frame with it.
+    expect(tailOf(["Error: unexpected {", "    at f (/srv/a.js:1:1)", "    at g (/srv/a.js:2:1)"])).toEqual([
+      "Error: unexpected {",
+      "    at f (/srv/a.js:1:1)",
+    ]);
+    // A line of a server's own ending in " {" that is no error line is kept as it comes.
+    expect(tailOf(["config: {", "  a: 1", "}"])).toEqual(["config: {", "  a: 1", "}"]);
   });
 
   it("other lines as they come, the last five", () => {
