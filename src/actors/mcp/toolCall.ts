@@ -275,7 +275,7 @@ export async function invokeTool(
         current = live;
         logger.info(
           { server: rt.name, tool: tool.original },
-          `[mcp] ${rt.name}: ${expired ? "session expired" : "connection lost"}; replaying read-only ${tool.original}`,
+          `[mcp] ${rt.name}: ${expired ? "session expired" : "connection lost"}; replaying read-only ${JSON.stringify(tool.original)}`,
         );
         return attempt(next, false);
       }

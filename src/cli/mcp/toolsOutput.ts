@@ -39,7 +39,7 @@ export function formatTools(
   return tools
     .map((t) => {
       const schema = terminalText(JSON.stringify(t.inputSchema, null, 2)).replace(/^/gm, "    ");
-      return `${t.name} (${terminalText(t.original)})\n  ${terminalText(lines(t.description ?? "") || "(no description)").replace(/\n/g, "\n  ")}\n  input schema:\n${schema}\n`;
+      return `${t.name} (${terminalText(JSON.stringify(t.original))})\n  ${terminalText(lines(t.description ?? "") || "(no description)").replace(/\n/g, "\n  ")}\n  input schema:\n${schema}\n`;
     })
     .join("\n");
 }

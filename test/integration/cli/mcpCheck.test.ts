@@ -276,7 +276,7 @@ describe("svc mcp tools <server>: descriptions and input schemas", { timeout: 60
     const json = await svc(home, ["mcp", "tools", "fx", "--json"]);
     expect(plain.stdout).toMatch(/^REGISTERED NAME\s+SERVER TOOL\s+DESCRIPTION$/m);
     expect(plain.stdout).toMatch(/^mcp__fx__add\s+add/m);
-    expect(schema.stdout).toContain("mcp__fx__add (add)");
+    expect(schema.stdout).toContain(`mcp__fx__add ("add")`);
     expect(schema.stdout).toContain("input schema:");
     expect(schema.stdout).toMatch(/"a": \{\s+"type": "number"/);
     const tools = JSON.parse(json.stdout) as Array<Record<string, unknown>>;

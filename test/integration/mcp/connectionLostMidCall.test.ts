@@ -15,14 +15,21 @@ async function pidOf(h: ReturnType<typeof ctx.hub>, server: string): Promise<num
  * replayed; others return `outcome_uncertain` — the same when a stdio server process dies mid-call.
  */
 describe("a stdio server that dies while a call is in flight", () => {
-  it("a readOnlyHint tool is replayed on the respawned process", async () => {
-    const h = ctx.hub(ctx.home, { fx: stdioEntry("legacy", { supports_parallel_tool_calls: true }) });
+  it("a readOnlyHint tool is replayed on the respawned process, the log naming it JSON-quoted", async () => {
+    const log = captureLogger();
+    const h = ctx.hub(
+      ctx.home,
+      { fx: stdioEntry("legacy", { supports_parallel_tool_calls: true }) },
+      { logger: log.logger },
+    );
     const pid = await pidOf(h, "fx");
     const call = h.call("fx", "slow", { ms: 800 });
     await new Promise((r) => setTimeout(r, 200));
     signalProcess(pid, "SIGKILL");
     expect(text(await call)).toBe("slept 800");
     expect(await pidOf(h, "fx")).not.toBe(pid);
+    // A server's tool name is quoted (a line break in it cannot forge log lines).
+    expect(log.messages()).toContain('[mcp] fx: connection lost; replaying read-only "slow"');
   });
 
   it("any other tool fails with outcome_uncertain, saying how the process ended and telling the user to verify before calling again", async () => {

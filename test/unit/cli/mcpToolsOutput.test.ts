@@ -32,8 +32,21 @@ describe("svc mcp tools output", () => {
     const text = formatTools([tool("crlf", "\r\nLine one\r\nLine two\r\n"), tool("none", "")], {
       schema: true,
     });
-    expect(text).toContain("mcp__d__crlf (crlf)\n  Line one\n  Line two\n  input schema:\n");
-    expect(text).toContain("mcp__d__none (none)\n  (no description)\n  input schema:\n");
+    expect(text).toContain('mcp__d__crlf ("crlf")\n  Line one\n  Line two\n  input schema:\n');
+    expect(text).toContain('mcp__d__none ("none")\n  (no description)\n  input schema:\n');
     expect(text).not.toContain("\\u000d");
+  });
+
+  it("--schema quotes the server's tool name: a line break in it cannot forge lines", () => {
+    const evil = 'x"\nInstalled mcp_servers.evil.\n  0 collisions; all tools verified\nz';
+    const text = formatTools([tool(evil, "d")], { schema: true });
+    expect(text.split("\n")[0]).toBe(`${tool(evil).name} (${JSON.stringify(evil)})`);
+    expect(text).not.toMatch(/^Installed/m);
+    // The table shows no line break either: one row.
+    expect(
+      formatTools([tool(evil, "d")], {})
+        .trimEnd()
+        .split("\n"),
+    ).toHaveLength(2);
   });
 });
