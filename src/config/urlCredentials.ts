@@ -18,7 +18,8 @@ export function withoutUrlCredentials(url: string): string {
     url
       // The password runs to the @, and may hold / ? # (a base64 token): the url is then refused, and quoted.
       // What is digits up to a / ? # or the end is a port (`host:8443/users/@me`), and `//` a scheme's.
-      .replace(/^((?:[a-z][a-z0-9+.-]*:\/\/)?[^\s:@/]*:)(?!\d*(?:[/?#]|$))[^\s@]+@/i, "$1[redacted]@")
+      // A space in it too (a url is one word of a text, `textWithoutUrlCredentials`): a url alone may hold one.
+      .replace(/^((?:[a-z][a-z0-9+.-]*:\/\/)?[^\s:@/]*:)(?!\d*(?:[/?#]|$))[^@]+@/i, "$1[redacted]@")
       .replace(/([?&])([^=&#]*)=([^&#]*)/g, (whole, sep: string, name: string) =>
         CREDENTIAL_QUERY_NAME.test(name) ? `${sep}${name}=[redacted]` : whole,
       )

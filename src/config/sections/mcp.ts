@@ -548,16 +548,18 @@ export function httpUrlProblem(url: string, shown = url): string | undefined {
 /**
  * Why a url that does not parse fails, when its `user:password@` holds a `/`, `?` or `#` (a generated
  * password, a base64 token): the host part ends at the first of them, so the rest of the password reads as
- * a port (`me:s3cr/t@host` names host "me", port "s3cr"). The credentials are not quoted, nor the url that
- * holds them.
+ * a port (`me:s3cr/t@host` names host "me", port "s3cr"). What comes before an `@` after the first of them is
+ * taken for a user:password@ (a space in it too: `me:s3cr et/x@host`), never read as a port or host, which would
+ * quote part of the password. The credentials are not quoted, nor the url that holds them.
  */
 function userinfoEndsEarly(url: string): string | undefined {
-  const userinfo = /^[a-z][a-z0-9+.-]*:\/\/([^\s]*)@/i.exec(url)?.[1];
+  const userinfo = /^[a-z][a-z0-9+.-]*:\/\/([^@]*)@/i.exec(url)?.[1];
   if (userinfo === undefined || !userinfo.includes(":")) return undefined;
   const enders = ["/", "?", "#"].filter((c) => userinfo.includes(c));
   // `host:port/...` before an @ of the path or query (`?email=me@example.com`) is no user:password@.
   if (enders.length === 0 || /^[^:]*:\d*$/.test(userinfo.split(/[/?#]/)[0] as string)) return undefined;
-  return `its user:password@ holds ${enders.map((c) => `"${c}"`).join(" and ")}, which ends the host part of a URL (so the url reads as another host) — write it percent-encoded (/ as %2F, ? as %3F, # as %23, and a % as %25), or leave user:password@ out and send the credentials in an Authorization header under headers`;
+  const space = /\s/.test(userinfo) ? ", a space as %20" : "";
+  return `its user:password@ holds ${enders.map((c) => `"${c}"`).join(" and ")}, which ends the host part of a URL (so the url reads as another host) — write it percent-encoded (/ as %2F, ? as %3F, # as %23${space}, and a % as %25), or leave user:password@ out and send the credentials in an Authorization header under headers`;
 }
 
 /** Whether two `transport` values name one transport (`http` and `streamable-http` are two spellings of one). */

@@ -325,6 +325,30 @@ describe("a url's user:password@ holding characters a password generator writes"
     );
   });
 
+  it("a password holding a space and a / (written out, or from ${MCP_PW}) is not read as the port, nor shown", () => {
+    const advice =
+      'its user:password@ holds "/", which ends the host part of a URL (so the url reads as another host) — write it percent-encoded (/ as %2F, ? as %3F, # as %23, a space as %20, and a % as %25), or leave user:password@ out and send the credentials in an Authorization header under headers';
+    // svc mcp add pp -- 'http://user:s3cr et/x@127.0.0.1:8080/mcp' said: names port "s3cr et", which is not digits.
+    const written = mcpServerSchema.safeParse({ url: "http://user:s3cr et/x@127.0.0.1:8080/mcp" });
+    expect(written.error?.issues[0]?.message).toBe(advice);
+    let message = "";
+    try {
+      renderEntry(
+        "pp",
+        parse({ url: "http://user:${MCP_PW}@127.0.0.1:8080/mcp" }),
+        withPassword("s3cr et/x"),
+      );
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toBe(`mcp_servers.pp.url: ${advice}`);
+    // A space alone is sent encoded; with a bad port besides, the url is quoted with its password left out.
+    const port = mcpServerSchema.safeParse({ url: "http://user:pa ss@127.0.0.1:99999/mcp" });
+    expect(port.error?.issues[0]?.message).toBe(
+      '"http://user:[redacted]@127.0.0.1:99999/mcp" names port 99999, outside 1–65535 — write the port the MCP server listens on (a number from 1 to 65535)',
+    );
+  });
+
   it("written out in config.yaml, the same url is refused at load without quoting the password", () => {
     const checked = mcpServerSchema.safeParse({ url: "https://me:s3cr/t-value@mcp.example.com/mcp" });
     expect(checked.success).toBe(false);
