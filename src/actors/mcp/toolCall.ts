@@ -64,10 +64,10 @@ export async function approveCall(
 /**
  * The entry's `trust` as config.yaml writes it, quoted as the start's warning quotes it when it is neither
  * full nor untrusted (`trust: ""`, `trust: " full "`: unquoted, an empty value or its spaces would not show);
- * a `${VAR}`, rendered at each call, as written.
+ * a `${VAR}` alone, rendered at each call, as written (one with spaces around it, `" ${T} "`, quoted as any other).
  */
 function trustAsWritten(written: string): string {
-  return written === "untrusted" || written === "full" || written.includes("${")
+  return written === "untrusted" || written === "full" || /^\$\{[^\s{}]+\}$/.test(written)
     ? written
     : JSON.stringify(textWithoutUrlCredentials(written));
 }

@@ -7,7 +7,7 @@ import { text, useHubs } from "../../integration/mcp/harness.js";
 const ctx = useHubs();
 
 const transportFor = inMemoryServers(
-  Object.fromEntries(["b", "n", "m", "f", "u", "x", "e"].map((name) => [name, () => buildServer()])),
+  Object.fromEntries(["b", "n", "m", "f", "u", "x", "e", "v"].map((name) => [name, () => buildServer()])),
 );
 
 /** `trust` is `full` or `untrusted`; unrecognized values are treated as untrusted — any YAML value. */
@@ -39,6 +39,19 @@ describe("trust values from config.yaml (SDK server over InMemoryTransport)", ()
     );
     await expect(h.call("x", "add", { a: 1, b: 2 })).rejects.toThrow(
       'mcp_servers.x: calling "add" needs approval (trust: "Full") and it was denied',
+    );
+  });
+
+  it("a ${VAR} with spaces around it is quoted as any other value not exactly full, untrusted or one ${VAR}", async () => {
+    ctx.home.write(".env", "T=untrusted\n");
+    ctx.home.write(
+      "config.yaml",
+      `mcp_servers:\n  v:\n    command: ${IN_MEMORY_ENTRY.command}\n    trust: " $\{T} "\n`,
+    );
+    const { config } = loadConfig({ home: ctx.home.dir, env: {} });
+    const h = ctx.hub(ctx.home, config.mcp_servers, { transportFor });
+    await expect(h.call("v", "add", { a: 1, b: 2 })).rejects.toThrow(
+      `mcp_servers.v: calling "add" needs approval (trust: " $\{T} ") and it was denied`,
     );
   });
 
