@@ -108,8 +108,10 @@ describe("auth: oauth under a gateway serving two profiles", () => {
     const status = JSON.parse(
       readFileSync(join(gw.home.dir, "profiles", "solo", "mcp-cache", "status.json"), "utf8"),
     ) as { servers: Array<{ name: string; state: string; lastError?: string }> };
+    // Failed, or already connecting again on its backoff's first retry (1 s: a loaded machine's run can take
+    // that long), the failure kept as its last error either way.
     expect(status.servers.find((s) => s.name === "notes")).toMatchObject({
-      state: "failed",
+      state: expect.stringMatching(/^(failed|connecting)$/),
       lastError: expect.stringContaining("run `svc mcp login notes --profile solo`"),
     });
   });
