@@ -1,5 +1,6 @@
 import { stringifyJson } from "../streams/jsonNumbers/index.js";
 import { withFlatContent } from "./chatContentParts.js";
+import { endpointCutReason } from "./endpointCut.js";
 import { opensWithThinking, THINKING_ONLY, thinkingInText } from "./thinkText.js";
 import { argumentsNestTooDeep, TOO_DEEP_ARGUMENTS_TEXT } from "./toolCallInputs.js";
 
@@ -56,7 +57,15 @@ export function normalizedChatAnswer(
     if (!isRecord(choice.message)) return choice;
     const flat = withFlatContent(choice.message);
     const read = flat ?? choice.message;
-    const apart = options.thinkingInText ? thinkingApart(read, choice.finish_reason === "length") : undefined;
+    // Cut at a limit, or cut off by the endpoint itself (DeepSeek's insufficient_system_resource): thinking
+    // never closed is thinking, not a text to deliver.
+    const cut =
+      choice.finish_reason === "length"
+        ? ("length" as const)
+        : endpointCutReason(choice.finish_reason) === undefined
+          ? undefined
+          : ("endpoint" as const);
+    const apart = options.thinkingInText ? thinkingApart(read, cut) : undefined;
     if (apart?.only === true) only = true;
     const thinking = apart?.message;
     const written = withoutRepeatedRefusal(thinking ?? read);
@@ -112,14 +121,16 @@ export function keptFinishReason(body: unknown): string | undefined {
  * message's `reasoning_content`, as servers that parse it send it (and it goes back with its turn so); the
  * text is the answer after it, so the thinking is not delivered as part of the reply, and a turn `cut` at
  * `max_tokens` while it thought has no text; `only` when a finished turn held nothing but the thinking
- * (`thinkingInText`). When the server sent reasoning apart as well (`reasoning_content`, `reasoning`), a
+ * (`thinkingInText`). A turn the endpoint cut off itself (`cut: "endpoint"`) is read as a finished one, but
+ * for thinking never closed, which is thinking (and the turn has no text) as at `max_tokens`: a closed block
+ * alone keeps its kind (`only`), so its failure says it was thinking in the text. When the server sent reasoning apart as well (`reasoning_content`, `reasoning`), a
  * `<think>` block at the text's start is still thinking, joined after that reasoning; a `</think>` line alone
  * is not (the server parsed the thinking out, so the text is taken as written). Undefined when the text
  * starts with no thinking.
  */
 function thinkingApart(
   message: Record<string, unknown>,
-  cut: boolean,
+  cut: "length" | "endpoint" | undefined,
 ): { readonly message: Record<string, unknown>; readonly only: boolean } | undefined {
   const text = message.content;
   if (typeof text !== "string") return undefined;
@@ -130,7 +141,9 @@ function thinkingApart(
   if (before !== undefined && !opensWithThinking(text)) return undefined;
   const calls =
     (Array.isArray(message.tool_calls) && message.tool_calls.length > 0) || isRecord(message.function_call);
-  const split = thinkingInText(text, { cut, calls });
+  const split =
+    thinkingInText(text, { cut: cut === "length", calls }) ??
+    (cut === "endpoint" ? thinkingInText(text, { cut: true, calls }) : undefined);
   if (split === undefined) return undefined;
   const reasoning =
     before === undefined || split.thinking === ""

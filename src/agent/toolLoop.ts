@@ -1,5 +1,6 @@
 import { generateText, stepCountIs, type ToolSet, wrapLanguageModel } from "ai";
 import { keptFinishReason, MISTRAL_LENGTH } from "./chatAnswer.js";
+import { endpointCutReason } from "./endpointCut.js";
 import { PAUSED_TURN, type PausedTurnEnd, pausedTurnsMiddleware } from "./pausedTurns.js";
 import type { ProviderModel } from "./retry.js";
 import { promptToChange, samplingServerOf } from "./runPrompt.js";
@@ -63,7 +64,7 @@ export interface LoopResult {
   readonly cutAtModelLength?: true;
   /**
    * The endpoint's own reason when it cut the last turn off for want of its resources (DeepSeek's
-   * `finish_reason: insufficient_system_resource`, `ENDPOINT_CUT`): a text it wrote is cut short, as at a limit.
+   * `finish_reason: insufficient_system_resource`, `endpointCutReason`): a text it wrote is cut short, as at a limit.
    */
   readonly cutByEndpoint?: string;
   /**
@@ -158,12 +159,6 @@ export function contentFilterFailure(
  */
 export const NOT_RUN_FILTERED =
   "not run: the endpoint's safety system stopped the model's answer while it asked for this call";
-
-/**
- * The endpoints' reasons for a turn they cut off themselves, not at a limit of the request's: DeepSeek's
- * `insufficient_system_resource` (inference interrupted for want of the system's resources).
- */
-const ENDPOINT_CUT = new Set(["insufficient_system_resource"]);
 
 /** The Messages API's stop reason for a turn that filled the model's context window. */
 const CONTEXT_WINDOW_STOP = "model_context_window_exceeded";
@@ -390,6 +385,7 @@ export async function runToolLoop(input: ToolLoopInput, progress: LoopProgress):
   const contextWindow = cutAtContextWindow(last);
   const cut = cutAtMaxTokens ? last.toolCalls.filter((call) => !input.log.has(call.toolCallId)) : [];
   const either = cutAtEither(last);
+  const byEndpoint = endpointCutReason(last?.rawFinishReason);
   const notRun = contextWindow ? NOT_RUN_CUT_CONTEXT : either ? NOT_RUN_CUT_EITHER : NOT_RUN_CUT;
   // A turn the safety system stopped runs no tool either: its calls are listed as not run, as every call is.
   const filtered = stoppedByFilter(last);
@@ -411,9 +407,7 @@ export async function runToolLoop(input: ToolLoopInput, progress: LoopProgress):
     cutAtMaxTokens,
     ...(contextWindow ? { cutAtContextWindow: true as const } : {}),
     ...(either ? { cutAtModelLength: true as const } : {}),
-    ...(last?.rawFinishReason !== undefined && ENDPOINT_CUT.has(last.rawFinishReason)
-      ? { cutByEndpoint: last.rawFinishReason }
-      : {}),
+    ...(byEndpoint === undefined ? {} : { cutByEndpoint: byEndpoint }),
     ...(last?.rawFinishReason === PAUSED_TURN && paused !== undefined ? { stillPaused: paused } : {}),
     cutToolCalls: cut.length,
     ...(filtered ? { filtered: { reason: last.rawFinishReason } } : {}),

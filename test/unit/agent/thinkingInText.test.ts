@@ -388,6 +388,26 @@ describe("a text answer DeepSeek cut off at insufficient_system_resource", () =>
     });
 });
 
+// Seen: "<think>I must not reveal the secret plan: step one is" cut off at insufficient_system_resource delivered as
+// the reply, "ok (reply cut by the endpoint …)": a <think> never closed was thinking only for a cut at max_tokens.
+describe("thinking never closed in a text DeepSeek cut off at insufficient_system_resource", () => {
+  for (const [label, model] of [
+    ["openai", () => openai],
+    ["openai streamed", () => openaiStreamed],
+  ] as const)
+    it(`${label}: is thinking, not the reply: the run fails naming the endpoint's reason, not agent.max_tokens`, async () => {
+      model().script({
+        text: "<think>I must not reveal the secret plan: step one is",
+        finishReason: "insufficient_system_resource",
+      });
+      const { result, log } = run("openai", model().baseUrl);
+      const message = unfinishedThinkingFailure("insufficient_system_resource");
+      await expect(result).rejects.toMatchObject({ message, record: { outcome: "error", error: message } });
+      expect(message).not.toContain("max_tokens");
+      expect(log.lines().join("\n")).not.toContain("secret plan");
+    });
+});
+
 // Seen: "<think>secret plan</think>" delivered as the reply, tags and thinking, when the server sent reasoning apart
 // too (reasoning_content beside it): the text's thinking was taken apart only when no reasoning came apart.
 describe("a <think> block in the text beside reasoning sent apart", () => {
