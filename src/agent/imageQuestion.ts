@@ -1,4 +1,5 @@
 import { generateText } from "ai";
+import { cutByEndpointBeforeAnyText, endpointCutReason } from "./endpointCut.js";
 import type { ProviderModel } from "./retry.js";
 import {
   contentFilterFailure,
@@ -42,7 +43,8 @@ export interface ImageQuestionDeps {
  * model's thinking, is no answer, as a run's last turn is not (docs/agent.md, Answers cut short; Content
  * filters and refusals; Reasoning): the tool call fails
  * saying why, rather than the model getting nothing, or a part, as a finished answer. A text cut at
- * `max_tokens` comes with a note saying so. A call that failed says what the endpoint answered, as a failed
+ * `max_tokens`, or cut off by the endpoint itself (`endpointCutReason`), comes with a note saying so; one the
+ * endpoint cut off before any text (and with no thinking) fails naming its reason. A call that failed says what the endpoint answered, as a failed
  * run does (docs/agent.md, A run that fails).
  */
 export async function askAboutImage(
@@ -91,6 +93,12 @@ export async function askAboutImage(
   // (docs/agent.md, Reasoning): handed on, the model would get "(the tool returned no output)" as the answer.
   const thinkingOnly = heldOnlyItsThinking(answer);
   if (thinkingOnly !== undefined) throw new Error(thinkingOnlyFailure(thinkingOnly));
+  // Cut off by the endpoint itself (DeepSeek's insufficient_system_resource): incomplete, as at a limit.
+  const byEndpoint = endpointCutReason(answer.rawFinishReason);
+  if (byEndpoint !== undefined) {
+    if (answer.text.trim() === "") throw new Error(cutByEndpointBeforeAnyText(byEndpoint));
+    return `${answer.text}\n\n[the answer was cut off by the endpoint (finish_reason ${byEndpoint}) here: it is incomplete]`;
+  }
   if (!cutShort(end)) return answer.text;
   const at = cutAtContextWindow(end) ? "context_window" : cutAtEither(answer) ? "either" : "max_tokens";
   if (answer.text.trim() === "")

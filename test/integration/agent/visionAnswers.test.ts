@@ -202,6 +202,22 @@ describe("vision_analyze: an image answer cut after some text", () => {
     );
   });
 
+  // Seen: "A cat sitting on a" cut off at insufficient_system_resource handed to the model as the whole answer.
+  it("openai finish_reason insufficient_system_resource: the note says the endpoint cut it off, naming the reason", async () => {
+    const { toolResult, reply } = await visionRun("openai", {
+      text: "A cat sitting on a",
+      finishReason: "insufficient_system_resource",
+    });
+    expect(toolResult).toBe(
+      "A cat sitting on a\n\n[the answer was cut off by the endpoint (finish_reason insufficient_system_resource) here: it is incomplete]",
+    );
+    expect(reply.record?.toolCalls).toEqual([{ name: "vision_analyze", ms: expect.any(Number), ok: true }]);
+    const none = await visionRun("openai", { text: "", finishReason: "insufficient_system_resource" });
+    expect(none.toolResult).toBe(
+      "vision_analyze failed: the model's answer was cut off by the endpoint (finish_reason insufficient_system_resource) before it wrote any text — ask again; if it goes on, see the endpoint's documentation for that reason",
+    );
+  });
+
   it("an answer that ended as it should is handed on as it is", async () => {
     const { toolResult } = await visionRun("anthropic", { text: "A cat on a keyboard." });
     expect(toolResult).toBe("A cat on a keyboard.");
