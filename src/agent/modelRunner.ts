@@ -363,6 +363,7 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
           record: done,
           answeredBy: result.modelId,
           ...(result.cutAtMaxTokens ? { cutAtMaxTokens: true } : {}),
+          ...(result.cutByEndpoint === undefined ? {} : { cutByEndpoint: result.cutByEndpoint }),
         };
       } catch (err) {
         if (err instanceof AgentRunFailure) {

@@ -26,6 +26,11 @@ export interface AgentReply {
   /** The model's last turn stopped at the output token limit (`max_tokens`): the text is cut short. */
   readonly cutAtMaxTokens?: boolean;
   /**
+   * The endpoint's reason when it cut the model's last turn off itself (DeepSeek's
+   * `insufficient_system_resource`): the text is cut short, though at no limit of the request's.
+   */
+  readonly cutByEndpoint?: string;
+  /**
    * The model the endpoint says answered (an alias resolved: `gpt-4o` answered by `gpt-4o-2024-08-06`);
    * an MCP sampling result names it. The run record keeps the model asked for.
    */

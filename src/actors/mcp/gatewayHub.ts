@@ -52,7 +52,8 @@ export interface GatewayMcp {
 /**
  * Sampling through the gateway's agent runner: one run per request, on the `mcp:<server>` route; a model
  * runner answers with `sampling.model` (else `agent.model`) and the clamped `max_tokens`, and the result
- * names the model the endpoint says answered.
+ * names the model the endpoint says answered, and why it stopped: `maxTokens` at the token limit, the endpoint's
+ * own finish reason when it cut the answer off itself (`insufficient_system_resource`), else `endTurn`.
  */
 export function agentSampler(runner: () => AgentRunner): SamplingRunner {
   return (request, signal) => {
@@ -80,7 +81,8 @@ export function agentSampler(runner: () => AgentRunner): SamplingRunner {
               text: reply.text,
               // MCP: the name of the model that generated the message, as the endpoint names it.
               model: reply.answeredBy ?? reply.record.model,
-              stopReason: reply.cutAtMaxTokens === true ? "maxTokens" : "endTurn",
+              // MCP's stopReason is an open string: a cut the endpoint made itself is named by its reason.
+              stopReason: reply.cutAtMaxTokens === true ? "maxTokens" : (reply.cutByEndpoint ?? "endTurn"),
             },
       );
   };

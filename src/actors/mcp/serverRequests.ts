@@ -1,8 +1,8 @@
-import {
-  type CreateMessageRequest,
-  type CreateMessageResult,
-  type ElicitRequest,
-  type ElicitResult,
+import type {
+  CreateMessageRequest,
+  CreateMessageResult,
+  ElicitRequest,
+  ElicitResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerEntry } from "../../config/sections/mcp.js";
 import type { Logger } from "../../io/log.js";
@@ -13,13 +13,19 @@ import { type ApprovalSurface, defaultsAnswer, type ElicitationRequest } from ".
 
 /**
  * Answers a sampling request with the gateway's agent runner (and, from a model runner, the model it used
- * and whether the answer was cut at the token limit).
+ * and whether the answer was cut at the token limit or by the endpoint itself).
  */
 export type SamplingRunner = (
   request: { server: string; prompt: string; systemPrompt?: string; maxTokens: number; model?: string },
   signal: AbortSignal,
 ) => Promise<
-  string | { readonly text: string; readonly model?: string; readonly stopReason?: "endTurn" | "maxTokens" }
+  | string
+  | {
+      readonly text: string;
+      readonly model?: string;
+      /** `endTurn`, `maxTokens`, or the endpoint's own reason for an answer it cut off (MCP's is an open string). */
+      readonly stopReason?: string;
+    }
 >;
 
 function textOf(content: unknown): string {
@@ -191,7 +197,8 @@ export function serverRequestHandlers(deps: ServerRequestDeps): SessionHandlers 
         model: usedModel ?? settings.model ?? "svc-agent",
         role: "assistant",
         content: { type: "text", text },
-        // A model that stopped at maxTokens says so: the server may ask again for the rest.
+        // A model that stopped at maxTokens says so, as does an answer the endpoint cut off (its own reason): the
+        // server may ask again for the rest.
         stopReason: (typeof answer === "string" ? undefined : answer.stopReason) ?? "endTurn",
       };
     };

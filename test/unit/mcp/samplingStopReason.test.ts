@@ -1,10 +1,14 @@
-import { describe, expect, it } from "vitest";
+import { CreateMessageResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentRunner } from "../../../src/actors/agent/runner.js";
 import { policyApprovals } from "../../../src/actors/mcp/approvals.js";
 import { agentSampler } from "../../../src/actors/mcp/gatewayHub.js";
 import { serverRequestHandlers } from "../../../src/actors/mcp/serverRequests.js";
+import { modelRunner as chatModelRunner } from "../../../src/agent/modelRunner.js";
 import { mcpServerSchema } from "../../../src/config/sections/mcp.js";
 import { silentLogger } from "../../../src/io/log.js";
+import type { FakeModel } from "../../fakes/modelScript.js";
+import { startFakeOpenAI } from "../../fakes/openaiServer.js";
 
 /** A model runner's reply to a sampling request: cut at max_tokens or not. */
 function modelRunner(cutAtMaxTokens: boolean): AgentRunner {
@@ -57,4 +61,53 @@ describe("sampling answered by a model: stopReason", () => {
       stopReason: "endTurn",
     });
   });
+});
+
+// Seen: a sampling answer DeepSeek cut off at finish_reason insufficient_system_resource reported to the server as
+// stopReason endTurn, a finished answer, though its text stops mid-sentence.
+describe("sampling answered by a model the endpoint cut off", () => {
+  let deepseek: FakeModel;
+  let streamed: FakeModel;
+  beforeAll(async () => {
+    [deepseek, streamed] = await Promise.all([startFakeOpenAI(), startFakeOpenAI({ streamAlways: true })]);
+  });
+  afterAll(async () => {
+    await Promise.all([deepseek?.close(), streamed?.close()]);
+  });
+
+  const runner = (model: FakeModel): AgentRunner =>
+    chatModelRunner({
+      settings: {
+        provider: "openai",
+        model: "deepseek-chat",
+        base_url: model.baseUrl,
+        max_steps: 5,
+        max_tokens: 50,
+        retries: 0,
+        timeout_seconds: 10,
+        max_concurrent_runs: 1,
+        max_tool_result_chars: 100_000,
+      },
+      logger: silentLogger(),
+      builtins: () => [],
+    });
+
+  for (const [label, model] of [
+    ["JSON", () => deepseek],
+    ["streamed", () => streamed],
+  ] as const)
+    it(`${label}: stopReason is the endpoint's reason (MCP's stopReason is an open string), the text as it is`, async () => {
+      model().script({ text: "The three causes are: 1. the", finishReason: "insufficient_system_resource" });
+      const result = await sample(runner(model()));
+      expect(result).toEqual({
+        model: "deepseek-chat",
+        role: "assistant",
+        content: { type: "text", text: "The three causes are: 1. the" },
+        stopReason: "insufficient_system_resource",
+      });
+      // The server's SDK takes it as a result.
+      expect(CreateMessageResultSchema.parse(result).stopReason).toBe("insufficient_system_resource");
+      model().script({ text: "Three causes." });
+      expect((await sample(runner(model())))?.stopReason).toBe("endTurn");
+    });
 });
