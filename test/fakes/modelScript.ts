@@ -46,6 +46,8 @@ export type ModelTurn =
       readonly legacyFunctionCall?: true;
       /** Chat Completions only: the message's reasoning, in Groq's `reasoning` field. */
       readonly reasoning?: string;
+      /** Chat Completions only: the message's reasoning, in DeepSeek's (and vLLM's) `reasoning_content` field. */
+      readonly reasoningContent?: string;
       /**
        * Messages API only: a `thinking` block before the others, without a `signature`, as Ollama's Messages
        * API writes a thinking model's (qwen3, deepseek-r1, gpt-oss).

@@ -171,6 +171,7 @@ export function startFakeOpenAI(options: FakeModelOptions = {}): Promise<FakeMod
                 role: "assistant",
                 content: turn.contentParts ?? turn.text ?? null,
                 ...(turn.refusal === undefined ? {} : { refusal: turn.refusal }),
+                ...(turn.reasoningContent === undefined ? {} : { reasoning_content: turn.reasoningContent }),
                 ...(turn.reasoning === undefined ? {} : { reasoning: turn.reasoning }),
                 ...(calls.length === 0
                   ? {}
@@ -195,6 +196,7 @@ export function startFakeOpenAI(options: FakeModelOptions = {}): Promise<FakeMod
     });
     sse(res, [
       chunk({ role: "assistant", content: "" }),
+      ...(turn.reasoningContent === undefined ? [] : [chunk({ reasoning_content: turn.reasoningContent })]),
       ...(turn.reasoning === undefined ? [] : [chunk({ reasoning: turn.reasoning })]),
       ...(turn.text === undefined ? [] : halves(turn.text).map((text) => chunk({ content: text }))),
       ...(turn.contentParts ?? []).map((part) => chunk({ content: [part] })),

@@ -410,34 +410,39 @@ describe("thinking never closed in a text DeepSeek cut off at insufficient_syste
 
 // Seen: "<think>secret plan</think>" delivered as the reply, tags and thinking, when the server sent reasoning apart
 // too (reasoning_content beside it): the text's thinking was taken apart only when no reasoning came apart.
+// Each with the reasoning in Groq's `reasoning` field and in DeepSeek's (and vLLM's) `reasoning_content`.
 describe("a <think> block in the text beside reasoning sent apart", () => {
   for (const [label, model] of [
     ["openai", () => openai],
     ["openai streamed", () => openaiStreamed],
-  ] as const) {
-    it(`${label}: a text of the block alone, finished: held only its thinking, the thinking not delivered`, async () => {
-      model().script({ reasoning: "The user says hi.", text: "<think>secret plan</think>" });
-      const { result, log } = run("openai", model().baseUrl);
-      await expect(result).rejects.toMatchObject({
-        message: THINKING_ONLY_FAILURE,
-        record: { outcome: "error", error: THINKING_ONLY_FAILURE },
+  ] as const)
+    for (const [field, apart] of [
+      ["reasoning", (reasoning: string) => ({ reasoning })],
+      ["reasoning_content", (reasoning: string) => ({ reasoningContent: reasoning })],
+    ] as const) {
+      it(`${label}, ${field}: a text of the block alone, finished: held only its thinking, the thinking not delivered`, async () => {
+        model().script({ ...apart("The user says hi."), text: "<think>secret plan</think>" });
+        const { result, log } = run("openai", model().baseUrl);
+        await expect(result).rejects.toMatchObject({
+          message: THINKING_ONLY_FAILURE,
+          record: { outcome: "error", error: THINKING_ONLY_FAILURE },
+        });
+        expect(log.lines().join("\n")).not.toContain("secret plan");
       });
-      expect(log.lines().join("\n")).not.toContain("secret plan");
-    });
 
-    it(`${label}: the block and an answer after it: the answer alone is the reply`, async () => {
-      model().script({ reasoning: "The user says hi.", text: "<think>plan</think>\nAnswer" });
-      const { result } = run("openai", model().baseUrl);
-      expect(await result).toMatchObject({ text: "Answer", record: { outcome: "ok" } });
-    });
+      it(`${label}, ${field}: the block and an answer after it: the answer alone is the reply`, async () => {
+        model().script({ ...apart("The user says hi."), text: "<think>plan</think>\nAnswer" });
+        const { result } = run("openai", model().baseUrl);
+        expect(await result).toMatchObject({ text: "Answer", record: { outcome: "ok" } });
+      });
 
-    it(`${label}: a </think> line with no <think> at the start is taken as written (the server parsed the thinking out)`, async () => {
-      const text = "Write it so:\n</think>\nand go on.";
-      model().script({ reasoning: "The user asks about tags.", text });
-      const { result } = run("openai", model().baseUrl);
-      expect(await result).toMatchObject({ text, record: { outcome: "ok" } });
-    });
-  }
+      it(`${label}, ${field}: a </think> line with no <think> at the start is taken as written (the server parsed the thinking out)`, async () => {
+        const text = "Write it so:\n</think>\nand go on.";
+        model().script({ ...apart("The user asks about tags."), text });
+        const { result } = run("openai", model().baseUrl);
+        expect(await result).toMatchObject({ text, record: { outcome: "ok" } });
+      });
+    }
 });
 
 // Seen: Mistral's "model_length" (its finish reason for a turn cut at the model's length limit) read as a finished
