@@ -1,7 +1,7 @@
 import { stringifyJson } from "../streams/jsonNumbers/index.js";
 import { withFlatContent } from "./chatContentParts.js";
 import { endpointCutReason } from "./endpointCut.js";
-import { opensWithThinking, THINKING_ONLY, thinkingInText } from "./thinkText.js";
+import { opensWithThinkingBlock, THINKING_ONLY, thinkingInText } from "./thinkText.js";
 import { argumentsNestTooDeep, TOO_DEEP_ARGUMENTS_TEXT } from "./toolCallInputs.js";
 
 /**
@@ -123,10 +123,12 @@ export function keptFinishReason(body: unknown): string | undefined {
  * `max_tokens` while it thought has no text; `only` when a finished turn held nothing but the thinking
  * (`thinkingInText`). A turn the endpoint cut off itself (`cut: "endpoint"`) is read as a finished one, but
  * for thinking never closed, which is thinking (and the turn has no text) as at `max_tokens`: a closed block
- * alone keeps its kind (`only`), so its failure says it was thinking in the text. When the server sent reasoning apart as well (`reasoning_content`, `reasoning`), a
- * `<think>` block at the text's start is still thinking, joined after that reasoning; a `</think>` line alone
- * is not (the server parsed the thinking out, so the text is taken as written). Undefined when the text
- * starts with no thinking.
+ * alone keeps its kind (`only`), so its failure says it was thinking in the text. When the server sent
+ * reasoning apart as well (`reasoning_content`, `reasoning`), a `<think>` block at the text's start is still
+ * thinking, joined after that reasoning, only when its `</think>` ends its line as a chat template writes it
+ * (`opensWithThinkingBlock`): the server parsed the thinking out, so a text that names the tags in a sentence
+ * (`<think> and </think> are the tags…`) is the answer, taken as written, as is one with a `</think>` line
+ * alone. Undefined when the text starts with no thinking.
  */
 function thinkingApart(
   message: Record<string, unknown>,
@@ -138,7 +140,7 @@ function thinkingApart(
   const before = [message.reasoning_content, message.reasoning].find(
     (reasoning): reasoning is string => typeof reasoning === "string" && reasoning !== "",
   );
-  if (before !== undefined && !opensWithThinking(text)) return undefined;
+  if (before !== undefined && !opensWithThinkingBlock(text)) return undefined;
   const calls =
     (Array.isArray(message.tool_calls) && message.tool_calls.length > 0) || isRecord(message.function_call);
   const split =

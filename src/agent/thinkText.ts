@@ -1,6 +1,8 @@
 const THINK_OPEN = /^\s*<think>/;
 const THINK_OPEN_TAG = "<think>";
 const THINK_CLOSE = "</think>";
+/** What ends a line: spaces or tabs, then a line break or the end of the text. */
+const LINE_END = /^[ \t]*(?:\r?\n|$)/;
 
 /** How a turn ended, as far as its text's thinking is concerned. */
 export interface TurnEnd {
@@ -53,8 +55,18 @@ export function thinkingInText(text: string, turn: TurnEnd): ThinkingSplit | und
   return split(text.slice(0, close), text.slice(close + THINK_CLOSE.length), turn);
 }
 
-/** Whether a text starts (after any whitespace) with `<think>`, as thinking written into the text opens. */
-export const opensWithThinking = (text: string): boolean => THINK_OPEN.test(text);
+/**
+ * Whether a text starts (after any whitespace) with a `<think>` block as a chat template writes one: its first
+ * `</think>` ends its line (spaces or tabs aside, then a line break or the text's end: `</think>\n\n`), or
+ * none closes it (`thinkingInText` takes that as thinking only for a turn cut short). Not an answer that names
+ * the tags in a sentence (`<think> and </think> are the tags…`).
+ */
+export function opensWithThinkingBlock(text: string): boolean {
+  const open = THINK_OPEN.exec(text);
+  if (open === null) return false;
+  const close = text.indexOf(THINK_CLOSE, open[0].length);
+  return close < 0 || LINE_END.test(text.slice(close + THINK_CLOSE.length));
+}
 
 function split(thinking: string, after: string, turn: TurnEnd): ThinkingSplit {
   const answer = after.replace(/^\s+/, "");

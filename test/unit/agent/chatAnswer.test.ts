@@ -97,12 +97,13 @@ describe("normalizedChatAnswer: other servers' tool call shapes read as OpenAI's
     // Text that does not start with thinking is left alone.
     expect(normalizedChatAnswer(text("Use <think> tags.</think>"))).toBeUndefined();
     expect(normalizedChatAnswer(text("Write </think> to close it."))).toBeUndefined();
-    // A server that sent the reasoning apart too: a <think> block at the text's start is still thinking, joined
-    // after that reasoning (never delivered as the reply); a </think> line alone is taken as written.
-    expect(normalizedChatAnswer(text("<think>x</think>y", { reasoning_content: "r" }))).toEqual(
+    // A server that sent the reasoning apart too: a <think> block at the text's start whose </think> ends its line
+    // is still thinking, joined after that reasoning (never delivered as the reply); a </think> line alone is taken
+    // as written.
+    expect(normalizedChatAnswer(text("<think>x</think>\ny", { reasoning_content: "r" }))).toEqual(
       text("y", { reasoning_content: "r\nx" }),
     );
-    expect(normalizedChatAnswer(text("<think>x</think>y", { reasoning: "r" }))).toEqual(
+    expect(normalizedChatAnswer(text("<think>x</think>\n\ny", { reasoning: "r" }))).toEqual(
       text("y", { reasoning: "r", reasoning_content: "r\nx" }),
     );
     expect(normalizedChatAnswer(text("<think>x</think>", { reasoning_content: "r" }))).toEqual({
@@ -110,6 +111,14 @@ describe("normalizedChatAnswer: other servers' tool call shapes read as OpenAI's
       svc_thinking_only: true,
     });
     expect(normalizedChatAnswer(text("plan\n</think>\nAnswer", { reasoning_content: "r" }))).toBeUndefined();
+    // Only a block whose </think> ends its line, as a chat template writes it: an answer naming the tags is the answer.
+    expect(
+      normalizedChatAnswer(text("<think> and </think> are the tags.", { reasoning_content: "r" })),
+    ).toBeUndefined();
+    expect(normalizedChatAnswer(text("<think>x</think>y", { reasoning_content: "r" }))).toBeUndefined();
+    expect(normalizedChatAnswer(text("<think>x</think> \t\n\ny", { reasoning_content: "r" }))).toEqual(
+      text("y", { reasoning_content: "r\nx" }),
+    );
   });
 
   it('Mistral\'s finish_reason "model_length" is read as "length", a turn cut short', () => {

@@ -436,6 +436,22 @@ describe("a <think> block in the text beside reasoning sent apart", () => {
         expect(await result).toMatchObject({ text: "Answer", record: { outcome: "ok" } });
       });
 
+      // Seen (since 10bdc218): "<think> and </think> are the tags DeepSeek R1 uses." delivered as "are the tags DeepSeek
+      // R1 uses.", its start taken for thinking, though the server had parsed the thinking out.
+      it(`${label}, ${field}: an answer that names the tags in a sentence is taken as written, its start not lost`, async () => {
+        const text = "<think> and </think> are the tags DeepSeek R1 uses.";
+        model().script({ ...apart("The user asks about tags."), text });
+        const { result } = run("openai", model().baseUrl);
+        expect(await result).toMatchObject({ text, record: { outcome: "ok" } });
+      });
+
+      it(`${label}, ${field}: a block whose </think> ends its line after spaces is thinking, the answer after it the reply`, async () => {
+        model().script({ ...apart("The user says hi."), text: "<think>secret plan</think>  \r\n\r\nAnswer" });
+        const { result, log } = run("openai", model().baseUrl);
+        expect(await result).toMatchObject({ text: "Answer", record: { outcome: "ok" } });
+        expect(log.lines().join("\n")).not.toContain("secret plan");
+      });
+
       it(`${label}, ${field}: a </think> line with no <think> at the start is taken as written (the server parsed the thinking out)`, async () => {
         const text = "Write it so:\n</think>\nand go on.";
         model().script({ ...apart("The user asks about tags."), text });
