@@ -279,11 +279,13 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
           const calls =
             result.cutToolCalls === 1 ? "a tool, which was" : `${result.cutToolCalls} tool calls, which were`;
           throw new AgentRunFailure(
-            result.cutAtContextWindow === true
-              ? `the model's answer was cut at the end of its context window (stop_reason model_context_window_exceeded) while it asked for ${calls} not run — the prompt and the tool results so far filled it, and a larger agent.max_tokens would not help: give the run less to read or use a model with a larger context window`
-              : result.cutAtModelLength === true
-                ? `the model's answer was cut at agent.max_tokens (${maxTokens} tokens) or at the end of its context window (finish_reason model_length) while it asked for ${calls} not run — raise agent.max_tokens; if it was the context window, give the run less to read or use a model with a larger context window`
-                : `the model's answer was cut at agent.max_tokens (${maxTokens} tokens) while it asked for ${calls} not run — raise agent.max_tokens`,
+            result.cutByEndpoint !== undefined
+              ? `the model's answer was cut off by the endpoint (finish_reason ${result.cutByEndpoint}) while it asked for ${calls} not run — ask again; if it goes on, see the endpoint's documentation for that reason`
+              : result.cutAtContextWindow === true
+                ? `the model's answer was cut at the end of its context window (stop_reason model_context_window_exceeded) while it asked for ${calls} not run — the prompt and the tool results so far filled it, and a larger agent.max_tokens would not help: give the run less to read or use a model with a larger context window`
+                : result.cutAtModelLength === true
+                  ? `the model's answer was cut at agent.max_tokens (${maxTokens} tokens) or at the end of its context window (finish_reason model_length) while it asked for ${calls} not run — raise agent.max_tokens; if it was the context window, give the run less to read or use a model with a larger context window`
+                  : `the model's answer was cut at agent.max_tokens (${maxTokens} tokens) while it asked for ${calls} not run — raise agent.max_tokens`,
             record("error"),
           );
         }

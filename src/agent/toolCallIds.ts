@@ -1,4 +1,5 @@
 import type { wrapLanguageModel } from "ai";
+import { endpointCutReason } from "./endpointCut.js";
 
 type Middleware = Extract<
   Parameters<typeof wrapLanguageModel>[0]["middleware"],
@@ -55,7 +56,8 @@ export function uniqueToolCallIdsMiddleware(): Middleware {
  * An answer with tool calls whose finish reason the AI SDK does not know (`eos_token` from Hugging Face TGI,
  * `null`, `end_turn` from other Chat Completions servers: mapped to `other`) counts as asking for them. The
  * SDK runs the tools of a turn only when it finished with `tool_calls` or `stop`, and ends the loop
- * otherwise, so such a run delivered its (often empty) text as done, the tools never run.
+ * otherwise, so such a run delivered its (often empty) text as done, the tools never run. Not a turn the
+ * endpoint cut off itself (`endpointCutReason`).
  */
 export const toolCallsFinishMiddleware: Middleware = {
   specificationVersion: "v3",
@@ -63,6 +65,9 @@ export const toolCallsFinishMiddleware: Middleware = {
     const result = await doGenerate();
     if (result.finishReason.unified !== "other" || !result.content.some((part) => part.type === "tool-call"))
       return result;
+    // A turn the endpoint cut off itself (DeepSeek's insufficient_system_resource) is cut as at max_tokens: the
+    // last call's arguments may be incomplete, so it stays one the SDK runs no tool of (`runToolLoop`).
+    if (endpointCutReason(result.finishReason.raw) !== undefined) return result;
     return { ...result, finishReason: { ...result.finishReason, unified: "tool-calls" } };
   },
 };

@@ -73,8 +73,9 @@ export interface LoopResult {
    */
   readonly stillPaused?: PausedTurnEnd;
   /**
-   * Tool calls of a last turn cut at the output token limit: the AI SDK runs no tool of such a turn (their
-   * arguments may be cut short) and ends the loop, so the run asked for tools and got none. Recorded as not run.
+   * Tool calls of a last turn cut at the output token limit, or cut off by the endpoint itself
+   * (`cutByEndpoint`): the AI SDK runs no tool of such a turn (their arguments may be cut short) and ends the
+   * loop, so the run asked for tools and got none. Recorded as not run.
    */
   readonly cutToolCalls: number;
   /**
@@ -101,6 +102,10 @@ export const NOT_RUN_CUT =
 /** Recorded for each call of a turn cut at Mistral's `model_length`: `max_tokens` or the context window's end. */
 export const NOT_RUN_CUT_EITHER =
   "not run: the model's answer was cut at agent.max_tokens or at the end of its context window (finish_reason model_length) while it asked for this call (its arguments may be incomplete)";
+
+/** Recorded for each call of a turn the endpoint cut off itself (`endpointCutReason`), naming its reason. */
+export const notRunCutByEndpoint = (reason: string): string =>
+  `not run: the endpoint cut the model's answer off (finish_reason ${reason}) while it asked for this call (its arguments may be incomplete)`;
 
 /** Recorded for each call of a turn cut at the end of the model's context window. */
 export const NOT_RUN_CUT_CONTEXT =
@@ -209,6 +214,14 @@ export function cutBeforeAnyText(maxTokens: number, at: CutAt, filled: string): 
 
 /** A turn after which the loop asks the model nothing more: its calls, if any, are not run. */
 const endsTheRun = (turn: TurnEnd | undefined): boolean => cutShort(turn) || stoppedByFilter(turn);
+
+/**
+ * A turn none of whose calls is run: one that ends the run, or one the endpoint cut off itself (DeepSeek's
+ * `insufficient_system_resource`), whose last call's arguments may be incomplete as at `max_tokens`. (Such a
+ * turn with no calls is read as an answer the endpoint did not finish: `heldOnlyItsThinking`.)
+ */
+const runsNoCalls = (turn: TurnEnd | undefined): boolean =>
+  endsTheRun(turn) || endpointCutReason(turn?.rawFinishReason) !== undefined;
 
 /** A model answer's parts, as the AI SDK gives them (a turn of the loop, `vision_analyze`'s answer). */
 export interface AnsweredTurn extends TurnEnd {
@@ -347,7 +360,7 @@ export async function runToolLoop(input: ToolLoopInput, progress: LoopProgress):
     // A turn cut short (max_tokens, the context window) or stopped by the safety system runs none of its
     // calls; the SDK would still answer calls whose arguments do not parse (most often the cut one's) with a
     // parse error and ask the model again, so such a turn ends the loop here, whatever its calls.
-    stopWhen: [stepCountIs(input.maxSteps), ({ steps }) => endsTheRun(steps.at(-1))],
+    stopWhen: [stepCountIs(input.maxSteps), ({ steps }) => runsNoCalls(steps.at(-1))],
     maxOutputTokens: input.maxTokens,
     maxRetries: 0,
     abortSignal: input.signal,
@@ -357,7 +370,7 @@ export async function runToolLoop(input: ToolLoopInput, progress: LoopProgress):
       progress.outputTokens += step.usage.outputTokens ?? 0;
       for (const part of step.content) {
         // A cut or stopped turn's calls are all recorded as not run, below.
-        if (part.type !== "tool-error" || input.log.has(part.toolCallId) || endsTheRun(step)) continue;
+        if (part.type !== "tool-error" || input.log.has(part.toolCallId) || runsNoCalls(step)) continue;
         // A name the run could not be offered is no tool of the run's set: the SDK's error is "unavailable tool".
         // Held to the cap as a tool's own error is: the SDK's quotes the arguments the model wrote.
         const { text: error, cut } = cutToolText(
@@ -383,10 +396,20 @@ export async function runToolLoop(input: ToolLoopInput, progress: LoopProgress):
   const wantedTools = last !== undefined && (last.finishReason === "tool-calls" || last.toolCalls.length > 0);
   const cutAtMaxTokens = cutShort(last);
   const contextWindow = cutAtContextWindow(last);
-  const cut = cutAtMaxTokens ? last.toolCalls.filter((call) => !input.log.has(call.toolCallId)) : [];
   const either = cutAtEither(last);
   const byEndpoint = endpointCutReason(last?.rawFinishReason);
-  const notRun = contextWindow ? NOT_RUN_CUT_CONTEXT : either ? NOT_RUN_CUT_EITHER : NOT_RUN_CUT;
+  const cut =
+    last !== undefined && (cutAtMaxTokens || byEndpoint !== undefined)
+      ? last.toolCalls.filter((call) => !input.log.has(call.toolCallId))
+      : [];
+  const notRun =
+    byEndpoint !== undefined
+      ? notRunCutByEndpoint(byEndpoint)
+      : contextWindow
+        ? NOT_RUN_CUT_CONTEXT
+        : either
+          ? NOT_RUN_CUT_EITHER
+          : NOT_RUN_CUT;
   // A turn the safety system stopped runs no tool either: its calls are listed as not run, as every call is.
   const filtered = stoppedByFilter(last);
   const stopped = filtered ? last.toolCalls.filter((call) => !input.log.has(call.toolCallId)) : [];

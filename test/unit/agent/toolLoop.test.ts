@@ -11,6 +11,7 @@ import {
   NOT_RUN_CUT,
   NOT_RUN_CUT_CONTEXT,
   NOT_RUN_FILTERED,
+  notRunCutByEndpoint,
   runToolLoop,
 } from "../../../src/agent/toolLoop.js";
 import type { AgentTool, ToolContext } from "../../../src/agent/tools/tool.js";
@@ -198,6 +199,62 @@ describe("runToolLoop", () => {
       toolCalls: [{ error: NOT_RUN_CUT }, { error: NOT_RUN_CUT }],
     });
     expect(ran).toBe(0);
+  });
+
+  // Seen: a turn DeepSeek cut off at insufficient_system_resource while it asked for tools had its calls run, the
+  // last one's arguments possibly cut, as the SDK was told it asked for them (toolCallsFinishMiddleware).
+  it("a turn the endpoint cut off (insufficient_system_resource) while it asked for tools runs none of them, as at max_tokens: recorded as not run naming the reason, and the run fails saying so", async () => {
+    let ran = 0;
+    const counted: AgentTool = {
+      ...upper,
+      async execute(args, ctx) {
+        ran += 1;
+        return upper.execute(args, ctx);
+      },
+    };
+    const cut = {
+      toolCalls: [
+        { name: "upper", args: { text: "whole" } },
+        { name: "upper", args: { text: "hal" } },
+      ],
+      finishReason: "insufficient_system_resource",
+    };
+    const why = notRunCutByEndpoint("insufficient_system_resource");
+    expect(why).toBe(
+      "not run: the endpoint cut the model's answer off (finish_reason insufficient_system_resource) while it asked for this call (its arguments may be incomplete)",
+    );
+    model.script(cut);
+    const { result, log } = await loop(5, [counted]);
+    expect(model.requests).toHaveLength(1);
+    expect(result).toMatchObject({
+      cutAtMaxTokens: false,
+      cutByEndpoint: "insufficient_system_resource",
+      cutToolCalls: 2,
+      stoppedAtMaxSteps: false,
+    });
+    expect(log.calls).toEqual([
+      { name: "upper", ms: 0, ok: false, error: why },
+      { name: "upper", ms: 0, ok: false, error: why },
+    ]);
+    expect(ran).toBe(0);
+    model.script(cut);
+    const failure = await runModel("openai", model.baseUrl, [counted]).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(AgentRunFailure);
+    expect((failure as AgentRunFailure).message).toBe(
+      "the model's answer was cut off by the endpoint (finish_reason insufficient_system_resource) while it asked for 2 tool calls, which were not run — ask again; if it goes on, see the endpoint's documentation for that reason",
+    );
+    expect((failure as AgentRunFailure).record).toMatchObject({
+      outcome: "error",
+      steps: 1,
+      toolCalls: [{ error: why }, { error: why }],
+    });
+    expect(ran).toBe(0);
+    // Cut inside its only call's arguments: not asked again with a parse error either.
+    model.requests.length = 0;
+    model.script({ toolCalls: [{ name: "upper", args: '{"text": "hal' }], finishReason: cut.finishReason });
+    const partial = await loop(5, [counted]);
+    expect(model.requests).toHaveLength(1);
+    expect(partial.log.calls).toEqual([{ name: "upper", ms: 0, ok: false, error: why }]);
   });
 
   it("a Messages API turn cut at the model's context window (model_context_window_exceeded) while it asked for a tool fails naming the context window, not max_tokens", async () => {
