@@ -337,12 +337,13 @@ export function dataDirsProblem(
  * a `chown -R`: svc's own (`svcOwn`: in SVC_HOME, or in the profile's directory as its link leads), or holding only
  * what svc writes in that data directory (this user's own directories too: its home may hold root's `.ssh/`) (`OWN_ENTRIES`, and in its subdirectories
  * `OWN_SUBDIR_ENTRIES`; none, when made for it): "give". Never one of the system's directories or another user's home, nor
- * one holding either (`systemOrHome`), whatever it holds. Else why not: the first entry svc does not keep there
+ * one below either (`/etc/ssl/private/x`, `alice/appdata`) or holding either (`systemOrHome`), whatever it holds. Else why not: the first entry svc does not keep there
  * (`deliveries -> /var/log`: root's, holding apt/, journal/, syslog), a shared directory a `chown -R` would give away all of, looked
  * for past a subdirectory this user cannot list (`sessions -> appdata` holding root's 0700 `private/` and a readable
  * `public/id_rsa`: the key); else the first subdirectory this user cannot list (`closed`, with its owner and mode), so
  * what the target holds is unknown; or `undefined` when this user cannot list the target itself (root's, mode 0700).
- * `list`: how a directory's entries are read (`listed`; a test's, to refuse one as another user is refused).
+ * `list`: how a directory's entries are read (`listed`; a test's, to refuse one as another user is refused); `passwd`
+ * where the users' homes are read (a test's).
  */
 export function linkTargetToGive(
   real: string,
@@ -350,8 +351,9 @@ export function linkTargetToGive(
   home: string,
   root: string,
   list: (dir: string) => string[] = listed,
+  passwd?: string,
 ): TargetAnswer {
-  const system = systemOrHome(real);
+  const system = systemOrHome(real, passwd);
   if (system !== undefined) return { why: system };
   if (svcOwn(real, home, root)) return "give";
   const own = OWN_ENTRIES.get(name);

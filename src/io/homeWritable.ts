@@ -1,4 +1,4 @@
-import { accessSync, constants, lstatSync, type Stats, statfsSync, statSync } from "node:fs";
+import { accessSync, constants, lstatSync, realpathSync, type Stats, statfsSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { homeFromUser } from "../config/paths.js";
 import { describeError, SvcError } from "../errors.js";
@@ -15,6 +15,7 @@ import {
 } from "./linkTo.js";
 import { makeDirs } from "./makeDirs.js";
 import { noDirectoryAt } from "./noDirectoryAt.js";
+import { ownLink, systemOrHome } from "./systemOrHome.js";
 import { thisUser, userName } from "./userName.js";
 
 /**
@@ -28,26 +29,47 @@ function writeFix(err: unknown, otherwise: string): string {
   return otherwise;
 }
 
-/** What the refusal says: SVC_HOME, why, and the two ways out. */
-export function homeNotWritable(home: string, err: unknown): SvcError {
-  const fix = writeFix(err, "fix its owner or permissions (or free disk space)");
+/**
+ * What the refusal says: SVC_HOME, why, and the two ways out. One of the system's own directories or another user's
+ * home, or one in it (SVC_HOME=/, /etc, /root, /etc/ssl/private, /home/alice: `systemOrHome`, where it leads), is no
+ * directory of svc's to change the owner or permissions of: SVC_HOME is what to set. `passwd`: where the users'
+ * homes are read (a test's).
+ */
+export function homeNotWritable(home: string, err: unknown, passwd?: string): SvcError {
+  const notSvcs = systemOrHome(realOrAsIs(home), passwd);
+  const fix =
+    notSvcs === undefined
+      ? `${writeFix(err, "fix its owner or permissions (or free disk space)")}, or set SVC_HOME to a directory this user can write`
+      : `${home} ${notSvcs}, not svc's to change: set SVC_HOME to a directory this user can write`;
   return new SvcError(
     "startup_refused",
-    `${home}: SVC_HOME cannot be written (${describeError(err)}) — the gateway keeps its pid file, logs, journal and stores there: ${fix}, or set SVC_HOME to a directory this user can write`,
+    `${home}: SVC_HOME cannot be written (${describeError(err)}) — the gateway keeps its pid file, logs, journal and stores there: ${fix}`,
   );
+}
+
+/** Where `path` leads, every link followed; `path` itself when that cannot be found. */
+function realOrAsIs(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }
 
 /**
  * Why SVC_HOME, below `way`, can be neither made nor used, and what to do. A device, a named pipe or a socket is
  * never to be moved away (`/dev/null`): only SVC_HOME is. When SVC_HOME is unset, its `~/.svc` below HOME (`user`),
- * HOME is named as what leads there, and no SVC_HOME as if one were set.
+ * HOME is named as what leads there, and no SVC_HOME as if one were set. A link on the way is offered to be pointed
+ * elsewhere (or its target made) only when it is this user's own (`ownLink`): `/etc/localtime` is the system's, and
+ * only SVC_HOME is to be set. `passwd`: where the users' homes are read (a test's).
  */
 function noDirectoryProblem(
   home: string,
   way: NoDirectory,
   user: { readonly name: string; readonly dir: string } | undefined,
+  passwd?: string,
 ): string {
-  const is: { readonly said: string; readonly fix?: string } =
+  const found: { readonly said: string; readonly fix?: string } =
     way.kind === "loop"
       ? { said: LOOP_OF_LINKS, fix: "point that link at a directory" }
       : way.kind === "file"
@@ -56,6 +78,7 @@ function noDirectoryProblem(
         : way.kind === "link to a file"
           ? linkToNoDirectory(way.at, way.what)
           : (linkTo(way.at) ?? INTO_A_LOOP);
+  const is = way.kind === "file" || ownLink(way.at, passwd) ? found : { said: found.said };
   if (user !== undefined) {
     const at = way.at === user.dir ? ` (${is.said})` : `, and ${way.at}, on the way to it, is ${is.said}`;
     // A file as HOME is no more svc's to move than a device.
@@ -73,7 +96,11 @@ function noDirectoryProblem(
  * its place, a symbolic link to nothing (a dotfiles checkout moved away), a directory this user cannot
  * write. Undefined when it can be used, or is missing and will be made.
  */
-export function homeProblem(home: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function homeProblem(
+  home: string,
+  env: NodeJS.ProcessEnv = process.env,
+  passwd?: string,
+): string | undefined {
   let found: Stats;
   try {
     found = statSync(home);
@@ -81,23 +108,24 @@ export function homeProblem(home: string, env: NodeJS.ProcessEnv = process.env):
     // A loop of links (ELOOP) is a link too: named as one, not as a directory that cannot be written.
     const code = (err as NodeJS.ErrnoException).code;
     // A directory on the way this user may not look into (EACCES of stat): named, not SVC_HOME as unwritable.
-    const closed = code === "EACCES" ? closedProblem(home, homeFromUser(home, env)) : undefined;
+    const closed = code === "EACCES" ? closedProblem(home, homeFromUser(home, env), passwd) : undefined;
     if (closed !== undefined) return closed;
     if (code !== "ENOENT" && code !== "ELOOP" && code !== "ENOTDIR")
-      return homeNotWritable(home, err).message;
+      return homeNotWritable(home, err, passwd).message;
     const to = linkTo(home);
+    // A link of the system's (`/etc/modules-load.d/modules.conf`) is not this user's to point or make a target for.
     if (to !== undefined)
-      return `${home}: SVC_HOME is ${to.said} — ${to.fix}, or set SVC_HOME to another one`;
+      return `${home}: SVC_HOME is ${to.said} — ${ownLink(home, passwd) ? `${to.fix}, or ` : ""}set SVC_HOME to another one`;
     // A loop, a link to nothing or a file on the way (`hl -> hl`, SVC_HOME=hl/.svc): no directory can be made there.
     const way = noDirectoryOnTheWay(home);
     const user = homeFromUser(home, env);
-    if (way !== undefined) return noDirectoryProblem(home, way, user);
+    if (way !== undefined) return noDirectoryProblem(home, way, user, passwd);
     // Missing: the gateway makes it, where it can.
     if (code === "ENOENT") return missingHomeProblem(home, user);
     // A loop undone since it was met: named without its link.
     if (code === "ELOOP")
       return `${home}: SVC_HOME is in ${LOOP_OF_LINKS}, on the way to it — point the link at a directory, or set SVC_HOME to another one`;
-    return homeNotWritable(home, err).message;
+    return homeNotWritable(home, err, passwd).message;
   }
   if (!found.isDirectory()) {
     // Never svc's to move or remove (`SVC_HOME=/etc/passwd`, `/dev/null`): svc makes a directory, never a file.
@@ -110,7 +138,7 @@ export function homeProblem(home: string, env: NodeJS.ProcessEnv = process.env):
     const code = (err as NodeJS.ErrnoException).code;
     if (user !== undefined && (code === "EACCES" || code === "EPERM"))
       return closedHomeProblem(home, found, user);
-    return homeNotWritable(home, err).message;
+    return homeNotWritable(home, err, passwd).message;
   }
   return undefined;
 }
@@ -149,8 +177,9 @@ function closedHomeProblem(
 function closedProblem(
   home: string,
   user: { readonly name: string; readonly dir: string } | undefined,
+  passwd?: string,
 ): string | undefined {
-  const closed = closedDirectory(home);
+  const closed = closedDirectory(home, passwd);
   if (closed === undefined) return undefined;
   if (user !== undefined) {
     const at =

@@ -1,6 +1,7 @@
 import { statSync } from "node:fs";
+import { resolve, sep } from "node:path";
 import { homeFromUser, svcHome } from "../config/paths.js";
-import { closedDirectory, closedFix } from "./closedDir.js";
+import { type ClosedDir, closedDirectory, closedFix } from "./closedDir.js";
 import { isSvcOwnDir } from "./dataDirsWritable.js";
 import { thisUser, userName } from "./userName.js";
 
@@ -12,20 +13,28 @@ import { thisUser, userName } from "./userName.js";
  * (SVC_HOME, one in it, a profile's directory: `cron/` left by `sudo svc cron create`), the `chown -R` that gives it
  * to this user, since its files are as closed as it is. Never for a `~/.svc` taken from HOME that is another user's
  * (`sudo -u svc` keeping HOME=/home/me), nor root's in another user's HOME: that one's tokens, sessions and journal
- * are not this user's to take, and SVC_HOME is to be set instead.
+ * are not this user's to take, and SVC_HOME is to be set instead. Nor ever for one of the system's own directories
+ * or another user's home (`notToOpen`: SVC_HOME=/root, SVC_HOME=/etc/ssl/private/svc), svc's own though it is as
+ * SVC_HOME: only SVC_HOME is to be set, and a link to be pointed elsewhere when the way to the file went through one.
+ * `closedOnTheWay`: how the closed directory is found (a test's).
  */
-export function permissionFix(file: string, err: unknown): string | undefined {
+export function permissionFix(
+  file: string,
+  err: unknown,
+  closedOnTheWay: (file: string) => ClosedDir | undefined = closedDirectory,
+): string | undefined {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   if (code !== "EACCES" && code !== "EPERM") return undefined;
   // Refused by a directory on the way (a profile linked into a checkout of root's with mode 0700): the file may not
   // even be there, and no chown or chmod of it would let this user through.
-  const closed = code === "EACCES" ? closedDirectory(file) : undefined;
+  const closed = code === "EACCES" ? closedOnTheWay(file) : undefined;
   if (closed !== undefined) {
-    const own = closed.owner !== undefined && svcOwnDir(closed.dir);
+    const own = closed.notToOpen === undefined && closed.owner !== undefined && svcOwnDir(closed.dir);
+    const instead = "set SVC_HOME to a directory this user can write";
     const fix = !own
       ? closedFix(
           closed,
-          "set SVC_HOME to a directory this user can write, or point the link into it elsewhere",
+          throughLink(file, closed.dir) ? `${instead}, or point the link into it elsewhere` : instead,
         )
       : anotherUsersHome()
         ? "it is another user's, not this user's to take: set SVC_HOME to a directory this user can write"
@@ -33,6 +42,14 @@ export function permissionFix(file: string, err: unknown): string | undefined {
     return `on the way to it, ${closed.named} cannot be looked into by ${thisUser()}: ${fix}`;
   }
   return `make it readable by the user svc runs as (uid ${process.getuid?.() ?? "?"}): give it to that user (chown) and chmod 600 ${file}`;
+}
+
+/**
+ * Whether the way to `file` went through a symbolic link to reach `closed` (found with every link followed): `file`
+ * is not below `closed` as it is written (`profiles/p -> /srv/private/p`), so there is a link to point elsewhere.
+ */
+function throughLink(file: string, closed: string): boolean {
+  return !resolve(file).startsWith(closed === sep ? closed : `${closed}${sep}`);
 }
 
 /** Whether `dir` is svc's own (`isSvcOwnDir`) in the SVC_HOME this process uses; false when it has none. */
