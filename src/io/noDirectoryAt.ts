@@ -49,6 +49,10 @@ export function noDirectoryAt(at: string): {
   }
   // A link to nothing, or into a loop of links, as the start names it: its target, and to make it or change the link.
   const nowhere = link ? leadsNowhere(at) : undefined;
+  // SVC_HOME itself a link to nothing (or one on the way to it): said by SVC_HOME's problem, which says whether the
+  // link is this user's to change.
+  if (nowhere !== undefined && homeOrOnTheWay(at))
+    return { said: nowhere.said, fix: SET_SVC_HOME, home: true };
   if (nowhere !== undefined) return nowhere;
   if (link) {
     let target: string;

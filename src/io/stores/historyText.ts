@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { describeError, SvcError } from "../../errors.js";
+import { homeOrOnTheWay } from "../noDirectoryAt.js";
 import { historyDirInTheWay } from "./historyDirProblem.js";
 
 export type ReadText = (path: string) => string;
@@ -53,6 +54,15 @@ export function historyReadError(dir: string, path: string, err: unknown): SvcEr
       `${dir}: the delivery history cannot be read (${dir} is not a directory) — move away what is in its place: the gateway keeps its history in that directory`,
       { cause: err },
     );
+  // SVC_HOME itself, or a name on the way to it, in the way (`SVC_HOME=/etc/passwd`, `/dev/null`): never svc's to
+  // move, and said by the command's SVC_HOME problem, with SVC_HOME to set; the error alone here, as the stores say it.
+  const noDirectory = noDirectoryAbove(dir);
+  if (noDirectory !== undefined && homeOrOnTheWay(noDirectory))
+    return new SvcError(
+      "store_corrupt",
+      `${path}: the delivery history cannot be read (${describeError(err)})`,
+      { cause: err },
+    );
   return new SvcError(
     "store_corrupt",
     `${path}: the delivery history cannot be read (${describeError(err)}) — move away what is in its place: the gateway writes its history there`,
@@ -66,5 +76,20 @@ function holdsOtherThanDirectory(dir: string): boolean {
     return !statSync(dir).isDirectory();
   } catch {
     return false;
+  }
+}
+
+/**
+ * What stands, no directory, where `dir` or a directory on the way to it goes (the nearest name there is, from `dir`
+ * up: `/etc/passwd` for `/etc/passwd/x/deliveries`); undefined when that is a directory, or cannot be looked at.
+ */
+function noDirectoryAbove(dir: string): string | undefined {
+  for (let at = dir; ; at = dirname(at)) {
+    try {
+      return statSync(at).isDirectory() ? undefined : at;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if ((code !== "ENOENT" && code !== "ENOTDIR") || dirname(at) === at) return undefined;
+    }
   }
 }

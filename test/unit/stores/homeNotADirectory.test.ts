@@ -1,9 +1,11 @@
+import { symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { homeProblem } from "../../../src/io/homeWritable.js";
 import { noDirectoryAt } from "../../../src/io/noDirectoryAt.js";
 import { writeJsonAtomic } from "../../../src/io/stores/atomicFile.js";
 import { cronStore } from "../../../src/io/stores/cronStore.js";
+import { historyText, readText } from "../../../src/io/stores/historyText.js";
 import { subscriptionStore } from "../../../src/io/stores/subscriptions.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
@@ -62,16 +64,49 @@ describe("an SVC_HOME that is no directory, where the top-level stores' director
     expect(homeProblem(file)).toBe(
       `${file}: SVC_HOME is a file, not a directory — set SVC_HOME to a directory`,
     );
-    for (const message of await storeMessages(file))
-      expect(message).not.toMatch(/move|svc makes the directory/);
+    const said = await storeMessages(file);
+    expect(said).toHaveLength(4);
+    for (const message of said) expect(message).not.toMatch(/move|svc makes the directory/);
     const below = join(file, "x");
     vi.stubEnv("SVC_HOME", below);
     expect(homeProblem(below)).toBe(
       `${below}: SVC_HOME cannot be made: ${file}, on the way to it, is a file, not a directory — set SVC_HOME to another one`,
     );
     expect(noDirectoryAt(file)).toMatchObject({ fix: "set SVC_HOME to a directory", home: true });
-    for (const message of await storeMessages(below))
-      expect(message).not.toMatch(/move|svc makes the directory/);
+    const belowSaid = await storeMessages(below);
+    expect(belowSaid).toHaveLength(4);
+    for (const message of belowSaid) expect(message).not.toMatch(/move|svc makes the directory/);
+  });
+
+  // Seen: `SVC_HOME=/etc/passwd svc webhook deliveries` (and /dev/null, /etc/passwd/x; redeliver alike) still ended
+  // its bracket "— move away what is in its place: the gateway writes its history there".
+  it("the delivery history's reader names no file to move either: the error alone", () => {
+    home = tempHome();
+    const file = home.write("passwd", "root:x:0:0:root:/root:/bin/sh\n");
+    for (const at of [file, "/dev/null", join(file, "x")]) {
+      vi.stubEnv("SVC_HOME", at);
+      const deliveries = join(at, "deliveries");
+      const path = join(deliveries, "history.1.jsonl");
+      const read = () => historyText(deliveries, "history.1.jsonl", readText);
+      expect(read).toThrow(`${path}: the delivery history cannot be read (ENOTDIR`);
+      expect(read).not.toThrow(/move|—/);
+    }
+    // A file in place of deliveries/ in SVC_HOME is still to be moved away.
+    vi.stubEnv("SVC_HOME", home.dir);
+    const deliveries = home.write("deliveries", "");
+    expect(() => historyText(deliveries, "history.1.jsonl", readText)).toThrow(
+      /move away what is in its place/,
+    );
+  });
+
+  // A link to nothing as SVC_HOME was said by the store too, "create that directory, or remove the link": SVC_HOME's
+  // problem says it once, and whether the link is this user's to change.
+  it("a link to nothing as SVC_HOME is left to SVC_HOME's problem", () => {
+    home = tempHome();
+    const link = join(home.dir, "link");
+    symlinkSync(join(home.dir, "gone"), link);
+    vi.stubEnv("SVC_HOME", link);
+    expect(noDirectoryAt(link)).toMatchObject({ fix: "set SVC_HOME to a directory", home: true });
   });
 
   it("a file in place of a directory of svc's own in SVC_HOME is still to be moved away", () => {
