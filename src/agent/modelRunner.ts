@@ -5,6 +5,7 @@ import { type AgentSettings, modelBaseUrl } from "../config/sections/agent.js";
 import { isPlaceholderKey, scrub } from "../io/credentials.js";
 import type { Logger } from "../io/log.js";
 import { warmModelPool } from "../io/modelFetch.js";
+import { cutByEndpointBeforeAnyText } from "./endpointCut.js";
 import { askAboutImage } from "./imageQuestion.js";
 import { describeModelError, type GivenBaseUrl, quotedModel } from "./modelError.js";
 import { unsendablePauseFailure } from "./pausedTurns.js";
@@ -326,6 +327,15 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
         if (result.thinkingOnly !== undefined && result.text.trim() === "")
           // Delivered, the run would answer with an empty reply as if it had one (a sampling request too).
           throw new AgentRunFailure(thinkingOnlyFailure(result.thinkingOnly), record("error"));
+        if (
+          result.cutByEndpoint !== undefined &&
+          result.text.trim() === "" &&
+          request.maxTokens === undefined
+        )
+          // Cut off by the endpoint itself (DeepSeek's insufficient_system_resource) before any text or thinking:
+          // an empty reply delivered as an answer would say nothing of why, as vision_analyze's does not. (A
+          // sampling request's server is told by the answer's stopReason, as for max_tokens.)
+          throw new AgentRunFailure(cutByEndpointBeforeAnyText(result.cutByEndpoint), record("error"));
         const outcome: RunOutcome = result.stoppedAtMaxSteps ? "max_steps" : "ok";
         // A model that repeats its own key (prompt injection, a debugging answer) must not put it in the
         // delivered reply, the log line or the run journal.

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { cutByEndpointBeforeAnyText } from "../../../src/agent/endpointCut.js";
 import { modelRunner } from "../../../src/agent/modelRunner.js";
 import {
   REASONING_ONLY_FAILURE,
@@ -384,6 +385,30 @@ describe("a text answer DeepSeek cut off at insufficient_system_resource", () =>
         expect.stringContaining(
           ": ok (reply cut by the endpoint (finish_reason insufficient_system_resource)) — ",
         ),
+      ]);
+    });
+});
+
+// Seen: an answer DeepSeek cut off at insufficient_system_resource before it wrote anything (`content: ""`, or a
+// `<think>` alone) delivered as an empty reply with outcome ok, where vision_analyze fails such an answer.
+describe("an answer DeepSeek cut off at insufficient_system_resource before any text or reasoning", () => {
+  for (const [label, model] of [
+    ["openai", () => openai],
+    ["openai streamed", () => openaiStreamed],
+  ] as const)
+    it.each([
+      ["no text", ""],
+      ["a <think> alone", "<think>"],
+    ])(`${label}, %s: is no reply, the run fails naming the endpoint's reason`, async (_case, text) => {
+      model().script({ text, finishReason: "insufficient_system_resource" });
+      const { result, log } = run("openai", model().baseUrl);
+      const message = cutByEndpointBeforeAnyText("insufficient_system_resource");
+      expect(message).toBe(
+        "the model's answer was cut off by the endpoint (finish_reason insufficient_system_resource) before it wrote any text — ask again; if it goes on, see the endpoint's documentation for that reason",
+      );
+      await expect(result).rejects.toMatchObject({ message, record: { outcome: "error", error: message } });
+      expect(log.messages().filter((line) => line.startsWith("[agent]"))).toEqual([
+        expect.stringContaining(`: error (${message})`),
       ]);
     });
 });

@@ -110,4 +110,20 @@ describe("sampling answered by a model the endpoint cut off", () => {
       model().script({ text: "Three causes." });
       expect((await sample(runner(model())))?.stopReason).toBe("endTurn");
     });
+
+  // A main run so cut before any text fails (docs/agent.md, Faults); the server is told by the stopReason instead,
+  // as for maxTokens.
+  for (const [label, model] of [
+    ["JSON", () => deepseek],
+    ["streamed", () => streamed],
+  ] as const)
+    it(`${label}: cut off before any text, the answer is empty with the endpoint's reason as its stopReason`, async () => {
+      model().script({ text: "", finishReason: "insufficient_system_resource" });
+      expect(await sample(runner(model()))).toEqual({
+        model: "deepseek-chat",
+        role: "assistant",
+        content: { type: "text", text: "" },
+        stopReason: "insufficient_system_resource",
+      });
+    });
 });
