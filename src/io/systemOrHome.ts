@@ -7,16 +7,17 @@ import { terminalText } from "./terminalText.js";
  * a link into one is refused outright, as is one to another user's home (`usersHomes`); nor to open to this user
  * (`chmod o+x /root`: closedDir.ts).
  */
-const SYSTEM_DIRS = /^\/(?:usr|home|var|etc|srv|opt|root|boot|lib[^/]*|bin|sbin|proc|sys|dev|tmp)?$/;
+const SYSTEM_DIRS =
+  /^\/(?:usr|home|var|var\/lib|var\/lib\/private|var\/log|var\/cache|run|etc|srv|opt|root|boot|lib[^/]*|bin|sbin|proc|sys|dev|tmp)?$/;
 
 /**
- * The system's own directories whose whole subtree is the system's too (`/etc/ssl/private`, `/var/lib/private`,
- * `/root/.ssh`): nothing below one is svc's to give away, open, move or point elsewhere, wherever SVC_HOME is. Their
- * places for every user's own files aside, as `/tmp` is: `/dev/shm` (a tmpfs, TMPDIR on some machines) and each
- * user's runtime directory under `/run/user`.
+ * The system's own directories whose whole subtree is the system's too (`/etc/ssl/private`, `/root/.ssh`): nothing
+ * below one is svc's to give away, open, move or point elsewhere, wherever SVC_HOME is. `/dev/shm` (a tmpfs, TMPDIR on
+ * some machines) is every user's, as `/tmp` is. `/var/lib`, `/var/log`, `/var/cache` and `/run` are not among them:
+ * a service's own directory is made there (`/var/lib/svc`, systemd's StateDirectory=), so only they themselves are
+ * the system's (SYSTEM_DIRS).
  */
-const SYSTEM_TREES =
-  /^\/(?:etc|usr|boot|var\/lib|var\/log|var\/cache|run(?!\/user\/)|dev(?!\/shm\/)|root|proc|sys)(?=\/)/;
+const SYSTEM_TREES = /^\/(?:etc|usr|boot|dev(?!\/shm\/)|root|proc|sys)(?=\/)/;
 
 /** A user's home directory, as `passwd` names it. */
 interface UserHome {
@@ -51,8 +52,8 @@ function within(path: string, dir: string): boolean {
 /**
  * Why `real` is the system's, or another user's home, or in one, or holds one, and so not to be given away, opened,
  * moved or pointed elsewhere whatever it holds; undefined when it is none of those. The system's own directories
- * are `/`, `/home`, `/var`, `/opt`, `/srv`, `/tmp` and the like themselves, and `/etc`, `/usr`, `/boot`,
- * `/var/lib`, `/var/log`, `/var/cache`, `/run`, `/dev`, `/root`, `/proc`, `/sys` with all below them; the homes are
+ * are `/`, `/home`, `/var`, `/var/lib`, `/var/log`, `/var/cache`, `/run`, `/opt`, `/srv`, `/tmp` and the like
+ * themselves, and `/etc`, `/usr`, `/boot`, `/dev`, `/root`, `/proc`, `/sys` with all below them; the homes are
  * the other users' as `passwd` (/etc/passwd; a test's) names them. This user's own home, and what is below it, is
  * its own wherever it is (a service account's `/var/lib/svc`; root's `/root`, but for `/root` itself).
  */

@@ -46,12 +46,27 @@ describe("what is below a system directory or another user's home", () => {
     const { alice, passwd } = aliceHome();
     expect(systemOrHome(join(alice, ".ssh"), passwd)).toBe(`is in ${alice}, the home directory of alice`);
     expect(systemOrHome("/etc/ssl/private", passwd)).toBe("is in /etc, one of the system's own directories");
-    expect(systemOrHome("/var/lib/private/x", passwd)).toBe(
-      "is in /var/lib, one of the system's own directories",
-    );
+    for (const dir of ["/var/lib", "/var/lib/private", "/var/log", "/var/cache", "/run"])
+      expect(systemOrHome(dir, passwd)).toBe("is one of the system's own directories");
     expect(systemOrHome("/root/svc", passwd)).toBe("is in /root, one of the system's own directories");
     // Every user's own places, and svc's directories elsewhere, are none of those.
-    for (const free of ["/tmp/svc", "/dev/shm/svc", "/srv/svc", "/opt/svc/data", join(dir.dir, "svc")])
+    // A service's own directory below /var/lib, /var/log, /var/cache or /run (systemd's StateDirectory=svc gives
+    // the unit's user /var/lib/svc, whose passwd home is elsewhere) is svc's to fix like any other.
+    const services = [
+      "/var/lib/svc",
+      "/var/lib/svc-data/state",
+      "/var/log/svc",
+      "/var/cache/svc",
+      "/run/svc",
+    ];
+    for (const free of [
+      "/tmp/svc",
+      "/dev/shm/svc",
+      "/srv/svc",
+      "/opt/svc/data",
+      join(dir.dir, "svc"),
+      ...services,
+    ])
       expect(systemOrHome(free, passwd)).toBeUndefined();
   });
 
@@ -84,10 +99,11 @@ describe("an SVC_HOME that is a system directory or another user's home, or in o
       expect(said).not.toMatch(/owner or permissions|chown|chmod/);
       expect(said).toContain(`not svc's to change: ${SET}`);
     }
-    // svc's own elsewhere keeps its fix.
-    expect(homeNotWritable(join(dir.dir, "svc"), EACCES, passwd).message).toContain(
-      `fix its owner or permissions (or free disk space), or ${SET}`,
-    );
+    // svc's own elsewhere keeps its fix, a service's own /var/lib/svc too (made by root, given to no one yet).
+    for (const own of [join(dir.dir, "svc"), "/var/lib/svc"])
+      expect(homeNotWritable(own, EACCES, passwd).message).toContain(
+        `fix its owner or permissions (or free disk space), or ${SET}`,
+      );
     for (const home of ["/root", "/etc/ssl/private/svc"]) {
       vi.stubEnv("SVC_HOME", home);
       const closedAt = home === "/root" ? "/root" : "/etc/ssl/private";
