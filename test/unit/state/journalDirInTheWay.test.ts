@@ -22,6 +22,44 @@ afterEach(async () => {
 const LOCAL = { backend: "local" } as StateSettings;
 
 /**
+ * The local journal open in `home` with one run accepted and written, its once-a-second look run by the test:
+ * `seconds(n)` runs it n times, the clock a second on each time, as the timer does (a throw there is the gateway's
+ * uncaught exception); `said()` is what the store logged but its replay.
+ */
+async function journalRunning(home: TempHome) {
+  const dir = join(home.dir, "state");
+  let now = 1_000_000;
+  let look: (() => void) | undefined;
+  const timers: Pick<Clock, "setTimeout" | "clearTimeout"> = {
+    setTimeout: (fn) => {
+      look = fn;
+      return 1;
+    },
+    clearTimeout: () => {
+      look = undefined;
+    },
+  };
+  const log = captureLogger();
+  const opened = openStateStore(LOCAL, home.dir, log.logger, () => now, timers);
+  store = opened;
+  if (!(opened instanceof LocalStateStore)) throw new Error("not the local journal");
+  const { journal } = opened;
+  opened.runAccepted(pendingRun("a"), now);
+  await journal.durable();
+  const said = () =>
+    log.messages().filter((line) => line.startsWith("[state]") && !line.includes("replayed"));
+  const seconds = async (n: number) => {
+    for (let i = 0; i < n; i += 1) {
+      now += SEGMENT_CHECK_MS;
+      look?.();
+      await journal.rotated();
+    }
+  };
+  const lost = `[state] the journal in ${dir} could not be made again after the state directory was removed or moved while the gateway ran`;
+  return { dir, journal, said, seconds, lost };
+}
+
+/**
  * Seen: with state/ replaced by a link to /dev/null while the gateway ran, the pair WARN "…journal-000001.seg: no
  * longer names the file …" and ERROR "the journal in …/state could not be made again … {err: EEXIST: file already
  * exists, mkdir '…/state'}" every second, with no request coming, the ERROR not naming the link.
@@ -29,36 +67,7 @@ const LOCAL = { backend: "local" } as StateSettings;
 describe("something no directory in the state directory's place while the gateway runs", () => {
   it("is named with what to change, and the pair is logged once until what is in the way changes or the journal is made again", async () => {
     home = tempHome();
-    const dir = join(home.dir, "state");
-    let now = 1_000_000;
-    // The journal's once-a-second look, run by the test.
-    let look: (() => void) | undefined;
-    const timers: Pick<Clock, "setTimeout" | "clearTimeout"> = {
-      setTimeout: (fn) => {
-        look = fn;
-        return 1;
-      },
-      clearTimeout: () => {
-        look = undefined;
-      },
-    };
-    const log = captureLogger();
-    const opened = openStateStore(LOCAL, home.dir, log.logger, () => now, timers);
-    store = opened;
-    if (!(opened instanceof LocalStateStore)) throw new Error("not the local journal");
-    const { journal } = opened;
-    opened.runAccepted(pendingRun("a"), now);
-    await journal.durable();
-    const said = () =>
-      log.messages().filter((line) => line.startsWith("[state]") && !line.includes("replayed"));
-    const seconds = async (n: number) => {
-      for (let i = 0; i < n; i += 1) {
-        now += SEGMENT_CHECK_MS;
-        look?.();
-        await journal.rotated();
-      }
-    };
-    const lost = `[state] the journal in ${dir} could not be made again after the state directory was removed or moved while the gateway ran`;
+    const { dir, journal, said, seconds, lost } = await journalRunning(home);
     const later =
       "the requests waiting for it answer 503 (their senders retry), as do later ones until it can be (tried again each second, said again only if what is in the directory's place changes)";
 
@@ -94,36 +103,7 @@ describe("something no directory in the state directory's place while the gatewa
    */
   it("a loop of links, or a link to a name below a file, in its place is named once, and the gateway runs on", async () => {
     home = tempHome();
-    const dir = join(home.dir, "state");
-    let now = 1_000_000;
-    let look: (() => void) | undefined;
-    const timers: Pick<Clock, "setTimeout" | "clearTimeout"> = {
-      setTimeout: (fn) => {
-        look = fn;
-        return 1;
-      },
-      clearTimeout: () => {
-        look = undefined;
-      },
-    };
-    const log = captureLogger();
-    const opened = openStateStore(LOCAL, home.dir, log.logger, () => now, timers);
-    store = opened;
-    if (!(opened instanceof LocalStateStore)) throw new Error("not the local journal");
-    const { journal } = opened;
-    opened.runAccepted(pendingRun("a"), now);
-    await journal.durable();
-    const said = () =>
-      log.messages().filter((line) => line.startsWith("[state]") && !line.includes("replayed"));
-    // The look as the timer runs it: a throw here is the gateway's uncaught exception.
-    const seconds = async (n: number) => {
-      for (let i = 0; i < n; i += 1) {
-        now += SEGMENT_CHECK_MS;
-        look?.();
-        await journal.rotated();
-      }
-    };
-    const lost = `[state] the journal in ${dir} could not be made again after the state directory was removed or moved while the gateway ran`;
+    const { dir, journal, said, seconds, lost } = await journalRunning(home);
     const segmentLost = expect.stringMatching(/no longer names the file the gateway writes/);
     const later =
       "the requests waiting for it answer 503 (their senders retry), as do later ones until it can be (tried again each second, said again only if what is in the directory's place changes)";
