@@ -10,19 +10,10 @@ import { makeDirs } from "../../../src/io/makeDirs.js";
 import { writeStatusFile } from "../../../src/io/mcp/statusFile.js";
 import { createHistoryWriter, historyDir } from "../../../src/io/stores/deliveryHistory.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
+import { thrown } from "../../helpers/thrown.js";
 
 let home: TempHome | undefined;
 afterEach(() => home?.cleanup());
-
-/** The error the call throws. */
-function thrown(call: () => unknown): unknown {
-  try {
-    call();
-  } catch (err) {
-    return err;
-  }
-  throw new Error("did not throw");
-}
 
 const LOOP = "a symbolic link into a loop of links, or a chain of more than 40";
 

@@ -4,19 +4,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { logFileProblem } from "../../../src/io/logFileProblem.js";
 import { makeDirs } from "../../../src/io/makeDirs.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
+import { thrown } from "../../helpers/thrown.js";
 
 let home: TempHome | undefined;
 afterEach(() => home?.cleanup());
-
-/** The error the call throws. */
-function thrown(call: () => unknown): unknown {
-  try {
-    call();
-  } catch (err) {
-    return err;
-  }
-  throw new Error("did not throw");
-}
 
 describe("logFileProblem (what stderr says while the gateway log cannot be written)", () => {
   it("a file where logs/ was (removed while the gateway ran): names it and what to do, not a bare EEXIST", () => {
