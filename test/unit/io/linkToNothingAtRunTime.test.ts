@@ -1,14 +1,12 @@
 import { openSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { historyNotWritten } from "../../../src/gateway/historyNotWritten.js";
 import { createProfileResources } from "../../../src/gateway/profileResources.js";
-import { ROTATION_CHECK_MS } from "../../../src/io/batchedWriter.js";
 import type { Logger } from "../../../src/io/log.js";
 import { logFileProblem } from "../../../src/io/logFileProblem.js";
 import { makeDirs } from "../../../src/io/makeDirs.js";
 import { writeStatusFile } from "../../../src/io/mcp/statusFile.js";
-import { createHistoryWriter, historyDir } from "../../../src/io/stores/deliveryHistory.js";
+import { historyWarnings } from "../../helpers/historyWarnings.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { thrown } from "../../helpers/thrown.js";
 
@@ -70,29 +68,14 @@ describe.each(WAYS)("$kind in a data directory's place while the gateway runs", 
 
   it("the delivery history's writer names it, once", () => {
     home = tempHome();
-    const warnings: unknown[][] = [];
-    const logger = { warn: (...args: unknown[]) => warnings.push(args) } as unknown as Logger;
-    let now = Date.parse("2026-11-20T10:00:00Z");
-    const dir = historyDir(home.dir);
-    const writer = createHistoryWriter(dir, historyNotWritten(logger, dir), () => now);
-    const request = (id: string) => ({
-      kind: "request" as const,
-      id,
-      at: new Date(now).toISOString(),
-      route: "pr",
-      status: 202,
-      outcome: "accepted",
+    const at = home.dir;
+    const {
+      warnings,
+      changed: { said, fix },
+    } = historyWarnings(at, (dir) => {
+      rmSync(dir, { recursive: true });
+      return make(at, "deliveries");
     });
-    writer.record(request("d-1"));
-    writer.flush();
-    rmSync(dir, { recursive: true });
-    const { said, fix } = make(home.dir, "deliveries");
-    now += ROTATION_CHECK_MS;
-    for (const id of ["d-2", "d-3"]) {
-      writer.record(request(id));
-      writer.flush();
-    }
-    writer.close();
     expect(warnings).toEqual([
       [
         `[webhook] delivery history not written: ${said} — ${fix} (the gateway makes the directory); said once until a write succeeds again`,
