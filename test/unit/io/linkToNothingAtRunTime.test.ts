@@ -1,13 +1,12 @@
 import { openSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createProfileResources } from "../../../src/gateway/profileResources.js";
-import type { Logger } from "../../../src/io/log.js";
 import { logFileProblem } from "../../../src/io/logFileProblem.js";
 import { makeDirs } from "../../../src/io/makeDirs.js";
 import { writeStatusFile } from "../../../src/io/mcp/statusFile.js";
 import { historyWarnings } from "../../helpers/historyWarnings.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
+import { sessionWarnings } from "../../helpers/sessionWarnings.js";
 import { thrown } from "../../helpers/thrown.js";
 
 let home: TempHome | undefined;
@@ -87,11 +86,7 @@ describe.each(WAYS)("$kind in a data directory's place while the gateway runs", 
     home = tempHome();
     const sessions = join(home.dir, "sessions");
     const { said, fix } = make(home.dir, "sessions");
-    const warnings: unknown[][] = [];
-    const logger = { warn: (...args: unknown[]) => warnings.push(args) } as unknown as Logger;
-    const resources = createProfileResources(home.dir, logger, Date.now);
-    resources.runJournal("default").record({ route: "r", deliveryId: "d-1", prompt: "p", reply: "done" });
-    await resources.closeJournals();
+    const warnings = await sessionWarnings(home.dir);
     expect(warnings).toEqual([
       [
         `[webhook] run session not recorded in ${sessions}: ${said} — ${fix} (the gateway makes the directory); said once until a run is recorded again`,
