@@ -1,17 +1,18 @@
 import type { AgentRunner } from "../../src/actors/agent/runner.js";
 import { type ModelRunnerDeps, modelRunner } from "../../src/agent/modelRunner.js";
 import type { AgentTool } from "../../src/agent/tools/tool.js";
-import { silentLogger } from "../../src/io/log.js";
+import { type Logger, silentLogger } from "../../src/io/log.js";
 
 type Settings = ModelRunnerDeps["settings"];
 
 /**
  * A model runner against the endpoint `settings` names (provider, model, base_url) with `tools` built in: five
- * steps of at most 100 tokens, a 10 s timeout, no retry, unless `settings` says otherwise.
+ * steps of at most 100 tokens, a 10 s timeout, no retry, unless `settings` says otherwise; it logs to `logger`.
  */
 export function testModelRunner(
   settings: Pick<Settings, "provider" | "model" | "base_url"> & Partial<Settings>,
   tools: AgentTool[],
+  logger: Logger = silentLogger(),
 ): AgentRunner {
   return modelRunner({
     settings: {
@@ -23,7 +24,7 @@ export function testModelRunner(
       max_tool_result_chars: 100_000,
       ...settings,
     },
-    logger: silentLogger(),
+    logger,
     builtins: () => tools,
   });
 }

@@ -11,6 +11,7 @@ import { type FakeModel, startFakeAnthropic } from "../../fakes/anthropicServer.
 import { captureLogger } from "../../fakes/logCapture.js";
 import { startFakeOpenAI } from "../../fakes/openaiServer.js";
 import { type ForwardProxy, startForwardProxy } from "../../helpers/forwardProxy.js";
+import { testModelRunner } from "../../helpers/testModelRunner.js";
 
 /**
  * Thinking left in an answer's text is taken apart only where it is thinking (docs/agent.md, the `base_url`
@@ -50,21 +51,11 @@ afterEach(async () => {
 
 function run(provider: "openai" | "anthropic", baseUrl: string) {
   const log = captureLogger();
-  const result = modelRunner({
-    settings: {
-      provider,
-      model: "m",
-      base_url: baseUrl,
-      max_steps: 5,
-      max_tokens: 50,
-      retries: 0,
-      timeout_seconds: 10,
-      max_concurrent_runs: 1,
-      max_tool_result_chars: 100_000,
-    },
-    logger: log.logger,
-    builtins: () => [],
-  }).run(
+  const result = testModelRunner(
+    { provider, model: "m", base_url: baseUrl, max_tokens: 50 },
+    [],
+    log.logger,
+  ).run(
     { route: "r", event: "e", deliveryId: "d", prompt: "p", toolsets: [], profile: undefined },
     new AbortController().signal,
   );
@@ -134,21 +125,11 @@ describe("thinking alone in a finished answer", () => {
   it("a sampling request's run (its own max tokens) fails alike, rather than answer the server with an empty text", async () => {
     openai.script({ text: CLOSED_ONLY });
     const log = captureLogger();
-    const result = modelRunner({
-      settings: {
-        provider: "openai",
-        model: "m",
-        base_url: openai.baseUrl,
-        max_steps: 5,
-        max_tokens: 50,
-        retries: 0,
-        timeout_seconds: 10,
-        max_concurrent_runs: 1,
-        max_tool_result_chars: 100_000,
-      },
-      logger: log.logger,
-      builtins: () => [],
-    }).run(
+    const result = testModelRunner(
+      { provider: "openai", model: "m", base_url: openai.baseUrl, max_tokens: 50 },
+      [],
+      log.logger,
+    ).run(
       {
         route: "mcp:notes",
         event: "sampling",

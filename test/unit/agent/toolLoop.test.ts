@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { AgentRunFailure } from "../../../src/actors/agent/runner.js";
 import { outcomeOf } from "../../../src/agent/mcpTools.js";
-import { modelRunner, systemText } from "../../../src/agent/modelRunner.js";
+import { systemText } from "../../../src/agent/modelRunner.js";
 import { MAX_TURN_CONTINUATIONS } from "../../../src/agent/pausedTurns.js";
 import { languageModel } from "../../../src/agent/provider.js";
 import { type RunRecord, runLogLine } from "../../../src/agent/runRecord.js";
@@ -15,10 +15,10 @@ import {
   runToolLoop,
 } from "../../../src/agent/toolLoop.js";
 import type { AgentTool, ToolContext } from "../../../src/agent/tools/tool.js";
-import { silentLogger } from "../../../src/io/log.js";
 import { startFakeAnthropic } from "../../fakes/anthropicServer.js";
 import { callTool, type FakeModel, startFakeOpenAI } from "../../fakes/openaiServer.js";
 import { pngHeader } from "../../helpers/pngHeader.js";
+import { testModelRunner } from "../../helpers/testModelRunner.js";
 import { toolContext } from "../../helpers/toolContext.js";
 
 const png = (width: number, height: number) => pngHeader(width, height).toString("base64");
@@ -113,21 +113,7 @@ async function loop(
 
 /** One run of a model runner of `provider` at `baseUrl` (5 steps, 50 tokens, no retry) offered `tools`. */
 function runModel(provider: "openai" | "anthropic", baseUrl: string, tools: AgentTool[] = [upper]) {
-  return modelRunner({
-    settings: {
-      provider,
-      model: "m",
-      base_url: baseUrl,
-      max_steps: 5,
-      max_tokens: 50,
-      retries: 0,
-      timeout_seconds: 10,
-      max_concurrent_runs: 1,
-      max_tool_result_chars: 100_000,
-    },
-    logger: silentLogger(),
-    builtins: () => tools,
-  }).run(
+  return testModelRunner({ provider, model: "m", base_url: baseUrl, max_tokens: 50 }, tools).run(
     { route: "r", event: "e", deliveryId: "d", prompt: "p", toolsets: [], profile: undefined },
     new AbortController().signal,
   );

@@ -4,11 +4,11 @@ import type { AgentRunner } from "../../../src/actors/agent/runner.js";
 import { policyApprovals } from "../../../src/actors/mcp/approvals.js";
 import { agentSampler } from "../../../src/actors/mcp/gatewayHub.js";
 import { serverRequestHandlers } from "../../../src/actors/mcp/serverRequests.js";
-import { modelRunner as chatModelRunner } from "../../../src/agent/modelRunner.js";
 import { mcpServerSchema } from "../../../src/config/sections/mcp.js";
 import { silentLogger } from "../../../src/io/log.js";
 import type { FakeModel } from "../../fakes/modelScript.js";
 import { startFakeOpenAI } from "../../fakes/openaiServer.js";
+import { testModelRunner } from "../../helpers/testModelRunner.js";
 
 /** A model runner's reply to a sampling request: cut at max_tokens or not. */
 function modelRunner(cutAtMaxTokens: boolean): AgentRunner {
@@ -76,21 +76,10 @@ describe("sampling answered by a model the endpoint cut off", () => {
   });
 
   const runner = (model: FakeModel): AgentRunner =>
-    chatModelRunner({
-      settings: {
-        provider: "openai",
-        model: "deepseek-chat",
-        base_url: model.baseUrl,
-        max_steps: 5,
-        max_tokens: 50,
-        retries: 0,
-        timeout_seconds: 10,
-        max_concurrent_runs: 1,
-        max_tool_result_chars: 100_000,
-      },
-      logger: silentLogger(),
-      builtins: () => [],
-    });
+    testModelRunner(
+      { provider: "openai", model: "deepseek-chat", base_url: model.baseUrl, max_tokens: 50 },
+      [],
+    );
 
   for (const [label, model] of [
     ["JSON", () => deepseek],
