@@ -1,20 +1,12 @@
-import { accessSync, mkdirSync, statSync } from "node:fs";
+import { mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { closedDirectory, closedFix } from "../../../src/io/closedDir.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
+import { refusing } from "../../helpers/refusing.js";
 
 let dir: TempHome;
 afterEach(() => dir.cleanup());
-
-/** Search permission as another user is refused `closed` (root's, mode 0700): this test may run as root. */
-const refusing =
-  (closed: string) =>
-  (at: string, mode: number): void => {
-    if (at === closed)
-      throw Object.assign(new Error(`EACCES: permission denied, access '${at}'`), { code: "EACCES" });
-    accessSync(at, mode);
-  };
 
 const INSTEAD = "point the link at a directory this user can reach";
 

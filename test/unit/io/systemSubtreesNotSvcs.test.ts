@@ -1,4 +1,4 @@
-import { accessSync, mkdirSync, readdirSync, symlinkSync } from "node:fs";
+import { mkdirSync, readdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { homeCause } from "../../../src/cli/homeCause.js";
@@ -8,21 +8,13 @@ import { homeNotWritable, homeProblem } from "../../../src/io/homeWritable.js";
 import { permissionFix } from "../../../src/io/permissionFix.js";
 import { thisUser } from "../../../src/io/userName.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
+import { refusing } from "../../helpers/refusing.js";
 
 let dir: TempHome;
 afterEach(() => {
   vi.unstubAllEnvs();
   dir.cleanup();
 });
-
-/** Search permission as another user is refused `closed` (root's, mode 0700): this test may run as root. */
-const refusing =
-  (closed: string) =>
-  (at: string, mode: number): void => {
-    if (at === closed)
-      throw Object.assign(new Error(`EACCES: permission denied, access '${at}'`), { code: "EACCES" });
-    accessSync(at, mode);
-  };
 
 const EACCES = Object.assign(new Error("EACCES: permission denied"), { code: "EACCES" });
 const SET = "set SVC_HOME to a directory this user can write";
