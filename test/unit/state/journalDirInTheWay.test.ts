@@ -147,4 +147,22 @@ describe("something no directory in the state directory's place while the gatewa
     expect(said()).toHaveLength(8);
     expect(journal.accepting()).toBe(true);
   });
+
+  /**
+   * Seen: `ln -s /tmp/xxx…(300 x) state` stopped the gateway, "internal error (an uncaught exception) {err:
+   * ENAMETOOLONG: name too long, stat '…/state'}", from the look's timer: only ELOOP and ENOTDIR were taken as no
+   * directory there.
+   */
+  it("a link in its place that cannot be looked at for another reason (a name too long) stops nothing either", async () => {
+    home = tempHome();
+    const { dir, journal, said, seconds } = await journalRunning(home);
+    renameSync(dir, join(home.dir, "state.old"));
+    symlinkSync(`/tmp/${"x".repeat(300)}`, dir);
+    await seconds(5);
+    expect(said().length).toBeGreaterThan(0);
+    expect(journal.accepting()).toBe(false);
+    rmSync(dir);
+    await seconds(3);
+    expect(journal.accepting()).toBe(true);
+  });
 });

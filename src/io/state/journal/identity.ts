@@ -33,17 +33,16 @@ const DIR_LINE = /^dir \d+:\d+$/;
 
 /**
  * The state directory `dir` as the file system knows it (device and inode); undefined when it is gone, or when no
- * directory can be reached at its name: a symbolic link into a loop of links (ELOOP), or one to a name below a file
- * (ENOTDIR). Asked by the journal's look each second, whatever stands there, so it never throws for those.
+ * directory can be reached at its name: a symbolic link into a loop of links (ELOOP), one to a name below a file
+ * (ENOTDIR), one to a name too long, one this user may not follow. Asked by the journal's look each second, whatever
+ * stands there, so it never throws.
  */
 export function dirIdentity(dir: string): string | undefined {
   let stats: BigIntStats | undefined;
   try {
     stats = statSync(dir, { throwIfNoEntry: false, bigint: true });
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === "ELOOP" || code === "ENOTDIR") return undefined;
-    throw err;
+  } catch {
+    return undefined;
   }
   return stats === undefined ? undefined : `${stats.dev}:${stats.ino}`;
 }
