@@ -223,6 +223,10 @@ export function openStateStore(
       now,
       ...(timers === undefined ? {} : { timers }),
       onProblem: ({ file, problem }) => logger.warn(`[state] ${file}: ${problem}`),
+      onWrittenAgain: (file) =>
+        logger.info(
+          `[state] the journal in ${dir} is written again: the state directory is back in its place, and ${file} with it; requests are recorded (and answered 202) again`,
+        ),
       onError: (err) => {
         const { cause, message } = journalErrorLine(dir, err);
         logger.error({ err: cause }, message);

@@ -19,6 +19,8 @@ export interface LocalStoreOptions {
   readonly maxSegmentBytes?: number;
   readonly onProblem?: (problem: SegmentProblem) => void;
   readonly onError?: (err: unknown) => void;
+  /** The journal's segment is written again after its state directory was lost and put back (see `Journal`). */
+  readonly onWrittenAgain?: (file: string) => void;
 }
 
 /**
@@ -43,6 +45,7 @@ export class LocalStateStore implements StateStore {
         ...(options.fs === undefined ? {} : { fs: options.fs }),
         ...(options.maxSegmentBytes === undefined ? {} : { maxSegmentBytes: options.maxSegmentBytes }),
         ...(options.onProblem === undefined ? {} : { onProblem: options.onProblem }),
+        ...(options.onWrittenAgain === undefined ? {} : { onWrittenAgain: options.onWrittenAgain }),
         onError: (err) => {
           options.onError?.(err);
           if (err instanceof StateDirTakenOver) for (const then of this.takeoverListeners.splice(0)) then();

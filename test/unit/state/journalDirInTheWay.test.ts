@@ -1,9 +1,10 @@
-import { renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Clock } from "../../../src/clock.js";
 import type { StateSettings } from "../../../src/config/sections/state.js";
 import { SEGMENT_CHECK_MS } from "../../../src/io/state/journal/journal.js";
+import { segmentName } from "../../../src/io/state/journal/segments.js";
 import { openStateStore } from "../../../src/state/gatewayState.js";
 import { LocalStateStore } from "../../../src/state/localStore.js";
 import type { StateStore } from "../../../src/state/store.js";
@@ -56,7 +57,15 @@ async function journalRunning(home: TempHome) {
     }
   };
   const lost = `[state] the journal in ${dir} could not be made again after the state directory was removed or moved while the gateway ran`;
-  return { dir, journal, said, seconds, lost };
+  /** A run accepted now, and whether its batch was made durable (a 202) or refused (a 503). */
+  const accept = async (deliveryId: string) => {
+    opened.runAccepted(pendingRun(deliveryId), now);
+    return journal.durable()?.then(
+      () => "durable",
+      () => "refused",
+    );
+  };
+  return { dir, journal, said, seconds, lost, accept };
 }
 
 /**
@@ -164,5 +173,88 @@ describe("something no directory in the state directory's place while the gatewa
     rmSync(dir);
     await seconds(3);
     expect(journal.accepting()).toBe(true);
+  });
+});
+
+/**
+ * Seen: a request 202; `mv state state.old && ln -s state state` → 503 with the loop named; then `rm state && mv
+ * state.old state` (the very directory the gateway had) → every later request 503 for good, nothing logged: the look
+ * tried a relocation only when the segment's path named another file, and it named the one held again.
+ */
+describe("the state directory put back in its place after the journal could not be made again", () => {
+  const later =
+    "the requests waiting for it answer 503 (their senders retry), as do later ones until it can be (tried again each second, said again only if what is in the directory's place changes)";
+  const segmentLost = expect.stringMatching(/no longer names the file the gateway writes/);
+
+  it.each([
+    {
+      inPlace: "a loop of links",
+      put: (dir: string) => symlinkSync("state", dir),
+      said: "is a symbolic link into a loop of links, or a chain of more than 40",
+      fix: "point the link at a directory, or remove the link",
+    },
+    {
+      inPlace: "a file",
+      put: (dir: string) => writeFileSync(dir, "x"),
+      said: "is a file, not a directory",
+      fix: "move that file away",
+    },
+  ])(
+    "after $inPlace stood there: the next look ends the loss, said once, and requests are written to its segment again",
+    async ({ put, said: inTheWay, fix }) => {
+      home = tempHome();
+      const { dir, journal, said, seconds, lost, accept } = await journalRunning(home);
+      const old = join(home.dir, "state.old");
+      const segment = join(dir, segmentName(1));
+
+      // mv state state.old, then something no directory in its place.
+      renameSync(dir, old);
+      put(dir);
+      await seconds(3);
+      expect(said()).toEqual([
+        segmentLost,
+        `${lost}: ${dir} ${inTheWay}; ${later} — ${fix} (the gateway makes the directory)`,
+      ]);
+      expect(journal.accepting()).toBe(false);
+      expect(await accept("while-lost")).toBe("refused");
+
+      // rm state && mv state.old state: the directory the gateway writes in, its segment and its lock.
+      rmSync(dir);
+      renameSync(old, dir);
+      await seconds(1);
+      expect(journal.accepting()).toBe(true);
+      expect(said().slice(2)).toEqual([
+        `[state] the journal in ${dir} is written again: the state directory is back in its place, and ${segment} with it; requests are recorded (and answered 202) again`,
+      ]);
+      expect(await accept("after-back")).toBe("durable");
+      expect(journal.currentSegment().n).toBe(1);
+      expect(readFileSync(segment, "utf8")).toContain("after-back");
+
+      // Nothing more is said, and it stays so.
+      await seconds(3);
+      expect(said()).toHaveLength(3);
+      expect(journal.accepting()).toBe(true);
+    },
+  );
+
+  it("put back with its LOCK gone meanwhile: made again as a removed one is, the lock taken again and a new segment", async () => {
+    home = tempHome();
+    const { dir, journal, said, seconds, accept } = await journalRunning(home);
+    const old = join(home.dir, "state.old");
+    renameSync(dir, old);
+    symlinkSync("state", dir);
+    await seconds(3);
+    expect(said()).toHaveLength(2);
+
+    rmSync(join(old, "LOCK"));
+    rmSync(dir);
+    renameSync(old, dir);
+    await seconds(1);
+    expect(journal.accepting()).toBe(true);
+    expect(journal.currentSegment().n).toBe(2);
+    expect(said()).toHaveLength(2);
+    expect(readFileSync(join(dir, "LOCK"), "utf8")).toContain(`${process.pid} `);
+    expect(await accept("after-back")).toBe("durable");
+    expect(readFileSync(join(dir, segmentName(2)), "utf8")).toContain("after-back");
   });
 });

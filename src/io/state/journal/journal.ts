@@ -69,13 +69,20 @@ export interface JournalOptions {
    * A failed write or sync (the waiting appends are rejected; once per outage: not again until a sync
    * succeeds, as every later append fails too on a full disk); a `RotationFailed` or `PreviousSegmentLeft`
    * (nothing is); a `RotationLeftSegment` (from then on every append is rejected); a `JournalNotRecreated`
-   * (the requests waiting are answered 503, and later ones until the next try, a second later, succeeds; said once,
+   * (the requests waiting are answered 503, and later ones until the next try, a second later, succeeds, or a look
+   * finds the directory this journal wrote in back in its place: `onWrittenAgain`; said once,
    * again only when a try fails with something else in the directory's place);
    * a `StateDirTakenOver` (another gateway took the state directory: requests answer 503 from then on); a
    * `RotationBlocked` (a file not this gateway's is at the next segment's name: nothing is refused, the journal
    * rotates again once it is moved away; said once).
    */
   readonly onError?: (err: unknown) => void;
+  /**
+   * After a `JournalNotRecreated`, the state directory this journal wrote in is back in its place (moved back, or
+   * what stood there removed and the directory put back): `file`, its segment, is written again and requests
+   * are recorded again, with no new segment.
+   */
+  readonly onWrittenAgain?: (file: string) => void;
 }
 
 /** The process's timers, none of which keeps it alive. */
@@ -422,8 +429,14 @@ export class Journal {
     if (this.foundTakenOver(false)) return;
     this.lookInTheWay();
     const file = join(this.options.dir, segmentName(this.segment));
-    if (!pathMovedFrom(file, this.fd)) return;
-    if (this.foundTakenOver(true)) return;
+    if (!pathMovedFrom(file, this.fd)) {
+      if (!this.lost) return;
+      // Lost, and the directory it writes in is back (moved back, or what stood in its place removed and the
+      // directory put back): its segment and its lock are still this gateway's, so nothing is relocated.
+      if (this.backInPlace()) return;
+      // Its lock gone meanwhile (or the name a link of the segment in another directory): relocated as below,
+      // which looks first whether another gateway took the directory over.
+    } else if (this.foundTakenOver(true)) return;
     const relocation = newRelocation();
     this.relocation = relocation;
     this.writer.hold(relocation.held);
@@ -431,6 +444,21 @@ export class Journal {
     if (!this.lost) this.saySegmentLost();
     // One under way writes where the segment was: this one starts when it ends.
     if (this.rotating === undefined) this.startRotation(this.limit());
+  }
+
+  /**
+   * After a failed relocation (`lost`), the segment's path names the file written again: when `LOCK` still names
+   * this gateway in the directory this journal writes in, the loss ends (said once, `onWrittenAgain`) and batches
+   * are accepted again, in that segment, which holds every batch written meanwhile (the refused ones too, with
+   * their refusal). False when the lock is not this gateway's (another one's was found by the look already).
+   */
+  private backInPlace(): boolean {
+    if (this.lock.now() !== "held" || dirIdentity(this.options.dir) !== this.dirId) return false;
+    this.lost = false;
+    this.lostSaidAt = undefined;
+    this.writer.hold(this.refusal);
+    this.options.onWrittenAgain?.(join(this.options.dir, segmentName(this.segment)));
+    return true;
   }
 
   /** The current segment's path no longer names its file: what is done about it, and what not to do. */
