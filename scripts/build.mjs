@@ -63,6 +63,9 @@ await build({
   entryPoints: {
     main: "src/cli/main.ts",
     run: "src/cli/run.ts",
+    // What main.js runs, for the tests' one-process runner (test/helpers/cliRunner.mjs): the same code as
+    // main.js's (a chunk both import), so the runner starts each command as a user's `svc` does.
+    runCli: "src/cli/runCli.ts",
     uwsThread: "src/io/http/uwsThread.ts",
     indexWorker: "src/io/sessions/indexWorker.ts",
   },

@@ -24,10 +24,11 @@ interface Runner {
 /**
  * Runs `svc` commands one after another in one process (cliRunner.mjs) started through `prefix` (setpriv as
  * another user, unshare into another PID namespace), instead of a process of its own each: the CLI's modules
- * load once. Each command still has its own environment, exit code, stdout and stderr. A command that ends the
- * process (`process.exit`, an uncaught exception) or is killed past its time ends it as it would end its own,
- * and one that left a process handler behind (a start that went on) retires it: the next command starts a new
- * process. One command at a time: `free` says when another must run in a process of its own.
+ * load once. Each command runs as a user's `svc` runs it (src/cli/runCli.ts: the prologue, then the CommonJS
+ * bundle for every command but `gateway run`) and still has its own environment, exit code, stdout and stderr.
+ * A command that ends the process (`process.exit`, an uncaught exception) or is killed past its time ends it as
+ * it would end its own, and one that left a process handler behind (a start that went on) retires it: the next
+ * command starts a new process. One command at a time: `free` says when another must run in a process of its own.
  */
 export class OneCliProcess {
   private runner: Runner | undefined;
@@ -105,7 +106,7 @@ export class OneCliProcess {
       process.execPath,
       ...CLI_NODE_ARGS,
       join(import.meta.dirname, "cliRunner.mjs"),
-      svcModule("cli/run.js"),
+      svcModule("cli/runCli.js"),
       CLI_MAIN,
     ];
     const child = spawn(command as string, rest, {
