@@ -27,7 +27,9 @@ interface Runner {
  * load once. Each command runs as a user's `svc` runs it (src/cli/runCli.ts: the prologue, then the CommonJS
  * bundle for every command but `gateway run`) and still has its own environment, exit code, stdout and stderr.
  * A command that ends the process (`process.exit`, an uncaught exception) or is killed past its time ends it as
- * it would end its own, and one that left a process handler behind (a start that went on) retires it: the next
+ * it would end its own; one that left something that would keep its own process alive (a timer, a socket, a
+ * child, a watcher) did not exit: its code is `null`, as a killed process's, its stderr names what it left, and
+ * it retires the process, as does one that left a process handler behind (a start that went on): the next
  * command starts a new process. One command at a time: `free` says when another must run in a process of its own.
  */
 export class OneCliProcess {
@@ -71,7 +73,7 @@ export class OneCliProcess {
         if (err !== undefined && out !== undefined) {
           const [code, retire] = current.stderr.slice(err.at + DONE.length, err.next - 1).split(":");
           const result = {
-            code: Number(code),
+            code: code === "null" ? null : Number(code),
             stdout: current.stdout.slice(0, out.at),
             stderr: current.stderr.slice(0, err.at),
           };

@@ -46,10 +46,11 @@ let oneProcess: OneCliProcess | undefined;
 /**
  * Makes svcAsUser run the file's commands in one process of that user (started at the first, stopped after the
  * file) instead of one each: the CLI's modules, which that user cannot take from root's code cache, load once.
- * Each command runs as `svc` runs it and still has its own environment, exit code and stderr, and a command
- * that ends the process (`process.exit`) or is killed past its time ends it as it would its own; one that left
- * a process handler behind (a start that went on) retires it: the next command starts a new one. Commands that
- * run at the same time still run in processes of their own. Call at a file's top level.
+ * Each command runs as `svc` runs it and still has its own environment, exit code and stderr; a command that
+ * ends the process (`process.exit`) or is killed past its time ends it as it would its own, and one that left
+ * what would keep its own process alive (a timer, a socket) reads as not exited (code null); see
+ * oneCliProcess.ts. Commands that run at the same time still run in processes of their own. Call at a file's
+ * top level.
  */
 export function svcAsUserOneProcess(): void {
   beforeAll(() => {
