@@ -9,12 +9,22 @@ export interface OneProcessResult {
   readonly code: number | null;
   readonly stdout: string;
   readonly stderr: string;
+  /** stdout and stderr as they arrived, one chunk after another, as one pipe given to both would read. */
+  readonly output: string;
+}
+
+/** A chunk of stdout or stderr, in the order they arrived. */
+interface Chunk {
+  readonly from: "stdout" | "stderr";
+  readonly text: string;
 }
 
 interface Runner {
   readonly child: ChildProcess;
   stdout: string;
   stderr: string;
+  /** What `stdout` and `stderr` hold, chunk by chunk in the order it arrived. */
+  chunks: Chunk[];
   closed: boolean;
   code: number | null;
   /** Called as output arrives or the process ends, while a command runs. */
@@ -76,6 +86,7 @@ export class OneCliProcess {
             code: code === "null" ? null : Number(code),
             stdout: current.stdout.slice(0, out.at),
             stderr: current.stderr.slice(0, err.at),
+            output: interleaved(current, { stdout: out, stderr: err }),
           };
           current.stdout = current.stdout.slice(out.next);
           current.stderr = current.stderr.slice(err.next);
@@ -83,9 +94,11 @@ export class OneCliProcess {
           settle(result);
         } else if (current.closed) {
           // Ended by the command (process.exit) or killed past its time: as a process of its own would end.
-          settle({ code: current.code, stdout: current.stdout, stderr: current.stderr });
+          const output = current.chunks.map((chunk) => chunk.text).join("");
+          settle({ code: current.code, stdout: current.stdout, stderr: current.stderr, output });
           current.stdout = "";
           current.stderr = "";
+          current.chunks = [];
         }
       };
     });
@@ -115,15 +128,13 @@ export class OneCliProcess {
       env: { PATH: process.env.PATH ?? "" },
       stdio: ["ignore", this.withStdout ? "pipe" : "ignore", "pipe", "ipc"],
     });
-    const started: Runner = { child, stdout: "", stderr: "", closed: false, code: null };
-    child.stdout?.on("data", (d) => {
-      started.stdout += d;
-      started.wake?.();
-    });
-    child.stderr?.on("data", (d) => {
-      started.stderr += d;
-      started.wake?.();
-    });
+    const started: Runner = { child, stdout: "", stderr: "", chunks: [], closed: false, code: null };
+    for (const from of ["stdout", "stderr"] as const)
+      child[from]?.setEncoding("utf8").on("data", (text: string) => {
+        started[from] += text;
+        started.chunks.push({ from, text });
+        started.wake?.();
+      });
     child.on("close", (code) => {
       started.closed = true;
       started.code = code;
@@ -132,6 +143,26 @@ export class OneCliProcess {
     });
     return started;
   }
+}
+
+/**
+ * The command's stdout and stderr in the order their chunks arrived, each up to its end's marker (`ends`);
+ * the chunks past them, the next command's, are kept.
+ */
+function interleaved(runner: Runner, ends: Record<Chunk["from"], { at: number; next: number }>): string {
+  let output = "";
+  const read = { stdout: 0, stderr: 0 };
+  const rest: Chunk[] = [];
+  for (const chunk of runner.chunks) {
+    const start = read[chunk.from];
+    read[chunk.from] += chunk.text.length;
+    const { at, next } = ends[chunk.from];
+    output += chunk.text.slice(0, Math.max(0, at - start));
+    const kept = chunk.text.slice(Math.max(0, next - start));
+    if (kept !== "") rest.push({ from: chunk.from, text: kept });
+  }
+  runner.chunks = rest;
+  return output;
 }
 
 /** Where the end of a command is said in `text`: the marker's start, and just past its line. */

@@ -38,15 +38,15 @@ afterAll(() => container.stop());
 
 /**
  * `svc <args>` in another PID namespace, as `docker exec` runs it beside the host's: its exit code, and its
- * stdout then its stderr (each command here writes to one of them).
+ * stdout and stderr in the order they arrived.
  */
 async function svcInOtherNamespace(
   args: readonly string[],
 ): Promise<{ code: number | null; stdout: string }> {
   const env = { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir };
   if (container.free) {
-    const { code, stdout, stderr } = await container.run(args, env);
-    return { code, stdout: stdout + stderr };
+    const { code, output } = await container.run(args, env);
+    return { code, stdout: output };
   }
   const child = spawn(UNSHARED[0], [...UNSHARED.slice(1), process.execPath, ...SVC_ARGV, ...args], {
     env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir },
