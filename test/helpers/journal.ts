@@ -159,9 +159,18 @@ export interface CrashImage {
   readonly dir: string;
   /** What the test had marked acknowledged when the image was taken. */
   readonly acknowledged: number;
-  /** The segments (and a rotation's temp file) copied; the journal's id file is copied beside them. */
+  /** The segments (and a rotation's temp file) copied. */
   readonly files: string[];
+  /** Whether the journal's id file was copied beside them (all but every ID_LESS_EVERY-th image). */
+  readonly withId: boolean;
 }
+
+/**
+ * One image in this many is taken without the journal's id file, as a restore that copies only the journal-*
+ * files leaves the directory: read as an id-less directory of an earlier version (its id learnt from the latest
+ * snapshot). The others hold it, as a crash leaves it.
+ */
+export const ID_LESS_EVERY = 8;
 
 /**
  * `base` with a copy of the journal's files in `path` taken after every call, done or failed: what a
@@ -179,14 +188,16 @@ export function crashImages(path: string, base: JournalFs) {
     // shows the directory after that removal, which a crash there would leave too.
     // The journal's id, written once before the first segment, is left by a crash as well: with it the image
     // is read as a start reads the directory (each segment's snapshot checked against it), not as an id-less
-    // directory of an earlier version (whose latest snapshot is read twice, to learn the id, then replayed).
-    copiedUnlessGone(join(path, JOURNAL_ID_FILE), join(copy, JOURNAL_ID_FILE));
+    // directory of an earlier version (whose latest snapshot is read twice, to learn the id, then replayed),
+    // which every ID_LESS_EVERY-th image still is.
+    const withId = (images.length + 1) % ID_LESS_EVERY !== 0;
+    if (withId) copiedUnlessGone(join(path, JOURNAL_ID_FILE), join(copy, JOURNAL_ID_FILE));
     const files: string[] = [];
     for (const name of readdirSync(path)) {
       if (name.startsWith("journal-") && copiedUnlessGone(join(path, name), join(copy, name)))
         files.push(name);
     }
-    images.push({ dir: copy, acknowledged: state.acknowledged, files });
+    images.push({ dir: copy, acknowledged: state.acknowledged, files, withId });
   };
   const after =
     <A extends unknown[]>(call: (...args: A) => Promise<void>) =>
