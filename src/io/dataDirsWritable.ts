@@ -8,10 +8,11 @@ import {
   realpathSync,
   statSync,
 } from "node:fs";
-import { join, resolve, sep } from "node:path";
+import { join, resolve } from "node:path";
 import { DEFAULT_PROFILE, PROFILE_NAME } from "../config/paths.js";
 import { type ClosedDir, closedDirectory, closedFix } from "./closedDir.js";
 import { LOOP_OF_LINKS, linkTargetSync } from "./linkChain.js";
+import { pathWithin } from "./pathWithin.js";
 import { isProfileDir } from "./profiles.js";
 import { systemOrHome } from "./systemOrHome.js";
 import { terminalText } from "./terminalText.js";
@@ -253,7 +254,7 @@ function linkedTo(dir: string): { readonly real?: string } {
  * it) is only to be looked into: a `chown -R` of it would give away what is not svc's.
  */
 function svcOwn(closed: string, home: string, root: string): boolean {
-  const within = (dir: string) => closed === dir || closed.startsWith(`${dir}${sep}`);
+  const within = (dir: string) => pathWithin(closed, dir);
   const real = (dir: string) => {
     try {
       return realpathSync(dir);

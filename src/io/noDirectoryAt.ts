@@ -1,7 +1,8 @@
 import { lstatSync, readlinkSync, realpathSync, statSync } from "node:fs";
-import { resolve, sep } from "node:path";
+import { resolve } from "node:path";
 import { svcHome } from "../config/paths.js";
 import { INTO_A_LOOP, linkTo } from "./linkTo.js";
+import { pathWithin } from "./pathWithin.js";
 import { otherKind } from "./regularFile.js";
 
 /** noDirectoryAt's fix for a plain file in a directory's place. */
@@ -23,7 +24,7 @@ export function homeOrOnTheWay(at: string): boolean {
     return false;
   }
   const dir = resolve(at);
-  return home === dir || home.startsWith(dir === sep ? dir : `${dir}${sep}`);
+  return pathWithin(home, dir);
 }
 
 /**

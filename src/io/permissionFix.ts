@@ -1,8 +1,9 @@
 import { statSync } from "node:fs";
-import { resolve, sep } from "node:path";
+import { resolve } from "node:path";
 import { homeFromUser, svcHome } from "../config/paths.js";
 import { type ClosedDir, closedDirectory, closedFix } from "./closedDir.js";
 import { isSvcOwnDir } from "./dataDirsWritable.js";
+import { pathWithin } from "./pathWithin.js";
 import { thisUser, userName } from "./userName.js";
 
 /**
@@ -49,7 +50,7 @@ export function permissionFix(
  * is not below `closed` as it is written (`profiles/p -> /srv/private/p`), so there is a link to point elsewhere.
  */
 function throughLink(file: string, closed: string): boolean {
-  return !resolve(file).startsWith(closed === sep ? closed : `${closed}${sep}`);
+  return !pathWithin(resolve(file), closed);
 }
 
 /** Whether `dir` is svc's own (`isSvcOwnDir`) in the SVC_HOME this process uses; false when it has none. */

@@ -1,5 +1,6 @@
 import { lstatSync, readFileSync } from "node:fs";
-import { resolve, sep } from "node:path";
+import { resolve } from "node:path";
+import { pathWithin } from "./pathWithin.js";
 import { terminalText } from "./terminalText.js";
 
 /**
@@ -44,11 +45,6 @@ function passwdHomes(passwd: string): (UserHome & { readonly own: boolean })[] {
   }
 }
 
-/** Whether `path` is `dir` or below it. */
-function within(path: string, dir: string): boolean {
-  return path === dir || path.startsWith(dir === sep ? dir : `${dir}${sep}`);
-}
-
 /**
  * Why `real` is the system's, or another user's home, or in one, or holds one, and so not to be given away, opened,
  * moved or pointed elsewhere whatever it holds; undefined when it is none of those. The system's own directories
@@ -61,7 +57,7 @@ export function systemOrHome(real: string, passwd = "/etc/passwd"): string | und
   const path = resolve(real);
   if (SYSTEM_DIRS.test(path)) return "is one of the system's own directories";
   const homes = passwdHomes(passwd);
-  const own = homes.some((user) => user.own && within(path, user.home));
+  const own = homes.some((user) => user.own && pathWithin(path, user.home));
   const tree = own ? null : SYSTEM_TREES.exec(path);
   if (tree !== null) return `is in ${tree[0]}, one of the system's own directories`;
   for (const { user, home, own: mine } of homes) {
@@ -69,9 +65,10 @@ export function systemOrHome(real: string, passwd = "/etc/passwd"): string | und
     if (home === path) return `is the home directory of ${terminalText(user)}`;
     // Below a system account's home that is one of the system's own directories (sys's /dev, bin's /bin): said by
     // the system's rules above, which leave `/dev/shm` to every user.
-    if (within(path, home) && !SYSTEM_DIRS.test(home))
+    if (pathWithin(path, home) && !SYSTEM_DIRS.test(home))
       return `is in ${terminalText(home)}, the home directory of ${terminalText(user)}`;
-    if (within(home, path)) return `holds ${terminalText(home)}, the home directory of ${terminalText(user)}`;
+    if (pathWithin(home, path))
+      return `holds ${terminalText(home)}, the home directory of ${terminalText(user)}`;
   }
   return undefined;
 }

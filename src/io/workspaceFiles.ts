@@ -13,8 +13,9 @@ import {
   stat,
   writeFile,
 } from "node:fs/promises";
-import { basename, dirname, join, sep } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { type FileText, fileText } from "./fileText.js";
+import { pathWithin } from "./pathWithin.js";
 import { checkRelative, unfitName } from "./workspacePaths.js";
 
 export type Inside<T> =
@@ -24,7 +25,7 @@ export type Inside<T> =
 const fail = (error: string): { ok: false; error: string } => ({ ok: false, error });
 
 function contains(root: string, real: string): boolean {
-  return real === root || real.startsWith(root.endsWith(sep) ? root : `${root}${sep}`);
+  return pathWithin(real, root);
 }
 
 function describe(err: unknown, path: string): string {
